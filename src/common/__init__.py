@@ -1,0 +1,1 @@
+"""Pieces shared by every planning strategy: settings, models, MCP experts, safety, plans."""

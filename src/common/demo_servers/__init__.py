@@ -1,0 +1,1 @@
+"""Bundled demo experts: a read-only inventory and a notes store with irreversible tools."""

@@ -1,0 +1,129 @@
+"""The standard `{"mcpServers": {...}}` document, validated with errors naming server and key."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+Transport = Literal["stdio", "streamable_http", "http", "sse"]
+"""MCP transports we connect with (`http` is an alias of `streamable_http`)."""
+
+
+class McpConfigError(ValueError):
+    """An MCP configuration that cannot be used, with a message naming the server and key."""
+
+
+class ServerConfig(BaseModel):
+    """One MCP server (an expert): how to reach it and how far to trust it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    command: str | None = None
+    """Executable for a stdio server."""
+    args: list[str] = Field(default_factory=list)
+    """Arguments of `command`."""
+    env: dict[str, str] = Field(default_factory=dict)
+    """Environment of a stdio server; added to the MCP SDK's safe defaults, nothing else leaks."""
+    cwd: str | None = None
+    """Working directory of a stdio server."""
+    url: str | None = None
+    """Endpoint of an HTTP server."""
+    transport: Transport | None = None
+    """Transport; inferred from `command` (stdio) or `url` (streamable_http) when omitted."""
+    headers: dict[str, str] = Field(default_factory=dict)
+    """HTTP headers sent to an HTTP server."""
+    description: str = ""
+    """What the expert is for, shown to the planner."""
+    sandboxed: bool = False
+    """The server's effects stay in an isolated workspace, so its tools are reversible."""
+    trust_annotations: bool = False
+    """Let the server's own MCP annotations clear a tool that other signals flag."""
+    irreversible_tools: list[str] = Field(default_factory=list)
+    """Name patterns (fnmatch) of tools that are always irreversible."""
+    reversible_tools: list[str] = Field(default_factory=list)
+    """Name patterns (fnmatch) of tools that are always reversible."""
+
+    @model_validator(mode="after")
+    def _check_endpoint(self) -> ServerConfig:
+        if bool(self.command) == bool(self.url):
+            raise ValueError("give exactly one of 'command' (stdio) or 'url' (HTTP)")
+        if self.command and self.transport not in (None, "stdio"):
+            raise ValueError(f"'transport' is {self.transport!r} but 'command' implies stdio")
+        if self.url and self.transport == "stdio":
+            raise ValueError("'transport' is 'stdio' but 'url' implies an HTTP transport")
+        return self
+
+    @property
+    def resolved_transport(self) -> Transport:
+        """The transport actually used."""
+        if self.command:
+            return "stdio"
+        return "streamable_http" if self.transport in (None, "http") else self.transport
+
+    def fingerprint(self) -> str:
+        """Hash of what identifies the connection, so identical servers share one session."""
+        keys = ("command", "args", "env", "cwd", "url", "headers")
+        raw = json.dumps({k: getattr(self, k) for k in keys}, sort_keys=True)
+        return hashlib.sha256(f"{self.resolved_transport}|{raw}".encode()).hexdigest()[:16]
+
+
+class McpConfig(BaseModel):
+    """All configured experts, by server name."""
+
+    model_config = ConfigDict(frozen=True)
+
+    servers: dict[str, ServerConfig]
+    """Server name to its configuration."""
+
+
+def _describe(error: dict[str, Any]) -> str:
+    loc = [str(p) for p in error["loc"]]
+    if len(loc) >= 2 and loc[0] == "mcpServers":
+        where = f"server {loc[1]!r}" + (f", key {'.'.join(loc[2:])!r}" if loc[2:] else "")
+    else:
+        where = "key " + repr(".".join(loc)) if loc else "document"
+    msg = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
+    return f"{where}: {msg}"
+
+
+def parse_mcp_config(raw: Any, source: str = "mcp_config") -> McpConfig:
+    """Validate a `{"mcpServers": {...}}` object; every problem is named in the error."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("mcpServers"), dict):
+        raise McpConfigError(f'{source}: expected an object {{"mcpServers": {{...}}}}')
+    try:
+        servers = {
+            name: ServerConfig.model_validate(entry) for name, entry in raw["mcpServers"].items()
+        }
+    except ValidationError as exc:
+        raise McpConfigError(_config_errors(raw["mcpServers"], source)) from exc
+    return McpConfig(servers=servers)
+
+
+def _config_errors(servers: dict[str, Any], source: str) -> str:
+    lines: list[str] = []
+    for name, entry in servers.items():
+        try:
+            ServerConfig.model_validate(entry)
+        except ValidationError as exc:
+            errs = exc.errors(include_url=False)
+            lines += [_describe({**e, "loc": ("mcpServers", name, *e["loc"])}) for e in errs]
+    return f"{source} is invalid: " + "; ".join(lines)
+
+
+def load_mcp_config(raw: dict[str, Any] | None, path: Path) -> McpConfig:
+    """Use `raw` when given, else read the JSON file at `path` (call off the event loop)."""
+    if raw is not None:
+        return parse_mcp_config(raw)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise McpConfigError(
+            f"MCP config file {str(path)!r} not found: set MCP_CONFIG or pass mcp_config in context"
+        ) from exc
+    except json.JSONDecodeError as exc:
+        raise McpConfigError(f"MCP config file {str(path)!r} is not valid JSON: {exc}") from exc
+    return parse_mcp_config(data, source=str(path))

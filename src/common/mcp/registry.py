@@ -1,0 +1,162 @@
+"""The expert registry: the only way nodes reach MCP servers."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import anyio
+from mcp.shared.exceptions import McpError
+from mcp.types import CallToolResult, Tool
+
+from common.mcp.config import McpConfig, ServerConfig
+from common.mcp.session import ExpertUnavailable, PersistentSession
+
+OutcomeStatus = Literal["ok", "tool_error", "timeout", "unknown_tool", "unavailable"]
+"""How a tool call ended."""
+
+_CONNECTION_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
+
+_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, PersistentSession]] = (
+    weakref.WeakKeyDictionary()
+)
+
+__all__ = ["ExpertRegistry", "ExpertUnavailable", "ToolOutcome", "get_registry", "shutdown_pool"]
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """The result of one tool call, as a value: errors included, never raised."""
+
+    status: OutcomeStatus
+    """How the call ended."""
+    content: str
+    """Text for the model: the tool's output or the error in the server's own words."""
+    structured: Any = None
+    """The tool's structured content, when it returned any."""
+
+    @property
+    def is_error(self) -> bool:
+        """Whether the call failed."""
+        return self.status != "ok"
+
+
+def _text_of(result: CallToolResult) -> str:
+    parts: list[str] = []
+    for block in result.content:
+        text = getattr(block, "text", None)
+        parts.append(text if text is not None else f"[{block.type} content]")
+    return "\n".join(parts)
+
+
+def _pool() -> dict[str, PersistentSession]:
+    loop = asyncio.get_running_loop()
+    if loop not in _POOLS:
+        _POOLS[loop] = {}
+    return _POOLS[loop]
+
+
+class ExpertRegistry:
+    """Experts of one MCP config, backed by the process-wide pool of persistent sessions."""
+
+    def __init__(self, config: McpConfig, startup_timeout_s: float = 30.0) -> None:
+        self.config = config
+        self.startup_timeout_s = startup_timeout_s
+
+    @property
+    def experts(self) -> list[str]:
+        """Names of every configured expert."""
+        return list(self.config.servers)
+
+    def server(self, expert: str) -> ServerConfig:
+        """The configuration of `expert` (KeyError when unknown)."""
+        return self.config.servers[expert]
+
+    def _session(self, expert: str) -> PersistentSession:
+        cfg = self.server(expert)
+        pool = _pool()
+        key = cfg.fingerprint()
+        if key not in pool:
+            pool[key] = PersistentSession(expert, cfg, self.startup_timeout_s)
+        return pool[key]
+
+    async def tools(self, expert: str) -> list[Tool]:
+        """The expert's tools, listed once per session (raises ExpertUnavailable)."""
+        session = self._session(expert)
+        try:
+            await session.ensure_open()
+        except ExpertUnavailable as exc:
+            raise ExpertUnavailable(expert, str(exc).split(": ", 1)[-1]) from exc
+        return list(session.tools)
+
+    async def catalog(self, experts: list[str]) -> dict[str, list[Tool] | ExpertUnavailable]:
+        """Tools of several experts, started concurrently; a failure is kept as a value."""
+        names = list(dict.fromkeys(experts))
+        results = await asyncio.gather(*(self.tools(n) for n in names), return_exceptions=True)
+        out: dict[str, list[Tool] | ExpertUnavailable] = {}
+        for name, res in zip(names, results, strict=True):
+            if isinstance(res, BaseException) and not isinstance(res, ExpertUnavailable):
+                raise res
+            out[name] = res
+        return out
+
+    async def call(
+        self, expert: str, tool: str, args: dict[str, Any], timeout_s: float, retry_safe: bool
+    ) -> ToolOutcome:
+        """Call `tool` on `expert`; every failure comes back as a ToolOutcome.
+
+        A call whose connection broke is retried once on a fresh session only when
+        `retry_safe` (the tool is reversible): an irreversible call is never sent twice.
+        """
+        try:
+            tools = await self.tools(expert)
+        except ExpertUnavailable as exc:
+            return ToolOutcome("unavailable", str(exc))
+        names = [t.name for t in tools]
+        if tool not in names:
+            return ToolOutcome(
+                "unknown_tool",
+                f"Expert {expert!r} has no tool {tool!r}; its tools are: {', '.join(names)}.",
+            )
+        attempts = 2 if retry_safe else 1
+        for attempt in range(attempts):
+            session = self._session(expert)
+            try:
+                async with asyncio.timeout(timeout_s):
+                    result = await session.call_tool(tool, args)
+            except TimeoutError:
+                return ToolOutcome(
+                    "timeout", f"Tool {tool!r} of {expert!r} did not answer within {timeout_s:g}s."
+                )
+            except ExpertUnavailable as exc:
+                return ToolOutcome("unavailable", str(exc))
+            except (McpError, *_CONNECTION_ERRORS) as exc:
+                lost = not isinstance(exc, McpError) or "connection closed" in str(exc).lower()
+                if not lost:
+                    return ToolOutcome("tool_error", f"Tool {tool!r} failed: {exc}")
+                session.mark_dead()
+                if attempt + 1 < attempts:
+                    continue
+                return ToolOutcome(
+                    "unavailable",
+                    f"Connection to expert {expert!r} was lost during {tool!r}: {exc!r}. "
+                    "It is reopened on the next call.",
+                )
+            status: OutcomeStatus = "tool_error" if result.isError else "ok"
+            return ToolOutcome(status, _text_of(result), result.structuredContent)
+        raise AssertionError("unreachable")
+
+
+def get_registry(config: McpConfig, startup_timeout_s: float = 30.0) -> ExpertRegistry:
+    """A registry over `config`; sessions are shared process-wide by identical servers."""
+    return ExpertRegistry(config, startup_timeout_s)
+
+
+async def shutdown_pool() -> None:
+    """Close every session opened on the running event loop."""
+    pool = _pool()
+    sessions = list(pool.values())
+    pool.clear()
+    await asyncio.gather(*(s.aclose() for s in sessions))

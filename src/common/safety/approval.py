@@ -1,0 +1,127 @@
+"""Approval requests and decisions in LangChain's HumanInTheLoopMiddleware format."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+DecisionType = Literal["approve", "edit", "reject"]
+"""What a reviewer may answer for one action."""
+
+
+class PendingCall(TypedDict):
+    """A tool call waiting for a human, with what the reviewer needs to judge it."""
+
+    id: str
+    """The tool call id from the model's message."""
+    expert: str
+    """Expert (MCP server) that would run it."""
+    name: str
+    """Tool name."""
+    args: dict[str, Any]
+    """Arguments, exactly as they would be sent."""
+    reason: str
+    """Why the call is considered irreversible."""
+
+
+class EditedAction(BaseModel):
+    """The call a reviewer wants run instead."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    """Tool name."""
+    args: dict[str, Any]
+    """Arguments."""
+
+
+class ApproveDecision(BaseModel):
+    """Run the call as proposed."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["approve"]
+    """Decision kind."""
+
+
+class EditDecision(BaseModel):
+    """Run an edited call instead."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["edit"]
+    """Decision kind."""
+    edited_action: EditedAction
+    """The call to run."""
+
+
+class RejectDecision(BaseModel):
+    """Do not run the call."""
+
+    model_config = ConfigDict(extra="forbid")
+    type: Literal["reject"]
+    """Decision kind."""
+    message: str = ""
+    """Why, passed on to the model."""
+
+
+Decision = ApproveDecision | EditDecision | RejectDecision
+"""One reviewer decision."""
+
+
+class _Resume(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    decisions: list[Annotated[Decision, Field(discriminator="type")]]
+
+
+_RESUME = TypeAdapter(_Resume)
+
+
+class ApprovalFormatError(ValueError):
+    """A resume value that is not `{"decisions": [...]}` with one valid decision per request."""
+
+
+def build_approval_request(
+    calls: list[PendingCall], error: str | None = None
+) -> dict[str, Any]:
+    """The interrupt value asking a human about `calls` (HumanInTheLoopMiddleware's format)."""
+    request: dict[str, Any] = {
+        "action_requests": [
+            {
+                "name": c["name"],
+                "args": c["args"],
+                "description": (
+                    f"Expert {c['expert']!r} wants to run {c['name']!r}, which is considered "
+                    f"irreversible: {c['reason']}."
+                ),
+            }
+            for c in calls
+        ],
+        "review_configs": [
+            {"action_name": c["name"], "allowed_decisions": ["approve", "edit", "reject"]}
+            for c in calls
+        ],
+    }
+    if error:
+        request["error"] = error
+    return request
+
+
+def parse_decisions(value: Any, expected: int) -> list[Decision]:
+    """Validate a resume value; the error says exactly what is wrong and what is expected."""
+    try:
+        parsed = _RESUME.validate_python(value)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
+            for e in exc.errors(include_url=False)
+        )
+        raise ApprovalFormatError(
+            'Expected {"decisions": [{"type": "approve"} | {"type": "edit", "edited_action": '
+            '{"name": ..., "args": {...}}} | {"type": "reject", "message": ...}]}; '
+            f"got {value!r} ({problems})"
+        ) from exc
+    if len(parsed.decisions) != expected:
+        raise ApprovalFormatError(
+            f"Expected {expected} decision(s), one per action request in order; "
+            f"got {len(parsed.decisions)}."
+        )
+    return parsed.decisions

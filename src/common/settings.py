@@ -1,0 +1,76 @@
+"""Process settings read from the environment and `.env` (secrets never live in code)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ApprovalMode = Literal["interrupt", "plan_only", "auto"]
+"""How irreversible tool calls are handled: ask a human, only plan them, or run them."""
+
+
+class Settings(BaseSettings):
+    """Environment-level configuration; per-run knobs live in the graph's `Context`."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_file_encoding="utf-8")
+
+    model: str = Field(default="openai:gpt-4o-mini")
+    """Default chat model for every node, as `provider:model` (or `provider/model`)."""
+
+    planner_model: str | None = None
+    """Model for the planner node; falls back to `model`."""
+
+    orchestrate_model: str | None = None
+    """Model for the orchestrate node; falls back to `model`."""
+
+    assess_model: str | None = None
+    """Model for the assess_task node; falls back to `model`."""
+
+    response_model: str | None = None
+    """Model for the generate_response node; falls back to `model`."""
+
+    irreversibility_model: str | None = None
+    """Model for the irreversibility analysis; falls back to `model`."""
+
+    openai_base_url: str | None = None
+    """Base URL of an OpenAI-compatible server (vLLM, Ollama, LM Studio...)."""
+
+    mcp_config: Path = Path("mcp.json")
+    """Path of the `{"mcpServers": {...}}` file used when the run context gives none."""
+
+    approval_mode: ApprovalMode = "interrupt"
+    """Default handling of irreversible tool calls."""
+
+    max_task_attempts: int = Field(default=3, ge=1, le=20)
+    """Orchestrate rounds allowed per task before it is marked failed."""
+
+    max_planner_retries: int = Field(default=2, ge=0, le=10)
+    """Times an invalid plan is sent back to the planner before the user is told."""
+
+    max_plan_tasks: int = Field(default=12, ge=1, le=50)
+    """Largest plan accepted; with the attempt budget it bounds every run."""
+
+    tool_timeout_s: float = Field(default=60.0, gt=0)
+    """Seconds a single MCP tool call may take."""
+
+    mcp_startup_timeout_s: float = Field(default=30.0, gt=0)
+    """Seconds an MCP server may take to start and answer `initialize`."""
+
+    recursion_limit: int = Field(default=200, ge=10)
+    """LangGraph super-step limit for one run: a backstop, budgets stop loops first."""
+
+    checkpoint_path: Path = Path(".mcp-planner/checkpoints.sqlite")
+    """SQLite file holding the CLI's threads."""
+
+    allow_model_requests: bool = True
+    """When false, any model that would reach a remote API is refused (tests set this)."""
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """Return the process settings, read once (reading `.env` is blocking I/O)."""
+    return Settings()

@@ -1,0 +1,1 @@
+"""Planning strategies, each a LangGraph graph."""

@@ -1,0 +1,1 @@
+"""The with_planner strategy: plan over MCP experts, guard irreversible calls, run, answer."""

@@ -1,0 +1,82 @@
+"""Per-run knobs (LangGraph runtime context), JSON-serialisable, defaults from settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from common.settings import ApprovalMode, get_settings
+
+
+
+@dataclass(kw_only=True)
+class Context:
+    """Runtime context of the with_planner graph; every field is optional."""
+
+    mcp_config: dict[str, Any] | None = field(
+        default=None,
+        metadata={"description": 'MCP servers as {"mcpServers": {...}}; default: MCP_CONFIG file.'},
+    )
+    """MCP servers as `{"mcpServers": {...}}`; None reads the MCP_CONFIG file."""
+
+    model: str = field(
+        default_factory=lambda: get_settings().model,
+        metadata={"description": "Default model for every node, 'provider:model'."},
+    )
+    """Default model for every node, `provider:model`."""
+
+    planner_model: str | None = field(
+        default_factory=lambda: get_settings().planner_model,
+        metadata={"description": "Model that writes the plan; default: model."},
+    )
+    """Model that writes the plan."""
+
+    orchestrate_model: str | None = field(
+        default_factory=lambda: get_settings().orchestrate_model,
+        metadata={"description": "Model that calls an expert's tools; default: model."},
+    )
+    """Model that calls an expert's tools."""
+
+    assess_model: str | None = field(
+        default_factory=lambda: get_settings().assess_model,
+        metadata={"description": "Model that judges whether a task is done; default: model."},
+    )
+    """Model that judges whether a task is done."""
+
+    response_model: str | None = field(
+        default_factory=lambda: get_settings().response_model,
+        metadata={"description": "Model that writes the final answer; default: model."},
+    )
+    """Model that writes the final answer."""
+
+    irreversibility_model: str | None = field(
+        default_factory=lambda: get_settings().irreversibility_model,
+        metadata={"description": "Model that analyses irreversibility; default: model."},
+    )
+    """Model that analyses irreversibility."""
+
+    approval_mode: ApprovalMode = field(
+        default_factory=lambda: get_settings().approval_mode,
+        metadata={
+            "description": "interrupt: ask a human; plan_only: hold irreversible calls; "
+            "auto: run everything (logged)."
+        },
+    )
+    """How irreversible calls are handled."""
+
+    max_task_attempts: int = field(
+        default_factory=lambda: get_settings().max_task_attempts,
+        metadata={"description": "Orchestrate rounds per task before it fails."},
+    )
+    """Orchestrate rounds per task before it fails."""
+
+    tool_timeout_s: float = field(
+        default_factory=lambda: get_settings().tool_timeout_s,
+        metadata={"description": "Seconds one MCP tool call may take."},
+    )
+    """Seconds one MCP tool call may take."""
+
+    def model_for(self, role: str) -> str:
+        """The model spec for a node role (`planner`, `orchestrate`, ...), else `model`."""
+        value: str | None = getattr(self, f"{role}_model")
+        return value or self.model

@@ -1,0 +1,18 @@
+"""The graph's nodes, one module per concern."""
+
+from strategies.with_planner.nodes.assess import assess_task
+from strategies.with_planner.nodes.call_tool import call_tool
+from strategies.with_planner.nodes.guard import irreversibility_check
+from strategies.with_planner.nodes.orchestrate import orchestrate
+from strategies.with_planner.nodes.planner import planner
+from strategies.with_planner.nodes.respond import advance, generate_response
+
+__all__ = [
+    "advance",
+    "assess_task",
+    "call_tool",
+    "generate_response",
+    "irreversibility_check",
+    "orchestrate",
+    "planner",
+]

@@ -1,0 +1,108 @@
+"""Shared fixtures: no real model call and no off-machine connection, scripted models, MCP config."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+os.environ["ALLOW_MODEL_REQUESTS"] = "false"
+os.environ.pop("OPENAI_API_KEY", None)
+os.environ.pop("OPENAI_BASE_URL", None)
+
+from common.mcp.registry import shutdown_pool  # noqa: E402
+from common.testing import ScriptedChatModel, install_scripted  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+_real_connect = socket.socket.connect
+
+
+def _loopback_only(sock: socket.socket, address: Any) -> Any:
+    if sock.family in (socket.AF_INET, socket.AF_INET6):
+        host = address[0]
+        try:
+            ok = host == "localhost" or ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ConnectionRefusedError(f"tests may only connect to loopback, not {host!r}")
+    return _real_connect(sock, address)
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any connection off this machine (a real model API) fails the test."""
+    monkeypatch.setattr(socket.socket, "connect", _loopback_only)
+
+
+@pytest.fixture(scope="session")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory shared by the session's MCP servers (notes store, call logs)."""
+    return tmp_path_factory.mktemp("mcp")
+
+
+@pytest.fixture(scope="session")
+def mcp_config(workdir: Path) -> dict[str, Any]:
+    """Demo experts plus the testkit server, as a standard `mcpServers` document."""
+    return {
+        "mcpServers": {
+            "inventory": {
+                "command": sys.executable,
+                "args": ["-m", "common.demo_servers.inventory"],
+                "description": "Product stock and prices (read-only).",
+            },
+            "notes": {
+                "command": sys.executable,
+                "args": ["-m", "common.demo_servers.notes"],
+                "env": {
+                    "NOTES_FILE": str(workdir / "notes.json"),
+                    "NOTES_LOG": str(workdir / "notes.log"),
+                },
+                "description": "Team notes: list, read, write, delete.",
+            },
+            "testkit": {
+                "command": sys.executable,
+                "args": [str(ROOT / "tests" / "servers" / "testkit.py")],
+                "env": {"TESTKIT_LOG": str(workdir / "testkit.log")},
+                "description": "Test tools.",
+            },
+        }
+    }
+
+
+@pytest.fixture
+def scripted(mcp_config: dict[str, Any]) -> Any:
+    """Build a run context whose node models follow scripts: `scripted(planner=[...], ...)`."""
+
+    def make(**roles: list[Any]) -> tuple[dict[str, Any], dict[str, ScriptedChatModel]]:
+        models = {role: ScriptedChatModel(script=list(items), name_=role) for role, items in roles.items()}
+        ctx: dict[str, Any] = {"mcp_config": mcp_config, "model": "scripted:missing"}
+        for role, model in models.items():
+            ctx[f"{role}_model"] = install_scripted(model)
+        return ctx, models
+
+    return make
+
+
+@pytest.fixture(scope="session", autouse=True)
+async def _close_sessions() -> Any:
+    """Close every MCP session (and server process) at the end of the test session."""
+    yield
+    await shutdown_pool()
+
+
+@pytest.fixture
+def chdir_tmp(tmp_path: Path) -> Iterator[Path]:
+    """Run in an empty temporary directory."""
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        yield tmp_path
+    finally:
+        os.chdir(old)
