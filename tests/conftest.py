@@ -16,8 +16,8 @@ os.environ["ALLOW_MODEL_REQUESTS"] = "false"
 os.environ.pop("OPENAI_API_KEY", None)
 os.environ.pop("OPENAI_BASE_URL", None)
 
-from common.mcp.registry import shutdown_pool  # noqa: E402
-from common.testing import ScriptedChatModel, install_scripted  # noqa: E402
+from common.mcp.registry import shutdown_pool
+from common.testing import ScriptedChatModel, install_scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 _real_connect = socket.socket.connect
@@ -81,7 +81,9 @@ def scripted(mcp_config: dict[str, Any]) -> Any:
     """Build a run context whose node models follow scripts: `scripted(planner=[...], ...)`."""
 
     def make(**roles: list[Any]) -> tuple[dict[str, Any], dict[str, ScriptedChatModel]]:
-        models = {role: ScriptedChatModel(script=list(items), name_=role) for role, items in roles.items()}
+        models = {
+            role: ScriptedChatModel(script=list(items), name_=role) for role, items in roles.items()
+        }
         ctx: dict[str, Any] = {"mcp_config": mcp_config, "model": "scripted:missing"}
         for role, model in models.items():
             ctx[f"{role}_model"] = install_scripted(model)

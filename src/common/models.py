@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlparse
 
 from langchain.chat_models import init_chat_model
@@ -57,7 +58,7 @@ def load_chat_model(spec: str) -> BaseChatModel:
         return _LOCAL_PROVIDERS[provider](name)
     settings = get_settings()
     base_url = settings.openai_base_url or os.environ.get("OPENAI_BASE_URL")
-    kwargs: dict[str, object] = {}
+    kwargs: dict[str, Any] = {}
     if provider == "openai" and base_url:
         kwargs["base_url"] = base_url
     if not settings.allow_model_requests and not (provider == "openai" and _is_loopback(base_url)):
@@ -73,6 +74,7 @@ def load_chat_model(spec: str) -> BaseChatModel:
     if provider == "openai" and base_url and not os.environ.get("OPENAI_API_KEY"):
         kwargs["api_key"] = "not-needed"
     try:
-        return init_chat_model(name, model_provider=provider, **kwargs)
+        model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
     except (ImportError, ValueError) as exc:
         raise ModelConfigError(f"Cannot load model {spec!r}: {exc}") from exc
+    return model

@@ -28,7 +28,9 @@ _ids = itertools.count(1)
 _INSTALLED: dict[str, ScriptedChatModel] = {}
 
 
-def tool_call(name: str, args: dict[str, Any] | None = None, call_id: str | None = None) -> dict[str, Any]:
+def tool_call(
+    name: str, args: dict[str, Any] | None = None, call_id: str | None = None
+) -> dict[str, Any]:
     """A tool call dict for an AIMessage."""
     return {"name": name, "args": args or {}, "id": call_id or f"call_{next(_ids)}"}
 
@@ -102,11 +104,13 @@ class ScriptedChatModel(BaseChatModel):
             await asyncio.sleep(self.delay_s)
         return self._reply(messages, kwargs.get("tools"))
 
-    def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Runnable[LanguageModelInput, AIMessage]:
+    def bind_tools(
+        self, tools: Sequence[Any], **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
         """Bind tool specs; they reach `_generate` and are recorded by name."""
         return self.bind(tools=list(tools), **kwargs)
 
-    def with_structured_output(  # type: ignore[override]
+    def with_structured_output(
         self, schema: Any, **kwargs: Any
     ) -> Runnable[LanguageModelInput, Any]:
         """Return the next scripted item validated into `schema`."""
@@ -114,10 +118,12 @@ class ScriptedChatModel(BaseChatModel):
         async def respond(value: LanguageModelInput) -> Any:
             if self.delay_s:
                 await asyncio.sleep(self.delay_s)
-            messages = value if isinstance(value, list) else [value]
+            messages: list[Any] = value if isinstance(value, list) else [value]
             item = self._next(messages, tools=[], schema=getattr(schema, "__name__", str(schema)))
             if isinstance(schema, type) and issubclass(schema, BaseModel):
-                return schema.model_validate(item.model_dump() if isinstance(item, BaseModel) else item)
+                return schema.model_validate(
+                    item.model_dump() if isinstance(item, BaseModel) else item
+                )
             return item
 
         return RunnableLambda(lambda v: asyncio.run(respond(v)), afunc=respond)

@@ -11,7 +11,13 @@ PRODUCTS: dict[str, dict[str, Any]] = {
     "WID-1": {"sku": "WID-1", "name": "Blue widget", "price": 4.5, "stock": 120, "aisle": "A3"},
     "WID-2": {"sku": "WID-2", "name": "Red widget", "price": 4.75, "stock": 0, "aisle": "A3"},
     "GAD-7": {"sku": "GAD-7", "name": "Pocket gadget", "price": 19.0, "stock": 14, "aisle": "C1"},
-    "BOLT-M6": {"sku": "BOLT-M6", "name": "M6 bolt (100)", "price": 7.2, "stock": 310, "aisle": "F2"},
+    "BOLT-M6": {
+        "sku": "BOLT-M6",
+        "name": "M6 bolt (100)",
+        "price": 7.2,
+        "stock": 310,
+        "aisle": "F2",
+    },
 }
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)

@@ -53,7 +53,9 @@ def read_note(title: str) -> dict[str, Any]:
     """Read one note by its title."""
     notes = _load()
     if title not in notes:
-        raise ValueError(f"No note titled {title!r}; existing: {', '.join(sorted(notes)) or 'none'}")
+        raise ValueError(
+            f"No note titled {title!r}; existing: {', '.join(sorted(notes)) or 'none'}"
+        )
     return {"title": title, "body": notes[title]}
 
 

@@ -8,7 +8,7 @@ import logging
 import sys
 import tempfile
 from contextlib import AsyncExitStack
-from typing import IO, Any
+from typing import Any, TextIO
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
@@ -54,7 +54,7 @@ class PersistentSession:
         self._stop = asyncio.Event()
         self._ready: asyncio.Future[None] | None = None
         self._lock = asyncio.Lock()
-        self._errlog: IO[str] | None = None
+        self._errlog: TextIO | None = None
 
     @property
     def alive(self) -> bool:
@@ -75,7 +75,7 @@ class PersistentSession:
         self._stop = asyncio.Event()
         self._ready = loop.create_future()
         if self.config.resolved_transport == "stdio" and self._errlog is None:
-            self._errlog = await asyncio.to_thread(tempfile.TemporaryFile, "w+", encoding="utf-8")
+            self._errlog = await asyncio.to_thread(_temp_log)
         self._owner = loop.create_task(self._own(), name=f"mcp-session:{self.name}")
         try:
             async with asyncio.timeout(self.startup_timeout_s):
@@ -83,8 +83,9 @@ class PersistentSession:
         except TimeoutError as exc:
             await self._close_owner()
             raise ExpertUnavailable(
-                self.name, f"no answer to initialize within {self.startup_timeout_s:g}s"
-                + await self._stderr_suffix()
+                self.name,
+                f"no answer to initialize within {self.startup_timeout_s:g}s"
+                + await self._stderr_suffix(),
             ) from exc
         except ExpertUnavailable:
             await self._close_owner()
@@ -117,9 +118,13 @@ class PersistentSession:
     async def _open_transport(self, stack: AsyncExitStack) -> tuple[Any, Any]:
         cfg = self.config
         if cfg.resolved_transport == "stdio":
-            assert cfg.command is not None and self._errlog is not None
+            assert cfg.command is not None
+            assert self._errlog is not None
             params = StdioServerParameters(
-                command=resolve_command(cfg.command), args=list(cfg.args), env=dict(cfg.env), cwd=cfg.cwd
+                command=resolve_command(cfg.command),
+                args=list(cfg.args),
+                env=dict(cfg.env),
+                cwd=cfg.cwd,
             )
             read, write = await stack.enter_async_context(stdio_client(params, self._errlog))
             return read, write
@@ -176,6 +181,10 @@ class PersistentSession:
         if self._errlog is not None:
             errlog, self._errlog = self._errlog, None
             await asyncio.to_thread(errlog.close)
+
+
+def _temp_log() -> TextIO:
+    return tempfile.TemporaryFile("w+", encoding="utf-8")
 
 
 async def _list_all_tools(session: ClientSession) -> list[Tool]:

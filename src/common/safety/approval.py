@@ -79,9 +79,7 @@ class ApprovalFormatError(ValueError):
     """A resume value that is not `{"decisions": [...]}` with one valid decision per request."""
 
 
-def build_approval_request(
-    calls: list[PendingCall], error: str | None = None
-) -> dict[str, Any]:
+def build_approval_request(calls: list[PendingCall], error: str | None = None) -> dict[str, Any]:
     """The interrupt value asking a human about `calls` (HumanInTheLoopMiddleware's format)."""
     request: dict[str, Any] = {
         "action_requests": [

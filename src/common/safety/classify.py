@@ -14,15 +14,23 @@ VerdictSource = Literal["config", "annotation", "heuristic", "llm", "default"]
 """Which signal decided a tool's classification."""
 
 IRREVERSIBLE_VERBS = frozenset(
-    "send post publish delete del remove rm drop truncate write create update insert move mv "
-    "rename execute exec run commit push merge transfer pay book cancel purge destroy kill "
-    "overwrite replace set put patch upload deploy email tweet reply approve archive revoke "
-    "charge refund order submit erase wipe reset modify edit append save store".split()
+    " ".join(
+        (
+            "send post publish delete del remove rm drop truncate write create update insert move",
+            "mv rename execute exec run commit push merge transfer pay book cancel purge destroy",
+            "kill overwrite replace set put patch upload deploy email tweet reply approve archive",
+            "revoke charge refund order submit erase wipe reset modify edit append save store",
+        )
+    ).split()
 )
 READ_VERBS = frozenset(
-    "get list read search fetch view describe show find lookup look query count check inspect "
-    "stat stats info status preview peek browse explore summarize summarise current now "
-    "forecast convert calculate compute validate".split()
+    " ".join(
+        (
+            "get list read search fetch view describe show find lookup look query count check",
+            "inspect stat stats info status preview peek browse explore summarize summarise",
+            "current now forecast convert calculate compute validate",
+        )
+    ).split()
 )
 
 
@@ -116,7 +124,9 @@ def classify_tool(server: str, tool: Tool, cfg: ServerConfig) -> ToolVerdict:
         return verdict(by_annotation[0], "annotation", by_annotation[1])
     if by_name is not None:
         return verdict(by_name[0], "heuristic", by_name[1])
-    return verdict(True, "default", "no signal says it is read-only, so it is treated as irreversible")
+    return verdict(
+        True, "default", "no signal says it is read-only, so it is treated as irreversible"
+    )
 
 
 def classify_tools(server: str, tools: list[Tool], cfg: ServerConfig) -> list[ToolVerdict]:

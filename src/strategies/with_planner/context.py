@@ -8,7 +8,6 @@ from typing import Any
 from common.settings import ApprovalMode, get_settings
 
 
-
 @dataclass(kw_only=True)
 class Context:
     """Runtime context of the with_planner graph; every field is optional."""

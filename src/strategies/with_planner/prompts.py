@@ -14,7 +14,8 @@ Previous plan (from the last turn on this conversation):
 Return a PlannerResult:
 - plan: the ordered tasks, each {{id, expert, task}}; use only the expert names listed above and \
 write each task so that the expert can do it without seeing the conversation.
-- decision: "continue" to keep going with the previous plan from next_task, "replace" for a new plan.
+- decision: "continue" to keep going with the previous plan from next_task, "replace" for a \
+new plan.
 - next_task: index of the first task to run (0 for a new plan).
 - clarification: a question for the user, only when the request cannot be planned without it.
 Leave plan empty when no expert is needed (greetings, questions about yourself).

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Literal
 
 from langchain_core.messages import AIMessage
-from langgraph.graph import END
 
 from strategies.with_planner.nodes.common import current
 from strategies.with_planner.state import State
@@ -22,7 +21,7 @@ def after_planner(
         return "irreversibility_check"
     if outcome == "empty":
         return "generate_response"
-    return END
+    return "__end__"
 
 
 def after_orchestrate(state: State) -> Literal["call_tool", "assess_task", "advance"]:

@@ -126,7 +126,7 @@ async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
                     error=True,
                 )
             )
-        elif isinstance(decision := decisions.get(cid), RejectDecision):
+        elif isinstance(decision := decisions.get(cid or ""), RejectDecision):
             declined.append(describe_call(name, call["args"]))
             why = f" Their reason: {decision.message}" if decision.message else ""
             messages.append(

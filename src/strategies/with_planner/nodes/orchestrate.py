@@ -10,7 +10,14 @@ from mcp.types import Tool
 
 from common.mcp import ExpertUnavailable, registry_for
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes.common import context_of, current, emit, model_for, render_plan, with_task
+from strategies.with_planner.nodes.common import (
+    context_of,
+    current,
+    emit,
+    model_for,
+    render_plan,
+    with_task,
+)
 from strategies.with_planner.prompts import ORCHESTRATE_SYSTEM_PROMPT
 from strategies.with_planner.state import State
 
@@ -71,7 +78,10 @@ async def orchestrate(state: State, runtime: Runtime[Context]) -> dict[str, Any]
     specs = [tool_spec(t) for t in tools]
     specs += [c for c in _CONTROL_SPECS if c["function"]["name"] not in {t.name for t in tools}]
     prompt = ORCHESTRATE_SYSTEM_PROMPT.format(
-        expert=task["expert"], plan=render_plan(state["plan"]), task_id=task["id"], task=task["task"]
+        expert=task["expert"],
+        plan=render_plan(state["plan"]),
+        task_id=task["id"],
+        task=task["task"],
     )
     model = model_for(runtime, "orchestrate").bind_tools(specs)
     message = await model.ainvoke([SystemMessage(prompt), *state["messages"]])

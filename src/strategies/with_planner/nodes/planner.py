@@ -89,7 +89,11 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
 
 def _retry_or_fail(attempts: int, problems: list[str]) -> dict[str, Any]:
     if attempts <= get_settings().max_planner_retries:
-        return {"planner_outcome": "retry", "planner_attempts": attempts, "planner_feedback": problems}
+        return {
+            "planner_outcome": "retry",
+            "planner_attempts": attempts,
+            "planner_feedback": problems,
+        }
     text = (
         f"I could not make a usable plan after {attempts} attempts:\n"
         + "\n".join(f"- {p}" for p in problems)

@@ -28,7 +28,9 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
     """Write the answer from the plan's results, then clear the plan for the next turn."""
     plan = state.get("plan") or []
     prompt = RESPONSE_SYSTEM_PROMPT.format(plan=render_plan(plan, detailed=True))
-    answer = await model_for(runtime, "response").ainvoke([SystemMessage(prompt), *state["messages"]])
+    answer = await model_for(runtime, "response").ainvoke(
+        [SystemMessage(prompt), *state["messages"]]
+    )
     return {
         "messages": [answer],
         "previous_plan": plan,

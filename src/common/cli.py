@@ -1,0 +1,206 @@
+"""The `mcp-planner` command: run the with_planner graph from a terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import uuid
+from pathlib import Path
+from typing import Annotated, Any, cast
+
+import typer
+from langchain_core.messages import AIMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command, Interrupt
+from rich.console import Console
+from rich.panel import Panel
+from rich.prompt import Prompt
+from rich.table import Table
+
+from common.mcp import McpConfigError
+from common.mcp.registry import shutdown_pool
+from common.models import ModelConfigError, load_chat_model
+from common.persistence import sqlite_checkpointer
+from common.settings import get_settings
+
+app = typer.Typer(
+    help="Plan a request over MCP expert servers and run it, asking before anything irreversible.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+console = Console()
+err = Console(stderr=True)
+
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+ROLES = ("planner", "orchestrate", "assess", "response")
+
+
+def _context(model: str | None, mode: str | None, config: Path | None) -> dict[str, Any]:
+    ctx: dict[str, Any] = {}
+    if model:
+        ctx["model"] = model
+    if mode:
+        ctx["approval_mode"] = mode
+    if config:
+        try:
+            ctx["mcp_config"] = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise McpConfigError(f"Cannot read MCP config {str(config)!r}: {exc}") from exc
+    return ctx
+
+
+def _check_models(ctx: dict[str, Any]) -> None:
+    from strategies.with_planner.context import Context
+
+    context = Context(**ctx)
+    for role in ROLES:
+        load_chat_model(context.model_for(role))
+
+
+def _render_event(event: dict[str, Any]) -> None:
+    kind = event.get("event")
+    if kind == "plan":
+        table = Table(title="Plan")
+        for col in ("id", "expert", "task"):
+            table.add_column(col)
+        for t in event["plan"]:
+            table.add_row(t["id"], t["expert"], t["task"])
+        console.print(table)
+    elif kind == "guard":
+        blocked = [f"{s}.{t}" for s, tools in event["irreversible"].items() for t in tools]
+        console.print(f"[dim]guard: needs approval: {', '.join(blocked) or 'nothing'}[/]")
+        for server, error in event["unavailable"].items():
+            console.print(f"[red]unavailable: {server}: {error}[/]")
+    elif kind == "task_start":
+        console.print(f"[bold]▶ {event['task_id']}[/] on {event['expert']}")
+    elif kind == "task_end":
+        style = "green" if event["status"] == "completed" else "red"
+        detail = f": {event['error']}" if event.get("error") else ""
+        console.print(f"[{style}]■ {event['task_id']} {event['status']}{detail}[/]")
+
+
+def _render_update(node: str, update: Any) -> None:
+    if node == "call_tool" and isinstance(update, dict):
+        for m in update.get("messages", []):
+            if getattr(m, "type", "") == "tool":
+                style = "red" if m.status == "error" else "green"
+                console.print(f"  [{style}]{m.name}[/] → {str(m.content)[:200]}")
+    else:
+        console.print(f"[dim]· {node}[/]")
+
+
+def _ask_approval(value: dict[str, Any]) -> dict[str, Any]:
+    if value.get("error"):
+        err.print(f"[red]{value['error']}[/]")
+    decisions: list[dict[str, Any]] = []
+    for req in value["action_requests"]:
+        console.print(
+            Panel(
+                f"{req['description']}\n\nargs: {json.dumps(req['args'], indent=2)}",
+                title=f"Approve {req['name']}?",
+                border_style="yellow",
+            )
+        )
+        choice = Prompt.ask("approve / edit / reject", choices=["a", "e", "r"], default="r")
+        if choice == "a":
+            decisions.append({"type": "approve"})
+        elif choice == "e":
+            raw = Prompt.ask("new args as JSON", default=json.dumps(req["args"]))
+            decisions.append(
+                {"type": "edit", "edited_action": {"name": req["name"], "args": json.loads(raw)}}
+            )
+        else:
+            reason = Prompt.ask("reason (optional)", default="")
+            decisions.append({"type": "reject", "message": reason})
+    return {"decisions": decisions}
+
+
+def _answer(interrupt_: Interrupt) -> Any:
+    value = interrupt_.value
+    if isinstance(value, dict) and "action_requests" in value:
+        return _ask_approval(value)
+    if isinstance(value, dict) and value.get("type") == "ask_user":
+        return Prompt.ask(f"[bold]{value['question']}[/]")
+    return Prompt.ask(f"The run asks: {value!r}")
+
+
+async def _run(request: str, thread: str, ctx: dict[str, Any]) -> int:
+    from strategies.with_planner.graph import build_graph
+
+    settings = get_settings()
+    config: RunnableConfig = {"configurable": {"thread_id": thread}}
+    async with sqlite_checkpointer(settings.checkpoint_path) as saver:
+        graph = build_graph(checkpointer=saver)
+        payload: Any = {"messages": [{"role": "user", "content": request}]}
+        try:
+            while True:
+                interrupts: list[Interrupt] = []
+                async for mode, chunk in graph.astream(
+                    payload, config, context=ctx, stream_mode=["updates", "custom"]
+                ):
+                    if mode == "custom":
+                        _render_event(cast(dict[str, Any], chunk))
+                        continue
+                    for node, update in cast(dict[str, Any], chunk).items():
+                        if node == "__interrupt__":
+                            interrupts.extend(update)
+                        else:
+                            _render_update(node, update)
+                if not interrupts:
+                    break
+                payload = Command(resume={i.id: _answer(i) for i in interrupts})
+        finally:
+            await shutdown_pool()
+        state = await graph.aget_state(config)
+    last = state.values["messages"][-1]
+    console.print(Panel(str(last.content), title="Answer", border_style="cyan"))
+    failed = [t for t in state.values.get("previous_plan", []) if t["status"] == "failed"]
+    console.print(f"[dim]thread {thread}[/]")
+    return EXIT_FAILED if failed or not isinstance(last, AIMessage) else EXIT_OK
+
+
+@app.command()
+def run(
+    request: Annotated[str, typer.Argument(help="What you want done.")],
+    thread: Annotated[str | None, typer.Option(help="Thread id to continue.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model for every node, provider:model.")] = None,
+    mode: Annotated[
+        str | None, typer.Option(help="Approval mode: interrupt, plan_only or auto.")
+    ] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="MCP config file (default MCP_CONFIG).")
+    ] = None,
+) -> None:
+    """Run one request and print the answer.
+
+    Example: mcp-planner run "How many blue widgets are in stock? Save it as a note."
+    """
+    try:
+        ctx = _context(model, mode, config)
+        _check_models(ctx)
+    except (ModelConfigError, McpConfigError) as exc:
+        err.print(f"[red]{exc}[/]")
+        raise typer.Exit(EXIT_CONFIG) from exc
+    try:
+        code = asyncio.run(_run(request, thread or uuid.uuid4().hex[:12], ctx))
+    except (ModelConfigError, McpConfigError) as exc:
+        err.print(f"[red]{exc}[/]")
+        raise typer.Exit(EXIT_CONFIG) from exc
+    raise typer.Exit(code)
+
+
+@app.command("graph")
+def graph_cmd() -> None:
+    """Print the graph as a Mermaid drawing.
+
+    Example: mcp-planner graph > graph.mmd
+    """
+    from strategies.with_planner.graph import graph
+
+    sys.stdout.write(graph.get_graph().draw_mermaid())
+
+
+def main() -> None:
+    """Entry point of the `mcp-planner` console script."""
+    app()
