@@ -1,0 +1,119 @@
+"""Helpers for driving the with_planner graph in unit tests: threads, scripts and logs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import Command
+
+from strategies.with_planner.graph import build_graph
+
+
+def task(tid: str, expert: str, what: str = "do it") -> dict[str, str]:
+    """One planner task as the model would return it."""
+    return {"id": tid, "expert": expert, "task": what}
+
+
+def plan(*tasks: dict[str, str], **extra: Any) -> dict[str, Any]:
+    """A PlannerResult as a dict."""
+    return {"plan": list(tasks), **extra}
+
+
+def done(reason: str = "the exchange shows it done") -> dict[str, Any]:
+    """An assessment saying the task is completed."""
+    return {"completed": True, "reason": reason}
+
+
+def not_done(reason: str = "more work is needed") -> dict[str, Any]:
+    """An assessment saying the task is not completed."""
+    return {"completed": False, "reason": reason}
+
+
+def unique(prefix: str) -> str:
+    """A name no other test uses (the MCP servers and their files live for the session)."""
+    return f"{prefix}-{uuid4().hex[:8]}"
+
+
+@dataclass
+class Thread:
+    """One conversation thread on a checkpointed graph, recording the nodes each run visits."""
+
+    ctx: dict[str, Any]
+    graph: Any = field(default_factory=lambda: build_graph(InMemorySaver()))
+    thread_id: str = field(default_factory=lambda: uuid4().hex)
+    recursion_limit: int | None = None
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The run config addressing this thread."""
+        config: dict[str, Any] = {"configurable": {"thread_id": self.thread_id}}
+        if self.recursion_limit is not None:
+            config["recursion_limit"] = self.recursion_limit
+        return config
+
+    async def send(self, message: str | Command[Any]) -> list[str]:
+        """Send a user message (or a resume command); return the nodes that completed."""
+        payload: Any = message
+        if isinstance(message, str):
+            payload = {"messages": [{"role": "user", "content": message}]}
+        visited: list[str] = []
+        async for chunk in self.graph.astream(
+            payload, self.config, context=self.ctx, stream_mode="updates"
+        ):
+            visited.extend(k for k in chunk if k != "__interrupt__")
+        return visited
+
+    async def resume(self, value: Any) -> list[str]:
+        """Answer the pending interrupt."""
+        return await self.send(Command(resume=value))
+
+    async def values(self) -> dict[str, Any]:
+        """The thread's current state."""
+        snapshot = await self.graph.aget_state(self.config)
+        return dict(snapshot.values)
+
+    async def interrupts(self) -> list[Any]:
+        """Values of the interrupts the thread is waiting on (empty when it is not paused)."""
+        snapshot = await self.graph.aget_state(self.config)
+        return [i.value for i in snapshot.interrupts]
+
+    async def messages(self) -> list[AnyMessage]:
+        """The conversation so far."""
+        return list((await self.values())["messages"])
+
+    async def tool_messages(self) -> list[ToolMessage]:
+        """Every ToolMessage of the conversation."""
+        return [m for m in await self.messages() if isinstance(m, ToolMessage)]
+
+    async def answer(self) -> AIMessage:
+        """The last message, which must be the assistant's."""
+        last = (await self.messages())[-1]
+        assert isinstance(last, AIMessage), f"last message is {last!r}"
+        return last
+
+
+def system_prompt(request: dict[str, Any]) -> str:
+    """The system prompt of a recorded ScriptedChatModel request."""
+    first = request["messages"][0]
+    assert isinstance(first, SystemMessage)
+    return str(first.content)
+
+
+def log_lines(path: Path) -> list[str]:
+    """Lines of a server's call log (empty when nothing was logged yet)."""
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def note_actions(workdir: Path, title: str) -> list[str]:
+    """Actions (`write`, `delete`) the notes server performed on `title`, in order."""
+    actions = []
+    for line in log_lines(workdir / "notes.log"):
+        _, action, logged_title = line.split(" ", 2)
+        if logged_title == title:
+            actions.append(action)
+    return actions
