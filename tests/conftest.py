@@ -1,4 +1,4 @@
-"""Shared fixtures: no real model call and no off-machine connection, scripted models, MCP config."""
+"""Shared fixtures: no real model call or remote connection, scripted models, MCP config."""
 
 from __future__ import annotations
 

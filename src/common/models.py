@@ -36,11 +36,11 @@ def register_provider(name: str, factory: ModelFactory) -> None:
 
 
 def split_model_spec(spec: str) -> tuple[str, str]:
-    """Split `provider:model` or `provider/model` into its two parts."""
-    for sep in (":", "/"):
-        provider, found, name = spec.partition(sep)
-        if found and provider and name:
-            return provider.strip(), name.strip()
+    """Split `provider:model` or `provider/model` at whichever separator comes first."""
+    cuts = [i for i in (spec.find(":"), spec.find("/")) if i > 0]
+    if cuts and min(cuts) < len(spec) - 1:
+        cut = min(cuts)
+        return spec[:cut].strip(), spec[cut + 1 :].strip()
     raise ModelConfigError(
         f"Model {spec!r} is not of the form 'provider:model' (for example 'openai:gpt-4o-mini')."
     )

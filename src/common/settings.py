@@ -6,8 +6,11 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+MAX_TASK_ATTEMPTS_CAP = 20
+"""Largest `max_task_attempts` a run may ask for."""
 
 ApprovalMode = Literal["interrupt", "plan_only", "auto"]
 """How irreversible tool calls are handled: ask a human, only plan them, or run them."""
@@ -45,7 +48,7 @@ class Settings(BaseSettings):
     approval_mode: ApprovalMode = "interrupt"
     """Default handling of irreversible tool calls."""
 
-    max_task_attempts: int = Field(default=3, ge=1, le=20)
+    max_task_attempts: int = Field(default=3, ge=1, le=MAX_TASK_ATTEMPTS_CAP)
     """Orchestrate rounds allowed per task before it is marked failed."""
 
     max_planner_retries: int = Field(default=2, ge=0, le=10)
@@ -68,6 +71,19 @@ class Settings(BaseSettings):
 
     allow_model_requests: bool = True
     """When false, any model that would reach a remote API is refused (tests set this)."""
+
+    @model_validator(mode="after")
+    def _limit_covers_budgets(self) -> Settings:
+        # Budgets, not the recursion limit, must end every run: keep the limit above them.
+        self.recursion_limit = max(self.recursion_limit, worst_case_steps(self))
+        return self
+
+
+def worst_case_steps(settings: Settings) -> int:
+    """Super-steps of the longest possible run under these budgets."""
+    planning = settings.max_planner_retries + 1 + 2
+    per_task = 3 * MAX_TASK_ATTEMPTS_CAP + 1
+    return planning + settings.max_plan_tasks * per_task + 5
 
 
 @lru_cache(maxsize=1)

@@ -1,83 +1,11 @@
-"""Helpers for the integration tests: finding our MCP server processes, tagged configs, ports."""
+"""Fixtures for the integration tests."""
 
 from __future__ import annotations
 
-import copy
-import os
-import socket
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
-
-from common.mcp.config import parse_mcp_config
-from common.mcp.registry import _pool
-from common.mcp.session import PersistentSession
-
-TAG_VAR = "PLANNER_TEST_TAG"
-"""Environment variable that marks a server process started by one test."""
-
-
-def _read(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError:
-        return b""
-
-
-def child_servers(tag: str) -> set[int]:
-    """Pids of live child processes of this test process started with `TAG_VAR=tag`."""
-    me = str(os.getpid())
-    pids: set[int] = set()
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        stat = _read(proc / "stat").decode(errors="replace")
-        fields = stat.rpartition(")")[2].split()
-        if len(fields) < 2 or fields[0] == "Z" or fields[1] != me:
-            continue
-        if f"{TAG_VAR}={tag}".encode() in _read(proc / "environ").split(b"\0"):
-            pids.add(int(proc.name))
-    return pids
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether `pid` exists and is not a zombie."""
-    stat = _read(Path(f"/proc/{pid}/stat")).decode(errors="replace")
-    return bool(stat) and stat.rpartition(")")[2].split()[0] != "Z"
-
-
-def tagged(mcp_config: dict[str, Any], *servers: str) -> tuple[dict[str, Any], str]:
-    """A copy of `mcp_config` whose `servers` get a fresh tag: new sessions, findable processes."""
-    tag = uuid.uuid4().hex[:12]
-    config = copy.deepcopy(mcp_config)
-    for name in servers:
-        entry = config["mcpServers"][name]
-        entry["env"] = {**entry.get("env", {}), TAG_VAR: tag}
-    return config, tag
-
-
-def pooled(mcp_config: dict[str, Any], server: str) -> PersistentSession | None:
-    """The pooled session of `server` on the running loop, if one was opened."""
-    fingerprint = parse_mcp_config(mcp_config).servers[server].fingerprint()
-    return _pool().get(fingerprint)
-
-
-async def drop_pooled(mcp_config: dict[str, Any], server: str) -> None:
-    """Close `server`'s pooled session and remove it from the pool."""
-    fingerprint = parse_mcp_config(mcp_config).servers[server].fingerprint()
-    session = _pool().pop(fingerprint, None)
-    if session is not None:
-        await session.aclose()
-
-
-def free_port() -> int:
-    """A TCP port on the loopback interface that nothing listens on right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @pytest.fixture

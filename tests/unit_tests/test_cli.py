@@ -31,7 +31,9 @@ def test_run_asks_approval_in_terminal_and_runs_on_approve(
     (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
     model = _one_model_for_all("cli-approved")
     result = runner.invoke(
-        app, ["run", "Save the stock as a note", "--model", model, "--config", "mcp.json"], input="a\n"
+        app,
+        ["run", "Save the stock as a note", "--model", model, "--config", "mcp.json"],
+        input="a\n",
     )
     assert result.exit_code == 0, result.output
     assert "Approve write_note?" in result.output

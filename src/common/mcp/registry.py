@@ -107,8 +107,9 @@ class ExpertRegistry:
     ) -> ToolOutcome:
         """Call `tool` on `expert`; every failure comes back as a ToolOutcome.
 
-        A call whose connection broke is retried once on a fresh session only when
-        `retry_safe` (the tool is reversible): an irreversible call is never sent twice.
+        A call whose connection broke is retried once on a fresh session when it never left
+        (closed write stream) or when `retry_safe` (the tool is reversible): an irreversible
+        call that may have reached the server is never sent twice.
         """
         try:
             tools = await self.tools(expert)
@@ -120,8 +121,7 @@ class ExpertRegistry:
                 "unknown_tool",
                 f"Expert {expert!r} has no tool {tool!r}; its tools are: {', '.join(names)}.",
             )
-        attempts = 2 if retry_safe else 1
-        for attempt in range(attempts):
+        for attempt in range(2):
             session = self._session(expert)
             try:
                 async with asyncio.timeout(timeout_s):
@@ -137,7 +137,9 @@ class ExpertRegistry:
                 if not lost:
                     return ToolOutcome("tool_error", f"Tool {tool!r} failed: {exc}")
                 session.mark_dead()
-                if attempt + 1 < attempts:
+                # A closed write stream means the request never left: resending it is safe.
+                never_sent = isinstance(exc, anyio.ClosedResourceError)
+                if attempt == 0 and (retry_safe or never_sent):
                     continue
                 return ToolOutcome(
                     "unavailable",

@@ -104,7 +104,10 @@ class PersistentSession:
                 self._session = session
                 self._ready.set_result(None)
                 await self._stop.wait()
-        except Exception as exc:
+        except Exception as raised:
+            exc: BaseException = raised
+            while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+                exc = exc.exceptions[0]
             if self._ready.done():
                 logger.warning("MCP server %r disconnected: %r", self.name, exc)
             else:

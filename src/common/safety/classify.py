@@ -51,16 +51,23 @@ class ToolVerdict(TypedDict):
 
 def name_tokens(name: str) -> list[str]:
     """Split a tool name into lower-case words (snake, kebab, dotted and camel case)."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name)
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", spaced)
     return [t for t in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if t]
 
 
+def with_stems(words: list[str] | set[str]) -> set[str]:
+    """The words plus their stems without -s/-es/-d/-ed, so "Deletes" meets "delete"."""
+    stems = {w.removesuffix(s) for w in words for s in ("s", "es", "d", "ed") if w.endswith(s)}
+    return set(words) | stems
+
+
 def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]+", text.lower()))
+    return with_stems(set(re.findall(r"[a-z]+", text.lower())))
 
 
 def _heuristic(tool: Tool) -> tuple[bool, str] | None:
-    tokens = name_tokens(tool.name)
+    tokens = sorted(with_stems(name_tokens(tool.name)))
     risky = [t for t in tokens if t in IRREVERSIBLE_VERBS]
     if risky:
         return True, f"its name contains {risky[0]!r}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from common.settings import ApprovalMode, get_settings
+from common.settings import MAX_TASK_ATTEMPTS_CAP, ApprovalMode, get_settings
 
 
 @dataclass(kw_only=True)
@@ -74,6 +74,15 @@ class Context:
         metadata={"description": "Seconds one MCP tool call may take."},
     )
     """Seconds one MCP tool call may take."""
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.max_task_attempts <= MAX_TASK_ATTEMPTS_CAP:
+            raise ValueError(
+                f"max_task_attempts must be between 1 and {MAX_TASK_ATTEMPTS_CAP}, "
+                f"got {self.max_task_attempts}"
+            )
+        if self.tool_timeout_s <= 0:
+            raise ValueError(f"tool_timeout_s must be positive, got {self.tool_timeout_s}")
 
     def model_for(self, role: str) -> str:
         """The model spec for a node role (`planner`, `orchestrate`, ...), else `model`."""

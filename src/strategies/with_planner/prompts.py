@@ -51,4 +51,7 @@ results of the plan below. Be concise and concrete. Name every task that failed,
 the user declined or that was held back for approval, and say why.
 
 Plan and results:
-{plan}"""
+{plan}
+
+Irreversible actions held back for the user's approval (list them as proposed next steps):
+{deferred}"""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from strategies.with_planner.nodes.common import current
 from strategies.with_planner.state import State
@@ -34,9 +34,13 @@ def after_orchestrate(state: State) -> Literal["call_tool", "assess_task", "adva
     return "assess_task"
 
 
-def after_call_tool(state: State) -> Literal["assess_task", "advance"]:
-    """Assess the results, unless the model declared the task impossible."""
-    return "advance" if current(state)["status"] == "failed" else "assess_task"
+def after_call_tool(state: State) -> Literal["orchestrate", "assess_task", "advance"]:
+    """Assess the results; back to work after the user answered; on if the task is impossible."""
+    if current(state)["status"] == "failed":
+        return "advance"
+    if isinstance(state["messages"][-1], HumanMessage):
+        return "orchestrate"
+    return "assess_task"
 
 
 def after_assess(state: State) -> Literal["orchestrate", "advance"]:

@@ -135,6 +135,9 @@ async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         else:
             messages.append(await _execute(ctx, registry, task["expert"], call, decision, gated))
     changes: dict[str, Any] = {"declined": declined}
+    if answers:
+        # Asking the user is not an attempt at the task: refund the round.
+        changes["attempts"] = max(task["attempts"] - 1, 0)
     if failure is not None:
         changes.update(status="failed", error=failure)
     return {"messages": messages, "plan": with_task(state, **changes), "deferred": deferred}

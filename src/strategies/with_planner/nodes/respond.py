@@ -8,7 +8,13 @@ from langchain_core.messages import SystemMessage
 from langgraph.runtime import Runtime
 
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes.common import current, emit, model_for, render_plan
+from strategies.with_planner.nodes.common import (
+    current,
+    describe_call,
+    emit,
+    model_for,
+    render_plan,
+)
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
 from strategies.with_planner.state import State
 
@@ -27,7 +33,14 @@ async def advance(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
 async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write the answer from the plan's results, then clear the plan for the next turn."""
     plan = state.get("plan") or []
-    prompt = RESPONSE_SYSTEM_PROMPT.format(plan=render_plan(plan, detailed=True))
+    deferred = state.get("deferred") or []
+    prompt = RESPONSE_SYSTEM_PROMPT.format(
+        plan=render_plan(plan, detailed=True),
+        deferred="\n".join(
+            f"- {d['expert']}: {describe_call(d['name'], d['args'])}" for d in deferred
+        )
+        or "(none)",
+    )
     answer = await model_for(runtime, "response").ainvoke(
         [SystemMessage(prompt), *state["messages"]]
     )

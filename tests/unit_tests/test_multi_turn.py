@@ -1,0 +1,132 @@
+"""Several turns on one thread: the planner sees the last plan and continues or replaces it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from common.testing import calls, tool_call
+from tests.unit_tests.helpers import Thread, done, plan, system_prompt, task
+
+FIRST_PLAN = plan(
+    task("t1", "testkit", "echo alpha"),
+    task("t2", "testkit", "book a table"),
+)
+
+
+def first_turn_scripts() -> dict[str, list[Any]]:
+    """t1 completes with 'alpha'; t2 is given up with cannot_complete."""
+    return {
+        "planner": [FIRST_PLAN],
+        "orchestrate": [
+            calls(tool_call("echo", {"text": "alpha"})),
+            calls(tool_call("cannot_complete", {"reason": "no booking tool"})),
+        ],
+        "assess": [done()],
+        "response": ["alpha; booking failed."],
+    }
+
+
+async def test_state_is_reset_after_each_turn(scripted: Any) -> None:
+    ctx, _ = scripted(**first_turn_scripts())
+    thread = Thread(ctx)
+
+    await thread.send("Echo alpha and book a table")
+
+    state = await thread.values()
+    assert state["plan"] == []
+    assert state["current_task"] == 0
+    statuses = [(t["id"], t["status"]) for t in state["previous_plan"]]
+    assert statuses == [("t1", "completed"), ("t2", "failed")]
+    assert state["previous_plan"][0]["result"] == "alpha"
+
+
+async def test_second_turn_planner_sees_the_previous_plan(scripted: Any) -> None:
+    scripts = first_turn_scripts()
+    scripts["planner"].append(plan())
+    scripts["response"].append("Nothing else to do.")
+    ctx, models = scripted(**scripts)
+    thread = Thread(ctx)
+    await thread.send("Echo alpha and book a table")
+
+    await thread.send("Thanks!")
+
+    first, second = (system_prompt(r) for r in models["planner"].requests)
+    assert "0. [completed] t1 (testkit): echo alpha" not in first
+    assert "0. [completed] t1 (testkit): echo alpha" in second
+    assert "result: alpha" in second
+    assert "1. [failed] t2 (testkit): book a table" in second
+    assert "error: no booking tool" in second
+    assert (await thread.answer()).content == "Nothing else to do."
+
+
+async def test_continue_keeps_completed_tasks_and_starts_at_next_task(scripted: Any) -> None:
+    scripts = first_turn_scripts()
+    scripts["planner"].append(
+        plan(
+            task("t1", "testkit", "echo alpha"),
+            task("t2", "testkit", "echo beta instead of booking"),
+            decision="continue",
+            next_task=1,
+        )
+    )
+    scripts["orchestrate"].append(calls(tool_call("echo", {"text": "beta"})))
+    scripts["assess"].append(done())
+    scripts["response"].append("alpha and beta.")
+    ctx, models = scripted(**scripts)
+    thread = Thread(ctx)
+    await thread.send("Echo alpha and book a table")
+
+    nodes = await thread.send("Echo beta instead of booking.")
+
+    assert nodes.count("orchestrate") == 1
+    assert len(models["orchestrate"].requests) == 3
+    third = system_prompt(models["orchestrate"].requests[2])
+    assert "Your task (t2): echo beta instead of booking" in third
+    assert "0. [completed] t1 (testkit): echo alpha" in third
+    state = await thread.values()
+    kept, redone = state["previous_plan"]
+    assert kept["status"] == "completed"
+    assert kept["result"] == "alpha"
+    assert kept["attempts"] == 1
+    assert redone["status"] == "completed"
+    assert redone["result"] == "beta"
+    assert state["plan"] == []
+
+
+async def test_replace_starts_a_fresh_plan(scripted: Any) -> None:
+    scripts = first_turn_scripts()
+    scripts["planner"].append(plan(task("t1", "testkit", "echo gamma"), decision="replace"))
+    scripts["orchestrate"].append(calls(tool_call("echo", {"text": "gamma"})))
+    scripts["assess"].append(done())
+    scripts["response"].append("gamma.")
+    ctx, models = scripted(**scripts)
+    thread = Thread(ctx)
+    await thread.send("Echo alpha and book a table")
+
+    nodes = await thread.send("Forget that; echo gamma.")
+
+    assert nodes.count("orchestrate") == 1
+    assert "0. [pending] t1 (testkit): echo gamma" in system_prompt(
+        models["orchestrate"].requests[2]
+    )
+    state = await thread.values()
+    (fresh,) = state["previous_plan"]
+    assert fresh["task"] == "echo gamma"
+    assert fresh["result"] == "gamma"
+    assert fresh["attempts"] == 1
+    assert (await thread.answer()).content == "gamma."
+
+
+async def test_clarification_on_a_later_turn_keeps_the_previous_plan(scripted: Any) -> None:
+    scripts = first_turn_scripts()
+    scripts["planner"] += [{"clarification": "Which table?"}, plan()]
+    scripts["response"].append("ok")
+    ctx, models = scripted(**scripts)
+    thread = Thread(ctx)
+    await thread.send("Echo alpha and book a table")
+
+    assert await thread.send("Book it again") == ["planner"]
+    assert (await thread.answer()).content == "Which table?"
+    await thread.send("The big one")
+
+    assert "1. [failed] t2" in system_prompt(models["planner"].requests[2])

@@ -1,0 +1,147 @@
+"""orchestrate: only the task's expert tools, asking the user, giving up, unreachable experts."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+
+from common.testing import calls, tool_call
+from tests.unit_tests.helpers import Thread, done, not_done, plan, system_prompt, task
+
+CONTROL = {"ask_user", "cannot_complete"}
+INVENTORY = {"list_products", "get_stock", "search_products"}
+NOTES = {"list_notes", "read_note", "write_note", "delete_note"}
+
+
+async def test_only_the_current_experts_tools_are_bound(scripted: Any) -> None:
+    ctx, models = scripted(
+        planner=[plan(task("t1", "inventory", "stock of WID-1"), task("t2", "notes", "list"))],
+        orchestrate=["120 in stock.", "No notes."],
+        assess=[done(), done()],
+        response=["ok"],
+    )
+    await Thread(ctx).send("Stock, then notes")
+
+    first, second = models["orchestrate"].requests
+    assert set(first["tools"]) == INVENTORY | CONTROL
+    assert set(second["tools"]) == NOTES | CONTROL
+    assert not set(first["tools"]) & NOTES
+    assert not set(second["tools"]) & INVENTORY
+    assert "'inventory'" in system_prompt(first)
+    assert "Your task (t1): stock of WID-1" in system_prompt(first)
+    assert "Your task (t2): list" in system_prompt(second)
+
+
+async def test_ask_user_interrupts_and_the_answer_comes_back(scripted: Any) -> None:
+    question = "Which SKU do you mean?"
+    ctx, models = scripted(
+        planner=[plan(task("t1", "inventory", "stock of the user's product"))],
+        orchestrate=[
+            calls(tool_call("ask_user", {"question": question}, call_id="ask-1")),
+            calls(tool_call("get_stock", {"sku": "GAD-7"})),
+            "14 pocket gadgets in stock.",
+        ],
+        assess=[not_done("need to report"), done()],
+        response=["There are 14."],
+    )
+    thread = Thread(ctx)
+
+    nodes = await thread.send("How many of my product are in stock?")
+
+    assert nodes == ["planner", "irreversibility_check", "orchestrate"]
+    (value,) = await thread.interrupts()
+    assert value["type"] == "ask_user"
+    assert value["question"] == question
+
+    nodes = await thread.resume("GAD-7")
+
+    # The user's answer goes straight back to the orchestrator: no assessment, no attempt used.
+    assert nodes[:3] == ["call_tool", "orchestrate", "call_tool"]
+    messages = await thread.messages()
+    humans = [m for m in messages if isinstance(m, HumanMessage)]
+    assert humans[-1].content == "GAD-7"
+    tool_ack = next(m for m in messages if getattr(m, "tool_call_id", None) == "ask-1")
+    assert messages.index(tool_ack) + 1 == messages.index(humans[-1])
+    second_round = models["orchestrate"].requests[1]["messages"]
+    assert any(isinstance(m, HumanMessage) and m.content == "GAD-7" for m in second_round)
+    assert (await thread.answer()).content == "There are 14."
+    assert len(models["assess"].requests) == 2
+
+
+async def test_cannot_complete_fails_the_task_and_the_next_one_runs(scripted: Any) -> None:
+    reason = "No tool here can book flights."
+    ctx, models = scripted(
+        planner=[plan(task("t1", "testkit", "book a flight"), task("t2", "testkit", "echo hi"))],
+        orchestrate=[calls(tool_call("cannot_complete", {"reason": reason})), "hi"],
+        assess=[done()],
+        response=["I could not book the flight."],
+    )
+    thread = Thread(ctx)
+
+    nodes = await thread.send("Book a flight and say hi")
+
+    assert nodes[2:5] == ["orchestrate", "call_tool", "advance"]
+    assert len(models["assess"].requests) == 1
+    state = await thread.values()
+    first, second = state["previous_plan"]
+    assert first["status"] == "failed"
+    assert first["error"] == reason
+    assert second["status"] == "completed"
+    assert "Your task (t2)" in system_prompt(models["orchestrate"].requests[1])
+    assert f"error: {reason}" in system_prompt(models["response"].requests[0])
+
+
+async def test_unavailable_expert_fails_its_task_and_others_still_run(
+    scripted: Any, mcp_config: dict[str, Any]
+) -> None:
+    ctx, models = scripted(
+        planner=[plan(task("t1", "ghost", "haunt"), task("t2", "testkit", "echo hi"))],
+        orchestrate=["hi"],
+        assess=[done()],
+        response=["The ghost expert is down; the echo worked."],
+    )
+    servers = {
+        **mcp_config["mcpServers"],
+        "ghost": {"command": "/nonexistent/cmd", "description": "Never starts."},
+    }
+    ctx["mcp_config"] = {"mcpServers": servers}
+    thread = Thread(ctx)
+
+    nodes = await thread.send("Haunt, then echo")
+
+    assert nodes[:4] == ["planner", "irreversibility_check", "orchestrate", "advance"]
+    planner_prompt = system_prompt(models["planner"].requests[0])
+    assert "- ghost: Never starts. [currently unavailable:" in planner_prompt
+    state = await thread.values()
+    first, second = state["previous_plan"]
+    assert first["status"] == "failed"
+    assert "Expert 'ghost' is unavailable" in first["error"]
+    assert second["status"] == "completed"
+    assert len(models["orchestrate"].requests) == 1
+    assert "ghost" in str(state["guard"]["unavailable"])
+    assert "Expert 'ghost' is unavailable" in system_prompt(models["response"].requests[0])
+
+
+async def test_server_that_exits_at_start_is_named_with_its_stderr(scripted: Any) -> None:
+    ctx, _ = scripted(
+        planner=[plan(task("t1", "broken", "anything"))],
+        response=["The broken expert failed to start."],
+    )
+    ctx["mcp_config"] = {
+        "mcpServers": {
+            "broken": {
+                "command": sys.executable,
+                "args": ["-c", "import sys; sys.stderr.write('token expired xyz\\n'); sys.exit(1)"],
+            }
+        }
+    }
+    thread = Thread(ctx)
+
+    await thread.send("Use the broken expert")
+
+    (failed,) = (await thread.values())["previous_plan"]
+    assert failed["status"] == "failed"
+    assert "Expert 'broken' is unavailable" in failed["error"]
+    assert "token expired xyz" in failed["error"]
