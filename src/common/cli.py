@@ -18,10 +18,12 @@ from rich.panel import Panel
 from rich.prompt import Prompt
 from rich.table import Table
 
-from common.mcp import McpConfigError
+from common.mcp import ExpertRegistry, ExpertUnavailable, McpConfig, McpConfigError, load_mcp_config
 from common.mcp.registry import shutdown_pool
 from common.models import ModelConfigError, load_chat_model
 from common.persistence import sqlite_checkpointer
+from common.safety import ToolVerdict, classify_tools
+from common.safety.execution import TASK_NAMES
 from common.settings import get_settings
 
 app = typer.Typer(
@@ -70,6 +72,10 @@ def _render_event(event: dict[str, Any]) -> None:
     elif kind == "guard":
         blocked = [f"{s}.{t}" for s, tools in event["irreversible"].items() for t in tools]
         console.print(f"[dim]guard: needs approval: {', '.join(blocked) or 'nothing'}[/]")
+        if event.get("analysis") == "skipped":
+            console.print("[dim]guard: every tool settled by config or trusted annotations[/]")
+        for note in event.get("notes", []):
+            console.print(f"[yellow]guard: {note}[/]")
         for server, error in event["unavailable"].items():
             console.print(f"[red]unavailable: {server}: {error}[/]")
     elif kind == "task_start":
@@ -81,6 +87,8 @@ def _render_event(event: dict[str, Any]) -> None:
 
 
 def _render_update(node: str, update: Any) -> None:
+    if node in TASK_NAMES:
+        return
     if node == "call_tool" and isinstance(update, dict):
         for m in update.get("messages", []):
             if getattr(m, "type", "") == "tool":
@@ -155,6 +163,12 @@ async def _run(request: str, thread: str, ctx: dict[str, Any]) -> int:
         state = await graph.aget_state(config)
     last = state.values["messages"][-1]
     console.print(Panel(str(last.content), title="Answer", border_style="cyan"))
+    stats = state.values.get("guard_stats")
+    if stats:
+        console.print(
+            f"[dim]irreversibility analysis on this thread: {stats['llm_calls']} model call(s), "
+            f"{stats['llm_skipped']} turn(s) settled without the model[/]"
+        )
     failed = [t for t in state.values.get("previous_plan", []) if t["status"] == "failed"]
     console.print(f"[dim]thread {thread}[/]")
     return EXIT_FAILED if failed or not isinstance(last, AIMessage) else EXIT_OK
@@ -188,6 +202,57 @@ def run(
         err.print(f"[red]{exc}[/]")
         raise typer.Exit(EXIT_CONFIG) from exc
     raise typer.Exit(code)
+
+
+async def _classify_all(config: McpConfig) -> tuple[list[ToolVerdict], dict[str, str]]:
+    registry = ExpertRegistry(config, get_settings().mcp_startup_timeout_s)
+    try:
+        catalog = await registry.catalog(registry.experts)
+    finally:
+        await shutdown_pool()
+    verdicts: list[ToolVerdict] = []
+    errors: dict[str, str] = {}
+    for server, tools in catalog.items():
+        if isinstance(tools, ExpertUnavailable):
+            errors[server] = str(tools)
+        else:
+            verdicts += classify_tools(server, tools, registry.server(server))
+    return verdicts, errors
+
+
+@app.command()
+def tools(
+    config: Annotated[
+        Path | None, typer.Option(help="MCP config file (default MCP_CONFIG).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+) -> None:
+    """List every tool of every expert with its classification, without running any model.
+
+    Only the deterministic layers decide here (config, annotations, names); the per-turn LLM
+    analysis can add to them during a run, never clear them.
+
+    Example: mcp-planner tools --config mcp.json --json
+    """
+    try:
+        mcp = load_mcp_config(None, config or get_settings().mcp_config)
+    except McpConfigError as exc:
+        err.print(f"[red]{exc}[/]")
+        raise typer.Exit(EXIT_CONFIG) from exc
+    verdicts, errors = asyncio.run(_classify_all(mcp))
+    if as_json:
+        sys.stdout.write(json.dumps([dict(v) for v in verdicts], indent=2) + "\n")
+    else:
+        table = Table(title="Tools and their classification")
+        for col in ("server", "tool", "class", "source", "reason"):
+            table.add_column(col)
+        for v in verdicts:
+            cls = "[red]irreversible[/]" if v["irreversible"] else "[green]reversible[/]"
+            table.add_row(v["server"], v["tool"], cls, v["source"], v["reason"])
+        console.print(table)
+    for error in errors.values():
+        err.print(f"[red]{error}[/]")
+    raise typer.Exit(EXIT_FAILED if errors else EXIT_OK)
 
 
 @app.command("graph")

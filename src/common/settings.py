@@ -60,6 +60,9 @@ class Settings(BaseSettings):
     tool_timeout_s: float = Field(default=60.0, gt=0)
     """Seconds a single MCP tool call may take."""
 
+    analysis_timeout_s: float = Field(default=30.0, gt=0)
+    """Seconds the irreversibility analyser may take before the safe default applies."""
+
     mcp_startup_timeout_s: float = Field(default=30.0, gt=0)
     """Seconds an MCP server may take to start and answer `initialize`."""
 

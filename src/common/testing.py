@@ -111,20 +111,35 @@ class ScriptedChatModel(BaseChatModel):
         return self.bind(tools=list(tools), **kwargs)
 
     def with_structured_output(
-        self, schema: Any, **kwargs: Any
+        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
     ) -> Runnable[LanguageModelInput, Any]:
-        """Return the next scripted item validated into `schema`."""
+        """Return the next scripted item validated into `schema`.
+
+        With `include_raw`, a text or message item is returned unparsed as `raw`, the way a
+        provider's answer that did not fit the schema comes back.
+        """
+
+        def validate(item: Any) -> Any:
+            if isinstance(schema, type) and issubclass(schema, BaseModel):
+                data = item.model_dump() if isinstance(item, BaseModel) else item
+                return schema.model_validate(data)
+            return item
 
         async def respond(value: LanguageModelInput) -> Any:
             if self.delay_s:
                 await asyncio.sleep(self.delay_s)
             messages: list[Any] = value if isinstance(value, list) else [value]
             item = self._next(messages, tools=[], schema=getattr(schema, "__name__", str(schema)))
-            if isinstance(schema, type) and issubclass(schema, BaseModel):
-                return schema.model_validate(
-                    item.model_dump() if isinstance(item, BaseModel) else item
-                )
-            return item
+            if not include_raw:
+                return validate(item)
+            if isinstance(item, str | AIMessage):
+                raw = item if isinstance(item, AIMessage) else AIMessage(content=item)
+                return {"raw": raw, "parsed": None, "parsing_error": None}
+            return {
+                "raw": AIMessage(content=str(item)),
+                "parsed": validate(item),
+                "parsing_error": None,
+            }
 
         return RunnableLambda(lambda v: asyncio.run(respond(v)), afunc=respond)
 

@@ -18,6 +18,7 @@ runner = CliRunner()
 def _one_model_for_all(title: str) -> str:
     script: list[Any] = [
         PlannerResult(plan=[Task(id="t1", expert="notes", task=f"Write note {title}")]),
+        "IRREVERSIBLE: YES\nBLOCKED_TOOLS: write_note",
         calls(tool_call("write_note", {"title": title, "body": "120 in stock"})),
         {"completed": True, "reason": "note written"},
         f"Saved the note {title}.",

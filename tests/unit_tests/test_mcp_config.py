@@ -40,7 +40,7 @@ def test_command_and_url_together_are_refused() -> None:
         parse_mcp_config(servers(both={"command": "python", "url": "http://127.0.0.1/mcp"}))
     message = str(info.value)
     assert "server 'both'" in message
-    assert "exactly one of 'command' (stdio) or 'url' (HTTP)" in message
+    assert "exactly one of 'command' (stdio), 'url' (HTTP) or 'inprocess'" in message
 
 
 def test_neither_command_nor_url_is_refused() -> None:

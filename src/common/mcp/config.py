@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-Transport = Literal["stdio", "streamable_http", "http", "sse"]
+Transport = Literal["stdio", "streamable_http", "http", "sse", "inprocess"]
 """MCP transports we connect with (`http` is an alias of `streamable_http`)."""
 
 
@@ -32,6 +32,8 @@ class ServerConfig(BaseModel):
     """Working directory of a stdio server."""
     url: str | None = None
     """Endpoint of an HTTP server."""
+    inprocess: str | None = None
+    """Name of a server registered with `common.mcp.inprocess.register_inprocess_server`."""
     transport: Transport | None = None
     """Transport; inferred from `command` (stdio) or `url` (streamable_http) when omitted."""
     headers: dict[str, str] = Field(default_factory=dict)
@@ -49,8 +51,8 @@ class ServerConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check_endpoint(self) -> ServerConfig:
-        if bool(self.command) == bool(self.url):
-            raise ValueError("give exactly one of 'command' (stdio) or 'url' (HTTP)")
+        if sum(map(bool, (self.command, self.url, self.inprocess))) != 1:
+            raise ValueError("give exactly one of 'command' (stdio), 'url' (HTTP) or 'inprocess'")
         if self.command and self.transport not in (None, "stdio"):
             raise ValueError(f"'transport' is {self.transport!r} but 'command' implies stdio")
         if self.url and self.transport == "stdio":
@@ -62,11 +64,13 @@ class ServerConfig(BaseModel):
         """The transport actually used."""
         if self.command:
             return "stdio"
+        if self.inprocess:
+            return "inprocess"
         return "streamable_http" if self.transport in (None, "http") else self.transport
 
     def fingerprint(self) -> str:
         """Hash of what identifies the connection, so identical servers share one session."""
-        keys = ("command", "args", "env", "cwd", "url", "headers")
+        keys = ("command", "args", "env", "cwd", "url", "headers", "inprocess")
         raw = json.dumps({k: getattr(self, k) for k in keys}, sort_keys=True)
         return hashlib.sha256(f"{self.resolved_transport}|{raw}".encode()).hexdigest()[:16]
 

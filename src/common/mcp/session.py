@@ -10,14 +10,17 @@ import tempfile
 from contextlib import AsyncExitStack
 from typing import Any, TextIO
 
+import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.memory import create_client_server_memory_streams
 from mcp.types import CallToolResult, PaginatedRequestParams, Tool
 
 from common.mcp.config import ServerConfig
+from common.mcp.inprocess import inprocess_server
 
 STDERR_TAIL_CHARS = 1500
 logger = logging.getLogger(__name__)
@@ -131,6 +134,8 @@ class PersistentSession:
             )
             read, write = await stack.enter_async_context(stdio_client(params, self._errlog))
             return read, write
+        if cfg.inprocess is not None:
+            return await _open_inprocess(stack, cfg.inprocess)
         assert cfg.url is not None
         if cfg.resolved_transport == "sse":
             read, write = await stack.enter_async_context(
@@ -184,6 +189,19 @@ class PersistentSession:
         if self._errlog is not None:
             errlog, self._errlog = self._errlog, None
             await asyncio.to_thread(errlog.close)
+
+
+async def _open_inprocess(stack: AsyncExitStack, name: str) -> tuple[Any, Any]:
+    server = inprocess_server(name)
+    client, (server_read, server_write) = await stack.enter_async_context(
+        create_client_server_memory_streams()
+    )
+    group = await stack.enter_async_context(anyio.create_task_group())
+    stack.callback(group.cancel_scope.cancel)
+    group.start_soon(
+        lambda: server.run(server_read, server_write, server.create_initialization_options())
+    )
+    return client
 
 
 def _temp_log() -> TextIO:

@@ -8,10 +8,13 @@ from common.safety.approval import (
     parse_decisions,
 )
 from common.safety.classify import ToolVerdict, classify_tool, classify_tools
+from common.safety.gate import Gate, GateDecision
 
 __all__ = [
     "ApprovalFormatError",
     "Decision",
+    "Gate",
+    "GateDecision",
     "PendingCall",
     "ToolVerdict",
     "build_approval_request",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -123,3 +125,30 @@ def parse_decisions(value: Any, expected: int) -> list[Decision]:
             f"got {len(parsed.decisions)}."
         )
     return parsed.decisions
+
+
+_APPROVAL = re.compile(
+    r"^\s*(?:yes|y|ok|okay|sure|go ahead|go for it|approved?|proceed|do it|confirm(?:ed)?|"
+    r"run (?:it|them|those)|execute (?:it|them|those))\b[\s,.!]*(?:please|now|thanks?)?[\s.!]*$",
+    re.IGNORECASE,
+)
+
+
+def approval_from_message(text: str, expected: int) -> list[Decision] | None:
+    """Decisions a chat message gives on `expected` held-back calls, or None if it gives none.
+
+    "go ahead"-style messages approve every call; a JSON `{"decisions": [...]}` message decides
+    call by call (and raises ApprovalFormatError when malformed). Anything else is not an answer.
+    """
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            value = json.loads(stripped)
+        except json.JSONDecodeError:
+            return None
+        if isinstance(value, dict) and "decisions" in value:
+            return parse_decisions(value, expected)
+        return None
+    if _APPROVAL.match(stripped):
+        return [ApproveDecision(type="approve") for _ in range(expected)]
+    return None

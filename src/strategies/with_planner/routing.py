@@ -12,11 +12,13 @@ from strategies.with_planner.state import State
 
 def after_planner(
     state: State,
-) -> Literal["planner", "irreversibility_check", "generate_response", "__end__"]:
-    """Retry a rejected plan, run a plan, answer directly, or stop (clarification, failure)."""
+) -> Literal["planner", "irreversibility_check", "call_tool", "generate_response", "__end__"]:
+    """Retry a rejected plan, run a plan or approved held-back calls, answer, or stop."""
     outcome = state.get("planner_outcome")
     if outcome == "retry":
         return "planner"
+    if outcome == "run_deferred":
+        return "call_tool"
     if outcome == "planned":
         return "irreversibility_check"
     if outcome == "empty":
@@ -34,8 +36,12 @@ def after_orchestrate(state: State) -> Literal["call_tool", "assess_task", "adva
     return "assess_task"
 
 
-def after_call_tool(state: State) -> Literal["orchestrate", "assess_task", "advance"]:
+def after_call_tool(
+    state: State,
+) -> Literal["orchestrate", "assess_task", "advance", "generate_response"]:
     """Assess the results; back to work after the user answered; on if the task is impossible."""
+    if state.get("planner_outcome") == "run_deferred":
+        return "generate_response"
     if current(state)["status"] == "failed":
         return "advance"
     if isinstance(state["messages"][-1], HumanMessage):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Any, Literal, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -10,7 +10,7 @@ from langgraph.graph.message import add_messages
 from common.plans import TaskState
 from common.safety import PendingCall, ToolVerdict
 
-PlannerOutcome = Literal["planned", "empty", "retry", "clarify", "failed"]
+PlannerOutcome = Literal["planned", "empty", "retry", "clarify", "failed", "run_deferred"]
 """What the planner node decided, for routing."""
 
 
@@ -30,6 +30,19 @@ class GuardVerdict(TypedDict):
     """Every classified tool with its deciding source and reason."""
     unavailable: dict[str, str]
     """Experts that could not be reached, with the error."""
+    analysis: Literal["skipped", "ok", "error"]
+    """Whether the LLM analysis ran this turn (skipped when it could change nothing)."""
+    notes: list[str]
+    """Analyser problems worth reporting: made-up tool names, errors behind a safe default."""
+
+
+class GuardStats(TypedDict):
+    """How often the LLM analysis ran or was skipped on this thread."""
+
+    llm_calls: int
+    """Turns whose analysis called the model."""
+    llm_skipped: int
+    """Turns whose tools were all settled without the model."""
 
 
 class State(InputState, total=False):
@@ -45,6 +58,8 @@ class State(InputState, total=False):
     """Index in `messages` where the current task's exchange begins."""
     guard: GuardVerdict
     """This turn's irreversibility verdict."""
+    guard_stats: GuardStats
+    """Analyser calls and skips so far on this thread."""
     planner_outcome: PlannerOutcome
     """The planner's decision, read by the router."""
     planner_attempts: int
@@ -55,3 +70,5 @@ class State(InputState, total=False):
     """The last turn's plan, so the planner can continue or replace it."""
     deferred: list[PendingCall]
     """Irreversible calls held back in plan_only mode, with their exact arguments."""
+    deferred_decisions: list[dict[str, Any]]
+    """The user's decisions on `deferred`, one per call, when they approved running them."""

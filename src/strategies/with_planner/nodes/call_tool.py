@@ -1,4 +1,4 @@
-"""call_tool: the single gate every tool call passes, then its execution on the expert."""
+"""call_tool: the single gate every tool call passes, then its durable execution."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from common.safety import (
     Decision,
     PendingCall,
     build_approval_request,
-    classify_tool,
     parse_decisions,
 )
 from common.safety.approval import EditDecision, RejectDecision
+from common.safety.execution import run_once
+from common.safety.gate import Gate, GateDecision
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, current, describe_call, with_task
 from strategies.with_planner.nodes.orchestrate import ASK_USER, CANNOT_COMPLETE
@@ -29,36 +30,18 @@ logger = logging.getLogger(__name__)
 EDIT_NOTICE = "Note: the user edited this call before it ran; it ran as {call}.\n"
 
 
-async def _pending_calls(
-    state: State, registry: ExpertRegistry, calls: list[ToolCall]
-) -> list[PendingCall]:
-    """The calls of this step that need a human, with the reason for each."""
-    expert = current(state)["expert"]
-    verdicts = {v["tool"]: v for v in state["guard"]["verdicts"] if v["server"] == expert}
+async def check_call(
+    gate: Gate, registry: ExpertRegistry, expert: str, name: str, args: dict[str, Any]
+) -> GateDecision:
+    """The gate's decision for one call of `expert` (its live tool list is consulted)."""
     try:
         tools = {t.name: t for t in await registry.tools(expert)}
     except ExpertUnavailable:
         tools = {}
-    pending: list[PendingCall] = []
-    for call in calls:
-        verdict = verdicts.get(call["name"])
-        if verdict is None and call["name"] in tools:
-            # A tool that appeared after the guard ran is classified now, never let through.
-            verdict = classify_tool(expert, tools[call["name"]], registry.server(expert))
-        if verdict is not None and verdict["irreversible"]:
-            pending.append(
-                PendingCall(
-                    id=call["id"] or "",
-                    expert=expert,
-                    name=call["name"],
-                    args=call["args"],
-                    reason=f"{verdict['reason']} (source: {verdict['source']})",
-                )
-            )
-    return pending
+    return gate.check(expert, name, args, tools, registry.server(expert))
 
 
-def _ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
+def ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
     """Interrupt until the human sends one valid decision per pending call."""
     error: str | None = None
     while True:
@@ -86,20 +69,44 @@ def _tool_message(call: ToolCall, content: str, error: bool = False, **extra: An
     )
 
 
+async def _pending(
+    gate: Gate, registry: ExpertRegistry, expert: str, calls: list[ToolCall]
+) -> list[PendingCall]:
+    pending: list[PendingCall] = []
+    for call in calls:
+        if call["name"] in (ASK_USER, CANNOT_COMPLETE):
+            continue
+        decision = await check_call(gate, registry, expert, call["name"], call["args"])
+        if decision.needs_approval:
+            pending.append(
+                PendingCall(
+                    id=call["id"] or "",
+                    expert=expert,
+                    name=call["name"],
+                    args=call["args"],
+                    reason=f"{decision.reason} (source: {decision.source})",
+                )
+            )
+    return pending
+
+
 async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Answer every tool call of the last AI message, asking approval first where needed.
 
-    All interrupts happen before the first tool runs: LangGraph re-runs this node from the
-    start on resume, so nothing with a side effect may precede an `interrupt()`.
+    All interrupts happen before the first tool runs, and each call runs as a checkpointed
+    task: LangGraph re-runs this node from its start on resume, and nothing may run twice.
     """
     ctx = context_of(runtime)
     registry = await registry_for(ctx.mcp_config)
+    if state.get("planner_outcome") == "run_deferred":
+        return await _run_deferred(state, ctx, registry)
     task = current(state)
     last = state["messages"][-1]
     assert isinstance(last, AIMessage), "call_tool follows an AI message with tool calls"
     calls = list(last.tool_calls)
-    pending = await _pending_calls(state, registry, calls)
-    decisions = _ask_for_approval(pending) if pending and ctx.approval_mode == "interrupt" else {}
+    gate = Gate(state["guard"]["verdicts"])
+    pending = await _pending(gate, registry, task["expert"], calls)
+    decisions = ask_for_approval(pending) if pending and ctx.approval_mode == "interrupt" else {}
     answers = {
         c["id"]: _ask_user(str(c["args"].get("question", "")), task["id"])
         for c in calls
@@ -109,7 +116,7 @@ async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     messages: list[Any] = []
     declined, deferred, failure = list(task["declined"]), list(state.get("deferred") or []), None
     for call in calls:
-        name, cid = call["name"], call["id"]
+        name, cid = call["name"], call["id"] or ""
         if name == ASK_USER:
             messages.append(_tool_message(call, "Asked the user; their answer follows."))
             messages.append(HumanMessage(answers[cid]))
@@ -118,22 +125,14 @@ async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             messages.append(_tool_message(call, "Noted: the task is marked as failed."))
         elif cid in gated and ctx.approval_mode == "plan_only":
             deferred.append(gated[cid])
-            messages.append(
-                _tool_message(
-                    call,
-                    f"Not run: {name!r} is irreversible and approval_mode is plan_only; it is "
-                    "recorded as a proposed action for the user to approve.",
-                    error=True,
-                )
-            )
-        elif isinstance(decision := decisions.get(cid or ""), RejectDecision):
+            messages.append(_held_back(call))
+        elif isinstance(decision := decisions.get(cid), RejectDecision):
             declined.append(describe_call(name, call["args"]))
-            why = f" Their reason: {decision.message}" if decision.message else ""
-            messages.append(
-                _tool_message(call, f"The user declined to run {name!r}.{why}", error=True)
-            )
+            messages.append(_declined(call, decision))
         else:
-            messages.append(await _execute(ctx, registry, task["expert"], call, decision, gated))
+            messages.append(
+                await _execute(ctx, registry, gate, task["expert"], call, decision, cid in gated)
+            )
     changes: dict[str, Any] = {"declined": declined}
     if answers:
         # Asking the user is not an attempt at the task: refund the round.
@@ -143,22 +142,59 @@ async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     return {"messages": messages, "plan": with_task(state, **changes), "deferred": deferred}
 
 
+def _held_back(call: ToolCall) -> ToolMessage:
+    return _tool_message(
+        call,
+        f"Not run: {call['name']!r} is irreversible and approval_mode is plan_only; it is "
+        "recorded as a proposed action for the user to approve.",
+        error=True,
+    )
+
+
+def _declined(call: ToolCall, decision: RejectDecision) -> ToolMessage:
+    why = f" Their reason: {decision.message}" if decision.message else ""
+    return _tool_message(call, f"The user declined to run {call['name']!r}.{why}", error=True)
+
+
 async def _execute(
     ctx: Context,
     registry: ExpertRegistry,
+    gate: Gate,
     expert: str,
     call: ToolCall,
     decision: Decision | None,
-    gated: dict[str, PendingCall],
+    gated: bool,
 ) -> ToolMessage:
     name, args, prefix = call["name"], call["args"], ""
     if isinstance(decision, EditDecision):
         name, args = decision.edited_action.name, decision.edited_action.args
+        recheck = await check_call(gate, registry, expert, name, args)
+        # The reviewer authored this exact call, so it runs; the gate's view is recorded.
         prefix = EDIT_NOTICE.format(call=describe_call(name, args))
-    if ctx.approval_mode == "auto" and call["id"] in gated:
+        logger.info("edited call %s on %s: %s", name, expert, recheck)
+        gated = gated or recheck.needs_approval
+    if ctx.approval_mode == "auto" and gated:
         logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
-    reversible = call["id"] not in gated and decision is None
-    outcome = await registry.call(expert, name, args, ctx.tool_timeout_s, retry_safe=reversible)
-    if outcome.is_error:
-        return _tool_message(call, f"{prefix}Error ({outcome.status}): {outcome.content}", True)
-    return _tool_message(call, prefix + outcome.content, artifact=outcome.structured)
+    record = await run_once(
+        call["id"] or "", ctx.mcp_config, expert, name, args, ctx.tool_timeout_s, gated
+    )
+    if record["status"] != "ok":
+        return _tool_message(call, f"{prefix}Error ({record['status']}): {record['content']}", True)
+    return _tool_message(call, prefix + record["content"], artifact=record["structured"])
+
+
+async def _run_deferred(state: State, ctx: Context, registry: ExpertRegistry) -> dict[str, Any]:
+    """Run exactly the held-back calls the user approved, as recorded, without re-planning."""
+    deferred = state.get("deferred") or []
+    decisions = state.get("deferred_decisions") or []
+    gate = Gate(state.get("guard", {}).get("verdicts", []))
+    last = state["messages"][-1]
+    assert isinstance(last, AIMessage)
+    messages: list[Any] = []
+    for item, call, raw in zip(deferred, last.tool_calls, decisions, strict=True):
+        decision = parse_decisions({"decisions": [raw]}, 1)[0]
+        if isinstance(decision, RejectDecision):
+            messages.append(_declined(call, decision))
+            continue
+        messages.append(await _execute(ctx, registry, gate, item["expert"], call, decision, True))
+    return {"messages": messages, "deferred": [], "deferred_decisions": []}

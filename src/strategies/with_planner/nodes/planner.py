@@ -6,12 +6,14 @@ from datetime import datetime
 from typing import Any
 
 from langchain_core.exceptions import OutputParserException
-from langchain_core.messages import AIMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from pydantic import ValidationError
 
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.plans import PlannerResult, TaskState, new_task_state, validate_plan
+from common.safety import PendingCall
+from common.safety.approval import ApprovalFormatError, approval_from_message
 from common.settings import get_settings
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan
@@ -42,6 +44,11 @@ def _start_plan(result: PlannerResult, previous: list[TaskState]) -> list[TaskSt
 
 async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the planner model for a PlannerResult and validate it against the experts."""
+    deferred = state.get("deferred") or []
+    if deferred:
+        answer = _deferred_answer(state, deferred)
+        if answer is not None:
+            return answer
     ctx = context_of(runtime)
     registry = await registry_for(ctx.mcp_config)
     attempts = state.get("planner_attempts", 0) + 1
@@ -84,6 +91,29 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "planner_outcome": "planned" if plan else "empty",
         "planner_attempts": 0,
         "planner_feedback": [],
+        "deferred": [],
+    }
+
+
+def _deferred_answer(state: State, deferred: list[PendingCall]) -> dict[str, Any] | None:
+    """Run the held-back calls when the user's message approves them; None to plan normally."""
+    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
+    text = str(humans[-1].content) if humans else ""
+    try:
+        decisions = approval_from_message(text, len(deferred))
+    except ApprovalFormatError as exc:
+        return {
+            "messages": [AIMessage(f"I did not run the proposed actions: {exc}")],
+            "planner_outcome": "clarify",
+        }
+    if decisions is None:
+        return None
+    calls = [{"name": d["name"], "args": d["args"], "id": f"{d['id']}-approved"} for d in deferred]
+    return {
+        "messages": [AIMessage(f"Running the {len(calls)} approved action(s).", tool_calls=calls)],
+        "deferred_decisions": [d.model_dump() for d in decisions],
+        "planner_outcome": "run_deferred",
+        "plan": [],
     }
 
 

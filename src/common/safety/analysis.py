@@ -1,0 +1,163 @@
+"""The per-turn LLM analysis: which of the plan's tools are irreversible for this request."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
+from mcp.types import Tool
+from pydantic import ValidationError
+
+from common.mcp.config import ServerConfig
+from common.safety.classify import ToolVerdict
+from common.safety.prompts import IRREVERSIBILITY_SYSTEM_PROMPT
+from common.safety.verdict import (
+    IrreversibilityAnalysis,
+    ParsedVerdict,
+    from_structured,
+    parse_verdict_text,
+)
+
+AnalysisStatus = Literal["skipped", "ok", "error"]
+"""Whether the analyser ran, and how it went."""
+
+CONVERSATION_MESSAGES = 6
+
+
+@dataclass(frozen=True)
+class AnalysisOutcome:
+    """What the analyser said for this turn, or why nothing usable came back."""
+
+    status: AnalysisStatus
+    """skipped (not needed), ok (an answer was understood) or error (safe default applies)."""
+    verdict: ParsedVerdict | None = None
+    """The understood answer."""
+    error: str | None = None
+    """Why the answer could not be used."""
+    notes: list[str] = field(default_factory=list)
+    """Things worth reporting, such as tool names the analyser made up."""
+
+
+def needs_analysis(verdicts: Sequence[ToolVerdict], configs: Mapping[str, ServerConfig]) -> bool:
+    """Whether the LLM could still change a verdict.
+
+    The blocked set is a union, so the analyser can only add tools: it is pointless when every
+    tool is already irreversible, or cleared by config or by annotations the server is trusted on.
+    """
+    for v in verdicts:
+        settled = v["source"] == "config" or (
+            v["source"] == "annotation" and configs[v["server"]].trust_annotations
+        )
+        if not v["irreversible"] and not settled:
+            return True
+    return False
+
+
+def render_catalog(catalog: Mapping[str, Sequence[Tool]]) -> str:
+    """The catalog as the analyser sees it: real names, descriptions and annotations."""
+    lines = []
+    for server, tools in catalog.items():
+        for t in tools:
+            ann = t.annotations.model_dump(exclude_none=True) if t.annotations else {}
+            hints = f" [{json.dumps(ann, sort_keys=True)}]" if ann else ""
+            lines.append(f"- {server}/{t.name}: {(t.description or '').strip()}{hints}")
+    return "\n".join(lines) or "(no tools)"
+
+
+def _conversation(messages: Sequence[AnyMessage]) -> str:
+    recent = [m for m in messages if m.type in ("human", "ai") and m.content][
+        -CONVERSATION_MESSAGES:
+    ]
+    return "\n".join(f"{m.type}: {str(m.content)[:500]}" for m in recent) or "(empty)"
+
+
+async def analyse(
+    model: BaseChatModel,
+    catalog: Mapping[str, Sequence[Tool]],
+    plan: str,
+    messages: Sequence[AnyMessage],
+    timeout_s: float,
+) -> AnalysisOutcome:
+    """Ask the analyser (never given tools); any failure is an `error` outcome, never raised."""
+    names = {server: [t.name for t in tools] for server, tools in catalog.items()}
+    humans = [m for m in messages if m.type == "human"]
+    request = str(humans[-1].content) if humans else "(no request)"
+    prompt = IRREVERSIBILITY_SYSTEM_PROMPT.format(
+        catalog=render_catalog(catalog), plan=plan, conversation=_conversation(messages)
+    )
+    runnable = model.with_structured_output(IrreversibilityAnalysis, include_raw=True)
+    try:
+        async with asyncio.timeout(timeout_s):
+            out: Any = await runnable.ainvoke([SystemMessage(prompt), HumanMessage(request)])
+    except TimeoutError:
+        return AnalysisOutcome("error", error=f"the analyser did not answer within {timeout_s:g}s")
+    except Exception as exc:
+        return AnalysisOutcome("error", error=f"the analyser failed: {type(exc).__name__}: {exc}")
+    verdict = _understand(out, names)
+    if verdict is None or verdict.irreversible is None:
+        return AnalysisOutcome("error", error=f"the analyser's answer was not understood: {out!r}")
+    notes = [f"the analyser named unknown tool {n!r} (ignored)" for n in verdict.unknown]
+    return AnalysisOutcome("ok", verdict=verdict, notes=notes)
+
+
+def _understand(out: Any, names: Mapping[str, Sequence[str]]) -> ParsedVerdict | None:
+    parsed = out.get("parsed") if isinstance(out, dict) else out
+    if isinstance(parsed, IrreversibilityAnalysis):
+        return from_structured(parsed, names)
+    if isinstance(parsed, dict):
+        try:
+            return from_structured(IrreversibilityAnalysis.model_validate(parsed), names)
+        except ValidationError:
+            return None
+    raw = out.get("raw") if isinstance(out, dict) else None
+    text = getattr(raw, "content", None)
+    return parse_verdict_text(text, names) if isinstance(text, str) else None
+
+
+def is_read_only(verdict: ToolVerdict, tool: Tool) -> bool:
+    """Read-only for the safe default: cleared by config, or annotated readOnlyHint=true."""
+    if verdict["source"] == "config" and not verdict["irreversible"]:
+        return True
+    return bool(tool.annotations and tool.annotations.readOnlyHint)
+
+
+def apply_analysis(
+    verdicts: Sequence[ToolVerdict],
+    outcome: AnalysisOutcome,
+    catalog: Mapping[str, Sequence[Tool]],
+) -> list[ToolVerdict]:
+    """Final verdicts: deterministic ones, plus what the analyser (or the safe default) blocks."""
+    tools = {(s, t.name): t for s, ts in catalog.items() for t in ts}
+    final = [ToolVerdict(**v) for v in verdicts]
+    if outcome.status == "skipped":
+        return final
+    verdict = outcome.verdict
+    if outcome.status == "error" or verdict is None:
+        why = f"safe default: {outcome.error}"
+        return [_block_unless_read_only(v, tools[(v["server"], v["tool"])], why) for v in final]
+    if not verdict.irreversible:
+        return final
+    if not verdict.tools:
+        why = "safe default: the analyser said the request is irreversible but named no known tool"
+        return [_block_unless_read_only(v, tools[(v["server"], v["tool"])], why) for v in final]
+    flagged = set(verdict.tools)
+    for v in final:
+        key = (v["server"], v["tool"])
+        if key in flagged and not v["irreversible"]:
+            reason = verdict.reasons.get(f"{key[0]}/{key[1]}") or "flagged for this request"
+            v["irreversible"], v["source"] = True, "llm"
+            v["reason"] = f"the analyser: {reason}"
+    return final
+
+
+def _block_unless_read_only(v: ToolVerdict, tool: Tool, why: str) -> ToolVerdict:
+    if v["irreversible"] or is_read_only(v, tool):
+        return v
+    return ToolVerdict(
+        server=v["server"], tool=v["tool"], irreversible=True, source="default", reason=why
+    )

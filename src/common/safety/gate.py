@@ -1,0 +1,63 @@
+"""The gate: the one place that decides whether a tool call may run without a human."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from mcp.types import Tool
+
+from common.mcp.config import ServerConfig
+from common.safety.arguments import destructive_intent
+from common.safety.classify import ToolVerdict, VerdictSource, classify_tool
+
+GateSource = VerdictSource | Literal["arguments"]
+"""Which signal decided a gate check; `arguments` for the per-call argument check."""
+
+
+@dataclass(frozen=True)
+class GateDecision:
+    """Whether one call needs approval, and why."""
+
+    needs_approval: bool
+    """True when the call must not run without an approve or edit decision."""
+    reason: str
+    """Why, in words a reviewer can check."""
+    source: GateSource
+    """The signal that decided."""
+
+
+class Gate:
+    """Checks calls against this turn's tool verdicts plus their arguments.
+
+    Only verdicts and arguments count: nothing in the conversation or in tool results can
+    clear a call, so text injected into a tool result cannot unlock anything.
+    """
+
+    def __init__(self, verdicts: Iterable[ToolVerdict]) -> None:
+        self._verdicts = {(v["server"], v["tool"]): v for v in verdicts}
+
+    def check(
+        self,
+        server: str,
+        name: str,
+        args: Mapping[str, Any],
+        tools: Mapping[str, Tool],
+        config: ServerConfig,
+    ) -> GateDecision:
+        """Decide for one call of `name` on `server`, whose live tools are `tools`."""
+        verdict = self._verdicts.get((server, name))
+        tool = tools.get(name)
+        if verdict is None and tool is not None:
+            # A tool that appeared after the guard ran is classified now, never let through.
+            verdict = classify_tool(server, tool, config)
+        if verdict is None:
+            return GateDecision(False, f"{name!r} is not a tool of {server!r}", "default")
+        if verdict["irreversible"]:
+            return GateDecision(True, verdict["reason"], verdict["source"])
+        schema = tool.inputSchema if tool is not None else None
+        intent = destructive_intent(name, schema, args)
+        if intent is not None:
+            return GateDecision(True, intent, "arguments")
+        return GateDecision(False, verdict["reason"], verdict["source"])

@@ -1,0 +1,94 @@
+"""The gate as a `langchain-mcp-adapters` tool interceptor, for apps that embed our experts.
+
+    client = MultiServerMCPClient(connections, tool_interceptors=[ApprovalInterceptor(config)])
+
+Calls the gate lets through run untouched; an irreversible one waits for a human through a
+LangGraph interrupt in the same approval format as the graph (so it must run inside a graph with
+a checkpointer); outside a graph, or in plan_only mode, it is refused with an error result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from langgraph.errors import GraphInterrupt
+from langgraph.types import interrupt
+from mcp.types import CallToolResult, TextContent
+
+from common.mcp.config import McpConfig
+from common.mcp.registry import ExpertRegistry
+from common.safety.approval import (
+    ApprovalFormatError,
+    EditDecision,
+    PendingCall,
+    RejectDecision,
+    build_approval_request,
+    parse_decisions,
+)
+from common.safety.classify import classify_tools
+from common.safety.gate import Gate, GateDecision
+from common.settings import ApprovalMode
+
+Handler = Callable[[Any], Awaitable[Any]]
+"""The next step of the interceptor chain (eventually, the MCP call)."""
+
+
+def _refusal(text: str) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], isError=True)
+
+
+class ApprovalInterceptor:
+    """Apply our irreversibility gate (deterministic layers) to MultiServerMCPClient tools."""
+
+    def __init__(self, config: McpConfig, approval_mode: ApprovalMode = "interrupt") -> None:
+        self.registry = ExpertRegistry(config)
+        self.approval_mode = approval_mode
+
+    async def decide(self, server: str, name: str, args: dict[str, Any]) -> GateDecision:
+        """The gate's decision for one call, from the server's live tool list."""
+        tools = await self.registry.tools(server)
+        cfg = self.registry.server(server)
+        gate = Gate(classify_tools(server, tools, cfg))
+        return gate.check(server, name, args, {t.name: t for t in tools}, cfg)
+
+    async def __call__(self, request: Any, handler: Handler) -> Any:
+        """Let a reversible call through; hold an irreversible one for a human's decision."""
+        decision = await self.decide(request.server_name, request.name, request.args)
+        if not decision.needs_approval or self.approval_mode == "auto":
+            return await handler(request)
+        if self.approval_mode == "plan_only":
+            return _refusal(f"Not run: {request.name!r} is irreversible ({decision.reason}).")
+        pending = PendingCall(
+            id=request.name,
+            expert=request.server_name,
+            name=request.name,
+            args=request.args,
+            reason=f"{decision.reason} (source: {decision.source})",
+        )
+        try:
+            answer = self._ask(pending)
+        except GraphInterrupt:
+            raise
+        except RuntimeError as exc:
+            return _refusal(
+                f"Not run: {request.name!r} needs a human's approval ({decision.reason}), "
+                f"and no LangGraph run is there to ask ({exc})."
+            )
+        if isinstance(answer, RejectDecision):
+            why = f" Their reason: {answer.message}" if answer.message else ""
+            return _refusal(f"The user declined to run {request.name!r}.{why}")
+        if isinstance(answer, EditDecision):
+            edited = answer.edited_action
+            return await handler(request.override(name=edited.name, args=edited.args))
+        return await handler(request)
+
+    @staticmethod
+    def _ask(pending: PendingCall) -> Any:
+        error: str | None = None
+        while True:
+            value = interrupt(build_approval_request([pending], error))
+            try:
+                return parse_decisions(value, 1)[0]
+            except ApprovalFormatError as exc:
+                error = f"Your last answer was not used, nothing ran: {exc}"

@@ -1,0 +1,394 @@
+"""Read an LLM analyser's answer on which catalog tools a request would use irreversibly."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+Catalog = Mapping[str, Sequence[str]]
+"""Server name -> the names of its tools, spelled as the server lists them."""
+
+ToolRef = tuple[str, str]
+"""A resolved tool: (server, tool), in the catalog's spelling."""
+
+
+class IrreversibilityAnalysis(BaseModel):
+    """The analyser's structured answer: is the request irreversible, and through which tools."""
+
+    irreversible: bool = Field(
+        description=(
+            "True when carrying out the request would call at least one tool whose effect "
+            "cannot be undone (sending, deleting, paying, publishing, overwriting...)."
+        )
+    )
+    """Whether the request needs at least one irreversible call."""
+    blocked_tools: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Names of the catalog tools whose calls would be irreversible, spelled exactly as "
+            "listed; write server/tool when two servers share a tool name. Empty when none."
+        ),
+    )
+    """Tool names as the analyser wrote them."""
+    reasons: dict[str, str] = Field(
+        default_factory=dict,
+        description="For each blocked tool name, one short sentence on why it cannot be undone.",
+    )
+    """Blocked tool name -> why its effect is irreversible."""
+
+
+@dataclass(frozen=True)
+class ParsedVerdict:
+    """An analyser's answer, resolved against the catalog it was asked about."""
+
+    irreversible: bool | None
+    """The verdict; None when the answer could not be understood."""
+    tools: tuple[ToolRef, ...] = ()
+    """Resolved (server, tool) pairs, catalog spelling, no duplicates, in order of mention."""
+    unknown: tuple[str, ...] = ()
+    """Names the answer mentioned that match no catalog tool (reported, otherwise ignored)."""
+    reasons: Mapping[str, str] = field(default_factory=dict)
+    """"server/tool" -> the analyser's reason, for blocked tools it gave one for."""
+
+
+# --- resolving one mentioned name -------------------------------------------------------------
+
+_WRAPPERS = "`'\"\u201c\u201d\u2018\u2019[]{}<>| \t"
+_EMPHASIS = "*_~"
+_TRAILING_PUNCTUATION = ".,;:!?"
+_CALL_SUFFIX = re.compile(r"\([^()]*\)$")
+_QUALIFIERS = ("__", "_", ".", "/", ":")
+_MAX_NAME = 512
+"""Longer mentions are cut: no decorated tool name is anywhere near this long."""
+
+
+def _peel(name: str) -> str:
+    """Take one layer of decoration off a mentioned name: wrappers first, then emphasis."""
+    s = name.replace("\\", "").strip()
+    if s.startswith("(") and s.endswith(")"):
+        s = s[1:-1]
+    s = _CALL_SUFFIX.sub("", s.strip(_WRAPPERS).rstrip(_TRAILING_PUNCTUATION)).strip()
+    return s if s != name else s.strip(_EMPHASIS)
+
+
+def _stages(name: str) -> list[str]:
+    """The name as written, then with ever more decoration removed."""
+    stages: list[str] = []
+    s = name.strip()[:_MAX_NAME]
+    while s and s not in stages:
+        stages.append(s)
+        s = _peel(s)
+    return stages
+
+
+def _clean(name: str) -> str:
+    """The name with all decoration removed ("" when nothing is left)."""
+    s = name.strip()[:_MAX_NAME]
+    while (peeled := _peel(s)) != s:
+        s = peeled
+    return s
+
+
+def _casefold(s: str) -> str:
+    return s.casefold()
+
+
+def _loose(s: str) -> str:
+    return s.casefold().replace("-", "_")
+
+
+def _match(name: str, catalog: Catalog, norm: Callable[[str], str]) -> list[ToolRef]:
+    """Catalog tools that `name` names, under the normalisation `norm`."""
+    key = norm(name)
+    literal = [(s, t) for s, tools in catalog.items() for t in tools if norm(t) == key]
+    qualified: list[ToolRef] = []
+    for server, tools in catalog.items():
+        prefixes = [f"mcp__{norm(server)}__"] + [norm(server) + q for q in _QUALIFIERS]
+        rests = {key[len(p) :] for p in prefixes if key.startswith(p) and len(key) > len(p)}
+        qualified += [(server, t) for t in tools if norm(t) in rests]
+    # A tool literally named e.g. "notes_write" beats reading the name as notes/write on the
+    # same server; across servers both readings are kept, since blocking more is the safe side.
+    literal_servers = {s for s, _ in literal}
+    found = literal + [q for q in qualified if q[0] not in literal_servers]
+    return list(dict.fromkeys(found))
+
+
+def resolve_tool_name(name: str, catalog: Catalog) -> list[tuple[str, str]]:
+    """The catalog tools a name in an analyser's answer refers to; [] when none.
+
+    Decoration (whitespace, backticks, quotes, markdown emphasis, trailing punctuation, a
+    trailing "()") is ignored and case does not matter. Accepted forms are the bare tool name
+    and `mcp__server__tool`, `server__tool`, `server_tool`, `server.tool`, `server/tool`,
+    `server:tool`. A bare name several servers share resolves to all of them. If nothing
+    matches, "-" and "_" are treated alike as a last resort.
+    """
+    stages = _stages(name)
+    for norm in (_casefold, _loose):
+        for stage in stages:
+            found = _match(stage, catalog, norm)
+            if found:
+                return found
+    return []
+
+
+# --- the plain-text form ----------------------------------------------------------------------
+
+_KEY_LINE = re.compile(
+    r"^\s*(?P<head>#+)?[\s>*_`~+\-]*(?:\d+[.)]\s*)?[\s*_`~]*"
+    r"(?P<key>(?:is[\s_-]*)?irreversib(?:le|ility)|blocked(?:[\s_-]*tools?)?"
+    r"|tools?[\s_-]*to[\s_-]*block|reasons?)(?![a-z0-9])"
+    r"[\s*_`~]*(?P<sep>[:=]|[-\u2013\u2014]+(?=\s))?(?P<value>.*)",
+    re.IGNORECASE,
+)
+_BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
+_FENCE = re.compile(r"^\s*`{3,}\s*\w*\s*$")
+_YES_NO = re.compile(r"(?<![A-Za-z0-9])(yes|no|true|false)(?![A-Za-z0-9])", re.IGNORECASE)
+_PARENTHETICAL = re.compile(r"\((?!\s*\))[^()]*\)")
+_SEPARATORS = re.compile(r"[,;\s]+")
+_NAME_REASON = re.compile(
+    r"^(?P<name>[^\s,;:]{1,200}(?::[^\s,;:]{1,200})?)[ \t]*(?::|[-\u2013\u2014]{1,3})\s+"
+    r"(?P<reason>\S.*)"
+)
+_NAME_PAREN_REASON = re.compile(r"^(?P<name>[^\s,;]{1,200})\s+\((?P<reason>[^()]+)\)[\s.,;]*$")
+_NONE_WORDS = frozenset(
+    {"none", "n/a", "na", "n.a", "nothing", "null", "nil", "-", "\u2013", "\u2014", "empty"}
+)
+_NONE_PHRASES = frozenset(
+    {"", "no", "no tools", "no tool", "not applicable", "none needed", "no blocked tools"}
+)
+_FILLER = frozenset({"and", "or", "&", "+"})
+
+
+def _yes_no(value: str) -> bool | None:
+    """True for YES/TRUE, False for NO/FALSE, None for neither or both."""
+    found = {w.lower() in ("yes", "true") for w in _YES_NO.findall(value)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _is_none(value: str) -> bool:
+    """Whether a blocked-tools value means "no tools"."""
+    cleaned = _clean(_PARENTHETICAL.sub(" ", value)).lower().rstrip(".")
+    return cleaned in _NONE_WORDS or cleaned in _NONE_PHRASES
+
+
+def _tokens(value: str) -> list[str]:
+    """The names in a comma, semicolon or whitespace separated list."""
+    words = _SEPARATORS.split(_PARENTHETICAL.sub(" ", value))
+    return [w for w in words if _clean(w) and _clean(w).lower() not in _FILLER]
+
+
+def _name_with_reason(line: str) -> tuple[str, str] | None:
+    """("tool", "reason") for a `tool: reason`, `tool - reason` or `tool (reason)` line."""
+    m = _NAME_REASON.match(line) or _NAME_PAREN_REASON.match(line)
+    return (m["name"], m["reason"].strip()) if m else None
+
+
+_Item = tuple[str, str | None]
+"""A mentioned name and the reason given next to it, if any."""
+
+
+def _value_items(value: str, catalog: Catalog) -> list[_Item]:
+    """Names (with a reason when one is attached) in a value on the key's own line."""
+    value = value.strip()
+    if not value or (not resolve_tool_name(value, catalog) and _is_none(value)):
+        return []
+    pair = _name_with_reason(value)
+    if pair is not None:
+        return [pair]
+    return [(t, None) for t in _tokens(value)]
+
+
+def _list_line_items(line: str, catalog: Catalog) -> list[_Item] | None:
+    """Names on a line below a BLOCKED_TOOLS key, or None when the line ends the list."""
+    bullet = _BULLET.match(line)
+    body = line[bullet.end() :] if bullet else line.strip()
+    if not resolve_tool_name(body, catalog) and _is_none(body):
+        return []
+    pair = _name_with_reason(body)
+    if pair is not None and (bullet or resolve_tool_name(pair[0], catalog)):
+        return [pair]
+    tokens = _tokens(body)
+    if bullet or len(tokens) == 1 or all(resolve_tool_name(t, catalog) for t in tokens):
+        return [(t, None) for t in tokens]
+    return None  # prose: the list is over
+
+
+def _text_verdict(text: str, catalog: Catalog) -> ParsedVerdict:
+    """Parse the `IRREVERSIBLE:` / `BLOCKED_TOOLS:` form."""
+    verdict_values: list[str] = []
+    items: list[_Item] = []
+    stray_reasons: list[tuple[str, str]] = []
+    state: str | None = None
+    awaiting_value = False  # a key whose value has not been seen yet
+    for line in text.splitlines():
+        key_line = _KEY_LINE.match(line)
+        if key_line and (key_line["sep"] or key_line["head"] or not key_line["value"]):
+            key = key_line["key"].lower()
+            value = key_line["value"].strip().lstrip("*~ \t")  # e.g. `**KEY:** value`
+            if "irreversib" in key:
+                state = "irreversible"
+            else:
+                state = "blocked" if "block" in key else "reasons"
+            awaiting_value = not _clean(value)
+            if state == "irreversible":
+                if not awaiting_value:
+                    verdict_values.append(value)
+            elif state == "blocked":
+                items += _value_items(value, catalog)
+            elif (pair := _name_with_reason(value)) is not None:
+                stray_reasons.append(pair)
+            continue
+        stripped = line.strip()
+        if _FENCE.match(stripped):
+            continue
+        if not stripped:
+            if not awaiting_value:
+                state = None
+            continue
+        if stripped.startswith("#"):
+            state = None
+            continue
+        if state == "irreversible" and awaiting_value:
+            verdict_values.append(stripped)
+            state, awaiting_value = None, False
+            continue
+        if state == "blocked":
+            found = _list_line_items(line, catalog)
+            if found is not None:
+                items += found
+                awaiting_value = False
+                continue
+            state = None
+        bullet = _BULLET.match(line)
+        pair = _name_with_reason(line[bullet.end() :] if bullet else stripped)
+        if pair is not None:
+            stray_reasons.append(pair)
+        elif state == "reasons":
+            state = None
+    irreversible: bool | None = None
+    if verdict_values:
+        found_words = {_yes_no(v) for v in verdict_values} - {None}
+        irreversible = found_words.pop() if len(found_words) == 1 else None
+    return _build(irreversible, items, stray_reasons, catalog)
+
+
+# --- the JSON and structured forms ------------------------------------------------------------
+
+_JSON_KEYS = {
+    "irreversible": "irreversible",
+    "is_irreversible": "irreversible",
+    "blocked_tools": "blocked_tools",
+    "blocked": "blocked_tools",
+    "tools_to_block": "blocked_tools",
+    "reasons": "reasons",
+}
+
+
+def _find_json(text: str) -> dict[str, Any] | None:
+    """The first JSON object in the text carrying the analysis keys, keys normalised."""
+    decoder = json.JSONDecoder()
+    for attempt, start in enumerate(m.start() for m in re.finditer(r"\{", text)):
+        if attempt >= 64:
+            break
+        try:
+            obj, _ = decoder.raw_decode(text, start)
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        normalised: dict[str, Any] = {}
+        for k, v in obj.items():
+            name = _JSON_KEYS.get(re.sub(r"[\s-]+", "_", str(k).strip().lower()))
+            if name is not None and name not in normalised:
+                normalised[name] = v
+        if "irreversible" in normalised or "blocked_tools" in normalised:
+            return normalised
+    return None
+
+
+def _json_verdict(data: Mapping[str, Any], catalog: Catalog) -> ParsedVerdict:
+    """Read a loosely typed JSON analysis."""
+    flag = data.get("irreversible")
+    irreversible = (
+        flag if isinstance(flag, bool) else _yes_no(flag) if isinstance(flag, str) else None
+    )
+    blocked = data.get("blocked_tools")
+    items: list[_Item] = []
+    if isinstance(blocked, str):
+        items = [] if _is_none(blocked) else [(t, None) for t in _tokens(blocked)]
+    elif isinstance(blocked, list):
+        for entry in blocked:
+            if isinstance(entry, str):
+                items.append((entry, None))
+            elif isinstance(entry, Mapping):
+                tool = entry.get("tool") or entry.get("name")
+                server = entry.get("server")
+                reason = entry.get("reason")
+                if isinstance(tool, str):
+                    name = f"{server}/{tool}" if isinstance(server, str) and server else tool
+                    items.append((name, reason if isinstance(reason, str) else None))
+    reasons = data.get("reasons")
+    given = (
+        [(str(k), str(v)) for k, v in reasons.items() if v is not None]
+        if isinstance(reasons, Mapping)
+        else []
+    )
+    return _build(irreversible, items, given, catalog)
+
+
+def _build(
+    irreversible: bool | None,
+    items: Iterable[_Item],
+    extra_reasons: Iterable[tuple[str, str]],
+    catalog: Catalog,
+) -> ParsedVerdict:
+    """Resolve the mentioned names and attach reasons to the tools they explain."""
+    tools: list[ToolRef] = []
+    unknown: list[str] = []
+    reasons: dict[str, str] = {}
+    for raw, reason in items:
+        names = [raw]
+        if not resolve_tool_name(raw, catalog) and _SEPARATORS.search(raw.strip()):
+            names = _tokens(raw)
+        for name in names:
+            found = resolve_tool_name(name, catalog)
+            if not found:
+                cleaned = _clean(name)
+                if cleaned and not _is_none(cleaned) and cleaned not in unknown:
+                    unknown.append(cleaned)
+                continue
+            for ref in found:
+                if ref not in tools:
+                    tools.append(ref)
+                if reason and len(names) == 1:
+                    reasons.setdefault(f"{ref[0]}/{ref[1]}", reason.strip())
+    for name, reason in extra_reasons:
+        for ref in resolve_tool_name(name, catalog):
+            if ref in tools and reason.strip():
+                reasons.setdefault(f"{ref[0]}/{ref[1]}", reason.strip())
+    return ParsedVerdict(irreversible, tuple(tools), tuple(unknown), reasons)
+
+
+def parse_verdict_text(text: str, catalog: Catalog) -> ParsedVerdict:
+    """Parse an analyser's plain-text (or embedded JSON) answer against the catalog.
+
+    The expected form is an `IRREVERSIBLE: YES|NO` line and a `BLOCKED_TOOLS:` line whose
+    value, or the list below it, names the tools. Key spelling, case and markdown decoration
+    are forgiven. A JSON object with the `IrreversibilityAnalysis` keys, fenced or not, is read
+    instead when present. `irreversible` is None when the verdict is missing or unclear.
+    """
+    data = _find_json(text)
+    if data is not None:
+        return _json_verdict(data, catalog)
+    return _text_verdict(text, catalog)
+
+
+def from_structured(analysis: IrreversibilityAnalysis, catalog: Catalog) -> ParsedVerdict:
+    """Resolve a structured analysis against the catalog, like the plain-text form."""
+    items: list[_Item] = [(name, None) for name in analysis.blocked_tools]
+    return _build(analysis.irreversible, items, list(analysis.reasons.items()), catalog)
