@@ -1,0 +1,143 @@
+"""`${...}` templates in direct-step arguments: results of earlier tasks, and date ranges.
+
+`${t1.result}` is a task's text result; `${t1.data...}` its structured result, navigated with
+`.key`, `[N]` and `.*` (maps the rest of the path over a list); `${step[0]...}` names a task by
+its position in the plan. `${dates.last_week.from}` is a date from `common.dates`. A template
+that is the whole value keeps the referenced value's JSON type; inside a longer string it is
+rendered as text (JSON for lists and objects).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from common.dates import resolve_period
+
+_TEMPLATE = re.compile(r"\$\{([^}]+)\}")
+_REF = re.compile(r"^(?:step\[(\d+)\]|([A-Za-z_][\w-]*))(.*)$")
+_SEGMENT = re.compile(r"\.\*|\.([A-Za-z_][\w-]*)|\[(\d+)\]")
+
+
+class TemplateError(ValueError):
+    """A template that cannot be resolved; the message names the task, template and path."""
+
+
+def _walk(value: Any, segments: list[str], template: str, task_id: str, done: str) -> Any:
+    for i, seg in enumerate(segments):
+        if seg == ".*":
+            if not isinstance(value, list):
+                raise TemplateError(
+                    f"task {task_id!r}: {template} maps '.*' over {done or 'the value'}, "
+                    f"which is not a list"
+                )
+            rest = segments[i + 1 :]
+            return [
+                _walk(item, rest, template, task_id, f"{done}[{n}]") for n, item in enumerate(value)
+            ]
+        if seg.startswith("["):
+            index = int(seg[1:-1])
+            if not isinstance(value, list) or index >= len(value):
+                raise TemplateError(
+                    f"task {task_id!r}: {template} has no {done}{seg} "
+                    f"(path {done or 'value'} is not a list of more than {index} items)"
+                )
+            value = value[index]
+        else:
+            key = seg[1:]
+            if not isinstance(value, Mapping) or key not in value:
+                keys = ", ".join(map(str, value)) if isinstance(value, Mapping) else "none"
+                raise TemplateError(
+                    f"task {task_id!r}: {template} has no {done}{seg} (keys there: {keys})"
+                )
+            value = value[key]
+        done += seg
+    return value
+
+
+def _split(expr: str) -> tuple[str | int, list[str]]:
+    match = _REF.match(expr.strip())
+    if not match:
+        raise TemplateError(f"malformed template ${{{expr}}}")
+    ref: str | int = int(match.group(1)) if match.group(1) is not None else match.group(2)
+    rest = match.group(3)
+    segments = [m.group(0) for m in _SEGMENT.finditer(rest)]
+    if "".join(segments) != rest:
+        raise TemplateError(f"malformed path in template ${{{expr}}}")
+    return ref, segments
+
+
+def referenced_tasks(value: Any, order: Sequence[str]) -> set[str]:
+    """Ids of the tasks a value's templates refer to (`step[N]` mapped through `order`)."""
+    refs: set[str] = set()
+    for text in _strings(value):
+        for expr in _TEMPLATE.findall(text):
+            ref, _ = _split(expr)
+            if ref == "dates":
+                continue
+            if isinstance(ref, int):
+                refs.add(order[ref] if ref < len(order) else f"step[{ref}]")
+            else:
+                refs.add(ref)
+    return refs
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _lookup(
+    expr: str,
+    outputs: Mapping[str, Mapping[str, Any]],
+    order: Sequence[str],
+    task_id: str,
+    today: date,
+) -> Any:
+    template = f"${{{expr}}}"
+    ref, segments = _split(expr)
+    if ref == "dates":
+        if len(segments) != 2:
+            raise TemplateError(f"task {task_id!r}: {template} must be ${{dates.<period>.from|to}}")
+        period = resolve_period(segments[0][1:], today).as_dict()
+        return _walk(period, segments[1:], template, task_id, "")
+    if isinstance(ref, int):
+        if ref >= len(order):
+            raise TemplateError(f"task {task_id!r}: {template} names step {ref}, beyond the plan")
+        ref = order[ref]
+    if ref not in outputs:
+        raise TemplateError(f"task {task_id!r}: {template} refers to {ref!r}, which has no result")
+    return _walk(outputs[ref], segments, template, task_id, "")
+
+
+def resolve(
+    value: Any,
+    outputs: Mapping[str, Mapping[str, Any]],
+    order: Sequence[str],
+    task_id: str,
+    today: date,
+) -> Any:
+    """`value` with every template replaced; `outputs` maps task id to {result, data}."""
+    if isinstance(value, Mapping):
+        return {k: resolve(v, outputs, order, task_id, today) for k, v in value.items()}
+    if isinstance(value, list):
+        return [resolve(v, outputs, order, task_id, today) for v in value]
+    if not isinstance(value, str):
+        return value
+    whole = _TEMPLATE.fullmatch(value.strip())
+    if whole:
+        return _lookup(whole.group(1), outputs, order, task_id, today)
+
+    def render(match: re.Match[str]) -> str:
+        found = _lookup(match.group(1), outputs, order, task_id, today)
+        return found if isinstance(found, str) else json.dumps(found, ensure_ascii=False)
+
+    return _TEMPLATE.sub(render, value)
