@@ -81,6 +81,9 @@ def scripted(mcp_config: dict[str, Any]) -> Any:
     """Build a run context whose node models follow scripts: `scripted(planner=[...], ...)`."""
 
     def make(**roles: list[Any]) -> tuple[dict[str, Any], dict[str, ScriptedChatModel]]:
+        # Unless a test scripts the analyser, it finds nothing irreversible beyond the
+        # deterministic verdicts (a real model would answer every turn).
+        roles.setdefault("irreversibility", ["IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE"] * 50)
         models = {
             role: ScriptedChatModel(script=list(items), name_=role) for role, items in roles.items()
         }

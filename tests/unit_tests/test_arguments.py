@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -297,6 +298,25 @@ def test_non_string_values_are_ignored() -> None:
 def test_first_destructive_argument_is_reported() -> None:
     args = {"query": "SELECT 1", "cleanup": "DELETE FROM t", "after": "DROP TABLE t"}
     assert destructive_intent("run_query", None, args) == "argument 'cleanup' contains SQL DELETE"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "curl " * 10_000,
+        "git push " * 6_000,
+        "select a from b " * 3_000,
+        "systemctl a " * 5_000,
+        "open(" * 10_000,
+        "/* " * 15_000,
+        "x; " * 15_000,
+        "a" * 100_000,
+    ],
+)
+def test_hostile_arguments_are_scanned_in_linear_time(text: str) -> None:
+    started = time.perf_counter()
+    assert destructive_intent("run_query", None, {"query": text}) is None
+    assert time.perf_counter() - started < 3
 
 
 # --- properties -------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -541,6 +543,43 @@ def test_parsed_verdict_is_frozen() -> None:
     with pytest.raises(AttributeError):
         v.irreversible = False  # type: ignore[misc]
     assert (v.tools, v.unknown, dict(v.reasons)) == ((), (), {})
+
+
+# --- hostile input ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "*" * 50_000,
+        "-" * 50_000,
+        " " * 50_000 + "x",
+        "IRREVERSIBLE: " + " " * 50_000 + "x",
+        "BLOCKED_TOOLS: " + "*`" * 25_000,
+        "BLOCKED_TOOLS: " + "a_" * 25_000,
+        "a" * 50_000 + " - x",
+        "``` " + " " * 50_000 + "x",
+        "{" * 50_000,
+        '{"a": ' * 20_000,
+        "BLOCKED_TOOLS:\n" + "\n".join(f"- nope_{i}" for i in range(3_000)),
+    ],
+)
+def test_hostile_answers_are_parsed_in_linear_time(text: str) -> None:
+    catalog = {f"s{i}": [f"tool_{j}" for j in range(50)] for i in range(40)}
+    started = time.perf_counter()
+    v = parse_verdict_text(text, catalog)
+    assert time.perf_counter() - started < 3
+    assert v.tools == ()
+
+
+def test_long_lists_against_a_large_catalog() -> None:
+    catalog = {f"s{i}": [f"tool_{j}" for j in range(50)] for i in range(40)}
+    text = "IRREVERSIBLE: YES\nBLOCKED_TOOLS: " + ", ".join(f"tool_{j % 50}" for j in range(5_000))
+    started = time.perf_counter()
+    v = parse_verdict_text(text, catalog)
+    assert time.perf_counter() - started < 3
+    assert len(v.tools) == 2_000
+    assert v.tools[:2] == (("s0", "tool_0"), ("s1", "tool_0"))
 
 
 # --- properties -------------------------------------------------------------------------------

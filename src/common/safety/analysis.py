@@ -14,7 +14,7 @@ from mcp.types import Tool
 from pydantic import ValidationError
 
 from common.mcp.config import ServerConfig
-from common.safety.classify import ToolVerdict
+from common.safety.classify import ToolVerdict, name_verdict
 from common.safety.prompts import IRREVERSIBILITY_SYSTEM_PROMPT
 from common.safety.verdict import (
     IrreversibilityAnalysis,
@@ -43,19 +43,20 @@ class AnalysisOutcome:
     """Things worth reporting, such as tool names the analyser made up."""
 
 
+def settled(verdict: ToolVerdict, configs: Mapping[str, ServerConfig]) -> bool:
+    """Decided by a signal that outranks the analyser: config, or annotations it trusts."""
+    return verdict["source"] == "config" or (
+        verdict["source"] == "annotation" and configs[verdict["server"]].trust_annotations
+    )
+
+
 def needs_analysis(verdicts: Sequence[ToolVerdict], configs: Mapping[str, ServerConfig]) -> bool:
     """Whether the LLM could still change a verdict.
 
-    The blocked set is a union, so the analyser can only add tools: it is pointless when every
-    tool is already irreversible, or cleared by config or by annotations the server is trusted on.
+    The blocked set is a union, so the analyser can only add tools, and never overrides config
+    or trusted annotations: it is pointless when every tool is irreversible or settled.
     """
-    for v in verdicts:
-        settled = v["source"] == "config" or (
-            v["source"] == "annotation" and configs[v["server"]].trust_annotations
-        )
-        if not v["irreversible"] and not settled:
-            return True
-    return False
+    return any(not v["irreversible"] and not settled(v, configs) for v in verdicts)
 
 
 def render_catalog(catalog: Mapping[str, Sequence[Tool]]) -> str:
@@ -119,45 +120,52 @@ def _understand(out: Any, names: Mapping[str, Sequence[str]]) -> ParsedVerdict |
     return parse_verdict_text(text, names) if isinstance(text, str) else None
 
 
-def is_read_only(verdict: ToolVerdict, tool: Tool) -> bool:
-    """Read-only for the safe default: cleared by config, or annotated readOnlyHint=true."""
+def is_read_only(verdict: ToolVerdict, tool: Tool, config: ServerConfig) -> bool:
+    """Read-only for the safe default: cleared by config, or annotated readOnlyHint=true.
+
+    An untrusted hint only counts when the name agrees, so a mislabelled tool gets no pass.
+    """
     if verdict["source"] == "config" and not verdict["irreversible"]:
         return True
-    return bool(tool.annotations and tool.annotations.readOnlyHint)
+    if not (tool.annotations and tool.annotations.readOnlyHint):
+        return False
+    by_name = name_verdict(tool)
+    return config.trust_annotations or (by_name is not None and not by_name[0])
 
 
 def apply_analysis(
     verdicts: Sequence[ToolVerdict],
     outcome: AnalysisOutcome,
     catalog: Mapping[str, Sequence[Tool]],
+    configs: Mapping[str, ServerConfig],
 ) -> list[ToolVerdict]:
-    """Final verdicts: deterministic ones, plus what the analyser (or the safe default) blocks."""
+    """Final verdicts: deterministic ones, plus what the analyser (or the safe default) blocks.
+
+    Tools settled by config or trusted annotations keep their verdict whatever the analyser says.
+    """
     tools = {(s, t.name): t for s, ts in catalog.items() for t in ts}
     final = [ToolVerdict(**v) for v in verdicts]
-    if outcome.status == "skipped":
-        return final
     verdict = outcome.verdict
-    if outcome.status == "error" or verdict is None:
-        why = f"safe default: {outcome.error}"
-        return [_block_unless_read_only(v, tools[(v["server"], v["tool"])], why) for v in final]
-    if not verdict.irreversible:
+    if outcome.status == "skipped" or (verdict is not None and verdict.irreversible is False):
         return final
-    if not verdict.tools:
-        why = "safe default: the analyser said the request is irreversible but named no known tool"
-        return [_block_unless_read_only(v, tools[(v["server"], v["tool"])], why) for v in final]
+    open_ = [v for v in final if not v["irreversible"] and not settled(v, configs)]
+    if outcome.status == "error" or verdict is None or not verdict.tools:
+        why = (
+            f"safe default: {outcome.error}"
+            if outcome.error
+            else "safe default: the analyser said the request is irreversible but named no "
+            "known tool"
+        )
+        for v in open_:
+            key = (v["server"], v["tool"])
+            if not is_read_only(v, tools[key], configs[v["server"]]):
+                v["irreversible"], v["source"], v["reason"] = True, "default", why
+        return final
     flagged = set(verdict.tools)
-    for v in final:
+    for v in open_:
         key = (v["server"], v["tool"])
-        if key in flagged and not v["irreversible"]:
+        if key in flagged:
             reason = verdict.reasons.get(f"{key[0]}/{key[1]}") or "flagged for this request"
             v["irreversible"], v["source"] = True, "llm"
             v["reason"] = f"the analyser: {reason}"
     return final
-
-
-def _block_unless_read_only(v: ToolVerdict, tool: Tool, why: str) -> ToolVerdict:
-    if v["irreversible"] or is_read_only(v, tool):
-        return v
-    return ToolVerdict(
-        server=v["server"], tool=v["tool"], irreversible=True, source="default", reason=why
-    )

@@ -66,7 +66,8 @@ def _words(text: str) -> set[str]:
     return with_stems(set(re.findall(r"[a-z]+", text.lower())))
 
 
-def _heuristic(tool: Tool) -> tuple[bool, str] | None:
+def name_verdict(tool: Tool) -> tuple[bool, str] | None:
+    """What the tool's name and description say: (irreversible, why), or None when silent."""
     tokens = sorted(with_stems(name_tokens(tool.name)))
     risky = [t for t in tokens if t in IRREVERSIBLE_VERBS]
     if risky:
@@ -122,7 +123,7 @@ def classify_tool(server: str, tool: Tool, cfg: ServerConfig) -> ToolVerdict:
     if by_config is not None:
         return verdict(by_config[0], "config", by_config[1])
     by_annotation = _annotation_verdict(tool, cfg.trust_annotations)
-    by_name = _heuristic(tool)
+    by_name = name_verdict(tool)
     if by_annotation is not None:
         cleared = not by_annotation[0]
         # Untrusted hints may make a tool stricter but never clear one the name flags.

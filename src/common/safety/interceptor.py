@@ -70,7 +70,8 @@ class ApprovalInterceptor:
             answer = self._ask(pending)
         except GraphInterrupt:
             raise
-        except RuntimeError as exc:
+        except (RuntimeError, KeyError) as exc:
+            # Outside a LangGraph run there is no one to ask (no Pregel scratchpad).
             return _refusal(
                 f"Not run: {request.name!r} needs a human's approval ({decision.reason}), "
                 f"and no LangGraph run is there to ask ({exc})."

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -95,27 +95,85 @@ def _clean(name: str) -> str:
 
 
 def _casefold(s: str) -> str:
+    """Case-insensitive spelling."""
     return s.casefold()
 
 
 def _loose(s: str) -> str:
+    """Case-insensitive spelling where "-" and "_" are the same."""
     return s.casefold().replace("-", "_")
 
 
-def _match(name: str, catalog: Catalog, norm: Callable[[str], str]) -> list[ToolRef]:
-    """Catalog tools that `name` names, under the normalisation `norm`."""
-    key = norm(name)
-    literal = [(s, t) for s, tools in catalog.items() for t in tools if norm(t) == key]
-    qualified: list[ToolRef] = []
-    for server, tools in catalog.items():
-        prefixes = [f"mcp__{norm(server)}__"] + [norm(server) + q for q in _QUALIFIERS]
-        rests = {key[len(p) :] for p in prefixes if key.startswith(p) and len(key) > len(p)}
-        qualified += [(server, t) for t in tools if norm(t) in rests]
-    # A tool literally named e.g. "notes_write" beats reading the name as notes/write on the
-    # same server; across servers both readings are kept, since blocking more is the safe side.
-    literal_servers = {s for s, _ in literal}
-    found = literal + [q for q in qualified if q[0] not in literal_servers]
-    return list(dict.fromkeys(found))
+def _splits(key: str, separator: str) -> Iterator[tuple[str, str]]:
+    """Every (before, after) split of `key` around one occurrence of `separator`."""
+    i = key.find(separator, 1)
+    while i != -1:
+        if i + len(separator) < len(key):
+            yield key[:i], key[i + len(separator) :]
+        i = key.find(separator, i + 1)
+
+
+_Index = tuple[Callable[[str], str], dict[str, list[ToolRef]], dict[str, dict[str, list[ToolRef]]]]
+"""A normalisation, then tool name -> tools, then server name -> tool name -> tools."""
+
+
+class _Resolver:
+    """Name look-ups against one catalog: indexed once, answers remembered."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._position: dict[ToolRef, int] = {}
+        self._indexes: list[_Index] = []
+        for norm in (_casefold, _loose):
+            tools: dict[str, list[ToolRef]] = {}
+            servers: dict[str, dict[str, list[ToolRef]]] = {}
+            for server, names in catalog.items():
+                by_tool = servers.setdefault(norm(server), {})
+                for tool in names:
+                    ref = (server, tool)
+                    self._position.setdefault(ref, len(self._position))
+                    tools.setdefault(norm(tool), []).append(ref)
+                    by_tool.setdefault(norm(tool), []).append(ref)
+            self._indexes.append((norm, tools, servers))
+        self._cache: dict[str, list[ToolRef]] = {}
+
+    def __call__(self, name: str) -> list[ToolRef]:
+        """The tools `name` refers to, as `resolve_tool_name` describes."""
+        if name not in self._cache:
+            self._cache[name] = self._resolve(name)
+        return list(self._cache[name])
+
+    def _resolve(self, name: str) -> list[ToolRef]:
+        stages = _stages(name)
+        for index in self._indexes:
+            for stage in stages:
+                found = self._match(stage, *index)
+                if found:
+                    return found
+        return []
+
+    def _match(
+        self,
+        name: str,
+        norm: Callable[[str], str],
+        tools: Mapping[str, list[ToolRef]],
+        servers: Mapping[str, Mapping[str, list[ToolRef]]],
+    ) -> list[ToolRef]:
+        key = norm(name)
+        literal = list(tools.get(key, []))
+        qualified: list[ToolRef] = []
+        splits = [(q, key) for q in _QUALIFIERS]
+        if key.startswith("mcp__"):
+            splits.append(("__", key[len("mcp__") :]))
+        for qualifier, text in splits:
+            for server, tool in _splits(text, qualifier):
+                qualified += servers.get(server, {}).get(tool, [])
+        # A tool literally named e.g. "notes_write" beats reading the name as notes/write on
+        # the same server; across servers both readings are kept (blocking more is safe).
+        literal_servers = {s for s, _ in literal}
+        qualified = sorted(
+            {q for q in qualified if q[0] not in literal_servers}, key=self._position.__getitem__
+        )
+        return list(dict.fromkeys(literal + qualified))
 
 
 def resolve_tool_name(name: str, catalog: Catalog) -> list[tuple[str, str]]:
@@ -127,26 +185,20 @@ def resolve_tool_name(name: str, catalog: Catalog) -> list[tuple[str, str]]:
     `server:tool`. A bare name several servers share resolves to all of them. If nothing
     matches, "-" and "_" are treated alike as a last resort.
     """
-    stages = _stages(name)
-    for norm in (_casefold, _loose):
-        for stage in stages:
-            found = _match(stage, catalog, norm)
-            if found:
-                return found
-    return []
+    return _Resolver(catalog)(name)
 
 
 # --- the plain-text form ----------------------------------------------------------------------
 
 _KEY_LINE = re.compile(
-    r"^\s*(?P<head>#+)?[\s>*_`~+\-]*(?:\d+[.)]\s*)?[\s*_`~]*"
+    r"(?P<lead>[\s>#*_`~+\-]*)(?:\d+[.)][\s*_`~]*)?"
     r"(?P<key>(?:is[\s_-]*)?irreversib(?:le|ility)|blocked(?:[\s_-]*tools?)?"
     r"|tools?[\s_-]*to[\s_-]*block|reasons?)(?![a-z0-9])"
     r"[\s*_`~]*(?P<sep>[:=]|[-\u2013\u2014]+(?=\s))?(?P<value>.*)",
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*+\u2022]|\d+[.)])\s+")
-_FENCE = re.compile(r"^\s*`{3,}\s*\w*\s*$")
+_FENCE = re.compile(r"`{3,}[\w+-]*")
 _YES_NO = re.compile(r"(?<![A-Za-z0-9])(yes|no|true|false)(?![A-Za-z0-9])", re.IGNORECASE)
 _PARENTHETICAL = re.compile(r"\((?!\s*\))[^()]*\)")
 _SEPARATORS = re.compile(r"[,;\s]+")
@@ -192,10 +244,10 @@ _Item = tuple[str, str | None]
 """A mentioned name and the reason given next to it, if any."""
 
 
-def _value_items(value: str, catalog: Catalog) -> list[_Item]:
+def _value_items(value: str, resolve: _Resolver) -> list[_Item]:
     """Names (with a reason when one is attached) in a value on the key's own line."""
     value = value.strip()
-    if not value or (not resolve_tool_name(value, catalog) and _is_none(value)):
+    if not value or (not resolve(value) and _is_none(value)):
         return []
     pair = _name_with_reason(value)
     if pair is not None:
@@ -203,22 +255,22 @@ def _value_items(value: str, catalog: Catalog) -> list[_Item]:
     return [(t, None) for t in _tokens(value)]
 
 
-def _list_line_items(line: str, catalog: Catalog) -> list[_Item] | None:
+def _list_line_items(line: str, resolve: _Resolver) -> list[_Item] | None:
     """Names on a line below a BLOCKED_TOOLS key, or None when the line ends the list."""
     bullet = _BULLET.match(line)
     body = line[bullet.end() :] if bullet else line.strip()
-    if not resolve_tool_name(body, catalog) and _is_none(body):
+    if not resolve(body) and _is_none(body):
         return []
     pair = _name_with_reason(body)
-    if pair is not None and (bullet or resolve_tool_name(pair[0], catalog)):
+    if pair is not None and (bullet or resolve(pair[0])):
         return [pair]
     tokens = _tokens(body)
-    if bullet or len(tokens) == 1 or all(resolve_tool_name(t, catalog) for t in tokens):
+    if bullet or len(tokens) == 1 or all(resolve(t) for t in tokens):
         return [(t, None) for t in tokens]
     return None  # prose: the list is over
 
 
-def _text_verdict(text: str, catalog: Catalog) -> ParsedVerdict:
+def _text_verdict(text: str, resolve: _Resolver) -> ParsedVerdict:
     """Parse the `IRREVERSIBLE:` / `BLOCKED_TOOLS:` form."""
     verdict_values: list[str] = []
     items: list[_Item] = []
@@ -227,7 +279,9 @@ def _text_verdict(text: str, catalog: Catalog) -> ParsedVerdict:
     awaiting_value = False  # a key whose value has not been seen yet
     for line in text.splitlines():
         key_line = _KEY_LINE.match(line)
-        if key_line and (key_line["sep"] or key_line["head"] or not key_line["value"]):
+        if key_line and (
+            key_line["sep"] or "#" in key_line["lead"] or not key_line["value"].strip()
+        ):
             key = key_line["key"].lower()
             value = key_line["value"].strip().lstrip("*~ \t")  # e.g. `**KEY:** value`
             if "irreversib" in key:
@@ -239,12 +293,12 @@ def _text_verdict(text: str, catalog: Catalog) -> ParsedVerdict:
                 if not awaiting_value:
                     verdict_values.append(value)
             elif state == "blocked":
-                items += _value_items(value, catalog)
+                items += _value_items(value, resolve)
             elif (pair := _name_with_reason(value)) is not None:
                 stray_reasons.append(pair)
             continue
         stripped = line.strip()
-        if _FENCE.match(stripped):
+        if _FENCE.fullmatch(stripped):
             continue
         if not stripped:
             if not awaiting_value:
@@ -258,7 +312,7 @@ def _text_verdict(text: str, catalog: Catalog) -> ParsedVerdict:
             state, awaiting_value = None, False
             continue
         if state == "blocked":
-            found = _list_line_items(line, catalog)
+            found = _list_line_items(line, resolve)
             if found is not None:
                 items += found
                 awaiting_value = False
@@ -268,13 +322,11 @@ def _text_verdict(text: str, catalog: Catalog) -> ParsedVerdict:
         pair = _name_with_reason(line[bullet.end() :] if bullet else stripped)
         if pair is not None:
             stray_reasons.append(pair)
-        elif state == "reasons":
-            state = None
     irreversible: bool | None = None
     if verdict_values:
         found_words = {_yes_no(v) for v in verdict_values} - {None}
         irreversible = found_words.pop() if len(found_words) == 1 else None
-    return _build(irreversible, items, stray_reasons, catalog)
+    return _build(irreversible, items, stray_reasons, resolve)
 
 
 # --- the JSON and structured forms ------------------------------------------------------------
@@ -297,7 +349,7 @@ def _find_json(text: str) -> dict[str, Any] | None:
             break
         try:
             obj, _ = decoder.raw_decode(text, start)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(obj, dict):
             continue
@@ -311,7 +363,7 @@ def _find_json(text: str) -> dict[str, Any] | None:
     return None
 
 
-def _json_verdict(data: Mapping[str, Any], catalog: Catalog) -> ParsedVerdict:
+def _json_verdict(data: Mapping[str, Any], resolve: _Resolver) -> ParsedVerdict:
     """Read a loosely typed JSON analysis."""
     flag = data.get("irreversible")
     irreversible = (
@@ -338,37 +390,36 @@ def _json_verdict(data: Mapping[str, Any], catalog: Catalog) -> ParsedVerdict:
         if isinstance(reasons, Mapping)
         else []
     )
-    return _build(irreversible, items, given, catalog)
+    return _build(irreversible, items, given, resolve)
 
 
 def _build(
     irreversible: bool | None,
     items: Iterable[_Item],
     extra_reasons: Iterable[tuple[str, str]],
-    catalog: Catalog,
+    resolve: _Resolver,
 ) -> ParsedVerdict:
     """Resolve the mentioned names and attach reasons to the tools they explain."""
-    tools: list[ToolRef] = []
-    unknown: list[str] = []
+    tools: dict[ToolRef, None] = {}  # insertion-ordered set
+    unknown: dict[str, None] = {}
     reasons: dict[str, str] = {}
     for raw, reason in items:
         names = [raw]
-        if not resolve_tool_name(raw, catalog) and _SEPARATORS.search(raw.strip()):
+        if not resolve(raw) and _SEPARATORS.search(raw.strip()):
             names = _tokens(raw)
         for name in names:
-            found = resolve_tool_name(name, catalog)
+            found = resolve(name)
             if not found:
                 cleaned = _clean(name)
-                if cleaned and not _is_none(cleaned) and cleaned not in unknown:
-                    unknown.append(cleaned)
+                if cleaned and not _is_none(cleaned):
+                    unknown.setdefault(cleaned)
                 continue
             for ref in found:
-                if ref not in tools:
-                    tools.append(ref)
-                if reason and len(names) == 1:
+                tools.setdefault(ref)
+                if reason and reason.strip() and len(names) == 1:
                     reasons.setdefault(f"{ref[0]}/{ref[1]}", reason.strip())
     for name, reason in extra_reasons:
-        for ref in resolve_tool_name(name, catalog):
+        for ref in resolve(name):
             if ref in tools and reason.strip():
                 reasons.setdefault(f"{ref[0]}/{ref[1]}", reason.strip())
     return ParsedVerdict(irreversible, tuple(tools), tuple(unknown), reasons)
@@ -382,13 +433,15 @@ def parse_verdict_text(text: str, catalog: Catalog) -> ParsedVerdict:
     are forgiven. A JSON object with the `IrreversibilityAnalysis` keys, fenced or not, is read
     instead when present. `irreversible` is None when the verdict is missing or unclear.
     """
+    resolve = _Resolver(catalog)
     data = _find_json(text)
     if data is not None:
-        return _json_verdict(data, catalog)
-    return _text_verdict(text, catalog)
+        return _json_verdict(data, resolve)
+    return _text_verdict(text, resolve)
 
 
 def from_structured(analysis: IrreversibilityAnalysis, catalog: Catalog) -> ParsedVerdict:
     """Resolve a structured analysis against the catalog, like the plain-text form."""
     items: list[_Item] = [(name, None) for name in analysis.blocked_tools]
-    return _build(analysis.irreversible, items, list(analysis.reasons.items()), catalog)
+    reasons = list(analysis.reasons.items())
+    return _build(analysis.irreversible, items, reasons, _Resolver(catalog))

@@ -36,7 +36,7 @@ async def irreversibility_check(state: State, runtime: Runtime[Context]) -> dict
         outcome = await _analyse(state, runtime, catalog)
     else:
         outcome = AnalysisOutcome("skipped")
-    final = apply_analysis(verdicts, outcome, catalog)
+    final = apply_analysis(verdicts, outcome, catalog, configs)
     guard = _verdict(final, unavailable, outcome)
     emit(runtime, "guard", **guard)
     stats = GuardStats(**(state.get("guard_stats") or {"llm_calls": 0, "llm_skipped": 0}))

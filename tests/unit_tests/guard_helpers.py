@@ -1,0 +1,151 @@
+"""In-process expert servers and state readers for the irreversibility guard tests.
+
+Each server is a FastMCP object registered under a fresh name (sessions live for the whole
+test session, so a name is never reused) whose tools append every execution to a Python list.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+from common.mcp.inprocess import register_inprocess_server
+from tests.unit_tests.helpers import unique
+
+READ_ONLY = ToolAnnotations(readOnlyHint=True)
+DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True)
+
+
+@dataclass
+class Executions:
+    """What an in-process server actually ran, in order."""
+
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def record(self, name: str, **args: Any) -> None:
+        self.calls.append((name, args))
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self.calls]
+
+    def keys(self) -> list[str]:
+        """Each execution as one comparable string: `name {json args}`."""
+        return [call_key(name, args) for name, args in self.calls]
+
+
+def call_key(name: str, args: dict[str, Any]) -> str:
+    return f"{name} {json.dumps(args, sort_keys=True)}"
+
+
+@dataclass
+class Expert:
+    """A registered in-process server: its registration name and what it ran."""
+
+    inprocess: str
+    runs: Executions
+
+    def entry(self, **flags: Any) -> dict[str, Any]:
+        """An `mcpServers` entry reaching this server, with our extra keys."""
+        return {"inprocess": self.inprocess, "description": "Test expert.", **flags}
+
+
+def chat_server() -> Expert:
+    """A chat expert whose tools the deterministic layers mostly call reversible.
+
+    `get_messages` has no annotations (its name reads as a read); `announce` claims
+    readOnlyHint=true but broadcasts to everyone (a lying annotation on an untrusted server);
+    `post_message` is annotated destructive.
+    """
+    runs = Executions()
+    mcp = FastMCP(unique("chat"))
+
+    @mcp.tool()
+    def get_messages(channel: str = "general") -> str:
+        """Return the latest messages of a channel."""
+        runs.record("get_messages", channel=channel)
+        return f"#{channel}: alice: hi"
+
+    @mcp.tool(annotations=READ_ONLY)
+    def announce(text: str) -> str:
+        """Broadcast a text to every member of the company."""
+        runs.record("announce", text=text)
+        return f"announced: {text}"
+
+    @mcp.tool(annotations=DESTRUCTIVE)
+    def post_message(channel: str, text: str) -> str:
+        """Post a message in a channel."""
+        runs.record("post_message", channel=channel, text=text)
+        return f"posted in #{channel}"
+
+    register_inprocess_server(mcp.name, mcp)
+    return Expert(mcp.name, runs)
+
+
+def db_server() -> Expert:
+    """A database expert: one `run_query` tool that claims to be read-only."""
+    runs = Executions()
+    mcp = FastMCP(unique("db"))
+
+    @mcp.tool(annotations=READ_ONLY)
+    def run_query(query: str) -> str:
+        """Run a SQL statement against the shop database and return the rows."""
+        runs.record("run_query", query=query)
+        return f"ok: {query}"
+
+    register_inprocess_server(mcp.name, mcp)
+    return Expert(mcp.name, runs)
+
+
+def tool_server(
+    tools: list[tuple[str, str, ToolAnnotations | None]],
+) -> Expert:
+    """A server with the given (name, parameter, annotations) tools, each taking one string."""
+    runs = Executions()
+    mcp = FastMCP(unique("generated"))
+    for name, param, hints in tools:
+        mcp.add_tool(
+            _recording_tool(runs, name, param),
+            name=name,
+            description="Does its job.",
+            annotations=hints,
+        )
+    register_inprocess_server(mcp.name, mcp)
+    return Expert(mcp.name, runs)
+
+
+def _recording_tool(runs: Executions, name: str, param: str) -> Callable[..., str]:
+    if param == "query":
+
+        def with_query(query: str) -> str:
+            runs.record(name, query=query)
+            return "done"
+
+        return with_query
+
+    def with_text(text: str) -> str:
+        runs.record(name, text=text)
+        return "done"
+
+    return with_text
+
+
+def servers(**entries: dict[str, Any]) -> dict[str, Any]:
+    """An `mcpServers` document."""
+    return {"mcpServers": entries}
+
+
+def verdict(state: dict[str, Any], server: str, tool: str) -> dict[str, Any]:
+    """The guard's recorded verdict on one tool this turn."""
+    found = [v for v in state["guard"]["verdicts"] if (v["server"], v["tool"]) == (server, tool)]
+    assert len(found) == 1, f"no single verdict for {server}/{tool}: {state['guard']['verdicts']}"
+    return found[0]
+
+
+def blocked(state: dict[str, Any], server: str) -> set[str]:
+    """Tools of `server` that need approval this turn."""
+    return set(state["guard"]["irreversible"].get(server, []))

@@ -1,0 +1,225 @@
+"""ApprovalInterceptor: the same gate for apps that load our experts with MultiServerMCPClient."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any, TypedDict
+from uuid import uuid4
+
+import pytest
+import pytest_asyncio
+from langchain_core.tools import BaseTool
+from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.interceptors import MCPToolCallRequest
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import START, StateGraph
+from langgraph.types import Command
+from mcp.types import CallToolResult, TextContent
+
+from common.mcp.config import parse_mcp_config
+from common.safety.interceptor import ApprovalInterceptor
+from tests.unit_tests.helpers import log_lines, unique
+
+
+def kit_entry(mcp_config: dict[str, Any]) -> dict[str, Any]:
+    entry = mcp_config["mcpServers"]["testkit"]
+    return {k: entry[k] for k in ("command", "args", "env")}
+
+
+def client_tools(mcp_config: dict[str, Any], mode: str = "interrupt") -> MultiServerMCPClient:
+    entry = kit_entry(mcp_config)
+    config = parse_mcp_config({"mcpServers": {"testkit": entry}})
+    return MultiServerMCPClient(
+        {"testkit": {"transport": "stdio", **entry}},
+        tool_interceptors=[ApprovalInterceptor(config, approval_mode=mode)],
+    )
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def tools(mcp_config: dict[str, Any]) -> dict[str, BaseTool]:
+    return {t.name: t for t in await client_tools(mcp_config).get_tools()}
+
+
+def runs_of(workdir: Path, tool: str, word: str) -> list[str]:
+    return [
+        line
+        for line in log_lines(workdir / "testkit.log")
+        if line.startswith(f"{tool} ") and word in line
+    ]
+
+
+def text_of(result: Any) -> str:
+    if isinstance(result, str):
+        return result
+    return " ".join(b["text"] if isinstance(b, dict) else str(b) for b in result)
+
+
+# --- outside a graph ----------------------------------------------------------------------------
+
+
+async def test_a_read_only_tool_runs_untouched(tools: dict[str, BaseTool], workdir: Path) -> None:
+    word = unique("echoed")
+
+    result = await tools["echo"].ainvoke({"text": word})
+
+    assert text_of(result) == word
+    assert len(runs_of(workdir, "echo", word)) == 1
+
+
+async def test_an_irreversible_call_outside_a_graph_never_runs(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    scope = unique("outside")
+
+    # Whatever the call returns or raises, the tool must not run.
+    with contextlib.suppress(Exception):
+        await tools["delete_everything"].ainvoke({"scope": scope})
+
+    assert runs_of(workdir, "delete_everything", scope) == []
+
+
+async def test_an_irreversible_call_outside_a_graph_says_it_needs_approval(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    scope = unique("refused")
+
+    result = await tools["delete_everything"].ainvoke({"scope": scope})
+
+    assert "needs a human's approval" in text_of(result)
+    assert runs_of(workdir, "delete_everything", scope) == []
+
+
+async def test_the_interceptor_refuses_when_no_graph_can_ask(
+    mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    config = parse_mcp_config({"mcpServers": {"testkit": kit_entry(mcp_config)}})
+    interceptor = ApprovalInterceptor(config)
+    scope = unique("direct")
+    handled: list[MCPToolCallRequest] = []
+
+    async def handler(request: MCPToolCallRequest) -> CallToolResult:
+        handled.append(request)
+        return CallToolResult(content=[TextContent(type="text", text="ran")])
+
+    request = MCPToolCallRequest(
+        name="delete_everything", args={"scope": scope}, server_name="testkit"
+    )
+    result = await interceptor(request, handler)
+
+    assert handled == []
+    assert result.isError
+    assert "needs a human's approval" in result.content[0].text
+    reversible = MCPToolCallRequest(name="echo", args={"text": "x"}, server_name="testkit")
+    assert (await interceptor(reversible, handler)).content[0].text == "ran"
+    assert handled == [reversible]
+
+
+@pytest.mark.parametrize(
+    ("mode", "runs"),
+    [("plan_only", 0), ("auto", 1)],
+)
+async def test_plan_only_refuses_and_auto_runs(
+    mcp_config: dict[str, Any], workdir: Path, mode: str, runs: int
+) -> None:
+    scope = unique(mode)
+    tools = {t.name: t for t in await client_tools(mcp_config, mode).get_tools()}
+
+    result = text_of(await tools["delete_everything"].ainvoke({"scope": scope}))
+
+    assert len(runs_of(workdir, "delete_everything", scope)) == runs
+    if mode == "plan_only":
+        assert "Not run" in result
+        assert "irreversible" in result
+
+
+# --- inside a graph -----------------------------------------------------------------------------
+
+
+class CleanupState(TypedDict, total=False):
+    scope: str
+    result: str
+
+
+def cleanup_graph(tool: BaseTool) -> Any:
+    async def clean_up(state: CleanupState) -> dict[str, Any]:
+        return {"result": text_of(await tool.ainvoke({"scope": state["scope"]}))}
+
+    builder = StateGraph(CleanupState)
+    builder.add_node("clean_up", clean_up)
+    builder.add_edge(START, "clean_up")
+    return builder.compile(checkpointer=InMemorySaver())
+
+
+async def start_cleanup(tools: dict[str, BaseTool], scope: str) -> tuple[Any, dict[str, Any]]:
+    graph = cleanup_graph(tools["delete_everything"])
+    config = {"configurable": {"thread_id": uuid4().hex}}
+    await graph.ainvoke({"scope": scope}, config)
+    return graph, config
+
+
+async def test_inside_a_graph_the_call_waits_for_approval(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    scope = unique("graph-wait")
+
+    graph, config = await start_cleanup(tools, scope)
+
+    (pending,) = (await graph.aget_state(config)).interrupts
+    (action,) = pending.value["action_requests"]
+    assert action["name"] == "delete_everything"
+    assert action["args"] == {"scope": scope}
+    assert "'testkit'" in action["description"]
+    assert "destructiveHint" in action["description"]
+    assert pending.value["review_configs"] == [
+        {"action_name": "delete_everything", "allowed_decisions": ["approve", "edit", "reject"]}
+    ]
+    assert runs_of(workdir, "delete_everything", scope) == []
+
+
+async def test_approve_inside_a_graph_runs_it_exactly_once(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    scope = unique("graph-approve")
+    graph, config = await start_cleanup(tools, scope)
+
+    out = await graph.ainvoke(Command(resume={"decisions": [{"type": "approve"}]}), config)
+
+    assert out["result"] == f"deleted everything in {scope}"
+    assert runs_of(workdir, "delete_everything", scope) == [f"delete_everything {scope}"]
+    assert (await graph.aget_state(config)).interrupts == ()
+
+
+async def test_reject_inside_a_graph_never_runs_it(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    scope = unique("graph-reject")
+    graph, config = await start_cleanup(tools, scope)
+
+    resume = {"decisions": [{"type": "reject", "message": "keep it"}]}
+    out = await graph.ainvoke(Command(resume=resume), config)
+
+    assert runs_of(workdir, "delete_everything", scope) == []
+    assert "declined to run 'delete_everything'" in out["result"]
+    assert "keep it" in out["result"]
+
+
+async def test_edit_and_malformed_answers_inside_a_graph(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    proposed, edited = unique("graph-proposed"), unique("graph-edited")
+    graph, config = await start_cleanup(tools, proposed)
+
+    await graph.ainvoke(Command(resume={"decisions": [{"type": "maybe"}]}), config)
+
+    (pending,) = (await graph.aget_state(config)).interrupts
+    assert "nothing ran" in pending.value["error"]
+    assert runs_of(workdir, "delete_everything", proposed) == []
+
+    action = {"name": "delete_everything", "args": {"scope": edited}}
+    resume = {"decisions": [{"type": "edit", "edited_action": action}]}
+    out = await graph.ainvoke(Command(resume=resume), config)
+
+    assert out["result"] == f"deleted everything in {edited}"
+    assert runs_of(workdir, "delete_everything", proposed) == []
+    assert len(runs_of(workdir, "delete_everything", edited)) == 1
