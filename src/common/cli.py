@@ -21,9 +21,8 @@ from rich.table import Table
 from common.mcp import ExpertRegistry, ExpertUnavailable, McpConfig, McpConfigError, load_mcp_config
 from common.mcp.registry import shutdown_pool
 from common.models import ModelConfigError, load_chat_model
-from common.persistence import sqlite_checkpointer
+from common.persistence import sqlite_checkpointer, sqlite_store
 from common.safety import ToolVerdict, classify_tools
-from common.safety.execution import TASK_NAMES
 from common.settings import get_settings
 
 app = typer.Typer(
@@ -87,8 +86,6 @@ def _render_event(event: dict[str, Any]) -> None:
 
 
 def _render_update(node: str, update: Any) -> None:
-    if node in TASK_NAMES:
-        return
     if node == "call_tool" and isinstance(update, dict):
         for m in update.get("messages", []):
             if getattr(m, "type", "") == "tool":
@@ -133,13 +130,26 @@ def _answer(interrupt_: Interrupt) -> Any:
     return Prompt.ask(f"The run asks: {value!r}")
 
 
+def resume_command(interrupts: list[Interrupt], answers: list[Any]) -> Command[Any]:
+    """The resume command: a plain value for one interrupt, keyed by id for several.
+
+    LangGraph stores a plain resume value at once, so a crash cannot lose a single approval.
+    """
+    if len(interrupts) == 1:
+        return Command(resume=answers[0])
+    return Command(resume={i.id: a for i, a in zip(interrupts, answers, strict=True)})
+
+
 async def _run(request: str, thread: str, ctx: dict[str, Any]) -> int:
     from strategies.with_planner.graph import build_graph
 
     settings = get_settings()
     config: RunnableConfig = {"configurable": {"thread_id": thread}}
-    async with sqlite_checkpointer(settings.checkpoint_path) as saver:
-        graph = build_graph(checkpointer=saver)
+    async with (
+        sqlite_checkpointer(settings.checkpoint_path) as saver,
+        sqlite_store(settings.store_path) as store,
+    ):
+        graph = build_graph(checkpointer=saver, store=store)
         payload: Any = {"messages": [{"role": "user", "content": request}]}
         try:
             while True:
@@ -157,7 +167,7 @@ async def _run(request: str, thread: str, ctx: dict[str, Any]) -> int:
                             _render_update(node, update)
                 if not interrupts:
                     break
-                payload = Command(resume={i.id: _answer(i) for i in interrupts})
+                payload = resume_command(interrupts, [_answer(i) for i in interrupts])
         finally:
             await shutdown_pool()
         state = await graph.aget_state(config)

@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     checkpoint_path: Path = Path(".mcp-planner/checkpoints.sqlite")
     """SQLite file holding the CLI's threads."""
 
+    store_path: Path = Path(".mcp-planner/store.sqlite")
+    """SQLite file of the CLI's store (the approved-call ledger, memory of past runs)."""
+
     allow_model_requests: bool = True
     """When false, any model that would reach a remote API is refused (tests set this)."""
 

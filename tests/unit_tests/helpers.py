@@ -11,7 +11,6 @@ from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMe
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from common.safety.execution import TASK_NAMES
 from strategies.with_planner.graph import build_graph
 
 
@@ -66,8 +65,7 @@ class Thread:
         async for chunk in self.graph.astream(
             payload, self.config, context=self.ctx, stream_mode="updates"
         ):
-            # Durable tool-call tasks report updates too; only graph nodes count as visited.
-            visited.extend(k for k in chunk if k != "__interrupt__" and k not in TASK_NAMES)
+            visited.extend(k for k in chunk if k != "__interrupt__")
         return visited
 
     async def resume(self, value: Any) -> list[str]:

@@ -1,30 +1,28 @@
 """Durable tool execution: an approved call runs once, even across a crash and a resume.
 
-LangGraph re-runs an interrupted or crashed node from its start, so each call runs inside a
-LangGraph `@task`, whose result is checkpointed and replayed instead of re-executed. For a gated
-call a first task records, durably, that the call is about to be sent; on replay, a start marker
-from an earlier process with no stored result means the call may have run before the crash, so
-it is not sent again (at most once, and reported as such) rather than risk running it twice.
+LangGraph re-runs an interrupted or crashed node from its start. Before a gated (irreversible)
+call is sent, a ledger entry "started" is written and awaited in the graph's store; once the call
+returns, its outcome is written too. A re-run finds the entry: a finished call's outcome is
+replayed and nobody is asked again; a call that was started but never finished (the process
+died in between) is not sent again: whether it ran is unknown, and it is reported so. A gated
+call is therefore sent at most once, and exactly once when the process survives.
 """
 
 from __future__ import annotations
 
-import os
-import uuid
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
-from langgraph.func import task
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
 
-from common.mcp.loader import registry_for
+from common.mcp.registry import ExpertRegistry
 
-_STARTED_HERE: set[str] = set()
-
-TASK_NAMES = frozenset({"approved_call_started", "tool_call"})
-"""Names under which the durable tasks appear in `updates` streams."""
+_PROCESS_STORE = InMemoryStore()
+"""Ledger of graphs compiled without a store: as durable as their in-memory state."""
 
 
 class CallRecord(TypedDict):
-    """A tool call's outcome as checkpointed (plain data)."""
+    """A tool call's outcome (plain data)."""
 
     status: str
     """ok, tool_error, timeout, unknown_tool, unavailable or interrupted."""
@@ -34,59 +32,75 @@ class CallRecord(TypedDict):
     """Structured content, when the tool returned any."""
 
 
-@task
-async def approved_call_started(call_id: str) -> str:
-    """Record that a gated call is about to be sent; returns this attempt's token."""
-    token = f"{os.getpid()}:{uuid.uuid4().hex}:{call_id}"
-    _STARTED_HERE.add(token)
-    return token
+LedgerEntry = CallRecord | Literal["started"]
+"""What the ledger knows of a call: its outcome, or that it was sent without an answer yet."""
 
 
-@task
-async def tool_call(
-    mcp_config: dict[str, Any] | None,
-    expert: str,
-    name: str,
-    args: dict[str, Any],
-    timeout_s: float,
-    allow_send: bool,
-    retry_safe: bool,
-) -> CallRecord:
-    """Send one tool call through the expert registry, unless sending is withheld."""
-    if not allow_send:
-        return CallRecord(
-            status="interrupted",
-            content=(
-                f"The process stopped while {name!r} was being sent to {expert!r}; whether it "
-                "ran is unknown, so it was not sent again. Check the expert before retrying."
-            ),
-            structured=None,
-        )
-    registry = await registry_for(mcp_config)
-    outcome = await registry.call(expert, name, args, timeout_s, retry_safe=retry_safe)
-    return CallRecord(status=outcome.status, content=outcome.content, structured=outcome.structured)
+class CallLedger:
+    """Per-thread record of gated calls in a LangGraph store."""
+
+    def __init__(self, store: BaseStore | None, thread_id: str) -> None:
+        self.store = store if store is not None else _PROCESS_STORE
+        self.namespace = ("mcp_planner", "call_ledger", thread_id)
+
+    async def lookup(self, key: str) -> LedgerEntry | None:
+        """The call's recorded state, or None if it was never started."""
+        item = await self.store.aget(self.namespace, key)
+        if item is None:
+            return None
+        value = item.value
+        if value.get("state") == "started":
+            return "started"
+        record: CallRecord = value["record"]
+        return record
+
+    async def started(self, key: str, expert: str, name: str, args: dict[str, Any]) -> None:
+        """Record, before sending, that the call is about to go out."""
+        value = {"state": "started", "expert": expert, "name": name, "args": args}
+        await self.store.aput(self.namespace, key, value, index=False)
+
+    async def finished(self, key: str, record: CallRecord) -> None:
+        """Record the call's outcome."""
+        await self.store.aput(self.namespace, key, {"state": "done", "record": record}, index=False)
+
+
+def unknown_outcome(expert: str, name: str) -> CallRecord:
+    """The outcome of a call cut off by a crash: not resent, reported as unknown."""
+    return CallRecord(
+        status="interrupted",
+        content=(
+            f"The process stopped while {name!r} was being sent to {expert!r}; whether it ran is "
+            "unknown, so it was not sent again. Check the expert before retrying."
+        ),
+        structured=None,
+    )
+
+
+def replay(entry: LedgerEntry, expert: str, name: str) -> CallRecord:
+    """What a re-run reports for a call the ledger already knows."""
+    return unknown_outcome(expert, name) if entry == "started" else entry
 
 
 async def run_once(
-    call_id: str,
-    mcp_config: dict[str, Any] | None,
+    ledger: CallLedger | None,
+    key: str,
+    registry: ExpertRegistry,
     expert: str,
     name: str,
     args: dict[str, Any],
     timeout_s: float,
     gated: bool,
 ) -> CallRecord:
-    """Run a call durably; a gated call cut off mid-flight by a crash is never resent.
-
-    LangGraph replays a stored task result by call order, whatever the arguments, so on replay
-    `tool_call` returns the stored outcome when there is one; only when there is none and the
-    start marker came from an earlier process is sending withheld.
-    """
-    allow_send = True
-    if gated:
-        token = await approved_call_started(call_id)
-        allow_send = token in _STARTED_HERE
-    record: CallRecord = await tool_call(
-        mcp_config, expert, name, args, timeout_s, allow_send, not gated
+    """Send a call; a gated one goes through the ledger so it is never sent twice."""
+    if gated and ledger is not None:
+        entry = await ledger.lookup(key)
+        if entry is not None:
+            return replay(entry, expert, name)
+        await ledger.started(key, expert, name, args)
+    outcome = await registry.call(expert, name, args, timeout_s, retry_safe=not gated)
+    record = CallRecord(
+        status=outcome.status, content=outcome.content, structured=outcome.structured
     )
+    if gated and ledger is not None:
+        await ledger.finished(key, record)
     return record

@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
@@ -18,7 +19,7 @@ from common.safety import (
     parse_decisions,
 )
 from common.safety.approval import EditDecision, RejectDecision
-from common.safety.execution import run_once
+from common.safety.execution import CallLedger, CallRecord, LedgerEntry, replay, run_once
 from common.safety.gate import Gate, GateDecision
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, current, describe_call, with_task
@@ -69,6 +70,31 @@ def _tool_message(call: ToolCall, content: str, error: bool = False, **extra: An
     )
 
 
+def ledger_for(runtime: Runtime[Context]) -> CallLedger | None:
+    """The thread's call ledger; None without a thread (nothing to resume, nothing to guard)."""
+    thread_id = get_config().get("configurable", {}).get("thread_id")
+    return CallLedger(runtime.store, str(thread_id)) if thread_id is not None else None
+
+
+async def recorded_calls(
+    ledger: CallLedger | None, message: AIMessage, calls: list[ToolCall]
+) -> dict[str, LedgerEntry]:
+    """Calls of this message the ledger already knows: a re-run must not ask or send again."""
+    if ledger is None:
+        return {}
+    found: dict[str, LedgerEntry] = {}
+    for call in calls:
+        entry = await ledger.lookup(call_key(message, call))
+        if entry is not None:
+            found[call["id"] or ""] = entry
+    return found
+
+
+def call_key(message: AIMessage, call: ToolCall) -> str:
+    """Ledger key of a call: the message id keeps provider-reused call ids apart."""
+    return f"{message.id}:{call['id']}"
+
+
 async def _pending(
     gate: Gate, registry: ExpertRegistry, expert: str, calls: list[ToolCall]
 ) -> list[PendingCall]:
@@ -99,13 +125,16 @@ async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     ctx = context_of(runtime)
     registry = await registry_for(ctx.mcp_config)
     if state.get("planner_outcome") == "run_deferred":
-        return await _run_deferred(state, ctx, registry)
+        return await _run_deferred(state, ctx, registry, ledger_for(runtime))
     task = current(state)
     last = state["messages"][-1]
     assert isinstance(last, AIMessage), "call_tool follows an AI message with tool calls"
     calls = list(last.tool_calls)
     gate = Gate(state["guard"]["verdicts"])
-    pending = await _pending(gate, registry, task["expert"], calls)
+    ledger = ledger_for(runtime)
+    recorded = await recorded_calls(ledger, last, calls)
+    fresh = [c for c in calls if (c["id"] or "") not in recorded]
+    pending = await _pending(gate, registry, task["expert"], fresh)
     decisions = ask_for_approval(pending) if pending and ctx.approval_mode == "interrupt" else {}
     answers = {
         c["id"]: _ask_user(str(c["args"].get("question", "")), task["id"])
@@ -117,7 +146,9 @@ async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     declined, deferred, failure = list(task["declined"]), list(state.get("deferred") or []), None
     for call in calls:
         name, cid = call["name"], call["id"] or ""
-        if name == ASK_USER:
+        if cid in recorded:
+            messages.append(_record_message(call, replay(recorded[cid], task["expert"], name)))
+        elif name == ASK_USER:
             messages.append(_tool_message(call, "Asked the user; their answer follows."))
             messages.append(HumanMessage(answers[cid]))
         elif name == CANNOT_COMPLETE:
@@ -131,7 +162,17 @@ async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             messages.append(_declined(call, decision))
         else:
             messages.append(
-                await _execute(ctx, registry, gate, task["expert"], call, decision, cid in gated)
+                await _execute(
+                    ctx,
+                    registry,
+                    gate,
+                    ledger,
+                    call_key(last, call),
+                    task["expert"],
+                    call,
+                    decision,
+                    cid in gated,
+                )
             )
     changes: dict[str, Any] = {"declined": declined}
     if answers:
@@ -156,10 +197,18 @@ def _declined(call: ToolCall, decision: RejectDecision) -> ToolMessage:
     return _tool_message(call, f"The user declined to run {call['name']!r}.{why}", error=True)
 
 
+def _record_message(call: ToolCall, record: CallRecord, prefix: str = "") -> ToolMessage:
+    if record["status"] != "ok":
+        return _tool_message(call, f"{prefix}Error ({record['status']}): {record['content']}", True)
+    return _tool_message(call, prefix + record["content"], artifact=record["structured"])
+
+
 async def _execute(
     ctx: Context,
     registry: ExpertRegistry,
     gate: Gate,
+    ledger: CallLedger | None,
+    key: str,
     expert: str,
     call: ToolCall,
     decision: Decision | None,
@@ -175,15 +224,13 @@ async def _execute(
         gated = gated or recheck.needs_approval
     if ctx.approval_mode == "auto" and gated:
         logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
-    record = await run_once(
-        call["id"] or "", ctx.mcp_config, expert, name, args, ctx.tool_timeout_s, gated
-    )
-    if record["status"] != "ok":
-        return _tool_message(call, f"{prefix}Error ({record['status']}): {record['content']}", True)
-    return _tool_message(call, prefix + record["content"], artifact=record["structured"])
+    record = await run_once(ledger, key, registry, expert, name, args, ctx.tool_timeout_s, gated)
+    return _record_message(call, record, prefix)
 
 
-async def _run_deferred(state: State, ctx: Context, registry: ExpertRegistry) -> dict[str, Any]:
+async def _run_deferred(
+    state: State, ctx: Context, registry: ExpertRegistry, ledger: CallLedger | None
+) -> dict[str, Any]:
     """Run exactly the held-back calls the user approved, as recorded, without re-planning."""
     deferred = state.get("deferred") or []
     decisions = state.get("deferred_decisions") or []
@@ -196,5 +243,8 @@ async def _run_deferred(state: State, ctx: Context, registry: ExpertRegistry) ->
         if isinstance(decision, RejectDecision):
             messages.append(_declined(call, decision))
             continue
-        messages.append(await _execute(ctx, registry, gate, item["expert"], call, decision, True))
+        key = call_key(last, call)
+        messages.append(
+            await _execute(ctx, registry, gate, ledger, key, item["expert"], call, decision, True)
+        )
     return {"messages": messages, "deferred": [], "deferred_decisions": []}
