@@ -1,13 +1,33 @@
-"""Plans: what the planner returns, how it is validated, and how tasks are tracked in state."""
+"""Plans as dependency graphs: what the planner returns, validation, and task tracking."""
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypedDict
 
+from jsonschema import Draft202012Validator
+from mcp.types import Tool
 from pydantic import BaseModel, Field
 
-TaskStatus = Literal["pending", "running", "completed", "failed"]
+from common.templates import TemplateError, referenced_tasks
+
+TaskStatus = Literal[
+    "pending",
+    "ready",
+    "running",
+    "awaiting_approval",
+    "completed",
+    "failed",
+    "skipped",
+    "cancelled",
+]
 """Where a task is in its life."""
+
+PlanStatus = Literal["ready", "in_progress", "completed", "failed", "cancelled"]
+"""Where the whole plan is."""
+
+TERMINAL: frozenset[str] = frozenset({"completed", "failed", "skipped", "cancelled"})
+"""Statuses a task never leaves."""
 
 
 class Task(BaseModel):
@@ -19,6 +39,25 @@ class Task(BaseModel):
     """Name of the expert (MCP server) that does this task."""
     task: str = Field(description="What to do, in plain language, with every needed detail.")
     """What to do, in plain language."""
+    depends_on: list[str] = Field(
+        default_factory=list, description="Ids of tasks whose results this one needs."
+    )
+    """Ids of tasks that must complete first."""
+    critical: bool = Field(
+        default=True, description="False when the rest of the plan can go on without it."
+    )
+    """Whether its failure fails the plan (else only its dependents are skipped)."""
+    tool: str | None = Field(
+        default=None,
+        description="For a direct step: the expert's tool to call, with `args` fully specified.",
+    )
+    """Tool of a direct step, run without the orchestrate and assess models."""
+    args: dict[str, Any] | None = Field(
+        default=None,
+        description="Arguments of a direct step; may use ${t1.result}, ${t1.data.items[0].id}, "
+        "${t1.data.items.*.id} or ${dates.last_week.from}.",
+    )
+    """Arguments of a direct step, possibly templated."""
 
 
 class PlannerResult(BaseModel):
@@ -31,11 +70,11 @@ class PlannerResult(BaseModel):
     """Continue the previous plan, or replace it."""
     plan: list[Task] = Field(
         default_factory=list,
-        description="Ordered tasks. Empty when the request needs no expert.",
+        description="Tasks; independent ones run in parallel. Empty when no expert is needed.",
     )
-    """Ordered tasks; empty when no expert is needed."""
+    """Tasks; empty when no expert is needed."""
     next_task: int = Field(default=0, ge=0, description="Index of the first task to run.")
-    """Index of the first task to run."""
+    """Index of the first task to run (with `continue`)."""
     clarification: str | None = Field(
         default=None,
         description="A question for the user when the request is too unclear to plan.",
@@ -52,16 +91,32 @@ class TaskState(TypedDict):
     """Expert that does it."""
     task: str
     """What to do."""
+    depends_on: list[str]
+    """Ids of tasks that must complete first."""
+    critical: bool
+    """Whether its failure fails the plan."""
+    tool: str | None
+    """Tool of a direct step."""
+    args: dict[str, Any] | None
+    """Arguments of a direct step (templates unresolved)."""
+    approval: dict[str, Any] | None
+    """A decision the user already gave for this direct step (approving held-back calls)."""
     status: TaskStatus
     """Lifecycle status."""
     attempts: int
-    """Orchestrate rounds used."""
+    """Orchestrate rounds (or direct calls) used."""
     result: str | None
-    """What the task produced, for the answer."""
+    """What the task produced, as text."""
+    data: Any
+    """Structured result of its last successful tool call, for templates."""
     error: str | None
-    """Why it failed, in words a user can act on."""
+    """Why it failed or was skipped, in words a user can act on."""
     declined: list[str]
     """Tool calls the user declined during this task."""
+    started_at: str | None
+    """ISO time it started running."""
+    ended_at: str | None
+    """ISO time it reached a final status."""
 
 
 def new_task_state(task: Task) -> TaskState:
@@ -70,26 +125,169 @@ def new_task_state(task: Task) -> TaskState:
         id=task.id,
         expert=task.expert,
         task=task.task,
+        depends_on=list(task.depends_on),
+        critical=task.critical,
+        tool=task.tool,
+        args=dict(task.args) if task.args is not None else ({} if task.tool else None),
+        approval=None,
         status="pending",
         attempts=0,
         result=None,
+        data=None,
         error=None,
         declined=[],
+        started_at=None,
+        ended_at=None,
     )
 
 
-def validate_plan(result: PlannerResult, experts: list[str]) -> list[str]:
-    """Problems that stop a plan from running, each a sentence the planner can fix."""
+def _cycle(plan: Sequence[Task]) -> list[str] | None:
+    deps = {t.id: [d for d in t.depends_on if d != t.id] for t in plan}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in deps.get(node, []):
+            if state.get(nxt) == 1:
+                return [*stack[stack.index(nxt) :], nxt]
+            if nxt in deps and nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for t in plan:
+        if t.id not in state and (found := visit(t.id)):
+            return found
+    return None
+
+
+def _is_template(value: Any) -> bool:
+    return isinstance(value, str) and value.strip().startswith("${") and value.strip().endswith("}")
+
+
+def check_args(tool: Tool, args: Mapping[str, Any]) -> list[str]:
+    """Problems of `args` against the tool's live input schema (templated values skip types)."""
+    schema = dict(tool.inputSchema or {})
+    required = [k for k in schema.get("required", []) if k not in args]
+    problems = [f"missing required argument {k!r}" for k in required]
+    concrete = {k: v for k, v in args.items() if not _is_template(v)}
+    schema.pop("required", None)
+    for error in Draft202012Validator(schema).iter_errors(concrete):
+        where = ".".join(str(p) for p in error.absolute_path) or "arguments"
+        problems.append(f"{where}: {error.message}")
+    return problems
+
+
+def validate_plan(
+    result: PlannerResult, catalog: Mapping[str, Sequence[Tool] | None], max_tasks: int
+) -> list[str]:
+    """Problems that stop a plan from running, each a sentence the planner can fix.
+
+    `catalog` maps every configured expert to its live tools (None when it is unreachable).
+    """
     problems: list[str] = []
-    known = ", ".join(experts) or "(none configured)"
-    for t in result.plan:
-        if t.expert not in experts:
-            problems.append(f"Task {t.id!r} names unknown expert {t.expert!r}; known: {known}.")
-    ids = [t.id for t in result.plan]
+    plan = result.plan
+    ids = [t.id for t in plan]
+    known = ", ".join(catalog) or "(none configured)"
+    if len(plan) > max_tasks:
+        problems.append(f"The plan has {len(plan)} tasks; at most {max_tasks} are allowed.")
     for dup in sorted({i for i in ids if ids.count(i) > 1}):
         problems.append(f"Task id {dup!r} is used more than once; ids must be unique.")
-    if result.plan and result.next_task >= len(result.plan):
-        problems.append(
-            f"next_task is {result.next_task} but the plan has {len(result.plan)} task(s)."
-        )
+    for t in plan:
+        if t.expert not in catalog:
+            problems.append(f"Task {t.id!r} names unknown expert {t.expert!r}; known: {known}.")
+        problems += _dependency_problems(t, ids)
+        problems += _direct_step_problems(t, catalog.get(t.expert), ids)
+    if (cycle := _cycle(plan)) is not None:
+        problems.append(f"The dependencies form a cycle: {' -> '.join(cycle)}.")
+    if plan and result.next_task >= len(plan):
+        problems.append(f"next_task is {result.next_task} but the plan has {len(plan)} task(s).")
     return problems
+
+
+def _dependency_problems(t: Task, ids: list[str]) -> list[str]:
+    problems = []
+    for dep in t.depends_on:
+        if dep == t.id:
+            problems.append(f"Task {t.id!r} depends on itself.")
+        elif dep not in ids:
+            problems.append(f"Task {t.id!r} depends on unknown task {dep!r}.")
+    return problems
+
+
+def _direct_step_problems(t: Task, tools: Sequence[Tool] | None, ids: list[str]) -> list[str]:
+    if t.tool is None:
+        if t.args:
+            return [f"Task {t.id!r} has args but no tool; give both for a direct step."]
+        return []
+    problems: list[str] = []
+    try:
+        refs = referenced_tasks(t.args or {}, ids)
+    except TemplateError as exc:
+        refs, problems = set(), [f"Task {t.id!r}: {exc}"]
+    for ref in sorted(refs - set(t.depends_on)):
+        problems.append(
+            f"Task {t.id!r} uses the result of {ref!r} in its args but does not depend on it; "
+            "add it to depends_on."
+        )
+    if tools is None:
+        return problems
+    by_name = {tool.name: tool for tool in tools}
+    if t.tool not in by_name:
+        names = ", ".join(by_name) or "none"
+        return [*problems, f"Task {t.id!r}: expert {t.expert!r} has no tool {t.tool!r} ({names})."]
+    problems += [
+        f"Task {t.id!r} ({t.tool}): {p}" for p in check_args(by_name[t.tool], t.args or {})
+    ]
+    return problems
+
+
+def plan_status(plan: Sequence[TaskState]) -> PlanStatus:
+    """The plan's status from its tasks."""
+    if not plan:
+        return "ready"
+    statuses = [t["status"] for t in plan]
+    if any(t["status"] == "failed" and t["critical"] for t in plan):
+        return "failed"
+    if all(s in TERMINAL for s in statuses):
+        if all(s == "cancelled" for s in statuses):
+            return "cancelled"
+        return "completed"
+    if all(s == "pending" for s in statuses):
+        return "ready"
+    return "in_progress"
+
+
+def settle(plan: Sequence[TaskState], now: str) -> list[TaskState]:
+    """Skip the dependents of failed tasks; after a critical failure cancel what has not started."""
+    by_id = {t["id"]: TaskState(**t) for t in plan}
+    critical_failure = next(
+        (t for t in by_id.values() if t["status"] == "failed" and t["critical"]), None
+    )
+    changed = True
+    while changed:
+        changed = False
+        for t in by_id.values():
+            if t["status"] != "pending":
+                continue
+            blocked = [d for d in t["depends_on"] if by_id[d]["status"] in TERMINAL - {"completed"}]
+            if blocked:
+                dep = by_id[blocked[0]]
+                t["status"], t["ended_at"] = "skipped", now
+                t["error"] = f"skipped: {dep['id']} was {dep['status']}"
+                changed = True
+    if critical_failure is not None:
+        for t in by_id.values():
+            if t["status"] == "pending":
+                t["status"], t["ended_at"] = "cancelled", now
+                t["error"] = f"cancelled: critical task {critical_failure['id']} failed"
+    return [by_id[t["id"]] for t in plan]
+
+
+def ready_tasks(plan: Sequence[TaskState]) -> list[TaskState]:
+    """Pending tasks whose dependencies all completed, in plan order."""
+    done = {t["id"] for t in plan if t["status"] == "completed"}
+    return [t for t in plan if t["status"] == "pending" and set(t["depends_on"]) <= done]

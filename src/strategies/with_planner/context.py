@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import datetime
+from typing import Any, Literal
 
+from common.dates import system_clock
 from common.settings import MAX_TASK_ATTEMPTS_CAP, ApprovalMode, get_settings
 
 
@@ -75,7 +77,36 @@ class Context:
     )
     """Seconds one MCP tool call may take."""
 
+    max_parallel: int = field(
+        default=4,
+        metadata={"description": "Tasks run at the same time, at most."},
+    )
+    """Tasks run at the same time, at most."""
+
+    max_steps: int = field(
+        default=40,
+        metadata={"description": "Orchestrate rounds and direct calls per turn, across tasks."},
+    )
+    """Orchestrate rounds and direct calls per turn, across all tasks."""
+
+    strategy: Literal["exploratory", "conservative"] = field(
+        default="exploratory",
+        metadata={
+            "description": "conservative: one tool call per orchestrate turn, at most 2 "
+            "attempts, direct steps preferred; exploratory: as configured."
+        },
+    )
+    """Strategy profile."""
+
+    now: str | None = field(
+        default=None,
+        metadata={"description": "Fixed current time (ISO 8601) for reproducible runs."},
+    )
+    """Fixed current time (ISO 8601); None uses the system clock."""
+
     def __post_init__(self) -> None:
+        if self.max_parallel < 1 or self.max_steps < 1:
+            raise ValueError("max_parallel and max_steps must be at least 1")
         if not 1 <= self.max_task_attempts <= MAX_TASK_ATTEMPTS_CAP:
             raise ValueError(
                 f"max_task_attempts must be between 1 and {MAX_TASK_ATTEMPTS_CAP}, "
@@ -83,6 +114,18 @@ class Context:
             )
         if self.tool_timeout_s <= 0:
             raise ValueError(f"tool_timeout_s must be positive, got {self.tool_timeout_s}")
+
+    def task_attempts(self) -> int:
+        """Attempts per task under the strategy profile."""
+        cap = 2 if self.strategy == "conservative" else MAX_TASK_ATTEMPTS_CAP
+        return min(self.max_task_attempts, cap)
+
+    def current_time(self) -> datetime:
+        """The run's notion of now: `now` when given, else the system clock."""
+        if self.now:
+            moment = datetime.fromisoformat(self.now)
+            return moment if moment.tzinfo else moment.astimezone()
+        return system_clock()
 
     def model_for(self, role: str) -> str:
         """The model spec for a node role (`planner`, `orchestrate`, ...), else `model`."""

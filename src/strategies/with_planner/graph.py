@@ -1,4 +1,4 @@
-"""Wire the with_planner graph: nodes, conditional edges, and the compiled entry points."""
+"""Wire the with_planner graph: the plan loop, the per-task subgraph, and entry points."""
 
 from __future__ import annotations
 
@@ -21,7 +21,22 @@ from strategies.with_planner.nodes import (
     orchestrate,
     planner,
 )
-from strategies.with_planner.state import InputState, State
+from strategies.with_planner.state import InputState, State, TaskInput, TaskOutput, TaskRun
+
+
+def build_task_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The per-task loop: orchestrate → call_tool → assess_task, on the task's own messages."""
+    builder = StateGraph(
+        TaskRun, context_schema=Context, input_schema=TaskInput, output_schema=TaskOutput
+    )
+    builder.add_node("orchestrate", orchestrate)
+    builder.add_node("call_tool", call_tool)
+    builder.add_node("assess_task", assess_task)
+    builder.add_conditional_edges(START, routing.task_start)
+    builder.add_conditional_edges("orchestrate", routing.after_orchestrate)
+    builder.add_conditional_edges("call_tool", routing.after_call_tool)
+    builder.add_conditional_edges("assess_task", routing.after_assess)
+    return builder.compile(name="run_task")
 
 
 def build_graph(
@@ -31,19 +46,17 @@ def build_graph(
     builder = StateGraph(State, context_schema=Context, input_schema=InputState)
     builder.add_node("planner", planner)
     builder.add_node("irreversibility_check", irreversibility_check)
-    builder.add_node("orchestrate", orchestrate)
-    builder.add_node("call_tool", call_tool)
-    builder.add_node("assess_task", assess_task)
     builder.add_node("advance", advance)
+    builder.add_node("run_task", build_task_graph())
     builder.add_node("generate_response", generate_response)
 
     builder.add_edge(START, "planner")
     builder.add_conditional_edges("planner", routing.after_planner)
-    builder.add_edge("irreversibility_check", "orchestrate")
-    builder.add_conditional_edges("orchestrate", routing.after_orchestrate)
-    builder.add_conditional_edges("call_tool", routing.after_call_tool)
-    builder.add_conditional_edges("assess_task", routing.after_assess)
-    builder.add_conditional_edges("advance", routing.after_advance)
+    builder.add_edge("irreversibility_check", "advance")
+    builder.add_conditional_edges(
+        "advance", routing.dispatch, ["run_task", "planner", "generate_response"]
+    )
+    builder.add_edge("run_task", "advance")
     builder.add_edge("generate_response", "__end__")
 
     compiled = builder.compile(checkpointer=checkpointer, store=store, name="with_planner")

@@ -7,13 +7,21 @@ Experts:
 {experts}
 
 Current date and time: {now}
+Date references in the request:
+{dates}
 
 Previous plan (from the last turn on this conversation):
 {previous_plan}
 
 Return a PlannerResult:
-- plan: the ordered tasks, each {{id, expert, task}}; use only the expert names listed above and \
-write each task so that the expert can do it without seeing the conversation.
+- plan: tasks {{id, expert, task, depends_on, critical}}. Use only the expert names above and \
+write each task so that the expert can do it without seeing the conversation. Tasks without \
+depends_on run in parallel; list in depends_on every task whose result a task needs. Set \
+critical=false for a task the rest of the plan can do without.
+- A direct step also gives `tool` (one of the expert's tools) and `args` matching its input; \
+args may use ${{t1.result}}, ${{t1.data.items[0].id}}, ${{t1.data.items.*.id}} (a list over \
+items) or ${{dates.last_week.from}} / ${{dates.last_week.to}}. Direct steps run without further \
+model calls.{strategy}
 - decision: "continue" to keep going with the previous plan from next_task, "replace" for a \
 new plan.
 - next_task: index of the first task to run (0 for a new plan).
@@ -26,6 +34,15 @@ Your previous plan could not be used:
 {problems}
 Return a corrected PlannerResult."""
 
+REPLAN_FEEDBACK = """
+The plan below is running and a task failed:
+{plan}
+{problems}
+Return decision "replace" with new tasks for the work not yet completed (completed tasks keep \
+their results and can be depended on), or decision "continue" to go on as planned."""
+
+CONSERVATIVE_HINT = " Prefer direct steps whenever the tool and its arguments are known."
+
 ORCHESTRATE_SYSTEM_PROMPT = """You carry out one task of a plan with the tools of the expert \
 {expert!r}.
 
@@ -33,6 +50,9 @@ Whole plan:
 {plan}
 
 Your task ({task_id}): {task}
+
+Results of the tasks it depends on:
+{inputs}
 
 Call the expert's tools as needed; several calls in one message are fine when they are independent.
 When the task is done, answer with what you found or did, without calling a tool.
@@ -52,6 +72,9 @@ the user declined or that was held back for approval, and say why.
 
 Plan and results:
 {plan}
+
+Notes on this turn:
+{notes}
 
 Irreversible actions held back for the user's approval (list them as proposed next steps):
 {deferred}"""

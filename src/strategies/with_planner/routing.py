@@ -1,24 +1,24 @@
-"""Routing functions for the conditional edges; each returns the name of the next node."""
+"""Routing functions for the conditional edges; each returns where the run goes next."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.types import Send
 
-from strategies.with_planner.nodes.common import current
-from strategies.with_planner.state import State
+from common.plans import TERMINAL
+from strategies.with_planner.nodes.common import render_plan
+from strategies.with_planner.state import State, TaskInput, TaskRun
 
 
 def after_planner(
     state: State,
-) -> Literal["planner", "irreversibility_check", "call_tool", "generate_response", "__end__"]:
-    """Retry a rejected plan, run a plan or approved held-back calls, answer, or stop."""
+) -> Literal["planner", "irreversibility_check", "generate_response", "__end__"]:
+    """Retry a rejected plan, run a plan, answer directly, or stop (clarification, failure)."""
     outcome = state.get("planner_outcome")
     if outcome == "retry":
         return "planner"
-    if outcome == "run_deferred":
-        return "call_tool"
     if outcome == "planned":
         return "irreversibility_check"
     if outcome == "empty":
@@ -26,38 +26,63 @@ def after_planner(
     return "__end__"
 
 
-def after_orchestrate(state: State) -> Literal["call_tool", "assess_task", "advance"]:
-    """Run the tool calls, assess a plain answer, or move on from a failed task."""
-    if current(state)["status"] == "failed":
-        return "advance"
+def dispatch(state: State) -> list[Send] | Literal["planner", "generate_response"]:
+    """Run the launched wave in parallel, go back to the planner after a failure, or answer."""
+    wave = state.get("wave") or []
+    if wave:
+        return [Send("run_task", task_input(state, task_id)) for task_id in wave]
+    if state.get("planner_feedback") and state.get("replanned"):
+        return "planner"
+    return "generate_response"
+
+
+def task_input(state: State, task_id: str) -> TaskInput:
+    """What one task run gets: its task, the request, and its dependencies' results."""
+    plan = state["plan"]
+    by_id = {t["id"]: t for t in plan}
+    task = by_id[task_id]
+    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
+    inputs: dict[str, dict[str, Any]] = {
+        dep: {"result": by_id[dep]["result"], "data": by_id[dep]["data"]}
+        for dep in task["depends_on"]
+    }
+    return TaskInput(
+        task=task,
+        request=str(humans[-1].content) if humans else "",
+        plan_view=render_plan(plan),
+        inputs=inputs,
+        order=[t["id"] for t in plan],
+        guard=state["guard"],
+        max_attempts=state.get("attempt_budget", 1),
+    )
+
+
+def task_start(state: TaskRun) -> Literal["orchestrate", "call_tool"]:
+    """A direct step goes straight to the gate; any other task starts with the orchestrator."""
+    return "call_tool" if state["task"]["tool"] else "orchestrate"
+
+
+def after_orchestrate(state: TaskRun) -> Literal["call_tool", "assess_task", "__end__"]:
+    """Run the tool calls, assess a plain answer, or stop if the task already failed."""
+    if state["task"]["status"] in TERMINAL:
+        return "__end__"
     last = state["messages"][-1]
     if isinstance(last, AIMessage) and last.tool_calls:
         return "call_tool"
     return "assess_task"
 
 
-def after_call_tool(
-    state: State,
-) -> Literal["orchestrate", "assess_task", "advance", "generate_response"]:
-    """Assess the results; back to work after the user answered; on if the task is impossible."""
-    if state.get("planner_outcome") == "run_deferred":
-        return "generate_response"
-    if current(state)["status"] == "failed":
-        return "advance"
+def after_call_tool(state: TaskRun) -> Literal["orchestrate", "assess_task", "__end__"]:
+    """Stop once the task is over; back to the orchestrator after the user answered."""
+    if state["task"]["status"] in TERMINAL:
+        return "__end__"
     if isinstance(state["messages"][-1], HumanMessage):
         return "orchestrate"
     return "assess_task"
 
 
-def after_assess(state: State) -> Literal["orchestrate", "advance"]:
-    """Another round on an unfinished task, or move on once it is completed or failed."""
-    if state.get("task_completed") or current(state)["status"] == "failed":
-        return "advance"
+def after_assess(state: TaskRun) -> Literal["orchestrate", "__end__"]:
+    """Another round on an unfinished task, or stop once it is completed or failed."""
+    if state.get("task_completed") or state["task"]["status"] in TERMINAL:
+        return "__end__"
     return "orchestrate"
-
-
-def after_advance(state: State) -> Literal["orchestrate", "generate_response"]:
-    """Work on the next task, or answer once every task has been through."""
-    if state.get("current_task", 0) < len(state.get("plan") or []):
-        return "orchestrate"
-    return "generate_response"

@@ -1,4 +1,4 @@
-"""Graph state: the input schema and the full working state (TypedDicts, JSON-native)."""
+"""Graph state: the input schema, the full working state, and a task run's own state."""
 
 from __future__ import annotations
 
@@ -7,11 +7,30 @@ from typing import Annotated, Any, Literal, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from common.plans import TaskState
+from common.plans import PlanStatus, TaskState
 from common.safety import PendingCall, ToolVerdict
 
-PlannerOutcome = Literal["planned", "empty", "retry", "clarify", "failed", "run_deferred"]
+PlannerOutcome = Literal["planned", "empty", "retry", "clarify", "failed"]
 """What the planner node decided, for routing."""
+
+
+def update_plan(
+    current: list[TaskState] | None, update: list[TaskState] | dict[str, TaskState]
+) -> list[TaskState]:
+    """A list replaces the plan; a dict of task id to task (from task runs) updates those tasks.
+
+    Parallel task runs each return their own task, so their updates never collide.
+    """
+    if isinstance(update, list):
+        return update
+    return [update.get(t["id"], t) for t in current or []]
+
+
+def add_deferred(
+    current: list[PendingCall] | None, update: list[PendingCall] | None
+) -> list[PendingCall]:
+    """Append held-back calls from task runs; None clears the list."""
+    return [] if update is None else [*(current or []), *update]
 
 
 class InputState(TypedDict):
@@ -48,14 +67,12 @@ class GuardStats(TypedDict):
 class State(InputState, total=False):
     """Full working state of a run."""
 
-    plan: list[TaskState]
-    """Tasks of the current plan with status, attempts and results."""
-    current_task: int
-    """Index of the task being worked on."""
-    task_completed: bool
-    """Whether assess_task judged the current task done."""
-    task_message_start: int
-    """Index in `messages` where the current task's exchange begins."""
+    plan: Annotated[list[TaskState], update_plan]
+    """Tasks of the current plan with status, attempts, times, results and errors."""
+    plan_status: PlanStatus
+    """Status of the plan as a whole."""
+    wave: list[str]
+    """Ids of the tasks launched by the last dispatch."""
     guard: GuardVerdict
     """This turn's irreversibility verdict."""
     guard_stats: GuardStats
@@ -63,12 +80,53 @@ class State(InputState, total=False):
     planner_outcome: PlannerOutcome
     """The planner's decision, read by the router."""
     planner_attempts: int
-    """Planner calls made this turn."""
+    """Planner calls made for the current planning round."""
     planner_feedback: list[str]
-    """Problems with the last plan, shown to the planner on a retry."""
+    """Problems with the last plan (or a failure to replan around), shown to the planner."""
+    replanned: bool
+    """Whether the planner already replaced the rest of the plan after a failure this turn."""
+    turn_notes: list[str]
+    """What the answer must mention: budgets that ran out, replans after failures."""
+    attempt_budget: int
+    """Orchestrate rounds each task of the current wave may use."""
     previous_plan: list[TaskState]
     """The last turn's plan, so the planner can continue or replace it."""
-    deferred: list[PendingCall]
+    deferred: Annotated[list[PendingCall], add_deferred]
     """Irreversible calls held back in plan_only mode, with their exact arguments."""
-    deferred_decisions: list[dict[str, Any]]
-    """The user's decisions on `deferred`, one per call, when they approved running them."""
+
+
+class TaskInput(TypedDict):
+    """What the dispatcher sends to one task run."""
+
+    task: TaskState
+    """The task to carry out."""
+    request: str
+    """The user's request, for context."""
+    plan_view: str
+    """The whole plan, rendered for the orchestrator's prompt."""
+    inputs: dict[str, dict[str, Any]]
+    """Results of the tasks it depends on: id to {result, data}."""
+    order: list[str]
+    """Task ids in plan order, for `${step[N]...}` templates."""
+    guard: GuardVerdict
+    """This turn's verdicts."""
+    max_attempts: int
+    """Orchestrate rounds this task may use (attempt and step budgets applied)."""
+
+
+class TaskOutput(TypedDict, total=False):
+    """What a task run hands back to the plan."""
+
+    plan: dict[str, TaskState]
+    """The task, final, by id."""
+    deferred: list[PendingCall]
+    """Calls it held back in plan_only mode."""
+
+
+class TaskRun(TaskInput, TaskOutput, total=False):
+    """A task run's working state: its own messages, never mixed with other tasks'."""
+
+    messages: Annotated[list[AnyMessage], add_messages]
+    """This task's exchange with the orchestrator and the expert's tools."""
+    task_completed: bool
+    """Whether assess_task judged the task done."""

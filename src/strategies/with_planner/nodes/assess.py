@@ -1,4 +1,4 @@
-"""assess_task: judge the current task from its own exchange, within the attempt budget."""
+"""assess_task: judge a task from its own exchange, within its attempt budget."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes.common import context_of, current, model_for, truncate, with_task
+from strategies.with_planner.nodes.common import model_for, task_update, truncate, unwrap
 from strategies.with_planner.prompts import ASSESS_SYSTEM_PROMPT
-from strategies.with_planner.state import State
+from strategies.with_planner.state import TaskRun
 
 
 class Assessment(BaseModel):
@@ -36,19 +36,29 @@ def task_result(messages: list[AnyMessage]) -> str:
     return truncate("\n".join(parts))
 
 
-async def assess_task(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+def task_data(messages: list[AnyMessage]) -> Any:
+    """The structured content of the task's last successful tool call, for templates."""
+    for m in reversed(messages):
+        if isinstance(m, ToolMessage) and m.status != "error" and m.artifact is not None:
+            return unwrap(m.artifact)
+    return None
+
+
+async def assess_task(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]:
     """Mark the task completed, give it another round, or fail it when the budget is spent."""
-    task = current(state)
-    exchange = state["messages"][state.get("task_message_start", 0) :]
+    task = state["task"]
+    exchange = state.get("messages", [])
     model = model_for(runtime, "assess").with_structured_output(Assessment)
     prompt = ASSESS_SYSTEM_PROMPT.format(task=task["task"])
     verdict = Assessment.model_validate(await model.ainvoke([SystemMessage(prompt), *exchange]))
+    result = task_result(exchange)
     if verdict.completed:
-        plan = with_task(state, status="completed", result=task_result(exchange))
-        return {"plan": plan, "task_completed": True}
-    budget = context_of(runtime).max_task_attempts
-    if task["attempts"] >= budget:
+        update = task_update(
+            state, runtime, status="completed", result=result, data=task_data(exchange)
+        )
+        return {**update, "task_completed": True}
+    if task["attempts"] >= state["max_attempts"]:
         error = f"not completed after {task['attempts']} attempt(s): {verdict.reason}"
-        plan = with_task(state, status="failed", error=error, result=task_result(exchange) or None)
-        return {"plan": plan, "task_completed": False}
+        update = task_update(state, runtime, status="failed", error=error, result=result or None)
+        return {**update, "task_completed": False}
     return {"task_completed": False}

@@ -11,6 +11,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
+from common.plans import TaskState
 from common.safety import (
     ApprovalFormatError,
     Decision,
@@ -21,10 +22,17 @@ from common.safety import (
 from common.safety.approval import EditDecision, RejectDecision
 from common.safety.execution import CallLedger, CallRecord, LedgerEntry, replay, run_once
 from common.safety.gate import Gate, GateDecision
+from common.templates import TemplateError, resolve
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes.common import context_of, current, describe_call, with_task
+from strategies.with_planner.nodes.common import (
+    context_of,
+    describe_call,
+    task_update,
+    truncate,
+    unwrap,
+)
 from strategies.with_planner.nodes.orchestrate import ASK_USER, CANNOT_COMPLETE
-from strategies.with_planner.state import State
+from strategies.with_planner.state import TaskRun
 
 logger = logging.getLogger(__name__)
 
@@ -116,34 +124,62 @@ async def _pending(
     return pending
 
 
-async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Answer every tool call of the last AI message, asking approval first where needed.
+def _direct_message(state: TaskRun, runtime: Runtime[Context]) -> AIMessage | str:
+    """The direct step as a tool call with its templates resolved, or the template error."""
+    task = state["task"]
+    args = task["args"] or {}
+    if task["approval"] is None:
+        today = context_of(runtime).current_time().date()
+        try:
+            args = resolve(args, state["inputs"], state["order"], task["id"], today)
+        except TemplateError as exc:
+            return str(exc)
+    # A stable id: a re-run of this node must find the same ledger entry.
+    call_id = f"direct-{task['id']}-{task['started_at']}"
+    return AIMessage(
+        content="",
+        id=call_id,
+        tool_calls=[{"name": task["tool"] or "", "args": args, "id": call_id, "type": "tool_call"}],
+    )
 
-    All interrupts happen before the first tool runs, and each call runs as a checkpointed
-    task: LangGraph re-runs this node from its start on resume, and nothing may run twice.
+
+async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Answer every tool call of the last AI message (or the direct step), gate first.
+
+    All interrupts happen before the first tool runs, and gated calls go through the ledger:
+    LangGraph re-runs this node from its start on resume, and nothing may run twice.
     """
     ctx = context_of(runtime)
     registry = await registry_for(ctx.mcp_config)
-    if state.get("planner_outcome") == "run_deferred":
-        return await _run_deferred(state, ctx, registry, ledger_for(runtime))
-    task = current(state)
-    last = state["messages"][-1]
-    assert isinstance(last, AIMessage), "call_tool follows an AI message with tool calls"
+    task = state["task"]
+    direct = bool(task["tool"]) and not state.get("messages")
+    if direct:
+        made = _direct_message(state, runtime)
+        if isinstance(made, str):
+            return task_update(state, runtime, status="failed", error=made, attempts=1)
+        last: AIMessage = made
+    else:
+        found = state["messages"][-1]
+        assert isinstance(found, AIMessage), "call_tool follows an AI message with tool calls"
+        last = found
     calls = list(last.tool_calls)
+    extra: list[ToolCall] = []
+    if ctx.strategy == "conservative" and len(calls) > 1:
+        calls, extra = calls[:1], calls[1:]
     gate = Gate(state["guard"]["verdicts"])
     ledger = ledger_for(runtime)
     recorded = await recorded_calls(ledger, last, calls)
     fresh = [c for c in calls if (c["id"] or "") not in recorded]
     pending = await _pending(gate, registry, task["expert"], fresh)
-    decisions = ask_for_approval(pending) if pending and ctx.approval_mode == "interrupt" else {}
+    decisions = _decide(ctx, task, pending)
     answers = {
         c["id"]: _ask_user(str(c["args"].get("question", "")), task["id"])
-        for c in calls
+        for c in fresh
         if c["name"] == ASK_USER
     }
     gated = {p["id"]: p for p in pending}
-    messages: list[Any] = []
-    declined, deferred, failure = list(task["declined"]), list(state.get("deferred") or []), None
+    messages: list[Any] = [last] if direct else []
+    declined, deferred, failure = list(task["declined"]), [], None
     for call in calls:
         name, cid = call["name"], call["id"] or ""
         if cid in recorded:
@@ -154,33 +190,69 @@ async def call_tool(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         elif name == CANNOT_COMPLETE:
             failure = str(call["args"].get("reason") or "the expert could not do the task")
             messages.append(_tool_message(call, "Noted: the task is marked as failed."))
-        elif cid in gated and ctx.approval_mode == "plan_only":
+        elif cid in gated and ctx.approval_mode == "plan_only" and cid not in decisions:
             deferred.append(gated[cid])
             messages.append(_held_back(call))
         elif isinstance(decision := decisions.get(cid), RejectDecision):
             declined.append(describe_call(name, call["args"]))
             messages.append(_declined(call, decision))
         else:
+            key = call_key(last, call)
             messages.append(
                 await _execute(
-                    ctx,
-                    registry,
-                    gate,
-                    ledger,
-                    call_key(last, call),
-                    task["expert"],
-                    call,
-                    decision,
-                    cid in gated,
+                    ctx, registry, gate, ledger, key, task["expert"], call, decision, cid in gated
                 )
             )
-    changes: dict[str, Any] = {"declined": declined}
-    if answers:
+    messages += [_not_run_conservative(c) for c in extra]
+    changes = _changes(task, direct, messages, declined, failure, bool(answers), bool(deferred))
+    return {"messages": messages, "deferred": deferred, **task_update(state, runtime, **changes)}
+
+
+def _decide(ctx: Context, task: TaskState, pending: list[PendingCall]) -> dict[str, Decision]:
+    if not pending:
+        return {}
+    if task["approval"] is not None:
+        # The user approved this exact held-back call when they said "go ahead".
+        decision = parse_decisions({"decisions": [task["approval"]]}, 1)[0]
+        return {p["id"]: decision for p in pending}
+    return ask_for_approval(pending) if ctx.approval_mode == "interrupt" else {}
+
+
+def _changes(
+    task: TaskState,
+    direct: bool,
+    messages: list[Any],
+    declined: list[str],
+    failure: str | None,
+    asked: bool,
+    held: bool,
+) -> dict[str, Any]:
+    changes: dict[str, Any] = {"declined": declined, "status": "running"}
+    if direct:
+        outcome = messages[-1]
+        ok = isinstance(outcome, ToolMessage) and outcome.status == "success"
+        changes.update(attempts=task["attempts"] + 1)
+        if ok:
+            changes.update(status="completed", result=truncate(str(outcome.content)))
+            changes["data"] = unwrap(outcome.artifact)
+        elif held:
+            changes.update(status="skipped", error="held back for the user's approval (plan_only)")
+        else:
+            changes.update(status="failed", error=str(outcome.content))
+    elif asked:
         # Asking the user is not an attempt at the task: refund the round.
         changes["attempts"] = max(task["attempts"] - 1, 0)
     if failure is not None:
         changes.update(status="failed", error=failure)
-    return {"messages": messages, "plan": with_task(state, **changes), "deferred": deferred}
+    return changes
+
+
+def _not_run_conservative(call: ToolCall) -> ToolMessage:
+    return _tool_message(
+        call,
+        "Not run: the conservative strategy runs one tool call per turn; call it again next turn.",
+        error=True,
+    )
 
 
 def _held_back(call: ToolCall) -> ToolMessage:
@@ -226,25 +298,3 @@ async def _execute(
         logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
     record = await run_once(ledger, key, registry, expert, name, args, ctx.tool_timeout_s, gated)
     return _record_message(call, record, prefix)
-
-
-async def _run_deferred(
-    state: State, ctx: Context, registry: ExpertRegistry, ledger: CallLedger | None
-) -> dict[str, Any]:
-    """Run exactly the held-back calls the user approved, as recorded, without re-planning."""
-    deferred = state.get("deferred") or []
-    decisions = state.get("deferred_decisions") or []
-    gate = Gate(state.get("guard", {}).get("verdicts", []))
-    last = state["messages"][-1]
-    assert isinstance(last, AIMessage)
-    messages: list[Any] = []
-    for item, call, raw in zip(deferred, last.tool_calls, decisions, strict=True):
-        decision = parse_decisions({"decisions": [raw]}, 1)[0]
-        if isinstance(decision, RejectDecision):
-            messages.append(_declined(call, decision))
-            continue
-        key = call_key(last, call)
-        messages.append(
-            await _execute(ctx, registry, gate, ledger, key, item["expert"], call, decision, True)
-        )
-    return {"messages": messages, "deferred": [], "deferred_decisions": []}

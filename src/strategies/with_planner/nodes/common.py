@@ -9,9 +9,9 @@ from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import Runtime
 
 from common.models import load_chat_model
-from common.plans import TaskState
+from common.plans import TERMINAL, TaskState
 from strategies.with_planner.context import Context
-from strategies.with_planner.state import State
+from strategies.with_planner.state import TaskRun
 
 RESULT_CHARS = 2000
 
@@ -26,31 +26,34 @@ def model_for(runtime: Runtime[Context], role: str) -> BaseChatModel:
     return load_chat_model(context_of(runtime).model_for(role))
 
 
+def now_iso(runtime: Runtime[Context]) -> str:
+    """The run's current time, ISO 8601."""
+    return context_of(runtime).current_time().isoformat(timespec="seconds")
+
+
 def emit(runtime: Runtime[Context], event: str, **data: Any) -> None:
     """Send a custom stream event (`stream_mode="custom"`)."""
     runtime.stream_writer({"event": event, **data})
 
 
-def current(state: State) -> TaskState:
-    """The task being worked on."""
-    return state["plan"][state.get("current_task", 0)]
-
-
-def with_task(state: State, **changes: Any) -> list[TaskState]:
-    """A copy of the plan with the current task updated."""
-    idx = state.get("current_task", 0)
-    plan = list(state["plan"])
-    plan[idx] = TaskState(**{**plan[idx], **changes})  # type: ignore[typeddict-item]
-    return plan
+def task_update(state: TaskRun, runtime: Runtime[Context], **changes: Any) -> dict[str, Any]:
+    """Update a task run's task, stamping `ended_at` when it reaches a final status."""
+    task = TaskState(**{**state["task"], **changes})  # type: ignore[typeddict-item]
+    if task["status"] in TERMINAL and not task["ended_at"]:
+        task["ended_at"] = now_iso(runtime)
+    return {"task": task, "plan": {task["id"]: task}}
 
 
 def render_plan(plan: list[TaskState], detailed: bool = False) -> str:
-    """The plan as numbered lines, with statuses and (when detailed) results and errors."""
+    """The plan as lines with dependencies and statuses (and, when detailed, results)."""
     if not plan:
         return "(none)"
     lines = []
-    for i, t in enumerate(plan):
-        line = f"{i}. [{t['status']}] {t['id']} ({t['expert']}): {t['task']}"
+    for t in plan:
+        deps = f" after {', '.join(t['depends_on'])}" if t["depends_on"] else ""
+        step = f" [direct: {describe_call(t['tool'], t['args'] or {})}]" if t["tool"] else ""
+        optional = "" if t["critical"] else " (optional)"
+        line = f"- {t['id']} [{t['status']}] ({t['expert']}{deps}){optional}: {t['task']}{step}"
         if detailed:
             if t["result"]:
                 line += f"\n   result: {t['result']}"
@@ -70,3 +73,10 @@ def truncate(text: str, limit: int = RESULT_CHARS) -> str:
 def describe_call(name: str, args: dict[str, Any]) -> str:
     """A compact `tool(args)` rendering for messages and summaries."""
     return f"{name}({json.dumps(args, ensure_ascii=False, sort_keys=True)})"
+
+
+def unwrap(structured: Any) -> Any:
+    """A tool's structured content, without FastMCP's `{"result": ...}` wrapper."""
+    if isinstance(structured, dict) and set(structured) == {"result"}:
+        return structured["result"]
+    return structured

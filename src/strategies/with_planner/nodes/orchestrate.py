@@ -4,22 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from mcp.types import Tool
 
 from common.mcp import ExpertUnavailable, registry_for
+from common.safety.gate import Gate
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes.common import (
-    context_of,
-    current,
-    emit,
-    model_for,
-    render_plan,
-    with_task,
-)
+from strategies.with_planner.nodes.common import context_of, model_for, task_update, truncate
 from strategies.with_planner.prompts import ORCHESTRATE_SYSTEM_PROMPT
-from strategies.with_planner.state import State
+from strategies.with_planner.state import TaskRun
 
 ASK_USER = "ask_user"
 CANNOT_COMPLETE = "cannot_complete"
@@ -65,27 +59,52 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
     }
 
 
-async def orchestrate(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """One orchestrate round on the current task; an unreachable expert fails the task."""
-    task = current(state)
-    registry = await registry_for(context_of(runtime).mcp_config)
-    if task["status"] == "pending":
-        emit(runtime, "task_start", task_id=task["id"], expert=task["expert"])
+def render_inputs(inputs: dict[str, dict[str, Any]]) -> str:
+    """Results of the tasks a task depends on, for its prompt."""
+    if not inputs:
+        return "(none)"
+    return "\n".join(
+        f"- {tid}: {truncate(str(out.get('result') or ''), 800)}" for tid, out in inputs.items()
+    )
+
+
+async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]:
+    """One orchestrate round on the task; an unreachable expert fails the task."""
+    task = state["task"]
+    ctx = context_of(runtime)
+    registry = await registry_for(ctx.mcp_config)
     try:
         tools = await registry.tools(task["expert"])
     except ExpertUnavailable as exc:
-        return {"plan": with_task(state, status="failed", error=str(exc))}
+        return task_update(state, runtime, status="failed", error=str(exc))
     specs = [tool_spec(t) for t in tools]
     specs += [c for c in _CONTROL_SPECS if c["function"]["name"] not in {t.name for t in tools}]
     prompt = ORCHESTRATE_SYSTEM_PROMPT.format(
         expert=task["expert"],
-        plan=render_plan(state["plan"]),
+        plan=state["plan_view"],
         task_id=task["id"],
         task=task["task"],
+        inputs=render_inputs(state["inputs"]),
     )
     model = model_for(runtime, "orchestrate").bind_tools(specs)
-    message = await model.ainvoke([SystemMessage(prompt), *state["messages"]])
-    return {
-        "messages": [message],
-        "plan": with_task(state, status="running", attempts=task["attempts"] + 1),
-    }
+    conversation = [
+        SystemMessage(prompt),
+        HumanMessage(state["request"]),
+        *state.get("messages", []),
+    ]
+    message = await model.ainvoke(conversation)
+    gate = Gate(state["guard"]["verdicts"])
+    tool_map = {t.name: t for t in tools}
+    waiting = any(
+        gate.check(
+            task["expert"], c["name"], c["args"], tool_map, registry.server(task["expert"])
+        ).needs_approval
+        for c in getattr(message, "tool_calls", [])
+    )
+    update = task_update(
+        state,
+        runtime,
+        status="awaiting_approval" if waiting else "running",
+        attempts=task["attempts"] + 1,
+    )
+    return {"messages": [message], **update}

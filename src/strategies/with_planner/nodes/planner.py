@@ -1,72 +1,103 @@
-"""planner: turn the conversation into a validated plan over the configured experts."""
+"""planner: turn the conversation into a validated dependency plan over the experts."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
+from mcp.types import Tool
 from pydantic import ValidationError
 
+from common.dates import describe_periods
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
-from common.plans import PlannerResult, TaskState, new_task_state, validate_plan
+from common.plans import (
+    PlannerResult,
+    Task,
+    TaskState,
+    new_task_state,
+    validate_plan,
+)
 from common.safety import PendingCall
 from common.safety.approval import ApprovalFormatError, approval_from_message
 from common.settings import get_settings
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan
-from strategies.with_planner.prompts import PLANNER_FEEDBACK, PLANNER_SYSTEM_PROMPT
+from strategies.with_planner.prompts import (
+    CONSERVATIVE_HINT,
+    PLANNER_FEEDBACK,
+    PLANNER_SYSTEM_PROMPT,
+    REPLAN_FEEDBACK,
+)
 from strategies.with_planner.state import State
 
+Catalog = dict[str, Sequence[Tool] | None]
 
-async def describe_experts(registry: ExpertRegistry) -> str:
-    """One paragraph per expert: its description and tool names (or why it is unreachable)."""
-    catalog = await registry.catalog(registry.experts)
+
+async def expert_catalog(registry: ExpertRegistry) -> tuple[Catalog, dict[str, str]]:
+    """Every expert's live tools (None when unreachable), and why the unreachable ones are."""
+    catalog: Catalog = {}
+    errors: dict[str, str] = {}
+    for name, tools in (await registry.catalog(registry.experts)).items():
+        if isinstance(tools, ExpertUnavailable):
+            catalog[name], errors[name] = None, str(tools)
+        else:
+            catalog[name] = tools
+    return catalog, errors
+
+
+def describe_experts(registry: ExpertRegistry, catalog: Catalog, errors: dict[str, str]) -> str:
+    """One paragraph per expert: its description and tools (or why it is unreachable)."""
     lines = []
     for name, tools in catalog.items():
         desc = registry.server(name).description or "(no description)"
-        if isinstance(tools, ExpertUnavailable):
-            lines.append(f"- {name}: {desc} [currently unavailable: {tools}]")
-        else:
-            lines.append(f"- {name}: {desc}\n  tools: {', '.join(t.name for t in tools)}")
+        if tools is None:
+            lines.append(f"- {name}: {desc} [currently unavailable: {errors[name]}]")
+            continue
+        listed = "; ".join(
+            f"{t.name}({', '.join((t.inputSchema or {}).get('properties', {}))})"
+            + (f": {t.description.splitlines()[0]}" if t.description else "")
+            for t in tools
+        )
+        lines.append(f"- {name}: {desc}\n  tools: {listed}")
     return "\n".join(lines) or "(no experts configured)"
 
 
-def _start_plan(result: PlannerResult, previous: list[TaskState]) -> list[TaskState]:
-    plan = [new_task_state(t) for t in result.plan]
-    if result.decision == "continue":
-        done = {t["id"]: t for t in previous if t["status"] == "completed"}
-        plan = [done.get(t["id"], t) if i < result.next_task else t for i, t in enumerate(plan)]
-    return plan
+def _last_request(state: State) -> str:
+    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
+    return str(humans[-1].content) if humans else ""
 
 
 async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Ask the planner model for a PlannerResult and validate it against the experts."""
+    """Ask the planner model for a PlannerResult and validate it against the live experts."""
     deferred = state.get("deferred") or []
-    if deferred:
+    if deferred and not state.get("plan"):
         answer = _deferred_answer(state, deferred)
         if answer is not None:
             return answer
     ctx = context_of(runtime)
     registry = await registry_for(ctx.mcp_config)
-    attempts = state.get("planner_attempts", 0) + 1
-    feedback = state.get("planner_feedback") or []
+    catalog, errors = await expert_catalog(registry)
+    now = ctx.current_time()
+    current = state.get("plan") or []
     prompt = PLANNER_SYSTEM_PROMPT.format(
-        experts=await describe_experts(registry),
-        now=datetime.now().astimezone().strftime("%A %Y-%m-%d %H:%M %Z"),
+        experts=describe_experts(registry, catalog, errors),
+        now=now.strftime("%A %Y-%m-%d %H:%M %Z"),
+        dates=describe_periods(_last_request(state), now) or "(none)",
         previous_plan=render_plan(state.get("previous_plan") or [], detailed=True),
-        feedback=PLANNER_FEEDBACK.format(problems="\n".join(f"- {p}" for p in feedback))
-        if feedback
-        else "",
+        strategy=CONSERVATIVE_HINT if ctx.strategy == "conservative" else "",
+        feedback=_feedback(state, current),
     )
+    attempts = state.get("planner_attempts", 0) + 1
     model = model_for(runtime, "planner").with_structured_output(PlannerResult)
     try:
         raw = await model.ainvoke([SystemMessage(prompt), *state["messages"]])
         result = PlannerResult.model_validate(raw)
     except (OutputParserException, ValidationError) as exc:
-        return _retry_or_fail(attempts, [f"The answer did not match PlannerResult: {exc}"])
+        problems = [f"The answer did not match PlannerResult: {exc}"]
+        return _retry_or_fail(attempts, problems, bool(current))
     if result.clarification and not result.plan:
         return {
             "messages": [AIMessage(result.clarification)],
@@ -74,33 +105,60 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "planner_attempts": 0,
             "planner_feedback": [],
         }
-    problems = validate_plan(result, registry.experts)
-    if len(result.plan) > get_settings().max_plan_tasks:
-        problems.append(
-            f"The plan has {len(result.plan)} tasks; at most {get_settings().max_plan_tasks}."
-        )
+    if current and result.decision == "continue":
+        return {"planner_outcome": "planned", "planner_attempts": 0, "planner_feedback": []}
+    kept = [t for t in current if t["status"] == "completed"]
+    combined = PlannerResult(
+        plan=[_as_task(t) for t in kept] + result.plan,
+        next_task=0 if current else result.next_task,
+    )
+    problems = validate_plan(combined, catalog, get_settings().max_plan_tasks)
     if problems:
-        return _retry_or_fail(attempts, problems)
-    plan = _start_plan(result, state.get("previous_plan") or [])
-    emit(runtime, "plan", plan=plan, decision=result.decision)
+        return _retry_or_fail(attempts, problems, bool(current))
+    plan = kept + _start_plan(result, state.get("previous_plan") or [], bool(current))
+    emit(runtime, "plan", plan=plan, decision=result.decision, replan=bool(current))
     return {
         "plan": plan,
-        "current_task": result.next_task if result.plan else 0,
-        "task_completed": False,
-        "task_message_start": len(state["messages"]),
+        "plan_status": "ready",
         "planner_outcome": "planned" if plan else "empty",
         "planner_attempts": 0,
         "planner_feedback": [],
-        "deferred": [],
+        "deferred": None,
+        "wave": [],
     }
 
 
+def _feedback(state: State, current: list[TaskState]) -> str:
+    problems = "\n".join(f"- {p}" for p in state.get("planner_feedback") or [])
+    if current:
+        return REPLAN_FEEDBACK.format(plan=render_plan(current, detailed=True), problems=problems)
+    return PLANNER_FEEDBACK.format(problems=problems) if problems else ""
+
+
+def _as_task(t: TaskState) -> Task:
+    return Task(
+        id=t["id"],
+        expert=t["expert"],
+        task=t["task"],
+        depends_on=t["depends_on"],
+        critical=t["critical"],
+        tool=t["tool"],
+        args=t["args"],
+    )
+
+
+def _start_plan(result: PlannerResult, previous: list[TaskState], replan: bool) -> list[TaskState]:
+    plan = [new_task_state(t) for t in result.plan]
+    if result.decision == "continue" and not replan:
+        done = {t["id"]: t for t in previous if t["status"] == "completed"}
+        plan = [done.get(t["id"], t) if i < result.next_task else t for i, t in enumerate(plan)]
+    return plan
+
+
 def _deferred_answer(state: State, deferred: list[PendingCall]) -> dict[str, Any] | None:
-    """Run the held-back calls when the user's message approves them; None to plan normally."""
-    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
-    text = str(humans[-1].content) if humans else ""
+    """Turn approved held-back calls into direct steps; None when the message is no answer."""
     try:
-        decisions = approval_from_message(text, len(deferred))
+        decisions = approval_from_message(_last_request(state), len(deferred))
     except ApprovalFormatError as exc:
         return {
             "messages": [AIMessage(f"I did not run the proposed actions: {exc}")],
@@ -108,21 +166,45 @@ def _deferred_answer(state: State, deferred: list[PendingCall]) -> dict[str, Any
         }
     if decisions is None:
         return None
-    calls = [{"name": d["name"], "args": d["args"], "id": f"{d['id']}-approved"} for d in deferred]
+    plan: list[TaskState] = []
+    for i, (call, decision) in enumerate(zip(deferred, decisions, strict=True), start=1):
+        step = Task(
+            id=f"approved-{i}",
+            expert=call["expert"],
+            task=f"Run the approved call {call['name']}",
+            tool=call["name"],
+            args=call["args"],
+            critical=False,
+        )
+        task = new_task_state(step)
+        task["approval"] = decision.model_dump()
+        plan.append(task)
     return {
-        "messages": [AIMessage(f"Running the {len(calls)} approved action(s).", tool_calls=calls)],
-        "deferred_decisions": [d.model_dump() for d in decisions],
-        "planner_outcome": "run_deferred",
-        "plan": [],
+        "plan": plan,
+        "plan_status": "ready",
+        "planner_outcome": "planned",
+        "planner_attempts": 0,
+        "planner_feedback": [],
+        "deferred": None,
+        "wave": [],
     }
 
 
-def _retry_or_fail(attempts: int, problems: list[str]) -> dict[str, Any]:
+def _retry_or_fail(attempts: int, problems: list[str], replanning: bool) -> dict[str, Any]:
     if attempts <= get_settings().max_planner_retries:
         return {
             "planner_outcome": "retry",
             "planner_attempts": attempts,
             "planner_feedback": problems,
+        }
+    if replanning:
+        # No usable replacement: the running plan goes on as it was.
+        note = "A replacement plan after the failure was invalid: " + "; ".join(problems)
+        return {
+            "planner_outcome": "planned",
+            "planner_attempts": 0,
+            "planner_feedback": [],
+            "turn_notes": [note],
         }
     text = (
         f"I could not make a usable plan after {attempts} attempts:\n"

@@ -1,33 +1,86 @@
-"""advance and generate_response: move through the plan, then answer and reset for next turn."""
+"""advance and generate_response: schedule the plan's tasks, then answer and reset."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
+from common.plans import TaskState, plan_status, ready_tasks, settle
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
-    current,
+    context_of,
     describe_call,
     emit,
     model_for,
+    now_iso,
     render_plan,
 )
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
 from strategies.with_planner.state import State
 
 
+def _replan_needed(state: State, plan: list[TaskState]) -> list[str]:
+    """Failures of the last wave worth replanning around (once per turn), as feedback."""
+    if state.get("replanned"):
+        return []
+    wave = set(state.get("wave") or [])
+    failed = [t for t in plan if t["id"] in wave and t["status"] == "failed"]
+    unfinished = [t for t in plan if t["status"] in ("pending", "skipped", "cancelled")]
+    if not failed or not unfinished:
+        return []
+    return [f"Task {t['id']} ({t['expert']}) failed: {t['error']}" for t in failed]
+
+
 async def advance(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Close the current task and point at the next one."""
-    task = current(state)
-    emit(runtime, "task_end", task_id=task["id"], status=task["status"], error=task["error"])
+    """Settle finished tasks, then launch every ready task (up to max_parallel) or finish."""
+    ctx = context_of(runtime)
+    now = now_iso(runtime)
+    for t in state["plan"]:
+        if t["id"] in (state.get("wave") or []):
+            emit(runtime, "task_end", task_id=t["id"], status=t["status"], error=t["error"])
+    plan = settle(state["plan"], now)
+    notes = list(state.get("turn_notes") or [])
+    failures = _replan_needed(state, plan)
+    if failures:
+        notes.append("Replanned after: " + "; ".join(failures))
+        return {
+            "plan": plan,
+            "wave": [],
+            "replanned": True,
+            "planner_feedback": failures,
+            "turn_notes": notes,
+            "plan_status": plan_status(plan),
+        }
+    used = sum(t["attempts"] for t in plan)
+    ready = ready_tasks(plan)
+    if ready and used >= ctx.max_steps:
+        notes.append(f"The step budget of {ctx.max_steps} per turn ran out.")
+        plan = [_cancel(t, now, ctx.max_steps) if t["status"] == "pending" else t for t in plan]
+        ready = []
+    wave = ready[: ctx.max_parallel]
+    budget = min(ctx.task_attempts(), max(1, (ctx.max_steps - used) // max(len(wave), 1)))
+    launched = {t["id"] for t in wave}
+    plan = [_start(t, now) if t["id"] in launched else t for t in plan]
+    for t in wave:
+        emit(runtime, "task_start", task_id=t["id"], expert=t["expert"])
     return {
-        "current_task": state.get("current_task", 0) + 1,
-        "task_completed": False,
-        "task_message_start": len(state["messages"]),
+        "plan": plan,
+        "wave": [t["id"] for t in wave],
+        "attempt_budget": budget,
+        "turn_notes": notes,
+        "plan_status": plan_status(plan),
     }
+
+
+def _start(t: TaskState, now: str) -> TaskState:
+    return TaskState(**{**t, "status": "running", "started_at": now})
+
+
+def _cancel(t: TaskState, now: str, budget: int) -> TaskState:
+    error = f"cancelled: the step budget of {budget} per turn ran out"
+    return TaskState(**{**t, "status": "cancelled", "error": error, "ended_at": now})
 
 
 async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
@@ -36,18 +89,25 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
     deferred = state.get("deferred") or []
     prompt = RESPONSE_SYSTEM_PROMPT.format(
         plan=render_plan(plan, detailed=True),
+        notes="\n".join(f"- {n}" for n in state.get("turn_notes") or []) or "(none)",
         deferred="\n".join(
             f"- {d['expert']}: {describe_call(d['name'], d['args'])}" for d in deferred
         )
         or "(none)",
     )
-    answer = await model_for(runtime, "response").ainvoke(
-        [SystemMessage(prompt), *state["messages"]]
-    )
+    conversation = [m for m in state["messages"] if m.type in ("human", "ai") and not _calls(m)]
+    answer = await model_for(runtime, "response").ainvoke([SystemMessage(prompt), *conversation])
     return {
         "messages": [answer],
         "previous_plan": plan,
         "plan": [],
-        "current_task": 0,
-        "task_completed": False,
+        "plan_status": plan_status(plan),
+        "wave": [],
+        "replanned": False,
+        "turn_notes": [],
+        "planner_feedback": [],
     }
+
+
+def _calls(message: Any) -> bool:
+    return bool(getattr(message, "tool_calls", None)) and not isinstance(message, HumanMessage)
