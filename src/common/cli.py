@@ -153,18 +153,21 @@ async def _run(request: str, thread: str, ctx: dict[str, Any]) -> int:
         payload: Any = {"messages": [{"role": "user", "content": request}]}
         try:
             while True:
-                interrupts: list[Interrupt] = []
-                async for mode, chunk in graph.astream(
-                    payload, config, context=ctx, stream_mode=["updates", "custom"]
+                async for _ns, mode, chunk in graph.astream(
+                    payload,
+                    config,
+                    context=ctx,
+                    stream_mode=["updates", "custom"],
+                    subgraphs=True,
                 ):
                     if mode == "custom":
                         _render_event(cast(dict[str, Any], chunk))
                         continue
                     for node, update in cast(dict[str, Any], chunk).items():
-                        if node == "__interrupt__":
-                            interrupts.extend(update)
-                        else:
+                        if node not in ("__interrupt__", "run_task"):
                             _render_update(node, update)
+                # Parallel tasks may wait on several interrupts at once.
+                interrupts = list((await graph.aget_state(config)).interrupts)
                 if not interrupts:
                     break
                 payload = resume_command(interrupts, [_answer(i) for i in interrupts])

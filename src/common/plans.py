@@ -117,6 +117,8 @@ class TaskState(TypedDict):
     """ISO time it started running."""
     ended_at: str | None
     """ISO time it reached a final status."""
+    messages: list[Any]
+    """The task's own exchange (orchestrator turns, tool calls and results)."""
 
 
 def new_task_state(task: Task) -> TaskState:
@@ -138,6 +140,7 @@ def new_task_state(task: Task) -> TaskState:
         declined=[],
         started_at=None,
         ended_at=None,
+        messages=[],
     )
 
 

@@ -118,11 +118,13 @@ def summary(values: dict[str, Any], interrupts: list[Any]) -> dict[str, Any]:
     """What the test checks: interrupts, tool messages, statuses and the last message."""
     messages = values.get("messages", [])
     last = messages[-1] if messages else None
+    tasks = [*(values.get("plan") or []), *(values.get("previous_plan") or [])]
+    transcript = [m for t in tasks for m in t.get("messages", [])]
     return {
         "interrupts": [i.value for i in interrupts],
         "tool_messages": [
             {"status": m.status, "content": str(m.content)}
-            for m in messages
+            for m in transcript
             if isinstance(m, ToolMessage)
         ],
         "statuses": [t["status"] for t in values.get("previous_plan") or values.get("plan") or []],

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage, ToolMessage
+from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
@@ -21,11 +22,12 @@ DONE = {"completed": True, "reason": "The tool result shows it is done."}
 
 
 def _stock_from(messages: list[Any]) -> int:
-    """The stock figure from the get_stock tool result in the conversation."""
-    for m in messages:
-        if isinstance(m, ToolMessage) and m.name == "get_stock":
-            return int(json.loads(str(m.content))["stock"])
-    raise AssertionError("no get_stock result in the conversation")
+    """The stock figure the orchestrator was shown: t1's result, given to t2 as its input."""
+    prompt = str(messages[0].content)
+    match = re.search(r'"stock": (\d+)', prompt)
+    if match is None:
+        raise AssertionError(f"no stock figure from t1 in t2's prompt:\n{prompt}")
+    return int(match.group(1))
 
 
 def _write_note(title_prefix: str) -> Any:
@@ -49,7 +51,12 @@ async def test_two_task_plan_with_approval(
         "next_task": 0,
         "plan": [
             {"id": "t1", "expert": "inventory", "task": "Get the stock level of SKU WID-1."},
-            {"id": "t2", "expert": "notes", "task": "Write a note recording WID-1's stock."},
+            {
+                "id": "t2",
+                "expert": "notes",
+                "task": "Write a note recording WID-1's stock.",
+                "depends_on": ["t1"],
+            },
         ],
     }
     answer = "WID-1 has 120 units; I saved a note about it."

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
@@ -42,7 +44,18 @@ def build_task_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
 def build_graph(
     checkpointer: BaseCheckpointSaver[Any] | None = None, store: BaseStore | None = None
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
-    """Compile the graph, optionally with a checkpointer and a store (for embedding)."""
+    """Compile the graph, optionally with a checkpointer and a store (for embedding).
+
+    Give a store with a durable checkpointer: the ledger that keeps an approved call from
+    running twice after a crash lives in it (without one it is kept in this process only).
+    """
+    if checkpointer is not None and store is None and not isinstance(checkpointer, InMemorySaver):
+        warnings.warn(
+            "build_graph: a durable checkpointer without a store keeps the approved-call ledger "
+            "in memory, so a call cut off by a crash could run again after a restart; pass "
+            "store=... (e.g. common.persistence.sqlite_store).",
+            stacklevel=2,
+        )
     builder = StateGraph(State, context_schema=Context, input_schema=InputState)
     builder.add_node("planner", planner)
     builder.add_node("irreversibility_check", irreversibility_check)

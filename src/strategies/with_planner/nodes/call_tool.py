@@ -205,7 +205,7 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]
             )
     messages += [_not_run_conservative(c) for c in extra]
     changes = _changes(task, direct, messages, declined, failure, bool(answers), bool(deferred))
-    return {"messages": messages, "deferred": deferred, **task_update(state, runtime, **changes)}
+    return {"deferred": deferred, **task_update(state, runtime, messages, **changes)}
 
 
 def _decide(ctx: Context, task: TaskState, pending: list[PendingCall]) -> dict[str, Decision]:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
 
 from common.models import load_chat_model
@@ -36,12 +38,25 @@ def emit(runtime: Runtime[Context], event: str, **data: Any) -> None:
     runtime.stream_writer({"event": event, **data})
 
 
-def task_update(state: TaskRun, runtime: Runtime[Context], **changes: Any) -> dict[str, Any]:
-    """Update a task run's task, stamping `ended_at` when it reaches a final status."""
+def task_update(
+    state: TaskRun,
+    runtime: Runtime[Context],
+    new_messages: Sequence[AnyMessage] = (),
+    **changes: Any,
+) -> dict[str, Any]:
+    """Update a task run's task and its transcript, stamping `ended_at` at a final status.
+
+    Returns the node update: `messages` (when new ones came), `task`, and `plan` (the task
+    by id, which the parent merges when the run ends).
+    """
     task = TaskState(**{**state["task"], **changes})  # type: ignore[typeddict-item]
+    task["messages"] = [*state.get("messages", []), *new_messages]
     if task["status"] in TERMINAL and not task["ended_at"]:
         task["ended_at"] = now_iso(runtime)
-    return {"task": task, "plan": {task["id"]: task}}
+    update: dict[str, Any] = {"task": task, "plan": {task["id"]: task}}
+    if new_messages:
+        update["messages"] = list(new_messages)
+    return update
 
 
 def render_plan(plan: list[TaskState], detailed: bool = False) -> str:

@@ -101,10 +101,10 @@ async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> dict[str, An
         ).needs_approval
         for c in getattr(message, "tool_calls", [])
     )
-    update = task_update(
+    return task_update(
         state,
         runtime,
+        [message],
         status="awaiting_approval" if waiting else "running",
         attempts=task["attempts"] + 1,
     )
-    return {"messages": [message], **update}
