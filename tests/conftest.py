@@ -6,6 +6,7 @@ import ipaddress
 import os
 import socket
 import sys
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -111,3 +112,30 @@ def chdir_tmp(tmp_path: Path) -> Iterator[Path]:
         yield tmp_path
     finally:
         os.chdir(old)
+
+
+def service_unavailable(reason: str) -> None:
+    """Skip a test whose service is missing; under REQUIRE_SERVICES=1 (CI) fail it instead."""
+    if os.environ.get("REQUIRE_SERVICES") == "1":
+        pytest.fail(f"{reason} (REQUIRE_SERVICES=1 makes a missing service a failure)")
+    pytest.skip(reason)
+
+
+@pytest.fixture
+def postgres_uri() -> Iterator[str]:
+    """A PostgreSQL database of the test's own on the local server, dropped afterwards."""
+    base = os.environ.get("TEST_DATABASE_URI", "postgresql://postgres@127.0.0.1:5432/test")
+    try:
+        import psycopg
+
+        admin = psycopg.connect(base, autocommit=True, connect_timeout=3)
+    except Exception as exc:
+        service_unavailable(f"PostgreSQL is not reachable at {base}: {exc}")
+        raise
+    name = f"planner_test_{uuid.uuid4().hex[:10]}"
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield f"{base.rsplit('/', 1)[0]}/{name}"
+        finally:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -21,7 +21,7 @@ from rich.table import Table
 from common.mcp import ExpertRegistry, ExpertUnavailable, McpConfig, McpConfigError, load_mcp_config
 from common.mcp.registry import shutdown_pool
 from common.models import ModelConfigError, load_chat_model
-from common.persistence import sqlite_checkpointer, sqlite_store
+from common.persistence import open_persistence
 from common.safety import ToolVerdict, classify_tools
 from common.settings import get_settings
 
@@ -140,17 +140,17 @@ def resume_command(interrupts: list[Interrupt], answers: list[Any]) -> Command[A
     return Command(resume={i.id: a for i, a in zip(interrupts, answers, strict=True)})
 
 
-async def _run(request: str, thread: str, ctx: dict[str, Any]) -> int:
+async def _run(payload: Any, thread: str, ctx: dict[str, Any]) -> int:
+    """Run (or resume) the thread until it ends, answering interrupts in the terminal."""
     from strategies.with_planner.graph import build_graph
 
-    settings = get_settings()
     config: RunnableConfig = {"configurable": {"thread_id": thread}}
-    async with (
-        sqlite_checkpointer(settings.checkpoint_path) as saver,
-        sqlite_store(settings.store_path) as store,
-    ):
+    async with open_persistence() as (saver, store):
         graph = build_graph(checkpointer=saver, store=store)
-        payload: Any = {"messages": [{"role": "user", "content": request}]}
+        if payload is None:
+            pending = list((await graph.aget_state(config)).interrupts)
+            if pending:
+                payload = resume_command(pending, [_answer(i) for i in pending])
         try:
             while True:
                 async for _ns, mode, chunk in graph.astream(
@@ -210,7 +210,8 @@ def run(
         err.print(f"[red]{exc}[/]")
         raise typer.Exit(EXIT_CONFIG) from exc
     try:
-        code = asyncio.run(_run(request, thread or uuid.uuid4().hex[:12], ctx))
+        payload = {"messages": [{"role": "user", "content": request}]}
+        code = asyncio.run(_run(payload, thread or uuid.uuid4().hex[:12], ctx))
     except (ModelConfigError, McpConfigError) as exc:
         err.print(f"[red]{exc}[/]")
         raise typer.Exit(EXIT_CONFIG) from exc
@@ -266,6 +267,74 @@ def tools(
     for error in errors.values():
         err.print(f"[red]{error}[/]")
     raise typer.Exit(EXIT_FAILED if errors else EXIT_OK)
+
+
+@app.command()
+def resume(
+    thread: Annotated[str, typer.Argument(help="Thread id, as printed after a run.")],
+    model: Annotated[str | None, typer.Option(help="Model for every node, provider:model.")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="MCP config file (default MCP_CONFIG).")
+    ] = None,
+) -> None:
+    """Continue a thread: answer its pending approval, or finish a run that was stopped.
+
+    Example: mcp-planner resume 3f2a9c1b7d4e
+    """
+    try:
+        ctx = _context(model, None, config)
+        _check_models(ctx)
+        code = asyncio.run(_run(None, thread, ctx))
+    except (ModelConfigError, McpConfigError) as exc:
+        err.print(f"[red]{exc}[/]")
+        raise typer.Exit(EXIT_CONFIG) from exc
+    raise typer.Exit(code)
+
+
+async def _threads() -> list[dict[str, Any]]:
+    from strategies.with_planner.graph import build_graph
+
+    rows: dict[str, dict[str, Any]] = {}
+    async with open_persistence() as (saver, store):
+        graph = build_graph(checkpointer=saver, store=store)
+        async for item in saver.alist(None):
+            thread = str(item.config["configurable"]["thread_id"])
+            if thread in rows or item.config["configurable"].get("checkpoint_ns"):
+                continue
+            state = await graph.aget_state({"configurable": {"thread_id": thread}})
+            humans = [m for m in state.values.get("messages", []) if m.type == "human"]
+            status = (
+                "waiting for approval"
+                if state.interrupts
+                else ("stopped mid-run" if state.next else "done")
+            )
+            rows[thread] = {
+                "thread": thread,
+                "last_question": str(humans[-1].content) if humans else "",
+                "status": status,
+                "updated": item.checkpoint.get("ts", ""),
+            }
+    return list(rows.values())
+
+
+@app.command()
+def threads(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+) -> None:
+    """List threads with their last question and status, newest first.
+
+    Example: mcp-planner threads --json
+    """
+    rows = asyncio.run(_threads())
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    table = Table(title="Threads")
+    for col in ("thread", "last question", "status", "updated"):
+        table.add_column(col)
+    for r in rows:
+        table.add_row(r["thread"], r["last_question"][:60], r["status"], r["updated"][:19])
+    console.print(table)
 
 
 @app.command("graph")

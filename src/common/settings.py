@@ -69,6 +69,12 @@ class Settings(BaseSettings):
     recursion_limit: int = Field(default=200, ge=10)
     """LangGraph super-step limit for one run: a backstop, budgets stop loops first."""
 
+    persistence: Literal["memory", "sqlite", "postgres"] | None = None
+    """Where threads live; default: postgres when DATABASE_URI is set, else sqlite."""
+
+    database_uri: str | None = None
+    """PostgreSQL connection string (postgresql://user@host:5432/db) for threads and the store."""
+
     checkpoint_path: Path = Path(".mcp-planner/checkpoints.sqlite")
     """SQLite file holding the CLI's threads."""
 

@@ -1,4 +1,4 @@
-"""Crash driver: one phase of a thread on SQLite (checkpointer and store), in its own process.
+"""Crash driver: one phase of a thread on SQLite or PostgreSQL, in its own process.
 
 `python crash_driver.py PHASE --workdir DIR [--crash-at POINT] [--answer approve|reject]`
 
@@ -29,8 +29,9 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
 from common.mcp.registry import ExpertRegistry, shutdown_pool
-from common.persistence import sqlite_checkpointer, sqlite_store
+from common.persistence import open_persistence
 from common.safety.execution import CallLedger
+from common.settings import Settings
 from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
 from strategies.with_planner.graph import build_graph
 
@@ -143,10 +144,12 @@ async def main() -> None:
     if opts.crash_at:
         install_crash_hook(opts.crash_at)
     config: Any = {"configurable": {"thread_id": "crash"}}
-    async with (
-        sqlite_checkpointer(opts.workdir / "checkpoints.sqlite") as saver,
-        sqlite_store(opts.workdir / "store.sqlite") as store,
-    ):
+    # PERSISTENCE / DATABASE_URI from the environment choose SQLite or PostgreSQL.
+    settings = Settings(
+        checkpoint_path=opts.workdir / "checkpoints.sqlite",
+        store_path=opts.workdir / "store.sqlite",
+    )
+    async with open_persistence(settings) as (saver, store):
         graph = build_graph(checkpointer=saver, store=store)
         ctx = context(opts.workdir)
         payload: Any = None

@@ -8,6 +8,7 @@ process. The notes server's own log counts the real executions.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,9 @@ pytestmark = pytest.mark.integration
 DRIVER = Path(__file__).with_name("crash_driver.py")
 
 
+BACKEND_ENV: dict[str, str] = {}
+
+
 def phase(workdir: Path, *args: str) -> dict[str, Any]:
     """Run one driver phase; return its RESULT line (also for a killed process)."""
     proc = subprocess.run(
@@ -28,6 +32,7 @@ def phase(workdir: Path, *args: str) -> dict[str, Any]:
         text=True,
         timeout=120,
         check=False,
+        env={**os.environ, **BACKEND_ENV},
     )
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
     assert lines, f"no RESULT from {args} (rc={proc.returncode})\nstderr:\n{proc.stderr[-3000:]}"
@@ -40,8 +45,18 @@ def executions(workdir: Path) -> int:
     return sum(" write " in line for line in log.read_text().splitlines()) if log.exists() else 0
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each scenario on SQLite files and on a PostgreSQL database of its own."""
+    env = {"PERSISTENCE": request.param}
+    if request.param == "postgres":
+        env["DATABASE_URI"] = request.getfixturevalue("postgres_uri")
+    monkeypatch.setattr(sys.modules[__name__], "BACKEND_ENV", env)
+    return str(request.param)
+
+
 @pytest.fixture
-def workdir(tmp_path: Path) -> Path:
+def workdir(tmp_path: Path, backend: str) -> Path:
     started = phase(tmp_path, "start")
     (request,) = started["interrupts"]
     assert [a["name"] for a in request["action_requests"]] == ["write_note"]
