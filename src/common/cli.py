@@ -20,6 +20,8 @@ from rich.table import Table
 
 from common.mcp import ExpertRegistry, ExpertUnavailable, McpConfig, McpConfigError, load_mcp_config
 from common.mcp.registry import shutdown_pool
+from common.memory import namespace as memory_namespace
+from common.memory import search_runs
 from common.models import ModelConfigError, load_chat_model
 from common.persistence import open_persistence
 from common.safety import ToolVerdict, classify_tools
@@ -334,6 +336,37 @@ def threads(
         table.add_column(col)
     for r in rows:
         table.add_row(r["thread"], r["last_question"][:60], r["status"], r["updated"][:19])
+    console.print(table)
+
+
+async def _history(query: str, user: str, limit: int) -> list[dict[str, Any]]:
+    async with open_persistence() as (_saver, store):
+        if query:
+            return await search_runs(store, user, query, limit=limit)
+        items = await store.asearch(memory_namespace(user), limit=limit)
+        return [dict(i.value) for i in items]
+
+
+@app.command()
+def history(
+    query: Annotated[str, typer.Argument(help="Words to look for; empty lists recent runs.")] = "",
+    user: Annotated[str, typer.Option(help="Whose runs (the context's user_id).")] = "default",
+    limit: Annotated[int, typer.Option(help="How many runs at most.")] = 10,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")] = False,
+) -> None:
+    """Search your past runs: question, plan, tool calls and answer.
+
+    Example: mcp-planner history "stock widgets" --limit 5
+    """
+    runs = asyncio.run(_history(query, user, limit))
+    if as_json:
+        sys.stdout.write(json.dumps(runs, indent=2, default=str) + "\n")
+        return
+    table = Table(title=f"Past runs of {user!r}" + (f" matching {query!r}" if query else ""))
+    for col in ("when", "question", "answer"):
+        table.add_column(col)
+    for r in runs:
+        table.add_row(str(r.get("ended_at", ""))[:19], r["question"][:60], r["answer"][:80])
     console.print(table)
 
 

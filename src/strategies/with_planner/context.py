@@ -98,6 +98,12 @@ class Context:
     )
     """Strategy profile."""
 
+    user_id: str = field(
+        default="default",
+        metadata={"description": "Whose memory of past runs to use; never shared between users."},
+    )
+    """Whose memory of past runs to read and write."""
+
     now: str | None = field(
         default=None,
         metadata={"description": "Fixed current time (ISO 8601) for reproducible runs."},

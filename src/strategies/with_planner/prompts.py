@@ -13,6 +13,9 @@ Date references in the request:
 Previous plan (from the last turn on this conversation):
 {previous_plan}
 
+Relevant past runs of this user (reuse their approach for follow-ups such as "the same for X"):
+{memory}
+
 Return a PlannerResult:
 - plan: tasks {{id, expert, task, depends_on, critical}}. Use only the expert names above and \
 write each task so that the expert can do it without seeing the conversation. Tasks without \

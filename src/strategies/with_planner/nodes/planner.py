@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from common.dates import describe_periods
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
+from common.memory import describe_runs, search_runs
 from common.plans import (
     PlannerResult,
     Task,
@@ -87,6 +88,7 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         now=now.strftime("%A %Y-%m-%d %H:%M %Z"),
         dates=describe_periods(_last_request(state), now) or "(none)",
         previous_plan=render_plan(state.get("previous_plan") or [], detailed=True),
+        memory=await _memory(runtime, ctx.user_id, _last_request(state)),
         strategy=CONSERVATIVE_HINT if ctx.strategy == "conservative" else "",
         feedback=_feedback(state, current),
     )
@@ -126,6 +128,12 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "deferred": None,
         "wave": [],
     }
+
+
+async def _memory(runtime: Runtime[Context], user: str, request: str) -> str:
+    if runtime.store is None:
+        return "(no store configured)"
+    return describe_runs(await search_runs(runtime.store, user, request))
 
 
 def _feedback(state: State, current: list[TaskState]) -> str:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
+from common.memory import RunRecord, ToolCallRecord, save_run
 from common.plans import TaskState, plan_status, ready_tasks, settle
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
@@ -97,6 +99,9 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
     )
     conversation = [m for m in state["messages"] if m.type in ("human", "ai") and not _calls(m)]
     answer = await model_for(runtime, "response").ainvoke([SystemMessage(prompt), *conversation])
+    if runtime.store is not None and plan:
+        record = run_record(state, plan, str(answer.content), now_iso(runtime))
+        await save_run(runtime.store, context_of(runtime).user_id, record)
     return {
         "messages": [answer],
         "previous_plan": plan,
@@ -107,6 +112,38 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
         "turn_notes": [],
         "planner_feedback": [],
     }
+
+
+def run_record(state: State, plan: list[TaskState], answer: str, now: str) -> RunRecord:
+    """What is remembered of this turn."""
+    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
+    calls: list[ToolCallRecord] = []
+    for t in plan:
+        results = {
+            m.tool_call_id: str(m.content) for m in t["messages"] if isinstance(m, ToolMessage)
+        }
+        for m in t["messages"]:
+            for c in getattr(m, "tool_calls", None) or []:
+                result = results.get(c["id"] or "", "(no result)")
+                calls.append(
+                    ToolCallRecord(
+                        expert=t["expert"], tool=c["name"], args=c["args"], result=result[:300]
+                    )
+                )
+    started = [t["started_at"] for t in plan if t["started_at"]]
+    return RunRecord(
+        question=str(humans[-1].content) if humans else "",
+        plan=[
+            {"id": t["id"], "expert": t["expert"], "task": t["task"], "status": t["status"]}
+            | ({"tool": t["tool"], "args": t["args"]} if t["tool"] else {})
+            for t in plan
+        ],
+        tool_calls=calls,
+        answer=answer,
+        started_at=min(started) if started else None,
+        ended_at=now,
+        thread_id=get_config().get("configurable", {}).get("thread_id"),
+    )
 
 
 def _calls(message: Any) -> bool:

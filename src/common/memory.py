@@ -1,0 +1,133 @@
+"""Memory of past runs: each finished turn saved per user, the relevant ones found again.
+
+Records live in the graph's store under ("mcp_planner", "runs", user), so users never see each
+other's runs. Search is by keywords always, and by meaning when the store has an embedding index.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from collections import Counter
+from typing import Any, TypedDict
+
+from langgraph.store.base import BaseStore
+
+RECENT_LIMIT = 200
+RESULT_CHARS = 300
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    " ".join(
+        (
+            "a an and are as at be by do for from how i in is it me my of on or show the then",
+            "this to what when where which with you your same",
+        )
+    ).split()
+)
+
+
+class ToolCallRecord(TypedDict):
+    """One tool call of a run."""
+
+    expert: str
+    """Expert that ran it."""
+    tool: str
+    """Tool name."""
+    args: dict[str, Any]
+    """Arguments as sent."""
+    result: str
+    """Result or error, truncated."""
+
+
+class RunRecord(TypedDict):
+    """A finished turn, as remembered."""
+
+    question: str
+    """The user's request."""
+    plan: list[dict[str, Any]]
+    """Tasks with expert, task, status and direct-step tool and args."""
+    tool_calls: list[ToolCallRecord]
+    """Every tool call made, with arguments and a truncated result."""
+    answer: str
+    """The answer given."""
+    started_at: str | None
+    """When the first task started."""
+    ended_at: str
+    """When the answer was written."""
+    thread_id: str | None
+    """Conversation it belongs to."""
+
+
+def namespace(user: str) -> tuple[str, ...]:
+    """Where a user's runs are kept."""
+    return ("mcp_planner", "runs", user)
+
+
+def words(text: str) -> list[str]:
+    """Lower-case content words of `text`."""
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+
+
+async def save_run(store: BaseStore, user: str, record: RunRecord) -> str:
+    """Store a finished turn; returns its key."""
+    key = uuid.uuid4().hex
+    await store.aput(namespace(user), key, dict(record))
+    return key
+
+
+def _score(query: list[str], record: dict[str, Any], df: Counter[str], n: int) -> float:
+    doc = Counter(words(f"{record.get('question', '')} {record.get('answer', '')}"))
+    return sum(doc[w] * math.log(1 + n / (1 + df[w])) for w in set(query) if w in doc)
+
+
+async def search_runs(
+    store: BaseStore, user: str, query: str, limit: int = 3
+) -> list[dict[str, Any]]:
+    """The user's past runs most relevant to `query`: keyword matches (and semantic ones when
+    the store has an embedding index) first, then the most recent.
+    """
+    items = await store.asearch(namespace(user), limit=RECENT_LIMIT)
+    items.sort(key=lambda i: i.updated_at, reverse=True)
+    records = [dict(i.value) for i in items]
+    terms = words(query)
+    df: Counter[str] = Counter()
+    for r in records:
+        df.update(set(words(f"{r.get('question', '')} {r.get('answer', '')}")))
+    scored = [(s, r) for r in records if (s := _score(terms, r, df, len(records))) > 0]
+    scored.sort(key=lambda pair: pair[0], reverse=True)
+    found = [r for _, r in scored[:limit]]
+    if getattr(store, "index_config", None) and query.strip():
+        semantic = await store.asearch(namespace(user), query=query, limit=limit)
+        for item in semantic:
+            if item.value not in found:
+                found.append(dict(item.value))
+    # Follow-ups ("the same for Munich") share few words with what they follow: the most
+    # recent runs fill the remaining places.
+    for r in records:
+        if len(found) >= limit:
+            break
+        if r not in found:
+            found.append(r)
+    return found[:limit]
+
+
+def describe_runs(runs: list[dict[str, Any]]) -> str:
+    """Past runs for the planner prompt: question, plan and answer, briefly."""
+    if not runs:
+        return "(none)"
+    lines = []
+    for r in runs:
+        steps = "; ".join(
+            f"{t.get('expert')}: {t.get('task')}"
+            + (f" [{t['tool']}({t.get('args')})]" if t.get("tool") else "")
+            for t in r.get("plan", [])
+        )
+        calls = "; ".join(
+            f"{c['expert']}.{c['tool']}({c['args']})" for c in r.get("tool_calls", [])
+        )
+        lines.append(
+            f"- Q: {r.get('question')}\n  plan: {steps or '(none)'}\n  calls: {calls or '(none)'}"
+            f"\n  answer: {str(r.get('answer', ''))[:RESULT_CHARS]}"
+        )
+    return "\n".join(lines)
