@@ -84,8 +84,10 @@ def _score(query: list[str], record: dict[str, Any], df: Counter[str], n: int) -
 async def search_runs(
     store: BaseStore, user: str, query: str, limit: int = 3
 ) -> list[dict[str, Any]]:
-    """The user's past runs most relevant to `query`: keyword matches (and semantic ones when
-    the store has an embedding index) first, then the most recent.
+    """The user's past runs most relevant to `query`, best first.
+
+    Keyword matches (and semantic ones when the store has an embedding index) come first, then
+    the most recent runs.
     """
     items = await store.asearch(namespace(user), limit=RECENT_LIMIT)
     items.sort(key=lambda i: i.updated_at, reverse=True)
