@@ -81,20 +81,17 @@ def _render_event(event: dict[str, Any]) -> None:
             console.print(f"[red]unavailable: {server}: {error}[/]")
     elif kind == "task_start":
         console.print(f"[bold]▶ {event['task_id']}[/] on {event['expert']}")
+    elif kind == "tool_result":
+        style = "red" if event["status"] == "error" else "green"
+        console.print(f"  [{style}]{event['tool']}[/] → {event['content'][:200]}")
     elif kind == "task_end":
         style = "green" if event["status"] == "completed" else "red"
         detail = f": {event['error']}" if event.get("error") else ""
         console.print(f"[{style}]■ {event['task_id']} {event['status']}{detail}[/]")
 
 
-def _render_update(node: str, update: Any) -> None:
-    if node == "call_tool" and isinstance(update, dict):
-        for m in update.get("messages", []):
-            if getattr(m, "type", "") == "tool":
-                style = "red" if m.status == "error" else "green"
-                console.print(f"  [{style}]{m.name}[/] → {str(m.content)[:200]}")
-    else:
-        console.print(f"[dim]· {node}[/]")
+def _render_update(node: str) -> None:
+    console.print(f"[dim]· {node}[/]")
 
 
 def _ask_approval(value: dict[str, Any]) -> dict[str, Any]:
@@ -165,9 +162,9 @@ async def _run(payload: Any, thread: str, ctx: dict[str, Any]) -> int:
                     if mode == "custom":
                         _render_event(cast(dict[str, Any], chunk))
                         continue
-                    for node, update in cast(dict[str, Any], chunk).items():
+                    for node in cast(dict[str, Any], chunk):
                         if node not in ("__interrupt__", "run_task"):
-                            _render_update(node, update)
+                            _render_update(node)
                 # Parallel tasks may wait on several interrupts at once.
                 interrupts = list((await graph.aget_state(config)).interrupts)
                 if not interrupts:

@@ -92,10 +92,14 @@ class Settings(BaseSettings):
 
 
 def worst_case_steps(settings: Settings) -> int:
-    """Super-steps of the longest possible run under these budgets."""
-    planning = settings.max_planner_retries + 1 + 2
-    per_task = 3 * MAX_TASK_ATTEMPTS_CAP + 1
-    return planning + settings.max_plan_tasks * per_task + 5
+    """Super-steps of the longest possible run under these budgets.
+
+    The main graph and each task run count their steps separately: the main graph takes
+    two planner rounds per retry, two steps per wave and a few more; a task run three steps
+    per attempt.
+    """
+    main = 2 * settings.max_planner_retries + 2 * settings.max_plan_tasks + 9
+    return max(main, 3 * MAX_TASK_ATTEMPTS_CAP) + 1
 
 
 @lru_cache(maxsize=1)

@@ -52,9 +52,29 @@ def test_run_reject_in_terminal_never_writes(
     result = runner.invoke(
         app, ["run", "Save it", "--model", model, "--config", "mcp.json"], input="r\nnot now\n"
     )
-    assert "The user declined to run 'write_note'" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "Approve write_note?" in result.output
     log = workdir / "notes.log"
     assert "cli-rejected" not in (log.read_text() if log.exists() else "")
+    notes = workdir / "notes.json"
+    assert "cli-rejected" not in (json.loads(notes.read_text()) if notes.exists() else {})
+
+
+def test_run_reject_shows_the_declined_call(
+    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    model = _one_model_for_all("cli-rejected-shown")
+    result = runner.invoke(
+        app, ["run", "Save it", "--model", model, "--config", "mcp.json"], input="r\nnot now\n"
+    )
+    # The task's nodes, inside the run_task subgraph, are streamed...
+    assert "· orchestrate" in result.output, result.output
+    assert "· assess_task" in result.output, result.output
+    # ...and so is what call_tool did with the call.
+    assert "The user declined to run 'write_note'. Their reason: not now" in result.output, (
+        result.output
+    )
 
 
 def test_run_without_api_key_fails_with_one_sentence(chdir_tmp: Path) -> None:

@@ -1,4 +1,4 @@
-"""The graph's topology: a Mermaid snapshot and the expected edge set."""
+"""The graph's topology: a Mermaid snapshot, the main edge set and the task subgraph's edges."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from common.settings import get_settings
 from strategies.with_planner import graph as graph_module
-from strategies.with_planner.graph import build_graph
+from strategies.with_planner.graph import build_graph, build_task_graph
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "graph.mmd"
 
@@ -16,22 +16,31 @@ EXPECTED_EDGES = {
     ("planner", "planner", True),
     ("planner", "irreversibility_check", True),
     ("planner", "generate_response", True),
-    ("planner", "call_tool", True),
     ("planner", "__end__", True),
-    ("irreversibility_check", "orchestrate", False),
-    ("orchestrate", "call_tool", True),
-    ("orchestrate", "assess_task", True),
-    ("orchestrate", "advance", True),
-    ("call_tool", "orchestrate", True),
-    ("call_tool", "assess_task", True),
-    ("call_tool", "advance", True),
-    ("call_tool", "generate_response", True),
-    ("assess_task", "orchestrate", True),
-    ("assess_task", "advance", True),
-    ("advance", "orchestrate", True),
+    ("irreversibility_check", "advance", False),
+    ("advance", "run_task", True),
+    ("advance", "planner", True),
     ("advance", "generate_response", True),
+    ("run_task", "advance", False),
     ("generate_response", "__end__", False),
 }
+"""The plan loop: planner → irreversibility_check → advance ⇄ run_task → generate_response."""
+
+EXPECTED_TASK_EDGES = {
+    ("__start__", "orchestrate", True),
+    ("__start__", "call_tool", True),
+    ("orchestrate", "call_tool", True),
+    ("orchestrate", "assess_task", True),
+    ("orchestrate", "__end__", True),
+    ("call_tool", "orchestrate", True),
+    ("call_tool", "assess_task", True),
+    ("call_tool", "__end__", True),
+    ("assess_task", "orchestrate", True),
+    ("assess_task", "__end__", True),
+}
+"""One task's loop; a direct step starts at call_tool."""
+
+TASK_NODES = ("orchestrate", "call_tool", "assess_task")
 
 
 def test_mermaid_drawing_matches_the_snapshot() -> None:
@@ -46,8 +55,41 @@ def test_mermaid_drawing_matches_the_snapshot() -> None:
 
 
 def test_every_edge_is_declared() -> None:
-    edges = {(e.source, e.target, e.conditional) for e in build_graph().get_graph().edges}
+    drawn = build_graph().get_graph()
+    edges = {(e.source, e.target, e.conditional) for e in drawn.edges}
     assert edges == EXPECTED_EDGES
+    # The task loop is hidden behind run_task: none of its nodes is a node of the main graph.
+    assert not set(TASK_NODES) & set(drawn.nodes)
+
+
+def test_task_subgraph_edges() -> None:
+    drawn = build_task_graph().get_graph()
+    edges = {(e.source, e.target, e.conditional) for e in drawn.edges}
+    assert edges == EXPECTED_TASK_EDGES
+
+
+def test_xray_drawing_shows_the_task_loop_inside_run_task() -> None:
+    drawn = build_graph().get_graph(xray=True)
+    for node in TASK_NODES:
+        assert f"run_task:{node}" in drawn.nodes
+    assert "run_task" not in drawn.nodes
+    edges = {(e.source, e.target, e.conditional) for e in drawn.edges}
+    # The subgraph's edges appear under its prefix, wired to the main loop through advance.
+    inner = {
+        (_prefixed(source), _prefixed(target), conditional)
+        for source, target, conditional in EXPECTED_TASK_EDGES
+    }
+    assert inner <= edges
+    assert ("advance", "run_task:__start__", True) in edges
+    assert ("run_task:__end__", "advance", False) in edges
+    mermaid = drawn.draw_mermaid()
+    assert "subgraph run_task" in mermaid
+    for node in TASK_NODES:
+        assert f"run_task\\3a{node}({node})" in mermaid
+
+
+def _prefixed(node: str) -> str:
+    return f"run_task:{node}"
 
 
 def test_served_graph_has_no_checkpointer_and_an_explicit_recursion_limit() -> None:

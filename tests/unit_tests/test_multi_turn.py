@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from common.testing import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, plan, system_prompt, task
@@ -13,14 +17,27 @@ FIRST_PLAN = plan(
 )
 
 
+def by_task(replies: dict[str, list[Any]]) -> list[Callable[..., Any]]:
+    """Orchestrate script items that answer by task id, whatever order parallel tasks run in."""
+
+    def reply(messages: list[Any], _meta: Any) -> Any:
+        found = re.search(r"Your task \((\w+)\)", str(messages[0].content))
+        assert found, "not an orchestrate prompt"
+        return replies[found.group(1)].pop(0)
+
+    return [reply] * sum(len(r) for r in replies.values())
+
+
 def first_turn_scripts() -> dict[str, list[Any]]:
-    """t1 completes with 'alpha'; t2 is given up with cannot_complete."""
+    """t1 and t2 run in parallel: t1 completes with 'alpha'; t2 gives up with cannot_complete."""
     return {
         "planner": [FIRST_PLAN],
-        "orchestrate": [
-            calls(tool_call("echo", {"text": "alpha"})),
-            calls(tool_call("cannot_complete", {"reason": "no booking tool"})),
-        ],
+        "orchestrate": by_task(
+            {
+                "t1": [calls(tool_call("echo", {"text": "alpha"}))],
+                "t2": [calls(tool_call("cannot_complete", {"reason": "no booking tool"}))],
+            }
+        ),
         "assess": [done()],
         "response": ["alpha; booking failed."],
     }
@@ -30,14 +47,28 @@ async def test_state_is_reset_after_each_turn(scripted: Any) -> None:
     ctx, _ = scripted(**first_turn_scripts())
     thread = Thread(ctx)
 
-    await thread.send("Echo alpha and book a table")
+    nodes = await thread.send("Echo alpha and book a table")
 
+    # Both tasks ran in one wave: one advance launched them, one settled them.
+    assert nodes.count("advance") == 2
+    assert nodes.count("orchestrate") == 2
     state = await thread.values()
     assert state["plan"] == []
-    assert state["current_task"] == 0
+    assert state["wave"] == []
+    assert state["replanned"] is False
+    assert state["turn_notes"] == []
+    assert state["planner_feedback"] == []
+    assert state["plan_status"] == "failed"
     statuses = [(t["id"], t["status"]) for t in state["previous_plan"]]
     assert statuses == [("t1", "completed"), ("t2", "failed")]
     assert state["previous_plan"][0]["result"] == "alpha"
+    assert state["previous_plan"][1]["error"] == "no booking tool"
+    # The conversation holds only the user's request and the answer; each task's exchange
+    # stays with its task.
+    assert [type(m) for m in state["messages"]] == [HumanMessage, AIMessage]
+    t1, t2 = state["previous_plan"]
+    assert [m.content for m in t1["messages"] if isinstance(m, ToolMessage)] == ["alpha"]
+    assert [m.name for m in t2["messages"] if isinstance(m, ToolMessage)] == ["cannot_complete"]
 
 
 async def test_second_turn_planner_sees_the_previous_plan(scripted: Any) -> None:
@@ -51,11 +82,16 @@ async def test_second_turn_planner_sees_the_previous_plan(scripted: Any) -> None
     await thread.send("Thanks!")
 
     first, second = (system_prompt(r) for r in models["planner"].requests)
-    assert "0. [completed] t1 (testkit): echo alpha" not in first
-    assert "0. [completed] t1 (testkit): echo alpha" in second
-    assert "result: alpha" in second
-    assert "1. [failed] t2 (testkit): book a table" in second
-    assert "error: no booking tool" in second
+    assert "- t1 [completed] (testkit): echo alpha" not in first
+    assert "- t1 [completed] (testkit): echo alpha\n   result: alpha" in second
+    assert "- t2 [failed] (testkit): book a table\n   error: no booking tool" in second
+    # The planner sees the conversation, never a task's tool calls.
+    conversation = models["planner"].requests[1]["messages"][1:]
+    assert [m.content for m in conversation] == [
+        "Echo alpha and book a table",
+        "alpha; booking failed.",
+        "Thanks!",
+    ]
     assert (await thread.answer()).content == "Nothing else to do."
 
 
@@ -82,7 +118,7 @@ async def test_continue_keeps_completed_tasks_and_starts_at_next_task(scripted: 
     assert len(models["orchestrate"].requests) == 3
     third = system_prompt(models["orchestrate"].requests[2])
     assert "Your task (t2): echo beta instead of booking" in third
-    assert "0. [completed] t1 (testkit): echo alpha" in third
+    assert "- t1 [completed] (testkit): echo alpha" in third
     state = await thread.values()
     kept, redone = state["previous_plan"]
     assert kept["status"] == "completed"
@@ -106,9 +142,9 @@ async def test_replace_starts_a_fresh_plan(scripted: Any) -> None:
     nodes = await thread.send("Forget that; echo gamma.")
 
     assert nodes.count("orchestrate") == 1
-    assert "0. [pending] t1 (testkit): echo gamma" in system_prompt(
-        models["orchestrate"].requests[2]
-    )
+    third = system_prompt(models["orchestrate"].requests[2])
+    assert "Whole plan:\n- t1 [running] (testkit): echo gamma\n\n" in third
+    assert "book a table" not in third
     state = await thread.values()
     (fresh,) = state["previous_plan"]
     assert fresh["task"] == "echo gamma"
@@ -129,4 +165,4 @@ async def test_clarification_on_a_later_turn_keeps_the_previous_plan(scripted: A
     assert (await thread.answer()).content == "Which table?"
     await thread.send("The big one")
 
-    assert "1. [failed] t2" in system_prompt(models["planner"].requests[2])
+    assert "- t2 [failed] (testkit): book a table" in system_prompt(models["planner"].requests[2])

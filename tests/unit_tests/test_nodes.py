@@ -1,35 +1,60 @@
-"""Nodes invoked directly with a handmade state and runtime."""
+"""Nodes invoked directly with a handmade state and runtime.
+
+Main-graph nodes (irreversibility_check, advance) get a `State`; the task subgraph's nodes
+(assess_task) get a `TaskRun` holding only that task and its own exchange.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from common.plans import TaskState
+from common.plans import Task, TaskState, new_task_state
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes import advance, assess_task, irreversibility_check
-from strategies.with_planner.state import State
-from tests.unit_tests.helpers import not_done
+from strategies.with_planner.state import GuardVerdict, State, TaskRun
+from tests.unit_tests.helpers import done, not_done
+
+NOW = "2025-03-14T09:30:00+00:00"
+GUARD = GuardVerdict(irreversible={}, verdicts=[], unavailable={}, analysis="skipped", notes=[])
 
 
-def task_state(expert: str, attempts: int = 1, tid: str = "t1") -> TaskState:
-    return TaskState(
-        id=tid,
-        expert=expert,
-        task="do it",
-        status="running",
-        attempts=attempts,
-        result=None,
-        error=None,
-        declined=[],
+def task_state(
+    expert: str = "testkit",
+    attempts: int = 1,
+    tid: str = "t1",
+    status: str = "running",
+    **fields: Any,
+) -> TaskState:
+    made = new_task_state(Task(id=tid, expert=expert, task=f"do {tid}", **fields))
+    made["status"] = status  # type: ignore[typeddict-item]
+    made["attempts"] = attempts
+    return made
+
+
+def task_run(
+    task: TaskState, messages: list[AnyMessage], max_attempts: int, request: str = "hi"
+) -> TaskRun:
+    return cast(
+        TaskRun,
+        {
+            "task": task,
+            "request": request,
+            "plan_view": "- t1 [running] (testkit): do t1",
+            "inputs": {},
+            "order": [task["id"]],
+            "guard": GUARD,
+            "max_attempts": max_attempts,
+            "messages": messages,
+        },
     )
 
 
 def runtime(ctx: dict[str, Any], events: list[dict[str, Any]] | None = None) -> Runtime[Context]:
     sink = events if events is not None else []
-    return Runtime(context=Context(**ctx), stream_writer=sink.append)
+    return Runtime(context=Context(**{"now": NOW, **ctx}), stream_writer=sink.append)
 
 
 async def test_guard_flags_only_irreversible_tools_of_the_plans_experts(scripted: Any) -> None:
@@ -55,51 +80,177 @@ async def test_guard_flags_only_irreversible_tools_of_the_plans_experts(scripted
 
 
 async def test_assess_gives_another_round_while_budget_remains(scripted: Any) -> None:
-    ctx, _ = scripted(assess=[not_done("half done")])
-    ctx["max_task_attempts"] = 2
-    state = State(messages=[HumanMessage("hi"), AIMessage("partial")], plan=[task_state("testkit")])
+    ctx, models = scripted(assess=[not_done("half done")])
+    exchange: list[AnyMessage] = [AIMessage("partial")]
 
-    update = await assess_task(state, runtime(ctx))
+    update = await assess_task(task_run(task_state(), exchange, max_attempts=2), runtime(ctx))
 
     assert update == {"task_completed": False}
+    # The assessor judges the task's own exchange, nothing of the main conversation.
+    (request,) = models["assess"].requests
+    assert isinstance(request["messages"][0], SystemMessage)
+    assert "Task: do t1" in str(request["messages"][0].content)
+    assert request["messages"][1:] == exchange
 
 
 async def test_assess_fails_the_task_when_budget_is_spent_keeping_partial_results(
     scripted: Any,
 ) -> None:
-    ctx, _ = scripted(assess=[not_done("only half the data")])
-    ctx["max_task_attempts"] = 2
+    ctx, models = scripted(assess=[not_done("only half the data")])
+    # The run's own budget (set by advance for the wave) decides, not the context's default.
+    ctx["max_task_attempts"] = 5
     exchange: list[AnyMessage] = [
         AIMessage("", tool_calls=[{"name": "echo", "args": {}, "id": "c1"}]),
         ToolMessage("first half", tool_call_id="c1"),
         ToolMessage("broken", tool_call_id="c2", status="error"),
     ]
-    state = State(
-        messages=[HumanMessage("hi"), *exchange],
-        plan=[task_state("testkit", attempts=2)],
-        task_message_start=1,
-    )
+    run = task_run(task_state(attempts=2), exchange, max_attempts=2)
 
-    update = await assess_task(state, runtime(ctx))
+    update = await assess_task(run, runtime(ctx))
 
-    (failed,) = update["plan"]
+    failed = update["task"]
+    assert update["plan"] == {"t1": failed}
     assert failed["status"] == "failed"
     assert failed["error"] == "not completed after 2 attempt(s): only half the data"
     assert failed["result"] == "first half"
+    assert failed["ended_at"] == NOW
+    assert failed["messages"] == exchange
     assert update["task_completed"] is False
+    assert "messages" not in update
+    assert models["assess"].requests[0]["messages"][1:] == exchange
+
+
+async def test_assess_completes_the_task_with_its_result_and_data(scripted: Any) -> None:
+    ctx, _ = scripted(assess=[done()])
+    exchange: list[AnyMessage] = [
+        AIMessage("", tool_calls=[{"name": "get_stock", "args": {}, "id": "c1"}]),
+        ToolMessage("120 in stock", tool_call_id="c1", artifact={"result": {"stock": 120}}),
+        AIMessage("There are 120."),
+    ]
+
+    update = await assess_task(task_run(task_state(), exchange, max_attempts=3), runtime(ctx))
+
+    completed = update["plan"]["t1"]
+    assert completed["status"] == "completed"
+    assert completed["result"] == "120 in stock\nThere are 120."
+    assert completed["data"] == {"stock": 120}
+    assert completed["ended_at"] == NOW
+    assert completed["messages"] == exchange
+    assert update["task_completed"] is True
 
 
 async def test_advance_moves_to_the_next_task_and_marks_where_it_starts(scripted: Any) -> None:
     ctx, _ = scripted()
     events: list[dict[str, Any]] = []
+    first = task_state(tid="t1", status="completed")
+    second = task_state(tid="t2", status="pending", attempts=0, depends_on=["t1"])
+    third = task_state(tid="t3", status="pending", attempts=0, depends_on=["t2"])
     state = State(
         messages=[HumanMessage("hi"), AIMessage("a"), AIMessage("b")],
-        plan=[task_state("testkit"), task_state("testkit", tid="t2")],
-        current_task=0,
-        task_completed=True,
+        plan=[first, second, third],
+        wave=["t1"],
     )
 
     update = await advance(state, runtime(ctx, events))
 
-    assert update == {"current_task": 1, "task_completed": False, "task_message_start": 3}
-    assert events == [{"event": "task_end", "task_id": "t1", "status": "running", "error": None}]
+    assert update["wave"] == ["t2"]
+    plan = {t["id"]: t for t in update["plan"]}
+    assert plan["t1"] == first
+    assert (plan["t2"]["status"], plan["t2"]["started_at"]) == ("running", NOW)
+    assert (plan["t3"]["status"], plan["t3"]["started_at"]) == ("pending", None)
+    assert update["attempt_budget"] == 3
+    assert update["plan_status"] == "in_progress"
+    assert update["turn_notes"] == []
+    assert "messages" not in update
+    assert events == [
+        {"event": "task_end", "task_id": "t1", "status": "completed", "error": None},
+        {"event": "task_start", "task_id": "t2", "expert": "testkit"},
+    ]
+
+
+async def test_advance_launches_ready_tasks_in_parallel_sharing_the_step_budget(
+    scripted: Any,
+) -> None:
+    ctx, _ = scripted()
+    ctx.update(max_parallel=2, max_steps=5)
+    pending = [task_state(tid=f"t{i}", status="pending", attempts=0) for i in range(1, 4)]
+
+    update = await advance(State(messages=[HumanMessage("hi")], plan=pending), runtime(ctx))
+
+    assert update["wave"] == ["t1", "t2"]
+    assert [t["status"] for t in update["plan"]] == ["running", "running", "pending"]
+    # Five steps for two tasks: two rounds each, never more than the turn's budget.
+    assert update["attempt_budget"] == 2
+
+
+async def test_advance_cancels_what_is_left_when_the_step_budget_is_spent(scripted: Any) -> None:
+    ctx, _ = scripted()
+    ctx["max_steps"] = 3
+    first = task_state(tid="t1", status="completed", attempts=3)
+    second = task_state(tid="t2", status="pending", attempts=0)
+    state = State(messages=[HumanMessage("hi")], plan=[first, second], wave=["t1"])
+
+    update = await advance(state, runtime(ctx))
+
+    assert update["wave"] == []
+    cancelled = update["plan"][1]
+    assert cancelled["status"] == "cancelled"
+    assert cancelled["error"] == "cancelled: the step budget of 3 per turn ran out"
+    assert cancelled["ended_at"] == NOW
+    assert update["turn_notes"] == ["The step budget of 3 per turn ran out."]
+
+
+async def test_advance_sends_a_failure_back_to_the_planner_once(scripted: Any) -> None:
+    ctx, _ = scripted()
+    failed = task_state(tid="t1", status="failed", critical=False)
+    failed["error"] = "no booking tool"
+    waiting = task_state(tid="t2", status="pending", attempts=0)
+    state = State(messages=[HumanMessage("hi")], plan=[failed, waiting], wave=["t1"])
+
+    update = await advance(state, runtime(ctx))
+
+    feedback = ["Task t1 (testkit) failed: no booking tool"]
+    assert update["replanned"] is True
+    assert update["planner_feedback"] == feedback
+    assert update["wave"] == []
+    assert update["turn_notes"] == ["Replanned after: " + feedback[0]]
+    assert [t["status"] for t in update["plan"]] == ["failed", "pending"]
+
+    again = await advance(State(**{**state, "replanned": True}), runtime(ctx))
+
+    assert "replanned" not in again
+    assert again["wave"] == ["t2"]
+
+
+async def test_advance_skips_dependents_of_a_failed_task_and_replans(scripted: Any) -> None:
+    ctx, _ = scripted()
+    failed = task_state(tid="t1", status="failed", critical=False)
+    failed["error"] = "boom"
+    dependent = task_state(tid="t2", status="pending", attempts=0, depends_on=["t1"])
+    state = State(messages=[HumanMessage("hi")], plan=[failed, dependent], wave=["t1"])
+
+    update = await advance(state, runtime(ctx))
+
+    skipped = update["plan"][1]
+    assert (skipped["status"], skipped["error"]) == ("skipped", "skipped: t1 was failed")
+    # The skipped work is not done: the planner gets a chance to route around the failure.
+    assert update["wave"] == []
+    assert update["replanned"] is True
+    assert update["planner_feedback"] == ["Task t1 (testkit) failed: boom"]
+
+
+async def test_advance_ends_the_plan_when_nothing_is_left(scripted: Any) -> None:
+    ctx, _ = scripted()
+    events: list[dict[str, Any]] = []
+    failed = task_state(tid="t1", status="failed", critical=False)
+    failed["error"] = "boom"
+    finished = task_state(tid="t2", status="completed")
+    state = State(messages=[HumanMessage("hi")], plan=[failed, finished], wave=["t1", "t2"])
+
+    update = await advance(state, runtime(ctx, events))
+
+    # A failure with nothing left to run is no reason to replan: the turn goes on to answer.
+    assert update["wave"] == []
+    assert "replanned" not in update
+    assert update["plan_status"] == "completed"
+    assert [(e["event"], e["task_id"]) for e in events] == [("task_end", "t1"), ("task_end", "t2")]

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+import pytest
 from langchain_core.messages import AIMessage
+from mcp.types import Tool
 
+from common.mcp import ExpertRegistry
+from common.mcp.config import ServerConfig
 from common.settings import get_settings
+from strategies.with_planner.nodes.planner import Catalog, describe_experts
 from tests.unit_tests.helpers import Thread, done, plan, system_prompt, task
 
 
@@ -44,10 +49,40 @@ async def test_planner_prompt_lists_experts_with_descriptions_and_tools(scripted
 
     prompt = system_prompt(models["planner"].requests[0])
     assert "- inventory: Product stock and prices (read-only)." in prompt
-    assert "tools: list_products, get_stock, search_products" in prompt
+    # Each tool with its arguments and the first line of its description.
+    assert (
+        "  tools: list_products(): List every product with its SKU, name, price and stock.; "
+        "get_stock(sku): Get the stock level and aisle of one product by SKU.; "
+        "search_products(query): Search products whose name contains the query"
+    ) in prompt
     assert "- notes: Team notes" in prompt
-    assert "write_note" in prompt
+    assert "write_note(title, body): Write a note, replacing any note" in prompt
+    assert "send_message(to, text): Send a message to someone." in prompt
     assert "Current date and time:" in prompt
+
+
+def test_expert_description_lists_first_description_lines_and_unreachable_experts() -> None:
+    class Registry:
+        def server(self, name: str) -> Any:
+            return ServerConfig(command="x", description=f"The {name} expert.")
+
+    multi_line = Tool(
+        name="report",
+        description="Build a report.\n\nLong details the planner does not need.",
+        inputSchema={"type": "object", "properties": {"month": {}, "format": {}}},
+    )
+    bare = Tool(name="ping", inputSchema={"type": "object"})
+    catalog: Catalog = {"reports": [multi_line, bare], "mail": None}
+
+    text = describe_experts(
+        cast(ExpertRegistry, Registry()), catalog, {"mail": "connection refused"}
+    )
+
+    assert text == (
+        "- reports: The reports expert.\n"
+        "  tools: report(month, format): Build a report.; ping()\n"
+        "- mail: The mail expert. [currently unavailable: connection refused]"
+    )
 
 
 async def test_unknown_expert_is_sent_back_with_the_error(scripted: Any) -> None:
@@ -125,7 +160,7 @@ async def test_a_too_long_plan_is_rejected(scripted: Any) -> None:
     long_plan = plan(*(task(f"t{i}", "testkit") for i in range(limit + 1)))
     ctx, models = scripted(planner=[long_plan, plan()], response=["ok"])
     await Thread(ctx).send("do many things")
-    assert f"The plan has {limit + 1} tasks; at most {limit}." in system_prompt(
+    assert f"The plan has {limit + 1} tasks; at most {limit} are allowed." in system_prompt(
         models["planner"].requests[1]
     )
 
@@ -142,3 +177,89 @@ async def test_clarification_with_a_plan_runs_the_plan(scripted: Any) -> None:
     assert nodes[0:2] == ["planner", "irreversibility_check"]
     assert (await thread.answer()).content == "Done."
     assert len(models["orchestrate"].requests) == 1
+
+
+def kit_task(tid: str, **fields: Any) -> dict[str, Any]:
+    """A testkit task with extra fields (depends_on, args...)."""
+    return {**task(tid, "testkit"), **fields}
+
+
+def step(tid: str, tool: str, args: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A direct step on testkit as the planner would return it."""
+    return {**task(tid, "testkit", f"run {tool}"), "tool": tool, "args": args, **extra}
+
+
+@pytest.mark.parametrize(
+    ("bad_plan", "problem"),
+    [
+        (
+            plan(task("t1", "testkit"), kit_task("t2", depends_on=["t9"])),
+            "Task 't2' depends on unknown task 't9'.",
+        ),
+        (
+            plan(
+                kit_task("t1", depends_on=["t2"]),
+                kit_task("t2", depends_on=["t1"]),
+            ),
+            "The dependencies form a cycle: t1 -> t2 -> t1.",
+        ),
+        (
+            plan(step("t1", "nope", {})),
+            "Task 't1': expert 'testkit' has no tool 'nope' (echo, slow, fail,",
+        ),
+        (plan(step("t1", "echo", {})), "Task 't1' (echo): missing required argument 'text'"),
+        (plan(step("t1", "echo", {"text": 5})), "Task 't1' (echo): text: 5 is not of type"),
+        (
+            plan(step("t1", "echo", {"text": "a"}), step("t2", "echo", {"text": "${t1.result}"})),
+            "Task 't2' uses the result of 't1' in its args but does not depend on it",
+        ),
+        (
+            plan(kit_task("t1", args={"text": "a"})),
+            "Task 't1' has args but no tool; give both for a direct step.",
+        ),
+    ],
+    ids=[
+        "unknown-dependency",
+        "cycle",
+        "unknown-tool",
+        "missing-arg",
+        "wrong-type",
+        "template",
+        "args-without-tool",
+    ],
+)
+async def test_an_invalid_plan_is_sent_back_and_nothing_runs(
+    scripted: Any, bad_plan: dict[str, Any], problem: str
+) -> None:
+    ctx, models = scripted(planner=[bad_plan, plan()], response=["ok"])
+
+    nodes = await Thread(ctx).send("do it")
+
+    assert nodes == ["planner", "planner", "generate_response"]
+    assert problem not in system_prompt(models["planner"].requests[0])
+    assert problem in system_prompt(models["planner"].requests[1])
+
+
+async def test_a_valid_direct_step_runs_without_orchestrate_or_assess(scripted: Any) -> None:
+    ctx, _ = scripted(
+        planner=[
+            plan(
+                step("t1", "echo", {"text": "a"}),
+                step("t2", "echo", {"text": "${t1.result}!"}, depends_on=["t1"]),
+            )
+        ],
+        response=["a!"],
+    )
+    thread = Thread(ctx)
+
+    nodes = await thread.send("echo a twice")
+
+    assert nodes.count("call_tool") == 2
+    # No orchestrate or assess model is configured: calling one would fail the run.
+    assert "orchestrate" not in nodes
+    assert "assess_task" not in nodes
+    state = await thread.values()
+    assert [(t["status"], t["result"]) for t in state["previous_plan"]] == [
+        ("completed", "a"),
+        ("completed", "a!"),
+    ]

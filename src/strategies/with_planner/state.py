@@ -87,6 +87,8 @@ class State(InputState, total=False):
     """Whether the planner already replaced the rest of the plan after a failure this turn."""
     turn_notes: list[str]
     """What the answer must mention: budgets that ran out, replans after failures."""
+    steps_spent: int
+    """Steps of tasks dropped by a replan this turn, still counted against max_steps."""
     attempt_budget: int
     """Orchestrate rounds each task of the current wave may use."""
     previous_plan: list[TaskState]

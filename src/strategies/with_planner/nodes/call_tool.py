@@ -27,6 +27,7 @@ from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
     context_of,
     describe_call,
+    emit,
     task_update,
     truncate,
     unwrap,
@@ -204,6 +205,16 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]
                 )
             )
     messages += [_not_run_conservative(c) for c in extra]
+    for m in messages:
+        if isinstance(m, ToolMessage):
+            emit(
+                runtime,
+                "tool_result",
+                task_id=task["id"],
+                tool=m.name,
+                status=m.status,
+                content=truncate(str(m.content), 500),
+            )
     changes = _changes(task, direct, messages, declined, failure, bool(answers), bool(deferred))
     return {"deferred": deferred, **task_update(state, runtime, messages, **changes)}
 

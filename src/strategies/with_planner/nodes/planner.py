@@ -99,7 +99,7 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         result = PlannerResult.model_validate(raw)
     except (OutputParserException, ValidationError) as exc:
         problems = [f"The answer did not match PlannerResult: {exc}"]
-        return _retry_or_fail(attempts, problems, bool(current))
+        return _retry_or_fail(attempts, problems, bool(current), state.get("turn_notes") or [])
     if result.clarification and not result.plan:
         return {
             "messages": [AIMessage(result.clarification)],
@@ -116,10 +116,12 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     )
     problems = validate_plan(combined, catalog, get_settings().max_plan_tasks)
     if problems:
-        return _retry_or_fail(attempts, problems, bool(current))
+        return _retry_or_fail(attempts, problems, bool(current), state.get("turn_notes") or [])
     plan = kept + _start_plan(result, state.get("previous_plan") or [], bool(current))
     emit(runtime, "plan", plan=plan, decision=result.decision, replan=bool(current))
+    dropped = sum(t["attempts"] for t in current if t["status"] != "completed")
     return {
+        "steps_spent": state.get("steps_spent", 0) + dropped if current else 0,
         "plan": plan,
         "plan_status": "ready",
         "planner_outcome": "planned" if plan else "empty",
@@ -174,6 +176,17 @@ def _deferred_answer(state: State, deferred: list[PendingCall]) -> dict[str, Any
         }
     if decisions is None:
         return None
+    if len(deferred) > get_settings().max_plan_tasks:
+        return {
+            "messages": [
+                AIMessage(
+                    f"There are {len(deferred)} held-back actions, more than one plan may hold "
+                    f"({get_settings().max_plan_tasks}); approve them in smaller groups with "
+                    '{"decisions": [...]} or raise MAX_PLAN_TASKS.'
+                )
+            ],
+            "planner_outcome": "clarify",
+        }
     plan: list[TaskState] = []
     for i, (call, decision) in enumerate(zip(deferred, decisions, strict=True), start=1):
         step = Task(
@@ -198,7 +211,9 @@ def _deferred_answer(state: State, deferred: list[PendingCall]) -> dict[str, Any
     }
 
 
-def _retry_or_fail(attempts: int, problems: list[str], replanning: bool) -> dict[str, Any]:
+def _retry_or_fail(
+    attempts: int, problems: list[str], replanning: bool, notes: list[str]
+) -> dict[str, Any]:
     if attempts <= get_settings().max_planner_retries:
         return {
             "planner_outcome": "retry",
@@ -212,7 +227,7 @@ def _retry_or_fail(attempts: int, problems: list[str], replanning: bool) -> dict
             "planner_outcome": "planned",
             "planner_attempts": 0,
             "planner_feedback": [],
-            "turn_notes": [note],
+            "turn_notes": [*notes, note],
         }
     text = (
         f"I could not make a usable plan after {attempts} attempts:\n"

@@ -55,7 +55,7 @@ async def advance(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "turn_notes": notes,
             "plan_status": plan_status(plan),
         }
-    used = sum(t["attempts"] for t in plan)
+    used = state.get("steps_spent", 0) + sum(t["attempts"] for t in plan)
     ready = ready_tasks(plan)
     if ready and used >= ctx.max_steps:
         notes.append(f"The step budget of {ctx.max_steps} per turn ran out.")
@@ -109,6 +109,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
         "plan_status": plan_status(plan),
         "wave": [],
         "replanned": False,
+        "steps_spent": 0,
         "turn_notes": [],
         "planner_feedback": [],
     }
