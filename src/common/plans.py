@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 from mcp.types import Tool
 from pydantic import BaseModel, Field
 
-from common.templates import TemplateError, referenced_tasks
+from common.templates import TemplateError, date_problems, referenced_tasks
 
 TaskStatus = Literal[
     "pending",
@@ -229,6 +229,7 @@ def _direct_step_problems(t: Task, tools: Sequence[Tool] | None, ids: list[str])
     problems: list[str] = []
     try:
         refs = referenced_tasks(t.args or {}, ids)
+        problems += [f"Task {t.id!r}: {p}" for p in date_problems(t.args or {})]
     except TemplateError as exc:
         refs, problems = set(), [f"Task {t.id!r}: {exc}"]
     for ref in sorted(refs - set(t.depends_on)):

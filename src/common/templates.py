@@ -70,6 +70,21 @@ def _split(expr: str) -> tuple[str | int, list[str]]:
     return ref, segments
 
 
+def date_problems(value: Any) -> list[str]:
+    """Date templates of a value that name no known period (checked before anything runs)."""
+    problems = []
+    for text in _strings(value):
+        for expr in _TEMPLATE.findall(text):
+            ref, segments = _split(expr)
+            if ref != "dates":
+                continue
+            try:
+                resolve_period(segments[0][1:] if segments else "", date.today())
+            except ValueError as exc:
+                problems.append(f"${{{expr}}}: {exc}")
+    return problems
+
+
 def referenced_tasks(value: Any, order: Sequence[str]) -> set[str]:
     """Ids of the tasks a value's templates refer to (`step[N]` mapped through `order`)."""
     refs: set[str] = set()
@@ -107,7 +122,10 @@ def _lookup(
     if ref == "dates":
         if len(segments) != 2:
             raise TemplateError(f"task {task_id!r}: {template} must be ${{dates.<period>.from|to}}")
-        period = resolve_period(segments[0][1:], today).as_dict()
+        try:
+            period = resolve_period(segments[0][1:], today).as_dict()
+        except ValueError as exc:
+            raise TemplateError(f"task {task_id!r}: {template}: {exc}") from exc
         return _walk(period, segments[1:], template, task_id, "")
     if isinstance(ref, int):
         if ref >= len(order):

@@ -62,10 +62,11 @@ class Thread:
         if isinstance(message, str):
             payload = {"messages": [{"role": "user", "content": message}]}
         visited: list[str] = []
-        async for chunk in self.graph.astream(
-            payload, self.config, context=self.ctx, stream_mode="updates"
+        async for _namespace, chunk in self.graph.astream(
+            payload, self.config, context=self.ctx, stream_mode="updates", subgraphs=True
         ):
-            visited.extend(k for k in chunk if k != "__interrupt__")
+            # Nodes of the task subgraph count; its wrapper node `run_task` does not.
+            visited.extend(k for k in chunk if k not in ("__interrupt__", "run_task"))
         return visited
 
     async def resume(self, value: Any) -> list[str]:
@@ -83,16 +84,18 @@ class Thread:
         return [i.value for i in snapshot.interrupts]
 
     async def messages(self) -> list[AnyMessage]:
-        """The conversation so far."""
-        return list((await self.values())["messages"])
+        """The conversation so far, then every task's own exchange (current plan, then last)."""
+        values = await self.values()
+        tasks = [*(values.get("plan") or []), *(values.get("previous_plan") or [])]
+        return [*values["messages"], *(m for t in tasks for m in t.get("messages", []))]
 
     async def tool_messages(self) -> list[ToolMessage]:
         """Every ToolMessage of the conversation."""
         return [m for m in await self.messages() if isinstance(m, ToolMessage)]
 
     async def answer(self) -> AIMessage:
-        """The last message, which must be the assistant's."""
-        last = (await self.messages())[-1]
+        """The last message of the conversation, which must be the assistant's."""
+        last = (await self.values())["messages"][-1]
         assert isinstance(last, AIMessage), f"last message is {last!r}"
         return last
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,17 @@ from tests.unit_tests.helpers import (
 NOTES_TASK = plan(task("t1", "notes", "Save the note"))
 
 
+def per_task(replies: dict[str, list[Any]]) -> list[Any]:
+    """Orchestrator replies by task id: independent tasks run in parallel, in no fixed order."""
+    queues = {tid: list(items) for tid, items in replies.items()}
+
+    def reply(messages: list[Any], meta: dict[str, Any]) -> Any:
+        (tid,) = [t for t in queues if f"Your task ({t}):" in str(messages[0].content)]
+        return queues[tid].pop(0)
+
+    return [reply] * sum(len(q) for q in queues.values())
+
+
 def write_note(title: str, body: str = "hello", call_id: str = "w1") -> Any:
     return calls(tool_call("write_note", {"title": title, "body": body}, call_id=call_id))
 
@@ -34,7 +46,7 @@ async def test_write_note_pauses_with_the_approval_request(scripted: Any, workdi
 
     nodes = await thread.send("Save a note")
 
-    assert nodes == ["planner", "irreversibility_check", "orchestrate"]
+    assert nodes == ["planner", "irreversibility_check", "advance", "orchestrate"]
     (request,) = await thread.interrupts()
     (action,) = request["action_requests"]
     assert set(action) == {"name", "args", "description"}
@@ -198,10 +210,12 @@ async def test_only_irreversible_calls_of_a_message_are_held(scripted: Any, work
 async def test_read_only_tools_never_interrupt(scripted: Any) -> None:
     ctx, _ = scripted(
         planner=[plan(task("t1", "inventory", "stock"), task("t2", "notes", "list"))],
-        orchestrate=[
-            calls(tool_call("get_stock", {"sku": "WID-1"}), tool_call("list_products", {})),
-            calls(tool_call("list_notes", {})),
-        ],
+        orchestrate=per_task(
+            {
+                "t1": [calls(tool_call("get_stock", {"sku": "WID-1"}), tool_call("list_products"))],
+                "t2": [calls(tool_call("list_notes", {}))],
+            }
+        ),
         assess=[done(), done()],
         response=["ok"],
     )
@@ -258,7 +272,10 @@ async def test_plan_only_mode_holds_the_call_and_records_it(scripted: Any, workd
     (reply,) = await thread.tool_messages()
     assert reply.status == "error"
     assert "plan_only" in str(reply.content)
-    assert reply in models["response"].requests[0]["messages"]
+    # The answer is written from the plan: the held call is listed as a proposed next step.
+    prompt = system_prompt(models["response"].requests[0])
+    proposed = prompt.split("held back for the user's approval")[1]
+    assert f"- notes: write_note({json.dumps(held['args'], sort_keys=True)})" in proposed
 
 
 async def test_destructive_testkit_tool_needs_approval_and_reject_leaves_no_trace(

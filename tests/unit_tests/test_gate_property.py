@@ -323,17 +323,28 @@ async def decide(
     return allowed
 
 
-@settings(
+PROPERTY = settings(
     max_examples=30,
     deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+    ],
 )
+
+
+@PROPERTY
 @given(s=scenarios())
 @example(s=PINNED[0])
 @example(s=PINNED[1])
 @example(s=PINNED[2])
 @example(s=PINNED[3])
 async def test_no_irreversible_call_runs_without_approval(s: Scenario) -> None:
+    await check_scenario(s)
+
+
+async def check_scenario(s: Scenario) -> None:
+    """Run one scenario on the graph and check every execution against verdicts and decisions."""
     expert = tool_server([(t.name, t.param, t.hints) for t in s.tools])
     ctx, models = context_for(s, expert.inprocess)
     thread = Thread(ctx)

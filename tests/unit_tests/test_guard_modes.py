@@ -162,6 +162,10 @@ async def test_malformed_resume_asks_again_and_runs_nothing(scripted: Any, bad: 
     assert chat.runs.names() == ["post_message"]
 
 
+def held_args(text: str) -> dict[str, Any]:
+    return {"channel": "general", "text": text}
+
+
 # --- plan_only ----------------------------------------------------------------------------------
 
 
@@ -203,19 +207,37 @@ async def test_plan_only_holds_blocked_calls_and_lists_them_in_the_answer(script
 async def test_go_ahead_runs_exactly_the_recorded_calls_without_replanning(
     scripted: Any,
 ) -> None:
-    thread, models, chat, text = await plan_only_turn(scripted, response=["Posted it."])
+    thread, models, chat, text = await plan_only_turn(
+        scripted, irreversibility=[ANNOUNCE_IS_IRREVERSIBLE] * 2, response=["Posted it."]
+    )
 
     nodes = await thread.send("go ahead")
 
-    assert nodes == ["planner", "call_tool", "generate_response"]
+    # The held call becomes a direct step: straight to call_tool, no planner or orchestrator.
+    assert nodes == [
+        "planner",
+        "irreversibility_check",
+        "advance",
+        "call_tool",
+        "advance",
+        "generate_response",
+    ]
     assert len(models["planner"].requests) == 1
     assert len(models["orchestrate"].requests) == 1
+    assert len(models["assess"].requests) == 1
     assert chat.runs.calls == [
         ("get_messages", {"channel": "general"}),
         ("post_message", {"channel": "general", "text": text}),
     ]
     state = await thread.values()
     assert state["deferred"] == []
+    (approved,) = state["previous_plan"]
+    assert (approved["id"], approved["status"]) == ("approved-1", "completed")
+    assert (approved["tool"], approved["args"]) == ("post_message", held_args(text))
+    assert approved["approval"] == {"type": "approve"}
+    # The call is still irreversible this turn: the recorded approval is what let it run.
+    assert verdict(state, "chat", "post_message")["irreversible"] is True
+    assert state["guard"]["analysis"] == "ok"
     last_tool = (await thread.tool_messages())[-1]
     assert last_tool.status == "success"
     assert last_tool.content == "posted in #general"
@@ -223,15 +245,29 @@ async def test_go_ahead_runs_exactly_the_recorded_calls_without_replanning(
 
 
 async def test_a_reject_message_in_resume_format_runs_nothing(scripted: Any) -> None:
-    thread, models, chat, _ = await plan_only_turn(scripted, response=["Left it."])
+    thread, models, chat, _ = await plan_only_turn(
+        scripted, irreversibility=[ANNOUNCE_IS_IRREVERSIBLE] * 2, response=["Left it."]
+    )
 
     answer = json.dumps({"decisions": [{"type": "reject", "message": "no"}]})
     nodes = await thread.send(answer)
 
-    assert nodes == ["planner", "call_tool", "generate_response"]
+    assert nodes == [
+        "planner",
+        "irreversibility_check",
+        "advance",
+        "call_tool",
+        "advance",
+        "generate_response",
+    ]
     assert len(models["planner"].requests) == 1
     assert chat.runs.names() == ["get_messages"]
-    assert (await thread.values())["deferred"] == []
+    state = await thread.values()
+    assert state["deferred"] == []
+    (declined,) = state["previous_plan"]
+    assert (declined["id"], declined["status"]) == ("approved-1", "failed")
+    assert len(declined["declined"]) == 1
+    assert "post_message" in declined["declined"][0]
     last_tool = (await thread.tool_messages())[-1]
     assert last_tool.status == "error"
     assert "declined" in str(last_tool.content)
@@ -253,6 +289,56 @@ async def test_another_request_drops_the_deferred_actions(scripted: Any) -> None
 
     assert len(models["planner"].requests) == 3
     assert chat.runs.names() == ["get_messages"]
+
+
+async def test_calls_held_in_every_round_of_a_task_are_all_recorded(scripted: Any) -> None:
+    chat = chat_server()
+    first, second = unique("held-first"), unique("held-second")
+    thread, models = chat_thread(
+        scripted,
+        chat,
+        "plan_only",
+        orchestrate=[calls(post(first, "p1")), calls(post(second, "p2"))],
+        assess=[not_done("one more post"), done()],
+        response=["Proposed two posts."],
+    )
+
+    await thread.send("Post two updates")
+
+    assert chat.runs.calls == []
+    held = (await thread.values())["deferred"]
+    assert [(h["id"], h["args"]["text"]) for h in held] == [("p1", first), ("p2", second)]
+    prompt = system_prompt(models["response"].requests[0])
+    for text in (first, second):
+        assert f"- chat: post_message({json.dumps(held_args(text), sort_keys=True)})" in prompt
+
+
+async def test_a_second_go_ahead_runs_its_own_held_call(scripted: Any) -> None:
+    chat = chat_server()
+    first, second = unique("first"), unique("second")
+    thread, _ = chat_thread(
+        scripted,
+        chat,
+        "plan_only",
+        planner=[CHAT_TASK, CHAT_TASK],
+        irreversibility=[ANNOUNCE_IS_IRREVERSIBLE] * 4,
+        orchestrate=[calls(post(first, "p1")), calls(post(second, "p2"))],
+        assess=[done(), done()],
+        response=["Proposed.", "Posted.", "Proposed again.", "Posted again."],
+    )
+    thread.ctx["now"] = "2025-10-12T10:00:00+00:00"
+
+    await thread.send("Post the first update")
+    await thread.send("go ahead")
+    await thread.send("Post the second update")
+    await thread.send("go ahead")
+
+    assert chat.runs.calls == [
+        ("post_message", held_args(first)),
+        ("post_message", held_args(second)),
+    ]
+    (approved,) = (await thread.values())["previous_plan"]
+    assert approved["result"] == "posted in #general"
 
 
 # --- auto ---------------------------------------------------------------------------------------

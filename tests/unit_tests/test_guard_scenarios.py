@@ -59,6 +59,17 @@ def chat_thread(
     return Thread(ctx), models
 
 
+def per_task(replies: dict[str, list[Any]]) -> list[Any]:
+    """Orchestrator replies by task id: independent tasks run in parallel, in no fixed order."""
+    queues = {tid: list(items) for tid, items in replies.items()}
+
+    def reply(messages: list[Any], meta: dict[str, Any]) -> Any:
+        (tid,) = [t for t in queues if f"Your task ({t}):" in str(messages[0].content)]
+        return queues[tid].pop(0)
+
+    return [reply] * sum(len(q) for q in queues.values())
+
+
 def read_messages(call_id: str = "read") -> Any:
     return calls(tool_call("get_messages", {"channel": "general"}, call_id=call_id))
 
@@ -84,7 +95,7 @@ async def test_irreversible_request_blocks_the_named_tool_and_asks_before_it_run
 
     nodes = await thread.send("Announce the release to the whole company")
 
-    assert nodes == ["planner", "irreversibility_check", "orchestrate"]
+    assert nodes == ["planner", "irreversibility_check", "advance", "orchestrate"]
     state = await thread.values()
     ann = verdict(state, "chat", "announce")
     assert ann["irreversible"] is True
@@ -260,7 +271,7 @@ async def test_analyser_has_no_tools_and_sees_the_real_catalog(scripted: Any) ->
     assert "Broadcast a text to every member of the company" in prompt
     assert '"readOnlyHint": true' in prompt
     assert '"destructiveHint": true' in prompt
-    assert "t1 (chat): work with the team chat" in prompt
+    assert "t1 [pending] (chat): work with the team chat" in prompt
     assert str(request["messages"][-1].content) == request_text
     orchestrate_tools = models["orchestrate"].requests[0]["tools"]
     assert "announce" in orchestrate_tools
@@ -298,10 +309,12 @@ async def test_non_sandboxed_write_is_blocked_next_to_a_sandboxed_one(
     ctx, _ = scripted(
         planner=[plan(task("t1", "scratch", "post"), task("t2", "notes", "save"))],
         irreversibility=["IRREVERSIBLE: YES\nBLOCKED_TOOLS: write_note"],
-        orchestrate=[
-            calls(tool_call("post_message", {"channel": "x", "text": text})),
-            calls(tool_call("write_note", {"title": title, "body": "b"})),
-        ],
+        orchestrate=per_task(
+            {
+                "t1": [calls(tool_call("post_message", {"channel": "x", "text": text}))],
+                "t2": [calls(tool_call("write_note", {"title": title, "body": "b"}))],
+            }
+        ),
         assess=[done(), not_done("declined")],
         response=["Posted; the note was not saved."],
     )
@@ -333,10 +346,12 @@ async def test_analyser_cannot_override_a_sandboxed_server(
     ctx, _ = scripted(
         planner=[plan(task("t1", "scratch", "post"), task("t2", "notes", "list"))],
         irreversibility=["IRREVERSIBLE: YES\nBLOCKED_TOOLS: scratch/post_message"],
-        orchestrate=[
-            calls(tool_call("post_message", {"channel": "x", "text": "hi"})),
-            calls(tool_call("list_notes")),
-        ],
+        orchestrate=per_task(
+            {
+                "t1": [calls(tool_call("post_message", {"channel": "x", "text": "hi"}))],
+                "t2": [calls(tool_call("list_notes"))],
+            }
+        ),
         assess=[done(), done()],
         response=["ok"],
     )
@@ -358,13 +373,16 @@ async def test_trusted_demo_annotations_skip_the_analysis(
 ) -> None:
     demo = mcp_config["mcpServers"]
     two_tasks = plan(task("t1", "inventory", "stock"), task("t2", "notes", "list"))
-    lookups = [calls(tool_call("get_stock", {"sku": "WID-1"})), calls(tool_call("list_notes"))]
+    lookups = {
+        "t1": [calls(tool_call("get_stock", {"sku": "WID-1"}))] * 2,
+        "t2": [calls(tool_call("list_notes"))] * 2,
+    }
 
     def run(trusted: bool) -> tuple[Thread, dict[str, Any]]:
         ctx, models = scripted(
             planner=[two_tasks, two_tasks],
             irreversibility=["IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE"] * 2,
-            orchestrate=lookups * 2,
+            orchestrate=per_task(lookups),
             assess=[done()] * 4,
             response=["ok"] * 2,
         )

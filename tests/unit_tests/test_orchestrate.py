@@ -13,6 +13,24 @@ from tests.unit_tests.helpers import Thread, done, not_done, plan, system_prompt
 CONTROL = {"ask_user", "cannot_complete"}
 INVENTORY = {"list_products", "get_stock", "search_products"}
 NOTES = {"list_notes", "read_note", "write_note", "delete_note"}
+MAIN_NODES = {"planner", "irreversibility_check", "advance", "generate_response"}
+
+
+def per_task(replies: dict[str, list[Any]]) -> list[Any]:
+    """Orchestrator replies by task id: independent tasks run in parallel, in no fixed order."""
+    queues = {tid: list(items) for tid, items in replies.items()}
+
+    def reply(messages: list[Any], meta: dict[str, Any]) -> Any:
+        (tid,) = [t for t in queues if f"Your task ({t}):" in str(messages[0].content)]
+        return queues[tid].pop(0)
+
+    return [reply] * sum(len(q) for q in queues.values())
+
+
+def request_for(requests: list[dict[str, Any]], tid: str) -> dict[str, Any]:
+    """The one orchestrator request made for task `tid`."""
+    (found,) = [r for r in requests if f"Your task ({tid}):" in system_prompt(r)]
+    return found
 
 
 async def test_only_the_current_experts_tools_are_bound(scripted: Any) -> None:
@@ -24,7 +42,10 @@ async def test_only_the_current_experts_tools_are_bound(scripted: Any) -> None:
     )
     await Thread(ctx).send("Stock, then notes")
 
-    first, second = models["orchestrate"].requests
+    # The two tasks are independent, so they run in parallel: find each one's request.
+    requests = models["orchestrate"].requests
+    assert len(requests) == 2
+    first, second = request_for(requests, "t1"), request_for(requests, "t2")
     assert set(first["tools"]) == INVENTORY | CONTROL
     assert set(second["tools"]) == NOTES | CONTROL
     assert not set(first["tools"]) & NOTES
@@ -50,7 +71,7 @@ async def test_ask_user_interrupts_and_the_answer_comes_back(scripted: Any) -> N
 
     nodes = await thread.send("How many of my product are in stock?")
 
-    assert nodes == ["planner", "irreversibility_check", "orchestrate"]
+    assert nodes == ["planner", "irreversibility_check", "advance", "orchestrate"]
     (value,) = await thread.interrupts()
     assert value["type"] == "ask_user"
     assert value["question"] == question
@@ -59,13 +80,19 @@ async def test_ask_user_interrupts_and_the_answer_comes_back(scripted: Any) -> N
 
     # The user's answer goes straight back to the orchestrator: no assessment, no attempt used.
     assert nodes[:3] == ["call_tool", "orchestrate", "call_tool"]
-    messages = await thread.messages()
-    humans = [m for m in messages if isinstance(m, HumanMessage)]
-    assert humans[-1].content == "GAD-7"
-    tool_ack = next(m for m in messages if getattr(m, "tool_call_id", None) == "ask-1")
-    assert messages.index(tool_ack) + 1 == messages.index(humans[-1])
+    # The answer lives in the task's own exchange, right after the ask_user acknowledgement.
+    state = await thread.values()
+    (finished,) = state["previous_plan"]
+    exchange = finished["messages"]
+    humans = [m for m in exchange if isinstance(m, HumanMessage)]
+    assert [h.content for h in humans] == ["GAD-7"]
+    tool_ack = next(m for m in exchange if getattr(m, "tool_call_id", None) == "ask-1")
+    assert exchange.index(tool_ack) + 1 == exchange.index(humans[0])
+    assert not any(m.content == "GAD-7" for m in state["messages"])
     second_round = models["orchestrate"].requests[1]["messages"]
     assert any(isinstance(m, HumanMessage) and m.content == "GAD-7" for m in second_round)
+    assert finished["status"] == "completed"
+    assert finished["attempts"] == 2
     assert (await thread.answer()).content == "There are 14."
     assert len(models["assess"].requests) == 2
 
@@ -74,7 +101,9 @@ async def test_cannot_complete_fails_the_task_and_the_next_one_runs(scripted: An
     reason = "No tool here can book flights."
     ctx, models = scripted(
         planner=[plan(task("t1", "testkit", "book a flight"), task("t2", "testkit", "echo hi"))],
-        orchestrate=[calls(tool_call("cannot_complete", {"reason": reason})), "hi"],
+        orchestrate=per_task(
+            {"t1": [calls(tool_call("cannot_complete", {"reason": reason}))], "t2": ["hi"]}
+        ),
         assess=[done()],
         response=["I could not book the flight."],
     )
@@ -82,14 +111,20 @@ async def test_cannot_complete_fails_the_task_and_the_next_one_runs(scripted: An
 
     nodes = await thread.send("Book a flight and say hi")
 
-    assert nodes[2:5] == ["orchestrate", "call_tool", "advance"]
-    assert len(models["assess"].requests) == 1
+    # Both tasks run in the first wave; t1 ends at call_tool without an assessment.
+    main = [n for n in nodes if n in MAIN_NODES]
+    assert main == ["planner", "irreversibility_check", "advance", "advance", "generate_response"]
+    assert sorted(n for n in nodes if n not in MAIN_NODES) == sorted(
+        ["orchestrate", "call_tool", "orchestrate", "assess_task"]
+    )
+    (assessed,) = models["assess"].requests
+    assert "Task: echo hi" in system_prompt(assessed)
     state = await thread.values()
     first, second = state["previous_plan"]
     assert first["status"] == "failed"
     assert first["error"] == reason
     assert second["status"] == "completed"
-    assert "Your task (t2)" in system_prompt(models["orchestrate"].requests[1])
+    assert len(models["planner"].requests) == 1
     assert f"error: {reason}" in system_prompt(models["response"].requests[0])
 
 
@@ -111,7 +146,12 @@ async def test_unavailable_expert_fails_its_task_and_others_still_run(
 
     nodes = await thread.send("Haunt, then echo")
 
-    assert nodes[:4] == ["planner", "irreversibility_check", "orchestrate", "advance"]
+    # Both run in one wave; the ghost task fails in orchestrate without a model call.
+    main = [n for n in nodes if n in MAIN_NODES]
+    assert main == ["planner", "irreversibility_check", "advance", "advance", "generate_response"]
+    assert sorted(n for n in nodes if n not in MAIN_NODES) == sorted(
+        ["orchestrate", "orchestrate", "assess_task"]
+    )
     planner_prompt = system_prompt(models["planner"].requests[0])
     assert "- ghost: Never starts. [currently unavailable:" in planner_prompt
     state = await thread.values()
@@ -119,7 +159,8 @@ async def test_unavailable_expert_fails_its_task_and_others_still_run(
     assert first["status"] == "failed"
     assert "Expert 'ghost' is unavailable" in first["error"]
     assert second["status"] == "completed"
-    assert len(models["orchestrate"].requests) == 1
+    (only,) = models["orchestrate"].requests
+    assert "Your task (t2):" in system_prompt(only)
     assert "ghost" in str(state["guard"]["unavailable"])
     assert "Expert 'ghost' is unavailable" in system_prompt(models["response"].requests[0])
 

@@ -121,8 +121,8 @@ class TaskOutput(TypedDict, total=False):
 
     plan: dict[str, TaskState]
     """The task, final, by id."""
-    deferred: list[PendingCall]
-    """Calls it held back in plan_only mode."""
+    deferred: Annotated[list[PendingCall], add_deferred]
+    """Calls it held back in plan_only mode, over all its rounds."""
 
 
 class TaskRun(TaskInput, TaskOutput, total=False):

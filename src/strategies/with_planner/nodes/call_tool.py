@@ -135,8 +135,9 @@ def _direct_message(state: TaskRun, runtime: Runtime[Context]) -> AIMessage | st
             args = resolve(args, state["inputs"], state["order"], task["id"], today)
         except TemplateError as exc:
             return str(exc)
-    # A stable id: a re-run of this node must find the same ledger entry.
-    call_id = f"direct-{task['id']}-{task['started_at']}"
+    # Stable across a resume of this task run (same namespace), new for every other run.
+    run = str(get_config().get("configurable", {}).get("checkpoint_ns", "")).split("|")[0]
+    call_id = f"direct-{task['id']}-{run or task['started_at']}"
     return AIMessage(
         content="",
         id=call_id,
