@@ -141,7 +141,9 @@ def apply_analysis(
 ) -> list[ToolVerdict]:
     """Final verdicts: deterministic ones, plus what the analyser (or the safe default) blocks.
 
-    Tools settled by config or trusted annotations keep their verdict whatever the analyser says.
+    The analyser never flags a tool settled by config or trusted annotations; the safe default
+    (analyser failed, or said YES naming no known tool) blocks every tool that is not read-only,
+    except what config cleared.
     """
     tools = {(s, t.name): t for s, ts in catalog.items() for t in ts}
     final = [ToolVerdict(**v) for v in verdicts]
@@ -156,8 +158,12 @@ def apply_analysis(
             else "safe default: the analyser said the request is irreversible but named no "
             "known tool"
         )
-        for v in open_:
+        # The safe default spares only what is read-only (or cleared by config), so a write a
+        # trusted server calls additive is still held when the analyser cannot be consulted.
+        for v in final:
             key = (v["server"], v["tool"])
+            if v["irreversible"] or v["source"] == "config":
+                continue
             if not is_read_only(v, tools[key], configs[v["server"]]):
                 v["irreversible"], v["source"], v["reason"] = True, "default", why
         return final
