@@ -30,6 +30,7 @@ format: install
 
 bench: install
 	$(PY) bench/bench_sessions.py
+	$(PY) bench/bench_parallel.py
 
 clean:
 	rm -rf $(VENV) .mcp-planner .pytest_cache .mypy_cache .ruff_cache

@@ -1118,7 +1118,6 @@ _SECRET_WORDS = (
     "secret",
     "apikey",
     "token",
-    "authorization",
     "credential",
     "credentials",
 )
@@ -1174,6 +1173,8 @@ def secret_key_kind(name: str) -> str | None:
         return "private_key" if pair == ("private", "key") else "api_key"
     if last == "token":
         return None if pair is not None and pair[0] in _NOT_SECRET_TOKENS else "token"
+    if last == "authorization":
+        return "authorization"
     if last in _SECRET_WORDS:
         return "secret"
     return None
@@ -1311,8 +1312,11 @@ def _secret_spans(text: str) -> list[tuple[int, int, str]]:
             add(*m.span(), kind)
     for m in _KEY_VALUE.finditer(f):
         key_kind = secret_key_kind(m.group("key"))
-        value = _kv_value(f, m.end()) if key_kind is not None else None
-        if key_kind is not None and value is not None:
+        # An Authorization header's credentials are found by their own pattern.
+        if key_kind is None or key_kind == "authorization":
+            continue
+        value = _kv_value(f, m.end())
+        if value is not None:
             add(*value, key_kind)
     return spans
 
@@ -1328,7 +1332,7 @@ def _continued_end(joined: _Folded, joins: list[int], start: int, end: int) -> i
     for k, p in enumerate(inside):
         stop = inside[k + 1] if k + 1 < len(inside) else end
         piece = text[p:stop]
-        whole_line = stop in joins or stop >= len(text) or text[stop].isspace()
+        whole_line = stop in joins or stop >= len(text) or text[stop] in "\r\n"
         if not (any(c.isdigit() for c in piece) or whole_line):
             return p
     return end
@@ -1673,11 +1677,13 @@ def mask_banned(text: str, cfg: GuardrailConfig) -> str:
 _NAN_WORD = re.compile(r"(?<![\w.])[-+]?NaN(?!\w)|(?<![\w.])[-+]Infinity(?!\w)")
 """`NaN` as languages print it, and a signed `Infinity`: numeric wherever they appear."""
 _NONFINITE_VALUE = re.compile(
-    r"(?:^|[:=\[(,]|\b(?:is|was|equals|result|returns?|gives?)\b)[ \t]*[\"']?"
-    r"(?P<token>[-+]?(?:nan|inf(?:inity)?))[\"']?[ \t]*(?=$|[\s,;)\]}]|\.(?!\w))",
+    r"(?:[:=\[(,]|\b(?:is|was|equals|result|returns?|gives?)\b)[ \t]*[\"']?"
+    r"(?P<token>[-+]?(?:nan|inf(?:inity)?))[\"']?[ \t]*(?=$|[\s,;)\]}]|\.(?!\w))"
+    r"|^[ \t]*[\"']?(?P<alone>[-+]?(?:nan|inf(?:inity)?))[\"']?[ \t]*$",
     re.I | re.M,
 )
-"""`nan`, `inf` or `infinity` in any case where a value stands (`result: inf`, `[1, nan]`)."""
+"""`nan`, `inf` or `infinity` in any case where a value stands (`result: inf`, `[1, nan]`) or
+alone on a line."""
 
 _MONTHS = (
     r"(?:January|February|March|April|May|June|July|August|September|October|November"
@@ -1742,7 +1748,7 @@ _SCALES = {
 def _nonfinite_tokens(text: str) -> list[str]:
     """The NaN and infinity spellings a text holds as values."""
     tokens = [m.group() for m in _NAN_WORD.finditer(text)]
-    tokens += [m.group("token") for m in _NONFINITE_VALUE.finditer(text)]
+    tokens += [m.group("token") or m.group("alone") for m in _NONFINITE_VALUE.finditer(text)]
     stripped = text.strip()
     if stripped[:1] in ("{", "["):
         try:
