@@ -293,27 +293,29 @@ def resume(
 async def _threads() -> list[dict[str, Any]]:
     from strategies.with_planner.graph import build_graph
 
-    rows: dict[str, dict[str, Any]] = {}
+    rows: list[dict[str, Any]] = []
     async with open_persistence() as (saver, store):
         graph = build_graph(checkpointer=saver, store=store)
+        # Finish listing before reading states: the SQLite saver serialises its queries.
+        latest: dict[str, str] = {}
         async for item in saver.alist(None):
-            thread = str(item.config["configurable"]["thread_id"])
-            if thread in rows or item.config["configurable"].get("checkpoint_ns"):
-                continue
+            conf = item.config["configurable"]
+            if not conf.get("checkpoint_ns"):
+                latest.setdefault(str(conf["thread_id"]), str(item.checkpoint.get("ts", "")))
+        for thread, updated in latest.items():
             state = await graph.aget_state({"configurable": {"thread_id": thread}})
             humans = [m for m in state.values.get("messages", []) if m.type == "human"]
-            status = (
-                "waiting for approval"
-                if state.interrupts
-                else ("stopped mid-run" if state.next else "done")
+            status = "waiting for approval" if state.interrupts else "stopped mid-run"
+            rows.append(
+                {
+                    "thread": thread,
+                    "last_question": str(humans[-1].content) if humans else "",
+                    "status": status if state.next else "done",
+                    "updated": updated,
+                }
             )
-            rows[thread] = {
-                "thread": thread,
-                "last_question": str(humans[-1].content) if humans else "",
-                "status": status,
-                "updated": item.checkpoint.get("ts", ""),
-            }
-    return list(rows.values())
+    rows.sort(key=lambda r: r["updated"], reverse=True)
+    return rows
 
 
 @app.command()

@@ -37,6 +37,7 @@ import unicodedata
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote
 
@@ -80,7 +81,10 @@ class GuardrailConfig(BaseModel):
     """Refuse requests with destructive commands, encoded scripts or malware intent."""
 
     mask_secrets: bool = True
-    """Mask API keys, private keys, card numbers, SSN-like numbers and passwords."""
+    """Mask API keys, private keys, card numbers, SSN-like numbers and passwords.
+
+    Read by the caller: `mask_secrets` and `mask_secrets_in` always mask.
+    """
 
     max_tool_output_chars: int = Field(default=4000, ge=0)
     """Characters of one tool output shown to a model; the rest is cut with a note."""
@@ -95,7 +99,10 @@ class GuardrailConfig(BaseModel):
     """Size above which HTML, JSON or base64 in an answer counts as a blob."""
 
     check_numbers: bool = True
-    """Check numeric answers against the tool outputs (NaN, infinities, invented numbers)."""
+    """Check numeric answers against the tool outputs (NaN, infinities, invented numbers).
+
+    Read by the caller: `numeric_problems` always checks.
+    """
 
     @model_validator(mode="after")
     def _limits_are_consistent(self) -> GuardrailConfig:
@@ -224,6 +231,7 @@ class _Folded:
         return self.origin[start], self.origin[end - 1] + 1
 
 
+@lru_cache(maxsize=16)
 def _fold(text: str) -> _Folded:
     """NFKC per character, invisible characters dropped, look-alikes mapped to ASCII."""
     if text.isascii():
@@ -633,12 +641,26 @@ _TRAILING = ".,;:!?)}'\""
 
 def _trim_punctuation(token: str) -> str:
     """A URL or host token without the sentence punctuation after it."""
-    while token:
-        closing = token[-1] == "]" and token.count("[") < token.count("]")
-        if token[-1] not in _TRAILING and not closing:
+    end = len(token)
+    opened, closed = token.count("["), token.count("]")
+    while end:
+        ch = token[end - 1]
+        if ch == "]" and opened < closed:
+            closed -= 1
+        elif ch not in _TRAILING:
             break
-        token = token[:-1]
-    return token
+        end -= 1
+    return token[:end]
+
+
+_MAX_REPORTED = 200
+"""Longest URL quoted back; longer ones are cut with an ellipsis."""
+
+
+def _reported(token: str) -> str:
+    """How a denied URL or host is quoted back: without trailing punctuation, not too long."""
+    token = _trim_punctuation(token[: _MAX_REPORTED + 50])
+    return token if len(token) <= _MAX_REPORTED else token[: _MAX_REPORTED - 1] + "…"
 
 
 def _authority_denied(scheme: str, authority: str, policy: _Policy) -> bool:
@@ -664,11 +686,13 @@ def _authority_denied(scheme: str, authority: str, policy: _Policy) -> bool:
 _URL = re.compile(
     r"(?<![A-Za-z0-9+.\-])"
     r"(?:(?P<special>https?|wss?|ftp):[/\\]*|(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]{0,31}):[/\\]{2,})"
-    r"(?P<authority>[^\s/\"'<>`]*)"
-    r"[^\s\"'<>`]*",
+    r"(?P<authority>[^\s/\"'<>`]*)",
     re.IGNORECASE,
 )
 """A URL with a scheme; web schemes need no slashes (`http:127.0.0.1` works in browsers)."""
+
+_URL_END = re.compile(r"[\s\"'<>`]")
+"""What ends a URL written in text."""
 
 _BRACKETED_V6 = re.compile(r"\[[0-9A-Za-z:.%]+\](?::\d{1,5})?(?:[/\\][^\s\"'<>`]*)?")
 """A bracketed IPv6 host without a scheme: `[::1]:8080/admin`."""
@@ -692,7 +716,7 @@ def _bare_host_denied(host: str, port: str | None, path: str | None, policy: _Po
     single words are left alone.
     """
     h = host.rstrip(".-").lower()
-    if not h:
+    if not h or h.isdigit():
         return False
     ip = _parse_ip(h, lenient=True)
     if ip is not None:
@@ -718,27 +742,33 @@ def _scan_text(text: str, policy: _Policy) -> list[str]:
     def blank(start: int, end: int) -> None:
         chars[start:end] = " " * (end - start)
 
-    for m in _URL.finditer(folded):
+    pos = token_end = 0
+    while (m := _URL.search(folded, pos)) is not None:
+        if m.start() >= token_end:
+            end = _URL_END.search(folded, m.end())
+            token_end = end.start() if end is not None else len(folded)
+            blank(m.start(), token_end)
         scheme = m.group("special") or m.group("scheme") or ""
         if _authority_denied(scheme, m.group("authority"), policy):
-            found.append(_trim_punctuation(m.group()))
-        blank(m.start(), m.end())
+            found.append(_reported(folded[m.start() : min(token_end, m.start() + 400)]))
+        # Go on after the host, not the whole URL: a URL may carry another (`?next=http://...`).
+        pos = max(m.end(), m.start() + 1)
     rest = "".join(chars)
     for m in _BRACKETED_V6.finditer(rest):
         if _host_denied(_strip_port(m.group().split("/")[0]), policy, strict=False):
-            found.append(_trim_punctuation(m.group()))
+            found.append(_reported(m.group()))
         blank(m.start(), m.end())
     rest = "".join(chars)
     for m in _BARE_V6.finditer(rest):
         token = m.group()
         if token.count(":") >= 2 and token.strip(":") and _parse_ip(token, lenient=True):
             if _host_denied(token, policy, strict=False):
-                found.append(token)
+                found.append(_reported(token))
             blank(m.start(), m.end())
     rest = "".join(chars)
     for m in _BARE_HOST.finditer(rest):
         if _bare_host_denied(m.group("host"), m.group("port"), m.group("path"), policy):
-            found.append(_trim_punctuation(m.group()))
+            found.append(_reported(m.group()))
     return found
 
 
@@ -764,13 +794,10 @@ def _scan_value(value: str, key: str | None, policy: _Policy) -> list[str]:
         if m is not None and _authority_denied(
             m.group("special") or m.group("scheme") or "", m.group("authority"), policy
         ):
-            found.append(whole)
+            found.append(_reported(whole))
         return found
-    host = _strip_port(whole.split("/")[0])
-    looks_like_host = host.lower().rstrip(".") == "localhost" or (
-        (":" in host or "." in host) and _parse_ip(host, lenient=False) is not None
-    )
-    if looks_like_host and _host_denied(host, policy, strict=False):
+    # Addresses are found by the text scan; a lone `localhost` is a host only when alone.
+    if whole.lower().rstrip(".") == "localhost" and _host_denied(whole, policy, strict=False):
         found.append(whole)
     return found
 
@@ -1081,7 +1108,9 @@ _TOKEN_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 _CONTEXT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "password",
-        re.compile(r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s/:@]+:(?P<secret>[^\s/@]+)@"),
+        re.compile(
+            r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]{0,31}://[^\s/:@]+:(?P<secret>[^\s/@]+)@"
+        ),
     ),
     (
         "authorization",
@@ -1132,7 +1161,6 @@ _SECRET_PAIRS = frozenset(
         ("signing", "key"),
         ("encryption", "key"),
         ("master", "key"),
-        ("client", "secret"),
     }
 )
 """Two-word endings of names that hold a secret (`OPENAI_API_KEY`, `privateKey`)."""
@@ -1252,8 +1280,11 @@ def _luhn(digits: str) -> bool:
 def _pem_spans(text: str) -> Iterator[tuple[int, int]]:
     """PEM private keys, header to footer (or, without a footer, through the body lines)."""
     pos = 0
+    footers = True
     while (begin := _PEM_BEGIN.search(text, pos)) is not None:
-        end = _PEM_END.search(text, begin.end())
+        # Once no footer follows, none follows a later header either: search only once.
+        end = _PEM_END.search(text, begin.end()) if footers else None
+        footers = end is not None
         if end is not None:
             stop = end.end()
         else:
@@ -1310,14 +1341,17 @@ def _secret_spans(text: str) -> list[tuple[int, int, str]]:
     for kind, pattern in _CONTEXT_PATTERNS[3:]:
         for m in pattern.finditer(f):
             add(*m.span(), kind)
-    for m in _KEY_VALUE.finditer(f):
-        key_kind = secret_key_kind(m.group("key"))
+    pos = 0
+    while (pair := _KEY_VALUE.search(f, pos)) is not None:
+        pos = pair.end()
+        key_kind = secret_key_kind(pair.group("key"))
         # An Authorization header's credentials are found by their own pattern.
         if key_kind is None or key_kind == "authorization":
             continue
-        value = _kv_value(f, m.end())
+        value = _kv_value(f, pair.end())
         if value is not None:
             add(*value, key_kind)
+            pos = max(pos, value[1])
     return spans
 
 
@@ -1459,7 +1493,7 @@ _JSON_START = re.compile(r"(?:^|(?<=[\s:=`(,>]))[\[{]", re.M)
 _BASE64 = re.compile(
     r"(?P<uri>data:(?P<mime>[\w.+\-]+/[\w.+\-]+)?(?:;[\w.+\-]+=[\w.+\-]+)*;base64,)?"
     r"(?P<body>[A-Za-z0-9+/_\-]{40,}={0,2}(?:\r?\n[A-Za-z0-9+/_\-]{40,}={0,2})*"
-    r"(?:\r?\n[A-Za-z0-9+/_\-]+={0,2})?)"
+    r"(?:\r?\n(?:[A-Za-z0-9+/_\-]{16,}={0,2}|[A-Za-z0-9+/_\-]+={1,2}))?)"
 )
 _FENCED_SUMMARY = re.compile(
     r"```[\w+\-]*[ \t]*\r?\n[ \t]*(\[(?:JSON|HTML|base64) [^\n]*\])[ \t]*\r?\n[ \t]*```"
@@ -1692,7 +1726,7 @@ _MONTHS = (
 _NOT_AMOUNTS = re.compile(
     "|".join(
         (
-            r"\b[a-z][a-z0-9+.\-]*://\S+",
+            r"(?<![\w+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,31}://\S+",
             r"\b\d{4}-\d{1,2}-\d{1,2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
             r"(?:Z|[+-]\d{2}:?\d{2})?)?",
             r"\b\d{4}/\d{1,2}/\d{1,2}\b",

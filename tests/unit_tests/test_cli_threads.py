@@ -1,0 +1,74 @@
+"""The CLI's thread commands: threads, resume and history, on the SQLite files of a project."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from common.cli import app
+from common.mcp.registry import shutdown_pool
+from common.persistence import open_persistence
+from common.plans import PlannerResult, Task
+from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
+from strategies.with_planner.graph import build_graph
+
+runner = CliRunner()
+
+
+def _model(title: str) -> str:
+    script: list[Any] = [
+        PlannerResult(plan=[Task(id="t1", expert="notes", task=f"Write note {title}")]),
+        "IRREVERSIBLE: YES\nBLOCKED_TOOLS: write_note",
+        calls(tool_call("write_note", {"title": title, "body": "from a resumed thread"})),
+        {"completed": True, "reason": "written"},
+        f"Saved {title}.",
+    ]
+    return install_scripted(ScriptedChatModel(script=script, name_="cli-threads"))
+
+
+async def _start(thread: str, ctx: dict[str, Any]) -> None:
+    async with open_persistence() as (saver, store):
+        graph = build_graph(checkpointer=saver, store=store)
+        request = {"messages": [{"role": "user", "content": "Save a note please"}]}
+        try:
+            await graph.ainvoke(request, {"configurable": {"thread_id": thread}}, context=ctx)
+        finally:
+            await shutdown_pool()
+
+
+def test_threads_lists_a_waiting_thread_and_resume_answers_its_approval(
+    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    model = _model("resumed-from-cli")
+    asyncio.run(_start("th-1", {"mcp_config": mcp_config, "model": model}))
+
+    listed = runner.invoke(app, ["threads", "--json"])
+    assert listed.exit_code == 0, listed.output
+    (row,) = json.loads(listed.output)
+    assert row["thread"] == "th-1"
+    assert row["last_question"] == "Save a note please"
+    assert row["status"] == "waiting for approval"
+
+    resumed = runner.invoke(
+        app, ["resume", "th-1", "--model", model, "--config", "mcp.json"], input="a\n"
+    )
+    assert resumed.exit_code == 0, resumed.output
+    assert "Approve write_note?" in resumed.output
+    assert "Saved resumed-from-cli." in resumed.output
+    notes = json.loads((workdir / "notes.json").read_text())
+    assert notes["resumed-from-cli"] == "from a resumed thread"
+
+    after = json.loads(runner.invoke(app, ["threads", "--json"]).output)
+    assert after[0]["status"] == "done"
+
+    history = runner.invoke(app, ["history", "note", "--json"])
+    assert history.exit_code == 0, history.output
+    (run,) = json.loads(history.output)
+    assert run["question"] == "Save a note please"
+    assert run["answer"] == "Saved resumed-from-cli."
+    assert run["tool_calls"][0]["tool"] == "write_note"
