@@ -43,6 +43,12 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+
+def _words(text: str) -> list[str]:
+    """The words of a text: lists of names written as one string."""
+    return text.split()
+
+
 # --- configuration and results -----------------------------------------------------------------
 
 
@@ -130,76 +136,15 @@ _INVISIBLE = frozenset({"Cf", "Mn", "Me"})
 controls, soft hyphens) and combining marks."""
 
 _CONFUSABLES = str.maketrans(
-    {
-        # Cyrillic look-alikes
-        "\u0430": "a",
-        "\u0435": "e",
-        "\u043e": "o",
-        "\u0440": "p",
-        "\u0441": "c",
-        "\u0443": "y",
-        "\u0445": "x",
-        "\u0456": "i",
-        "\u0458": "j",
-        "\u0455": "s",
-        "\u0501": "d",
-        "\u04bb": "h",
-        "\u04cf": "l",
-        "\u043a": "k",
-        "\u0410": "A",
-        "\u0412": "B",
-        "\u0415": "E",
-        "\u041a": "K",
-        "\u041c": "M",
-        "\u041d": "H",
-        "\u041e": "O",
-        "\u0420": "P",
-        "\u0421": "C",
-        "\u0422": "T",
-        "\u0425": "X",
-        "\u0423": "Y",
-        "\u0406": "I",
-        "\u0408": "J",
-        "\u0405": "S",
-        # Greek look-alikes
-        "\u03b1": "a",
-        "\u03bf": "o",
-        "\u03c1": "p",
-        "\u03b9": "i",
-        "\u03ba": "k",
-        "\u03bd": "v",
-        "\u03c5": "u",
-        "\u0391": "A",
-        "\u0392": "B",
-        "\u0395": "E",
-        "\u0396": "Z",
-        "\u0397": "H",
-        "\u0399": "I",
-        "\u039a": "K",
-        "\u039c": "M",
-        "\u039d": "N",
-        "\u039f": "O",
-        "\u03a1": "P",
-        "\u03a4": "T",
-        "\u03a5": "Y",
-        "\u03a7": "X",
-        # dashes, dots, slashes, colons and quotes
-        "\u2010": "-",
-        "\u2011": "-",
-        "\u2012": "-",
-        "\u2013": "-",
-        "\u2014": "-",
-        "\u2015": "-",
-        "\u2212": "-",
-        "\u3002": ".",
-        "\u2044": "/",
-        "\u2215": "/",
-        "\u2236": ":",
-        "\u2018": "'",
-        "\u2019": "'",
-        "\u201c": '"',
-        "\u201d": '"',
-    }
+    # Cyrillic and Greek letters that look Latin, then dashes, dots, slashes, colons, quotes.
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u0501\u04bb\u04cf\u043a"
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0423\u0406\u0408"
+    "\u0405"
+    "\u03b1\u03bf\u03c1\u03b9\u03ba\u03bd\u03c5\u0391\u0392\u0395\u0396\u0397\u0399\u039a"
+    "\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
+    "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u3002\u2044\u2215\u2236\u2018\u2019\u201c"
+    "\u201d",
+    "aeopcyxijsdhlkABEKMHOPCTXYIJSaopikvuABEZHIKMNOPTYX-------.//:''\"\"",
 )
 """Look-alike characters NFKC leaves alone, mapped to the ASCII they imitate."""
 
@@ -341,21 +286,10 @@ _IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 _DENIED_V4 = tuple(
     ipaddress.IPv4Network(n)
-    for n in (
-        "0.0.0.0/8",
-        "10.0.0.0/8",
-        "100.64.0.0/10",
-        "127.0.0.0/8",
-        "169.254.0.0/16",
-        "172.16.0.0/12",
-        "192.0.0.0/24",
-        "192.0.2.0/24",
-        "192.168.0.0/16",
-        "198.18.0.0/15",
-        "198.51.100.0/24",
-        "203.0.113.0/24",
-        "224.0.0.0/4",
-        "240.0.0.0/4",
+    for n in _words(
+        "0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 "
+        "192.0.0.0/24 192.0.2.0/24 192.168.0.0/16 198.18.0.0/15 198.51.100.0/24 203.0.113.0/24 "
+        "224.0.0.0/4 240.0.0.0/4"
     )
 )
 """IPv4 ranges that are not the public internet: this host, private, shared (CGNAT, where
@@ -364,17 +298,9 @@ benchmarking, multicast and reserved."""
 
 _DENIED_V6 = tuple(
     ipaddress.IPv6Network(n)
-    for n in (
-        "::/96",
-        "64:ff9b:1::/48",
-        "100::/64",
-        "2001::/32",
-        "2001:10::/28",
-        "2001:db8::/32",
-        "fc00::/7",
-        "fe80::/10",
-        "fec0::/10",
-        "ff00::/8",
+    for n in _words(
+        "::/96 64:ff9b:1::/48 100::/64 2001::/32 2001:10::/28 2001:db8::/32 fc00::/7 fe80::/10 "
+        "fec0::/10 ff00::/8"
     )
 )
 """IPv6 ranges that are not the public internet: unspecified, loopback and IPv4-compatible,
@@ -382,53 +308,25 @@ local NAT64, discard, Teredo, ORCHID, documentation, unique-local (fc00::/7), li
 site-local and multicast. IPv4-mapped, NAT64 and 6to4 addresses are judged by the IPv4 address
 they carry."""
 
-_PRIVATE_SUFFIXES = (
-    "localhost",
-    "local",
-    "localdomain",
-    "internal",
-    "intranet",
-    "lan",
-    "corp",
-    "home.arpa",
-    "private",
+_PRIVATE_SUFFIXES = tuple(
+    _words("localhost local localdomain internal intranet lan corp home.arpa private")
 )
 """Names under these never reach the public internet (`foo.localhost`, `printer.local`,
 `metadata.google.internal`)."""
 
-_PRIVATE_NAMES = (
-    "metadata",
-    "metadata.goog",
-    "instance-data",
-    "ip6-localhost",
-    "ip6-loopback",
-    "localtest.me",
-    "lvh.me",
-    "vcap.me",
-    "lacolhost.com",
+_PRIVATE_NAMES = tuple(
+    _words(
+        "metadata metadata.goog instance-data ip6-localhost ip6-loopback localtest.me lvh.me "
+        "vcap.me lacolhost.com"
+    )
 )
 """Cloud-metadata names and public names (with their subdomains) that resolve to loopback."""
 
 _HOST_KEY_TOKENS = frozenset(
-    {
-        "url",
-        "urls",
-        "uri",
-        "uris",
-        "href",
-        "link",
-        "links",
-        "endpoint",
-        "endpoints",
-        "host",
-        "hosts",
-        "hostname",
-        "hostnames",
-        "ip",
-        "ips",
-        "webhook",
-        "proxy",
-    }
+    _words(
+        "url urls uri uris href link links endpoint endpoints host hosts hostname hostnames ip "
+        "ips webhook proxy"
+    )
 )
 """Words in an argument name saying its value is a URL or a host: such a value is read as one
 even without a scheme (`{"host": "2130706433"}`)."""
@@ -1139,29 +1037,13 @@ _PEM_BODY = re.compile(
 )
 """The lines of a PEM body, for a key whose footer is missing."""
 
-_SECRET_WORDS = (
-    "password",
-    "passwd",
-    "passphrase",
-    "pwd",
-    "secret",
-    "apikey",
-    "token",
-    "credential",
-    "credentials",
+_SECRET_WORDS = frozenset(
+    _words("password passwd passphrase pwd secret apikey token credential credentials")
 )
 """Last words of an argument or key name that hold a secret (`db_password`, `hf_token`)."""
 _SECRET_PAIRS = frozenset(
-    {
-        ("api", "key"),
-        ("access", "key"),
-        ("secret", "key"),
-        ("private", "key"),
-        ("account", "key"),
-        ("signing", "key"),
-        ("encryption", "key"),
-        ("master", "key"),
-    }
+    (first, "key")
+    for first in _words("api access secret private account signing encryption master")
 )
 """Two-word endings of names that hold a secret (`OPENAI_API_KEY`, `privateKey`)."""
 _NOT_SECRET_TOKENS = frozenset(

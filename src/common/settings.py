@@ -9,6 +9,8 @@ from typing import Literal
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from common.guardrails import GuardrailConfig
+
 MAX_TASK_ATTEMPTS_CAP = 20
 """Largest `max_task_attempts` a run may ask for."""
 
@@ -80,6 +82,9 @@ class Settings(BaseSettings):
 
     store_path: Path = Path(".mcp-planner/store.sqlite")
     """SQLite file of the CLI's store (the approved-call ledger, memory of past runs)."""
+
+    guardrails: GuardrailConfig = Field(default_factory=GuardrailConfig)
+    """Input/output guardrails, as JSON (GUARDRAILS='{"banned_words": ["foo"]}')."""
 
     allow_model_requests: bool = True
     """When false, any model that would reach a remote API is refused (tests set this)."""

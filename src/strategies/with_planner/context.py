@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from common.dates import system_clock
+from common.guardrails import GuardrailConfig
 from common.settings import MAX_TASK_ATTEMPTS_CAP, ApprovalMode, get_settings
 
 
@@ -104,6 +105,15 @@ class Context:
     )
     """Whose memory of past runs to read and write."""
 
+    guardrails: dict[str, Any] | None = field(
+        default=None,
+        metadata={
+            "description": "Guardrail overrides for this run (keys of GuardrailConfig), merged "
+            "over the GUARDRAILS setting."
+        },
+    )
+    """Guardrail overrides for this run, merged over the settings."""
+
     now: str | None = field(
         default=None,
         metadata={"description": "Fixed current time (ISO 8601) for reproducible runs."},
@@ -120,6 +130,13 @@ class Context:
             )
         if self.tool_timeout_s <= 0:
             raise ValueError(f"tool_timeout_s must be positive, got {self.tool_timeout_s}")
+
+    def guardrail_config(self) -> GuardrailConfig:
+        """The settings' guardrails with this run's overrides applied."""
+        base = get_settings().guardrails
+        if not self.guardrails:
+            return base
+        return GuardrailConfig.model_validate({**base.model_dump(), **self.guardrails})
 
     def task_attempts(self) -> int:
         """Attempts per task under the strategy profile."""

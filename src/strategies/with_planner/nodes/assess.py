@@ -26,7 +26,7 @@ class Assessment(BaseModel):
 def task_result(messages: list[AnyMessage]) -> str:
     """What the task produced: successful tool outputs and the assistant's last words."""
     parts = [
-        str(m.content)
+        str(m.additional_kwargs.get("full_output") or m.content)
         for m in messages
         if isinstance(m, ToolMessage) and m.status != "error" and m.content
     ]

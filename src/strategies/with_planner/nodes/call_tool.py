@@ -10,8 +10,9 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
+from common.guardrails import GuardrailConfig, denied_urls, trim_tool_output
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
-from common.plans import TaskState
+from common.plans import TaskState, check_args
 from common.safety import (
     ApprovalFormatError,
     Decision,
@@ -281,10 +282,39 @@ def _declined(call: ToolCall, decision: RejectDecision) -> ToolMessage:
     return _tool_message(call, f"The user declined to run {call['name']!r}.{why}", error=True)
 
 
-def _record_message(call: ToolCall, record: CallRecord, prefix: str = "") -> ToolMessage:
+async def _refuse_before_call(
+    ctx: Context, registry: ExpertRegistry, expert: str, name: str, args: dict[str, Any]
+) -> str | None:
+    """Why a call must not be sent at all: a denied URL in its arguments, or bad arguments."""
+    urls = denied_urls(args, ctx.guardrail_config())
+    if urls:
+        return (
+            f"Not run: the arguments reach a denied address ({', '.join(urls)}); private, "
+            "loopback, link-local and metadata addresses are refused (GUARDRAILS allowed_hosts)."
+        )
+    try:
+        tools = {t.name: t for t in await registry.tools(expert)}
+    except ExpertUnavailable:
+        return None
+    if name in tools and (problems := check_args(tools[name], args)):
+        return (
+            f"Not run: the arguments do not match {name!r}'s input schema: {'; '.join(problems)}."
+        )
+    return None
+
+
+def _record_message(
+    call: ToolCall, record: CallRecord, prefix: str = "", limit: int | None = None
+) -> ToolMessage:
     if record["status"] != "ok":
         return _tool_message(call, f"{prefix}Error ({record['status']}): {record['content']}", True)
-    return _tool_message(call, prefix + record["content"], artifact=record["structured"])
+    text = record["content"]
+    shown = trim_tool_output(text, GuardrailConfig(max_tool_output_chars=limit)) if limit else text
+    # The model gets the trimmed text; the full output stays with the message for the result.
+    extra = {"full_output": text} if shown != text else {}
+    return _tool_message(
+        call, prefix + shown, artifact=record["structured"], additional_kwargs=extra
+    )
 
 
 async def _execute(
@@ -306,7 +336,11 @@ async def _execute(
         prefix = EDIT_NOTICE.format(call=describe_call(name, args))
         logger.info("edited call %s on %s: %s", name, expert, recheck)
         gated = gated or recheck.needs_approval
+    refused = await _refuse_before_call(ctx, registry, expert, name, args)
+    if refused is not None:
+        return _tool_message(call, prefix + refused, True)
     if ctx.approval_mode == "auto" and gated:
         logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
     record = await run_once(ledger, key, registry, expert, name, args, ctx.tool_timeout_s, gated)
-    return _record_message(call, record, prefix)
+    limit = ctx.guardrail_config().max_tool_output_chars
+    return _record_message(call, record, prefix, limit)

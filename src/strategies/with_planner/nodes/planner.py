@@ -12,6 +12,7 @@ from mcp.types import Tool
 from pydantic import ValidationError
 
 from common.dates import describe_periods
+from common.guardrails import GuardrailConfig, check_request, mask_secrets
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
 from common.plans import (
@@ -66,6 +67,28 @@ def describe_experts(registry: ExpertRegistry, catalog: Catalog, errors: dict[st
     return "\n".join(lines) or "(no experts configured)"
 
 
+def input_guard(state: State, cfg: GuardrailConfig) -> dict[str, Any] | None:
+    """Refuse a request the guardrails reject, and mask secrets before any model sees them.
+
+    A refusal is an answer in the thread; the user's message stays. A masked message replaces
+    the original (same id), so the secret is not stored in the checkpoint either.
+    """
+    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
+    if not humans:
+        return None
+    last = humans[-1]
+    refusal = check_request(str(last.content), cfg)
+    if refusal is not None:
+        return {"messages": [AIMessage(refusal.message)], "planner_outcome": "clarify"}
+    if cfg.mask_secrets and isinstance(last.content, str):
+        masked, kinds = mask_secrets(last.content)
+        if kinds:
+            # Replace the message (same id), then plan on the masked text in the next step.
+            replaced = HumanMessage(masked, id=last.id)
+            return {"messages": [replaced], "planner_outcome": "retry", "planner_attempts": 0}
+    return None
+
+
 def _last_request(state: State) -> str:
     humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
     return str(humans[-1].content) if humans else ""
@@ -73,6 +96,10 @@ def _last_request(state: State) -> str:
 
 async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the planner model for a PlannerResult and validate it against the live experts."""
+    if not state.get("plan") and not state.get("planner_attempts"):
+        guarded = input_guard(state, context_of(runtime).guardrail_config())
+        if guarded is not None:
+            return guarded
     deferred = state.get("deferred") or []
     if deferred and not state.get("plan"):
         answer = _deferred_answer(state, deferred)

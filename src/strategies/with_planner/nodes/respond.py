@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
+from common.guardrails import GuardrailConfig, mask_banned, numeric_problems, summarise_blobs
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.plans import TaskState, plan_status, ready_tasks, settle
 from strategies.with_planner.context import Context
@@ -99,6 +101,9 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
     )
     conversation = [m for m in state["messages"] if m.type in ("human", "ai") and not _calls(m)]
     answer = await model_for(runtime, "response").ainvoke([SystemMessage(prompt), *conversation])
+    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
+    request = str(humans[-1].content) if humans else ""
+    answer = guard_answer(answer, plan, request, context_of(runtime).guardrail_config())
     if runtime.store is not None and plan:
         record = run_record(state, plan, str(answer.content), now_iso(runtime))
         await save_run(runtime.store, context_of(runtime).user_id, record)
@@ -113,6 +118,33 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
         "turn_notes": [],
         "planner_feedback": [],
     }
+
+
+def guard_answer(
+    answer: BaseMessage, plan: list[TaskState], request: str, cfg: GuardrailConfig
+) -> AIMessage:
+    """The answer with blobs summarised, banned words masked and unsupported numbers noted."""
+    text = str(answer.content)
+    if cfg.summarise_blobs:
+        text = summarise_blobs(text, cfg)
+    text = mask_banned(text, cfg)
+    if cfg.check_numbers:
+        outputs = [
+            str(m.additional_kwargs.get("full_output") or m.content)
+            for t in plan
+            for m in t["messages"]
+            if isinstance(m, ToolMessage)
+        ]
+        computed = any(
+            re.search(
+                r"\b(compute|calculate|total|sum|average|how many)\b", t["task"], re.IGNORECASE
+            )
+            for t in plan
+        )
+        problems = numeric_problems(text, outputs, computed, given=[request]) if plan else []
+        if problems:
+            text += "\n\n(Check: " + "; ".join(problems) + ")"
+    return AIMessage(content=text, id=answer.id)
 
 
 def run_record(state: State, plan: list[TaskState], answer: str, now: str) -> RunRecord:
