@@ -18,6 +18,7 @@ from rich.panel import Panel
 from rich.prompt import Prompt
 from rich.table import Table
 
+from common.embeddings import configured_embeddings
 from common.mcp import ExpertRegistry, ExpertUnavailable, McpConfig, McpConfigError, load_mcp_config
 from common.mcp.registry import shutdown_pool
 from common.memory import namespace as memory_namespace
@@ -341,9 +342,11 @@ def threads(
 async def _history(query: str, user: str, limit: int) -> list[dict[str, Any]]:
     async with open_persistence() as (_saver, store):
         if query:
-            return await search_runs(store, user, query, limit=limit)
+            embeddings = await configured_embeddings(get_settings().embedding_model)
+            runs = await search_runs(store, user, query, limit=limit, embeddings=embeddings)
+            return [{k: v for k, v in r.items() if k != "embedding"} for r in runs]
         items = await store.asearch(memory_namespace(user), limit=limit)
-        return [dict(i.value) for i in items]
+        return [{k: v for k, v in i.value.items() if k != "embedding"} for i in items]
 
 
 @app.command()

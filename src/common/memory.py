@@ -12,9 +12,11 @@ import uuid
 from collections import Counter
 from typing import Any, TypedDict
 
+from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
 RECENT_LIMIT = 200
+SEMANTIC_MIN = 0.3
 RESULT_CHARS = 300
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
@@ -69,11 +71,26 @@ def words(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
-async def save_run(store: BaseStore, user: str, record: RunRecord) -> str:
-    """Store a finished turn; returns its key."""
+async def save_run(
+    store: BaseStore, user: str, record: RunRecord, embeddings: Embeddings | None = None
+) -> str:
+    """Store a finished turn (with its embedding when a model is configured); returns its key."""
     key = uuid.uuid4().hex
-    await store.aput(namespace(user), key, dict(record))
+    value: dict[str, Any] = dict(record)
+    if embeddings is not None:
+        value["embedding"] = await embeddings.aembed_query(_text(value))
+    await store.aput(namespace(user), key, value, index=False)
     return key
+
+
+def _text(record: dict[str, Any]) -> str:
+    return f"{record.get('question', '')}\n{record.get('answer', '')}"
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b, strict=False))
+    norm = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
+    return dot / norm if norm else 0.0
 
 
 def _score(query: list[str], record: dict[str, Any], df: Counter[str], n: int) -> float:
@@ -82,12 +99,16 @@ def _score(query: list[str], record: dict[str, Any], df: Counter[str], n: int) -
 
 
 async def search_runs(
-    store: BaseStore, user: str, query: str, limit: int = 3
+    store: BaseStore,
+    user: str,
+    query: str,
+    limit: int = 3,
+    embeddings: Embeddings | None = None,
 ) -> list[dict[str, Any]]:
     """The user's past runs most relevant to `query`, best first.
 
-    Keyword matches (and semantic ones when the store has an embedding index) come first, then
-    the most recent runs.
+    Keyword matches come first, then (with an embedding model) the runs closest in meaning,
+    then the most recent runs.
     """
     items = await store.asearch(namespace(user), limit=RECENT_LIMIT)
     items.sort(key=lambda i: i.updated_at, reverse=True)
@@ -99,11 +120,11 @@ async def search_runs(
     scored = [(s, r) for r in records if (s := _score(terms, r, df, len(records))) > 0]
     scored.sort(key=lambda pair: pair[0], reverse=True)
     found = [r for _, r in scored[:limit]]
-    if getattr(store, "index_config", None) and query.strip():
-        semantic = await store.asearch(namespace(user), query=query, limit=limit)
-        for item in semantic:
-            if item.value not in found:
-                found.append(dict(item.value))
+    if embeddings is not None and query.strip():
+        target = await embeddings.aembed_query(query)
+        near = [(_cosine(target, r["embedding"]), r) for r in records if r.get("embedding")]
+        near.sort(key=lambda pair: pair[0], reverse=True)
+        found += [r for s, r in near if s >= SEMANTIC_MIN and r not in found]
     # Follow-ups ("the same for Munich") share few words with what they follow: the most
     # recent runs fill the remaining places.
     for r in records:

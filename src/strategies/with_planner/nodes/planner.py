@@ -12,6 +12,7 @@ from mcp.types import Tool
 from pydantic import ValidationError
 
 from common.dates import describe_periods
+from common.embeddings import configured_embeddings
 from common.guardrails import GuardrailConfig, check_request, mask_secrets
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
@@ -162,7 +163,8 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
 async def _memory(runtime: Runtime[Context], user: str, request: str) -> str:
     if runtime.store is None:
         return "(no store configured)"
-    return describe_runs(await search_runs(runtime.store, user, request))
+    embeddings = await configured_embeddings(get_settings().embedding_model)
+    return describe_runs(await search_runs(runtime.store, user, request, embeddings=embeddings))
 
 
 def _feedback(state: State, current: list[TaskState]) -> str:

@@ -9,9 +9,11 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
+from common.embeddings import configured_embeddings
 from common.guardrails import GuardrailConfig, mask_banned, numeric_problems, summarise_blobs
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.plans import TaskState, plan_status, ready_tasks, settle
+from common.settings import get_settings
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
     context_of,
@@ -106,7 +108,8 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
     answer = guard_answer(answer, plan, request, context_of(runtime).guardrail_config())
     if runtime.store is not None and plan:
         record = run_record(state, plan, str(answer.content), now_iso(runtime))
-        await save_run(runtime.store, context_of(runtime).user_id, record)
+        embeddings = await configured_embeddings(get_settings().embedding_model)
+        await save_run(runtime.store, context_of(runtime).user_id, record, embeddings)
     return {
         "messages": [answer],
         "previous_plan": plan,
