@@ -101,3 +101,23 @@ async def test_an_oversized_tool_output_is_trimmed_for_the_model_but_kept_in_ful
     (task,) = (await thread.values())["previous_plan"]
     # The task result keeps more than the model saw (up to the result size limit).
     assert str(task["result"]).startswith("x" * 1900)
+
+
+async def test_a_secret_in_a_tool_result_is_masked_before_the_model_sees_it(
+    scripted: Any,
+) -> None:
+    secret = "AKIA" + "ABCDEFGHIJKLMNOP"
+    ctx, models = scripted(
+        planner=[{"plan": [{"id": "t1", "expert": "testkit", "task": "echo the config"}]}],
+        orchestrate=[calls(tool_call("echo", {"text": f"aws_key {secret}"}))],
+        assess=[{"completed": True, "reason": "echoed"}],
+        response=["Done."],
+    )
+    thread = Thread(ctx)
+
+    await thread.send("Echo the config")
+
+    (message,) = await thread.tool_messages()
+    assert secret not in str(message.content)
+    seen = " ".join(str(m.content) for m in models["assess"].requests[0]["messages"])
+    assert secret not in seen

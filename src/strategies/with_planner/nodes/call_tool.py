@@ -10,7 +10,7 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from common.guardrails import GuardrailConfig, denied_urls, trim_tool_output
+from common.guardrails import GuardrailConfig, denied_urls, mask_secrets, trim_tool_output
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.plans import TaskState, check_args
 from common.safety import (
@@ -342,5 +342,8 @@ async def _execute(
     if ctx.approval_mode == "auto" and gated:
         logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
     record = await run_once(ledger, key, registry, expert, name, args, ctx.tool_timeout_s, gated)
-    limit = ctx.guardrail_config().max_tool_output_chars
-    return _record_message(call, record, prefix, limit)
+    cfg = ctx.guardrail_config()
+    if cfg.mask_secrets:
+        # A secret a tool returns must not reach the model either.
+        record = CallRecord(**{**record, "content": mask_secrets(record["content"])[0]})
+    return _record_message(call, record, prefix, cfg.max_tool_output_chars)
