@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: install
-	$(VENV)/bin/mcp-planner run "How many blue widgets are in stock? Save the answer as a note titled stock."
+	$(VENV)/bin/mcp-planner run 'How many units of WID-1 are in stock, then write a note titled "stock"'
+
 
 test: install
 	$(PY) -m pytest -q

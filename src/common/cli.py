@@ -14,6 +14,7 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Interrupt
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.prompt import Prompt
 from rich.table import Table
@@ -24,6 +25,7 @@ from common.mcp.registry import shutdown_pool
 from common.memory import namespace as memory_namespace
 from common.memory import search_runs
 from common.models import ModelConfigError, load_chat_model
+from common.offline import ANNOUNCEMENT
 from common.persistence import open_persistence
 from common.safety import ToolVerdict, classify_tools
 from common.settings import get_settings
@@ -54,12 +56,19 @@ def _context(model: str | None, mode: str | None, config: Path | None) -> dict[s
     return ctx
 
 
-def _check_models(ctx: dict[str, Any]) -> None:
+def _check_models(ctx: dict[str, Any], explicit: bool) -> None:
+    """Fail early on an unusable model; with none chosen and no key, fall back to offline:rules."""
     from strategies.with_planner.context import Context
 
     context = Context(**ctx)
-    for role in ROLES:
-        load_chat_model(context.model_for(role))
+    try:
+        for role in ROLES:
+            load_chat_model(context.model_for(role))
+    except ModelConfigError:
+        if explicit or any(getattr(context, f"{r}_model") for r in ROLES):
+            raise
+        ctx["model"] = "offline:rules"
+        err.print(f"[yellow]{ANNOUNCEMENT}[/]")
 
 
 def _render_event(event: dict[str, Any]) -> None:
@@ -175,7 +184,7 @@ async def _run(payload: Any, thread: str, ctx: dict[str, Any]) -> int:
             await shutdown_pool()
         state = await graph.aget_state(config)
     last = state.values["messages"][-1]
-    console.print(Panel(str(last.content), title="Answer", border_style="cyan"))
+    console.print(Panel(escape(str(last.content)), title="Answer", border_style="cyan"))
     stats = state.values.get("guard_stats")
     if stats:
         console.print(
@@ -205,7 +214,7 @@ def run(
     """
     try:
         ctx = _context(model, mode, config)
-        _check_models(ctx)
+        _check_models(ctx, explicit=model is not None)
     except (ModelConfigError, McpConfigError) as exc:
         err.print(f"[red]{exc}[/]")
         raise typer.Exit(EXIT_CONFIG) from exc
@@ -283,7 +292,7 @@ def resume(
     """
     try:
         ctx = _context(model, None, config)
-        _check_models(ctx)
+        _check_models(ctx, explicit=model is not None)
         code = asyncio.run(_run(None, thread, ctx))
     except (ModelConfigError, McpConfigError) as exc:
         err.print(f"[red]{exc}[/]")

@@ -1,0 +1,187 @@
+"""`offline:rules`: a deterministic chat model for the keyless demo and CI. Not a language model.
+
+It reads what the graph's prompts already give it. As planner it splits the request into clauses
+("and", "then", commas), picks for each the expert and tool whose names and descriptions share
+the most words with it, and fills arguments from quoted strings, SKU-like codes, numbers and
+`key=value` pairs; an argument it cannot fill from a later clause takes the previous task's
+result (`${tN.result}`). It assesses a task by its tool result and answers by listing results.
+Limits: one tool per clause, no reasoning, English keywords only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import BaseModel
+
+ANNOUNCEMENT = (
+    "Using offline:rules, a deterministic stand-in for a language model (no API key needed): "
+    "it handles simple requests by keyword matching; set MODEL for real planning."
+)
+_SPLIT = re.compile(r"\s*(?:,|;|\.\s|\?\s|\bthen\b|\band\b)\s*", re.IGNORECASE)
+_WORD = re.compile(r"[a-z0-9]+")
+_TOOL = re.compile(r"([\w.-]+)\(([^)]*)\)(?::\s*([^;]*))?")
+_STOP = frozenset(
+    (
+        *("a", "an", "the", "is", "are", "it", "its", "of", "to", "in", "on", "for", "as"),
+        *("with", "how", "many", "much", "what", "me", "my", "please", "save", "that", "answer"),
+    )
+)
+_FREE_TEXT = ("body", "text", "content", "message", "note")
+
+
+def _words(text: str) -> set[str]:
+    out = set()
+    for w in _WORD.findall(text.lower()):
+        if w not in _STOP:
+            out.add(w)
+            out.add(w.rstrip("s"))
+    return out
+
+
+def parse_experts(prompt: str) -> dict[str, list[tuple[str, list[str], str]]]:
+    """Experts and their tools `(name, args, description)` from the planner prompt."""
+    experts: dict[str, list[tuple[str, list[str], str]]] = {}
+    current = None
+    for line in prompt.splitlines():
+        head = re.match(r"- ([\w.-]+): ", line)
+        if head:
+            current = head.group(1)
+            experts[current] = []
+        elif current and line.strip().startswith("tools:"):
+            for m in _TOOL.finditer(line.split("tools:", 1)[1]):
+                args = [a.strip() for a in m.group(2).split(",") if a.strip()]
+                experts[current].append((m.group(1), args, m.group(3) or ""))
+    return experts
+
+
+def _fill(args: list[str], clause: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    pairs = dict(re.findall(r"(\w+)=(\"[^\"]*\"|\S+)", clause))
+    quoted = re.findall(r"[\"“']([^\"”']+)[\"”']", clause)
+    codes = re.findall(r"\b[A-Z]{2,}-[A-Z0-9]+\b", clause)
+    numbers = re.findall(r"\b\d+(?:\.\d+)?\b", clause)
+    for arg in args:
+        if arg in pairs:
+            values[arg] = pairs[arg].strip('"')
+        elif codes and arg in ("sku", "id", "code", "key"):
+            values[arg] = codes.pop(0)
+        elif quoted and arg not in _FREE_TEXT:
+            values[arg] = quoted.pop(0)
+        elif numbers and arg in ("count", "limit", "n", "number", "amount", "quantity"):
+            values[arg] = float(numbers.pop(0)) if "." in numbers[0] else int(numbers.pop(0))
+    return values
+
+
+def plan_request(request: str, prompt: str) -> dict[str, Any]:
+    """A PlannerResult (as a dict) for `request` from the experts listed in `prompt`."""
+    experts = parse_experts(prompt)
+    tasks: list[dict[str, Any]] = []
+    for clause in [c for c in _SPLIT.split(request) if c and _words(c)]:
+        want = _words(clause)
+        scored = []
+        for expert, tools in experts.items():
+            for tool, args, desc in tools:
+                overlap = len(want & _words(f"{expert} {tool} {desc}"))
+                filled = len(_fill(args, clause))
+                # A first task cannot take an earlier result: unfillable arguments count against it.
+                unfillable = 0 if tasks else len(args) - filled
+                scored.append((overlap + 0.5 * filled - unfillable, overlap, expert, tool, args))
+        best = max(scored, default=None)
+        if best is None or best[1] == 0:
+            continue
+        _, _, expert, tool, args = best
+        values = _fill(args, clause)
+        missing = [a for a in args if a not in values]
+        task: dict[str, Any] = {"id": f"t{len(tasks) + 1}", "expert": expert, "task": clause}
+        if tasks and missing:
+            for arg in missing:
+                values[arg] = f"${{{tasks[-1]['id']}.result}}"
+            task["depends_on"] = [tasks[-1]["id"]]
+        task.update(tool=tool, args=values)
+        tasks.append(task)
+    return {"decision": "replace", "plan": tasks, "next_task": 0}
+
+
+def _text(message: BaseMessage) -> str:
+    return message.content if isinstance(message.content, str) else str(message.content)
+
+
+class OfflineRulesModel(BaseChatModel):
+    """The `offline:rules` model: deterministic, keyword-based, never calls a network."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "offline-rules"
+
+    def _answer(self, messages: list[BaseMessage]) -> AIMessage:
+        system = next((_text(m) for m in messages if isinstance(m, SystemMessage)), "")
+        if "Plan and results:" in system:
+            body = system.split("Plan and results:", 1)[1].split("Notes on this turn:", 1)[0]
+            return AIMessage("Here is what was done (offline:rules):\n" + body.strip()[:3000])
+        tool_results = [m for m in messages if isinstance(m, ToolMessage)]
+        if tool_results:
+            return AIMessage(_text(tool_results[-1]))
+        return AIMessage("I can only run simple requests offline; set MODEL for more.")
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return ChatResult(generations=[ChatGeneration(message=self._answer(messages))])
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        return self._generate(messages, stop, None, **kwargs)
+
+    def bind_tools(
+        self, tools: Sequence[Any], **kwargs: Any
+    ) -> Runnable[LanguageModelInput, AIMessage]:
+        """Accept tools (the rules answer in text; direct steps do the calling)."""
+        return self.bind(tools=list(tools), **kwargs)
+
+    def with_structured_output(
+        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
+    ) -> Runnable[LanguageModelInput, Any]:
+        """Plan, assess or analyse by rules, depending on the schema asked for."""
+        name = getattr(schema, "__name__", "")
+
+        def respond(value: LanguageModelInput) -> Any:
+            messages: list[BaseMessage] = value if isinstance(value, list) else []
+            system = next((_text(m) for m in messages if isinstance(m, SystemMessage)), "")
+            humans = [_text(m) for m in messages if isinstance(m, HumanMessage)]
+            data: dict[str, Any]
+            if name == "PlannerResult":
+                data = plan_request(humans[-1] if humans else "", system)
+            elif name == "Assessment":
+                failed = [m for m in messages if isinstance(m, ToolMessage) and m.status == "error"]
+                data = {"completed": not failed, "reason": "judged by the tool result"}
+            else:
+                data = {"irreversible": False, "blocked_tools": [], "reasons": {}}
+            parsed = (
+                schema.model_validate(data)
+                if isinstance(schema, type) and issubclass(schema, BaseModel)
+                else data
+            )
+            return (
+                {"raw": AIMessage(str(data)), "parsed": parsed, "parsing_error": None}
+                if include_raw
+                else parsed
+            )
+
+        return RunnableLambda(respond)

@@ -1,0 +1,63 @@
+"""offline:rules, the keyless demo model: plans by keywords, runs, asks approval, answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from common.cli import app
+from common.offline import parse_experts, plan_request
+
+PROMPT = """Experts:
+- inventory: Product catalogue
+  tools: list_products(): List every product with its SKU and stock; get_stock(sku): Get the \
+stock level of one product by SKU.
+- notes: Team notes
+  tools: list_notes(): List the titles of all notes; write_note(title, body): Write a note
+"""
+
+
+def test_the_tool_listing_of_the_planner_prompt_is_read() -> None:
+    experts = parse_experts(PROMPT)
+    assert [t[0] for t in experts["inventory"]] == ["list_products", "get_stock"]
+    assert experts["notes"][1] == ("write_note", ["title", "body"], "Write a note")
+
+
+def test_clauses_become_direct_steps_with_filled_and_chained_arguments() -> None:
+    plan = plan_request(
+        'How many units of WID-1 are in stock, then write a note titled "x"', PROMPT
+    )
+    first, second = plan["plan"]
+    assert (first["tool"], first["args"]) == ("get_stock", {"sku": "WID-1"})
+    assert second["tool"] == "write_note"
+    assert second["args"] == {"title": "x", "body": "${t1.result}"}
+    assert second["depends_on"] == ["t1"]
+
+
+def test_a_request_no_tool_matches_gets_an_empty_plan() -> None:
+    assert plan_request("Tell me a joke", PROMPT)["plan"] == []
+
+
+def test_the_demo_runs_without_any_api_key(
+    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    config = {"mcpServers": {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}}
+    (chdir_tmp / "mcp.json").write_text(json.dumps(config))
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            'How many units of GAD-7 are in stock, then write a note titled "offline-demo"',
+            "--config",
+            "mcp.json",
+        ],
+        input="a\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "offline:rules" in result.output
+    assert "Approve write_note?" in result.output
+    note = json.loads((workdir / "notes.json").read_text())["offline-demo"]
+    assert '"stock": 14' in note
