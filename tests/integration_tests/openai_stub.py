@@ -1,0 +1,106 @@
+"""A scripted OpenAI-compatible chat-completions endpoint on loopback (stdlib only).
+
+Each request pops the next scripted reply: a dict `{"content": ...}` (structured output is JSON
+text in `content`), or `{"tool_calls": [{"name", "arguments"}]}`. Streaming requests get the
+same reply as server-sent events. Every request body is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class OpenAIStub:
+    """Serve scripted replies at http://127.0.0.1:PORT/v1/chat/completions."""
+
+    def __init__(self, replies: list[dict[str, Any]]) -> None:
+        self.replies = list(replies)
+        self.requests: list[dict[str, Any]] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                stub.requests.append(body)
+                reply = stub.replies.pop(0) if stub.replies else {"content": "(script exhausted)"}
+                if body.get("stream"):
+                    self._stream(reply)
+                else:
+                    self._send(200, _completion(reply))
+
+            def _send(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, reply: dict[str, Any]) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                message = _completion(reply)["choices"][0]["message"]
+                delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+                if message.get("tool_calls"):
+                    delta["tool_calls"] = [
+                        {**c, "index": i} for i, c in enumerate(message["tool_calls"])
+                    ]
+                for chunk in (
+                    {"delta": delta, "finish_reason": None},
+                    {"delta": {}, "finish_reason": "stop"},
+                ):
+                    event = {
+                        "id": "c",
+                        "object": "chat.completion.chunk",
+                        "created": 0,
+                        "model": "stub",
+                        "choices": [{"index": 0, **chunk}],
+                    }
+                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+                self.wfile.write(b"data: [DONE]\n\n")
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """The `OPENAI_BASE_URL` to use."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self) -> OpenAIStub:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _completion(reply: dict[str, Any]) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
+    if "tool_calls" in reply:
+        message["content"] = None
+        message["tool_calls"] = [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
+            }
+            for i, c in enumerate(reply["tool_calls"])
+        ]
+    finish = "tool_calls" if "tool_calls" in reply else "stop"
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "stub",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
