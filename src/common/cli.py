@@ -149,7 +149,13 @@ def resume_command(interrupts: list[Interrupt], answers: list[Any]) -> Command[A
     return Command(resume={i.id: a for i, a in zip(interrupts, answers, strict=True)})
 
 
-async def _run(payload: Any, thread: str, ctx: dict[str, Any]) -> int:
+async def _run(
+    payload: Any,
+    thread: str,
+    ctx: dict[str, Any],
+    summary: dict[str, Any] | None = None,
+    close_sessions: bool = True,
+) -> int:
     """Run (or resume) the thread until it ends, answering interrupts in the terminal."""
     from strategies.with_planner.graph import build_graph
 
@@ -181,7 +187,8 @@ async def _run(payload: Any, thread: str, ctx: dict[str, Any]) -> int:
                     break
                 payload = resume_command(interrupts, [_answer(i) for i in interrupts])
         finally:
-            await shutdown_pool()
+            if close_sessions:
+                await shutdown_pool()
         state = await graph.aget_state(config)
     last = state.values["messages"][-1]
     console.print(Panel(escape(str(last.content)), title="Answer", border_style="cyan"))
@@ -191,9 +198,21 @@ async def _run(payload: Any, thread: str, ctx: dict[str, Any]) -> int:
             f"[dim]irreversibility analysis on this thread: {stats['llm_calls']} model call(s), "
             f"{stats['llm_skipped']} turn(s) settled without the model[/]"
         )
-    failed = [t for t in state.values.get("previous_plan", []) if t["status"] == "failed"]
+    plan = state.values.get("previous_plan", [])
+    failed = [t for t in plan if t["status"] == "failed"]
     console.print(f"[dim]thread {thread}[/]")
-    return EXIT_FAILED if failed or not isinstance(last, AIMessage) else EXIT_OK
+    code = EXIT_FAILED if failed or not isinstance(last, AIMessage) else EXIT_OK
+    if summary is not None:
+        summary.update(
+            thread=thread,
+            answer=str(last.content),
+            exit_code=code,
+            tasks=[
+                {k: t[k] for k in ("id", "expert", "task", "status", "result", "error")}
+                for t in plan
+            ],
+        )
+    return code
 
 
 @app.command()
@@ -207,6 +226,10 @@ def run(
     config: Annotated[
         Path | None, typer.Option(help="MCP config file (default MCP_CONFIG).")
     ] = None,
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the outcome as JSON on stdout (progress on stderr)."),
+    ] = False,
 ) -> None:
     """Run one request and print the answer.
 
@@ -220,7 +243,15 @@ def run(
         raise typer.Exit(EXIT_CONFIG) from exc
     try:
         payload = {"messages": [{"role": "user", "content": request}]}
-        code = asyncio.run(_run(payload, thread or uuid.uuid4().hex[:12], ctx))
+        summary: dict[str, Any] = {}
+        # With --json, progress goes to stderr so stdout holds only the JSON.
+        console.stderr = as_json
+        try:
+            code = asyncio.run(_run(payload, thread or uuid.uuid4().hex[:12], ctx, summary))
+        finally:
+            console.stderr = False
+        if as_json:
+            sys.stdout.write(json.dumps(summary, indent=2, default=str) + "\n")
     except (ModelConfigError, McpConfigError) as exc:
         err.print(f"[red]{exc}[/]")
         raise typer.Exit(EXIT_CONFIG) from exc
@@ -276,6 +307,46 @@ def tools(
     for error in errors.values():
         err.print(f"[red]{error}[/]")
     raise typer.Exit(EXIT_FAILED if errors else EXIT_OK)
+
+
+async def _chat(thread: str, ctx: dict[str, Any]) -> int:
+    code = EXIT_OK
+    try:
+        while True:
+            try:
+                text = Prompt.ask("[bold]you[/]")
+            except EOFError:
+                break
+            if text.strip().lower() in {"exit", "quit", ":q"}:
+                break
+            payload = {"messages": [{"role": "user", "content": text}]}
+            code = await _run(payload, thread, ctx, close_sessions=False)
+    finally:
+        await shutdown_pool()
+    return code
+
+
+@app.command()
+def chat(
+    thread: Annotated[str | None, typer.Option(help="Thread id to continue.")] = None,
+    model: Annotated[str | None, typer.Option(help="Model for every node, provider:model.")] = None,
+    config: Annotated[
+        Path | None, typer.Option(help="MCP config file (default MCP_CONFIG).")
+    ] = None,
+) -> None:
+    """Talk to the planner turn after turn on one thread (exit, quit or Ctrl-D to stop).
+
+    Example: mcp-planner chat --thread my-notes
+    """
+    try:
+        ctx = _context(model, None, config)
+        _check_models(ctx, explicit=model is not None)
+    except (ModelConfigError, McpConfigError) as exc:
+        err.print(f"[red]{exc}[/]")
+        raise typer.Exit(EXIT_CONFIG) from exc
+    thread = thread or uuid.uuid4().hex[:12]
+    console.print(f"[dim]thread {thread}; exit, quit or Ctrl-D to stop[/]")
+    raise typer.Exit(asyncio.run(_chat(thread, ctx)))
 
 
 @app.command()

@@ -61,3 +61,36 @@ def test_the_demo_runs_without_any_api_key(
     assert "Approve write_note?" in result.output
     note = json.loads((workdir / "notes.json").read_text())["offline-demo"]
     assert '"stock": 14' in note
+
+
+def test_run_json_prints_the_outcome_for_scripts(
+    chdir_tmp: Path, mcp_config: dict[str, Any]
+) -> None:
+    config = {"mcpServers": {"inventory": mcp_config["mcpServers"]["inventory"]}}
+    (chdir_tmp / "mcp.json").write_text(json.dumps(config))
+    result = CliRunner().invoke(
+        app, ["run", "How many units of WID-2 are in stock", "--config", "mcp.json", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.stdout)
+    assert outcome["exit_code"] == 0
+    (task,) = outcome["tasks"]
+    assert task["status"] == "completed"
+    assert '"stock": 0' in task["result"]
+
+
+def test_chat_keeps_one_thread_over_several_turns(
+    chdir_tmp: Path, mcp_config: dict[str, Any]
+) -> None:
+    config = {"mcpServers": {"inventory": mcp_config["mcpServers"]["inventory"]}}
+    (chdir_tmp / "mcp.json").write_text(json.dumps(config))
+    turns = "How many units of WID-1 are in stock\nHow many units of GAD-7 are in stock\nexit\n"
+    result = CliRunner().invoke(
+        app, ["chat", "--thread", "chat-1", "--config", "mcp.json"], input=turns
+    )
+    assert result.exit_code == 0, result.output
+    assert result.output.count("Answer") == 2
+    assert '"stock": 120' in result.output
+    assert '"stock": 14' in result.output
+    threads = json.loads(CliRunner().invoke(app, ["threads", "--json"]).stdout)
+    assert [t["thread"] for t in threads] == ["chat-1"]
