@@ -1,0 +1,124 @@
+"""`langgraph dev` serving `with_planner`, driven with langgraph-sdk (offline:rules, no key)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_client
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+async def dev_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
+    """A dev server on a free loopback port (no browser, no reload, no blocking-call escape)."""
+    cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
+    assert cli, "langgraph-cli[inmem] is a dev dependency"
+    port = _free_port()
+    log = tmp_path_factory.mktemp("dev") / "server.log"
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [cli, "dev", "--no-browser", "--no-reload", "--port", str(port)],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    client = get_client(url=f"http://127.0.0.1:{port}")
+    try:
+        for _ in range(120):
+            try:
+                await client.assistants.search()
+                break
+            except Exception:
+                await asyncio.sleep(0.5)
+        else:
+            pytest.fail(f"dev server did not start:\n{log.read_text()[-3000:]}")
+        yield client
+    finally:
+        proc.terminate()
+        proc.wait(15)
+        assert "BlockingError" not in log.read_text(), log.read_text()[-3000:]
+
+
+def _context(mcp_config: dict[str, Any]) -> dict[str, Any]:
+    servers = {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}
+    return {"mcp_config": {"mcpServers": servers}, "model": "offline:rules"}
+
+
+async def test_stream_interrupt_resume_and_final_state(
+    dev_client: Any, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    ctx = _context(mcp_config)
+    thread = await dev_client.threads.create()
+    request = 'How many units of GAD-7 are in stock, then write a note titled "via-sdk"'
+    events: list[tuple[str, Any]] = []
+    async for part in dev_client.runs.stream(
+        thread["thread_id"],
+        "with_planner",
+        input={"messages": [{"role": "user", "content": request}]},
+        context=ctx,
+        stream_mode=["updates", "custom"],
+    ):
+        events.append((part.event, part.data))
+    custom = [d["event"] for e, d in events if e == "custom"]
+    assert {"plan", "guard", "task_start", "task_end"} <= set(custom)
+    state = await dev_client.threads.get_state(thread["thread_id"])
+    (interrupt,) = [i for t in state["tasks"] for i in t["interrupts"]]
+    (action,) = interrupt["value"]["action_requests"]
+    assert action["name"] == "write_note"
+    assert interrupt["value"]["review_configs"][0]["allowed_decisions"] == [
+        "approve",
+        "edit",
+        "reject",
+    ]
+
+    await dev_client.runs.wait(
+        thread["thread_id"],
+        "with_planner",
+        command={"resume": {"decisions": [{"type": "approve"}]}},
+        context=ctx,
+    )
+
+    final = await dev_client.threads.get_state(thread["thread_id"])
+    statuses = [t["status"] for t in final["values"]["previous_plan"]]
+    assert statuses == ["completed", "completed"]
+    assert '"stock": 14' in json.loads((workdir / "notes.json").read_text())["via-sdk"]
+
+
+async def test_ten_threads_at_once(dev_client: Any, mcp_config: dict[str, Any]) -> None:
+    ctx = _context(mcp_config)
+    threads = [await dev_client.threads.create() for _ in range(10)]
+
+    async def ask(thread: dict[str, Any]) -> Any:
+        return await dev_client.runs.wait(
+            thread["thread_id"],
+            "with_planner",
+            input={"messages": [{"role": "user", "content": "How many units of WID-1 in stock"}]},
+            context=ctx,
+        )
+
+    results = await asyncio.gather(*(ask(t) for t in threads))
+    for result in results:
+        (task,) = result["previous_plan"]
+        assert task["status"] == "completed"
+        assert '"stock": 120' in task["result"]
