@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint format bench clean
+.PHONY: install demo test lint format bench clean third-party
 
 install: $(STAMP)
 
@@ -12,6 +12,14 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $(STAMP)
+
+# Real MCP servers for the integration tests, each in its own environment (mcp-server-time wants
+# mcp 2, we use mcp 1 client APIs; the npm servers need Node.js).
+third-party:
+	python3 -m venv .venv-tools
+	.venv-tools/bin/python -m pip install --quiet mcp-server-time
+	npm install --prefix .ci/mcp-servers --no-audit --no-fund --silent \
+		@modelcontextprotocol/server-filesystem @modelcontextprotocol/server-memory
 
 demo: install
 	$(VENV)/bin/mcp-planner run 'How many units of WID-1 are in stock, then write a note titled "stock"'
@@ -34,4 +42,4 @@ bench: install
 	$(PY) bench/bench_parallel.py
 
 clean:
-	rm -rf $(VENV) .mcp-planner .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .venv-tools .ci/mcp-servers .mcp-planner .pytest_cache .mypy_cache .ruff_cache
