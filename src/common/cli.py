@@ -14,9 +14,11 @@ from langchain_core.messages import AIMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Interrupt
 from rich.console import Console
+from rich.live import Live
 from rich.markup import escape
 from rich.panel import Panel
 from rich.prompt import Prompt
+from rich.spinner import Spinner
 from rich.table import Table
 
 from common.embeddings import configured_embeddings
@@ -38,7 +40,7 @@ app = typer.Typer(
 console = Console()
 err = Console(stderr=True)
 
-EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG, EXIT_INTERRUPTED = 0, 1, 2, 130
 ROLES = ("planner", "orchestrate", "assess", "response")
 
 
@@ -71,16 +73,54 @@ def _check_models(ctx: dict[str, Any], explicit: bool) -> None:
         err.print(f"[yellow]{ANNOUNCEMENT}[/]")
 
 
+STATUS_STYLE = {
+    "completed": "green",
+    "failed": "red",
+    "skipped": "yellow",
+    "cancelled": "yellow",
+    "running": "cyan",
+    "pending": "dim",
+}
+
+
+class PlanBoard:
+    """The plan as a live table: one row per task, a spinner while it runs."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, dict[str, str]] = {}
+        self.spinners: dict[str, Spinner] = {}
+
+    def apply(self, event: dict[str, Any]) -> None:
+        """Update the rows from a custom stream event."""
+        kind = event.get("event")
+        if kind == "plan":
+            for t in event["plan"]:
+                self.tasks[t["id"]] = {
+                    "expert": t["expert"],
+                    "task": t["task"],
+                    "status": t["status"],
+                }
+        elif kind == "task_start" and event["task_id"] in self.tasks:
+            self.tasks[event["task_id"]]["status"] = "running"
+        elif kind == "task_end" and event["task_id"] in self.tasks:
+            self.tasks[event["task_id"]]["status"] = event["status"]
+
+    def __rich__(self) -> Table:
+        table = Table(title="Plan", expand=False)
+        for col in ("", "id", "expert", "task", "status"):
+            table.add_column(col)
+        for tid, t in self.tasks.items():
+            mark: Any = ""
+            if t["status"] == "running":
+                mark = self.spinners.setdefault(tid, Spinner("dots"))
+            style = STATUS_STYLE.get(t["status"], "")
+            table.add_row(mark, tid, t["expert"], t["task"][:60], f"[{style}]{t['status']}[/]")
+        return table
+
+
 def _render_event(event: dict[str, Any]) -> None:
     kind = event.get("event")
-    if kind == "plan":
-        table = Table(title="Plan")
-        for col in ("id", "expert", "task"):
-            table.add_column(col)
-        for t in event["plan"]:
-            table.add_row(t["id"], t["expert"], t["task"])
-        console.print(table)
-    elif kind == "guard":
+    if kind == "guard":
         blocked = [f"{s}.{t}" for s, tools in event["irreversible"].items() for t in tools]
         console.print(f"[dim]guard: needs approval: {', '.join(blocked) or 'nothing'}[/]")
         if event.get("analysis") == "skipped":
@@ -89,15 +129,11 @@ def _render_event(event: dict[str, Any]) -> None:
             console.print(f"[yellow]guard: {note}[/]")
         for server, error in event["unavailable"].items():
             console.print(f"[red]unavailable: {server}: {error}[/]")
-    elif kind == "task_start":
-        console.print(f"[bold]▶ {event['task_id']}[/] on {event['expert']}")
     elif kind == "tool_result":
         style = "red" if event["status"] == "error" else "green"
         console.print(f"  [{style}]{event['tool']}[/] → {event['content'][:200]}")
-    elif kind == "task_end":
-        style = "green" if event["status"] == "completed" else "red"
-        detail = f": {event['error']}" if event.get("error") else ""
-        console.print(f"[{style}]■ {event['task_id']} {event['status']}{detail}[/]")
+    elif kind == "task_end" and event.get("error"):
+        console.print(f"[red]{event['task_id']} {event['status']}: {event['error']}[/]")
 
 
 def _render_update(node: str) -> None:
@@ -166,21 +202,25 @@ async def _run(
             pending = list((await graph.aget_state(config)).interrupts)
             if pending:
                 payload = resume_command(pending, [_answer(i) for i in pending])
+        board = PlanBoard()
         try:
             while True:
-                async for _ns, mode, chunk in graph.astream(
-                    payload,
-                    config,
-                    context=ctx,
-                    stream_mode=["updates", "custom"],
-                    subgraphs=True,
-                ):
-                    if mode == "custom":
-                        _render_event(cast(dict[str, Any], chunk))
-                        continue
-                    for node in cast(dict[str, Any], chunk):
-                        if node not in ("__interrupt__", "run_task"):
-                            _render_update(node)
+                # The live table stops before any prompt, so questions are never overdrawn.
+                with Live(board, console=console, refresh_per_second=8):
+                    async for _ns, mode, chunk in graph.astream(
+                        payload,
+                        config,
+                        context=ctx,
+                        stream_mode=["updates", "custom"],
+                        subgraphs=True,
+                    ):
+                        if mode == "custom":
+                            board.apply(cast(dict[str, Any], chunk))
+                            _render_event(cast(dict[str, Any], chunk))
+                            continue
+                        for node in cast(dict[str, Any], chunk):
+                            if node not in ("__interrupt__", "run_task"):
+                                _render_update(node)
                 # Parallel tasks may wait on several interrupts at once.
                 interrupts = list((await graph.aget_state(config)).interrupts)
                 if not interrupts:
@@ -246,8 +286,12 @@ def run(
         summary: dict[str, Any] = {}
         # With --json, progress goes to stderr so stdout holds only the JSON.
         console.stderr = as_json
+        thread = thread or uuid.uuid4().hex[:12]
         try:
-            code = asyncio.run(_run(payload, thread or uuid.uuid4().hex[:12], ctx, summary))
+            code = asyncio.run(_run(payload, thread, ctx, summary))
+        except KeyboardInterrupt:
+            err.print(f"\n[yellow]Stopped. The thread is saved: mcp-planner resume {thread}[/]")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
         finally:
             console.stderr = False
         if as_json:

@@ -59,6 +59,9 @@ def test_the_demo_runs_without_any_api_key(
     assert result.exit_code == 0, result.output
     assert "offline:rules" in result.output
     assert "Approve write_note?" in result.output
+    # The live plan table ends with every task's final status.
+    final_table = result.output.rsplit("Plan", 1)[1]
+    assert final_table.count("completed") == 2
     note = json.loads((workdir / "notes.json").read_text())["offline-demo"]
     assert '"stock": 14' in note
 
