@@ -98,3 +98,15 @@ def test_served_graph_has_no_checkpointer_and_an_explicit_recursion_limit() -> N
     assert served.name == "with_planner"
     assert served.config is not None
     assert served.config["recursion_limit"] == get_settings().recursion_limit
+
+
+def test_every_context_field_has_a_description_for_studio() -> None:
+    from strategies.with_planner.graph import graph
+
+    schema = graph.get_context_jsonschema()
+    assert schema is not None
+    missing = [name for name, prop in schema["properties"].items() if not prop.get("description")]
+    assert missing == []
+    assert {"mcp_config", "model", "approval_mode", "max_parallel", "user_id"} <= set(
+        schema["properties"]
+    )
