@@ -105,8 +105,27 @@ async def test_stream_interrupt_resume_and_final_state(
     assert '"stock": 14' in json.loads((workdir / "notes.json").read_text())["via-sdk"]
 
 
-async def test_ten_threads_at_once(dev_client: Any, mcp_config: dict[str, Any]) -> None:
+def _tagged_processes(tag: str) -> set[int]:
+    """Pids of live processes (any parent) started with PLANNER_TEST_TAG=tag."""
+    found = set()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                environ = (proc / "environ").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if f"PLANNER_TEST_TAG={tag}".encode() in environ:
+                found.add(int(proc.name))
+    return found
+
+
+async def test_ten_threads_at_once_share_one_server_process(
+    dev_client: Any, mcp_config: dict[str, Any]
+) -> None:
     ctx = _context(mcp_config)
+    tag = os.urandom(6).hex()
+    inventory = ctx["mcp_config"]["mcpServers"]["inventory"]
+    inventory["env"] = {**inventory.get("env", {}), "PLANNER_TEST_TAG": tag}
     threads = [await dev_client.threads.create() for _ in range(10)]
 
     async def ask(thread: dict[str, Any]) -> Any:
@@ -118,6 +137,8 @@ async def test_ten_threads_at_once(dev_client: Any, mcp_config: dict[str, Any]) 
         )
 
     results = await asyncio.gather(*(ask(t) for t in threads))
+    # One persistent session in the server's process-wide pool served every run.
+    assert len(_tagged_processes(tag)) == 1
     for result in results:
         (task,) = result["previous_plan"]
         assert task["status"] == "completed"
