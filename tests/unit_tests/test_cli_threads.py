@@ -9,6 +9,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
+from common import cli
 from common.cli import app
 from common.mcp.registry import shutdown_pool
 from common.persistence import open_persistence
@@ -72,3 +73,31 @@ def test_threads_lists_a_waiting_thread_and_resume_answers_its_approval(
     assert run["question"] == "Save a note please"
     assert run["answer"] == "Saved resumed-from-cli."
     assert run["tool_calls"][0]["tool"] == "write_note"
+
+
+def test_ctrl_c_leaves_the_thread_resumable_and_says_how(
+    chdir_tmp: Path, mcp_config: dict[str, Any], monkeypatch: Any
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    model = _model("interrupted-by-ctrl-c")
+    real_answer = cli._answer
+
+    def ctrl_c_at_the_prompt(interrupt: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_answer", ctrl_c_at_the_prompt)
+    stopped = runner.invoke(
+        app,
+        ["run", "Save a note please", "--thread", "th-c", "--model", model, "--config", "mcp.json"],
+    )
+    assert stopped.exit_code == 130
+    assert "mcp-planner resume th-c" in stopped.output
+    listed = json.loads(runner.invoke(app, ["threads", "--json"]).output)
+    assert listed[0]["status"] == "waiting for approval"
+
+    monkeypatch.setattr(cli, "_answer", real_answer)
+    resumed = runner.invoke(
+        app, ["resume", "th-c", "--model", model, "--config", "mcp.json"], input="a\n"
+    )
+    assert resumed.exit_code == 0, resumed.output
+    assert "Saved interrupted-by-ctrl-c." in resumed.output
