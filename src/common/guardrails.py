@@ -43,6 +43,8 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from common.safety.arguments import then_in_segment as _then
+
 
 def _words(text: str) -> list[str]:
     """The words of a text: lists of names written as one string."""
@@ -759,20 +761,6 @@ def _rx(pattern: str) -> _Check:
     return lambda text: compiled.search(text) is not None
 
 
-def _then(first: str, then: str, segments: re.Pattern[str] = _SEGMENTS) -> _Check:
-    """`first`, then `then` later in the same segment (linear: one search of each per segment)."""
-    head, tail = re.compile(first, _I), re.compile(then, _I)
-
-    def check(text: str) -> bool:
-        for segment in segments.split(text):
-            m = head.search(segment)
-            if m is not None and tail.search(segment, m.end()) is not None:
-                return True
-        return False
-
-    return check
-
-
 def _both(one: str, other: str) -> _Check:
     """Both patterns on the same line, in any order."""
     a, b = re.compile(one, _I), re.compile(other, _I)
@@ -901,7 +889,10 @@ _HARMFUL: tuple[tuple[str, _Check], ...] = (
         "a request to disable or evade antivirus protection",
         _rx(rf"\b{_AV_VERB}\s+{_AV_FILLER}{_AV_TARGET}\b"),
     ),
-    ("a request to disable Windows Defender", _then(r"\bset-mppreference\b", r"\s-disable\w*")),
+    (
+        "a request to disable Windows Defender",
+        _then(r"\bset-mppreference\b", r"\s-disable\w*"),
+    ),
     (
         "a request to make malware undetectable",
         _both(
@@ -931,7 +922,10 @@ _HARMFUL: tuple[tuple[str, _Check], ...] = (
         "a recursive permission change of the root directory",
         _then(r"\bch(?:mod|own|grp)\b", r"\s-[a-z]*r[a-z]*\s+(?:\S+\s+)?/\*?(?=\s|$)"),
     ),
-    ("a downloaded script piped into a shell (curl | sh)", _then(_DOWNLOADER, _PIPE_SHELL, _LINES)),
+    (
+        "a downloaded script piped into a shell (curl | sh)",
+        _then(_DOWNLOADER, _PIPE_SHELL, _LINES),
+    ),
     (
         "a downloaded script run by a shell",
         _rx(

@@ -73,7 +73,7 @@ def _search(pattern: str) -> _Check:
     return lambda text: compiled.search(text) is not None
 
 
-def _then(first: str, then: str, segments: re.Pattern[str] = _SEGMENTS) -> _Check:
+def then_in_segment(first: str, then: str, segments: re.Pattern[str] = _SEGMENTS) -> _Check:
     """`first`, then `then` later in the same segment (`git push ... --force`)."""
     head, tail = re.compile(first, _I), re.compile(then, _I)
 
@@ -85,6 +85,9 @@ def _then(first: str, then: str, segments: re.Pattern[str] = _SEGMENTS) -> _Chec
         return False
 
     return check
+
+
+_then = then_in_segment
 
 
 def _word(word: str) -> _Check:
