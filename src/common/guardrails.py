@@ -43,7 +43,7 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from common.safety.arguments import then_in_segment as _then
+from common.patterns import then_in_segment as _then
 
 
 def _words(text: str) -> list[str]:

@@ -46,8 +46,11 @@ async def dev_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
     client = get_client(url=f"http://127.0.0.1:{port}")
     try:
         for _ in range(120):
+            if proc.poll() is not None:
+                pytest.fail(f"dev server exited:\n{log.read_text()[-3000:]}")
             try:
-                await client.assistants.search()
+                async with asyncio.timeout(2):
+                    await client.assistants.search()
                 break
             except Exception:
                 await asyncio.sleep(0.5)

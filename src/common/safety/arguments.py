@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from common.patterns import then_in_segment as _then
 from common.safety.classify import name_tokens, with_stems
 
 COMMAND_NAME_TOKENS = frozenset(
@@ -58,8 +59,6 @@ def takes_commands(
 # with an unbounded gap (which is quadratic on hostile input).
 
 _I = re.IGNORECASE
-_SEGMENTS = re.compile(r"&&|[\n;|]")
-"""What ends one shell command: a newline, `;`, a pipe, `&&`."""
 _STATEMENTS = re.compile(r";")
 """What ends one SQL statement."""
 
@@ -71,23 +70,6 @@ def _search(pattern: str) -> _Check:
     """A plain (case-insensitive) pattern search."""
     compiled = re.compile(pattern, _I)
     return lambda text: compiled.search(text) is not None
-
-
-def then_in_segment(first: str, then: str, segments: re.Pattern[str] = _SEGMENTS) -> _Check:
-    """`first`, then `then` later in the same segment (`git push ... --force`)."""
-    head, tail = re.compile(first, _I), re.compile(then, _I)
-
-    def check(text: str) -> bool:
-        for segment in segments.split(text):
-            m = head.search(segment)
-            if m is not None and tail.search(segment, m.end()) is not None:
-                return True
-        return False
-
-    return check
-
-
-_then = then_in_segment
 
 
 def _word(word: str) -> _Check:
