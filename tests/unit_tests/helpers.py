@@ -120,3 +120,14 @@ def note_actions(workdir: Path, title: str) -> list[str]:
         if logged_title == title:
             actions.append(action)
     return actions
+
+
+def per_task(replies: dict[str, list[Any]]) -> list[Any]:
+    """Orchestrator replies by task id: independent tasks run in parallel, in no fixed order."""
+    queues = {tid: list(items) for tid, items in replies.items()}
+
+    def reply(messages: list[Any], meta: dict[str, Any]) -> Any:
+        (tid,) = [t for t in queues if f"Your task ({t}):" in str(messages[0].content)]
+        return queues[tid].pop(0)
+
+    return [reply] * sum(len(q) for q in queues.values())

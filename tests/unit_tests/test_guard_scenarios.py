@@ -26,6 +26,7 @@ from tests.unit_tests.helpers import (
     log_lines,
     not_done,
     note_actions,
+    per_task,
     plan,
     system_prompt,
     task,
@@ -57,17 +58,6 @@ def chat_thread(
     )
     ctx["mcp_config"] = servers(chat=chat.entry(**flags))
     return Thread(ctx), models
-
-
-def per_task(replies: dict[str, list[Any]]) -> list[Any]:
-    """Orchestrator replies by task id: independent tasks run in parallel, in no fixed order."""
-    queues = {tid: list(items) for tid, items in replies.items()}
-
-    def reply(messages: list[Any], meta: dict[str, Any]) -> Any:
-        (tid,) = [t for t in queues if f"Your task ({t}):" in str(messages[0].content)]
-        return queues[tid].pop(0)
-
-    return [reply] * sum(len(q) for q in queues.values())
 
 
 def read_messages(call_id: str = "read") -> Any:

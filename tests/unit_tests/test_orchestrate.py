@@ -8,23 +8,12 @@ from typing import Any
 from langchain_core.messages import HumanMessage
 
 from common.testing import calls, tool_call
-from tests.unit_tests.helpers import Thread, done, not_done, plan, system_prompt, task
+from tests.unit_tests.helpers import Thread, done, not_done, per_task, plan, system_prompt, task
 
 CONTROL = {"ask_user", "cannot_complete"}
 INVENTORY = {"list_products", "get_stock", "search_products"}
 NOTES = {"list_notes", "read_note", "write_note", "delete_note"}
 MAIN_NODES = {"planner", "irreversibility_check", "advance", "generate_response"}
-
-
-def per_task(replies: dict[str, list[Any]]) -> list[Any]:
-    """Orchestrator replies by task id: independent tasks run in parallel, in no fixed order."""
-    queues = {tid: list(items) for tid, items in replies.items()}
-
-    def reply(messages: list[Any], meta: dict[str, Any]) -> Any:
-        (tid,) = [t for t in queues if f"Your task ({t}):" in str(messages[0].content)]
-        return queues[tid].pop(0)
-
-    return [reply] * sum(len(q) for q in queues.values())
 
 
 def request_for(requests: list[dict[str, Any]], tid: str) -> dict[str, Any]:
