@@ -10,12 +10,10 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from common.guardrails import GuardrailConfig
+from common.safety.policy import ApprovalMode
 
 MAX_TASK_ATTEMPTS_CAP = 20
 """Largest `max_task_attempts` a run may ask for."""
-
-ApprovalMode = Literal["interrupt", "plan_only", "auto"]
-"""How irreversible tool calls are handled: ask a human, only plan them, or run them."""
 
 
 class Settings(BaseSettings):

@@ -11,7 +11,7 @@ import pytest
 
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import ExpertRegistry
-from common.safety import classify_tools
+from common.safety.classify import classify_tools
 from tests.conftest import service_unavailable
 from tests.unit_tests.helpers import Thread
 

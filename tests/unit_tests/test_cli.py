@@ -8,9 +8,9 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from common.cli import app
 from common.plans import PlannerResult, Task
 from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
+from strategies.cli.app import app
 
 runner = CliRunner()
 

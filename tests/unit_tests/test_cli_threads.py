@@ -9,12 +9,12 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from common import cli
-from common.cli import app
 from common.mcp.registry import shutdown_pool
 from common.persistence import open_persistence
 from common.plans import PlannerResult, Task
 from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
+from strategies.cli import app as cli
+from strategies.cli.app import app
 from strategies.with_planner.graph import build_graph
 
 runner = CliRunner()

@@ -8,8 +8,8 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from common.cli import app
 from common.offline import parse_experts, plan_request
+from strategies.cli.app import app
 
 PROMPT = """Experts:
 - inventory: Product catalogue

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-import common.cli
 import common.models
 import common.safety.analysis
-from common.cli import app
+import strategies.cli.app
+from strategies.cli.app import app
 
 runner = CliRunner()
 FIELDS = {"server", "tool", "irreversible", "source", "reason"}
@@ -29,7 +29,7 @@ def _no_model(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the tools command must not use a model")
 
     monkeypatch.setattr(common.models, "load_chat_model", refuse)
-    monkeypatch.setattr(common.cli, "load_chat_model", refuse)
+    monkeypatch.setattr(strategies.cli.app, "load_chat_model", refuse)
     monkeypatch.setattr(common.safety.analysis, "analyse", refuse)
 
 

@@ -28,7 +28,7 @@ from common.safety.approval import (
 )
 from common.safety.classify import classify_tools
 from common.safety.gate import Gate, GateDecision
-from common.settings import ApprovalMode
+from common.safety.policy import ApprovalMode
 
 Handler = Callable[[Any], Awaitable[Any]]
 """The next step of the interceptor chain (eventually, the MCP call)."""

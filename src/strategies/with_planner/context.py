@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from common.dates import system_clock
 from common.guardrails import GuardrailConfig
-from common.settings import MAX_TASK_ATTEMPTS_CAP, ApprovalMode, get_settings
+from common.safety.policy import ApprovalMode, ApprovalModeError, parse_approval_mode
+from common.settings import MAX_TASK_ATTEMPTS_CAP, get_settings
+
+
+class ContextError(ValueError):
+    """A run context that cannot be used: one sentence naming the field, value and what is allowed."""
+
+
+Strategy = Literal["exploratory", "conservative"]
+"""Strategy profile of a run."""
+
+STRATEGIES: tuple[str, ...] = get_args(Strategy)
+"""The allowed strategy profiles."""
+
+MODEL_ROLES = ("planner", "orchestrate", "assess", "response", "irreversibility")
+"""Node roles that may have a model of their own."""
 
 
 @dataclass(kw_only=True)
@@ -90,7 +106,7 @@ class Context:
     )
     """Orchestrate rounds and direct calls per turn, across all tasks."""
 
-    strategy: Literal["exploratory", "conservative"] = field(
+    strategy: Strategy = field(
         default="exploratory",
         metadata={
             "description": "conservative: one tool call per orchestrate turn, at most 2 "
@@ -121,15 +137,11 @@ class Context:
     """Fixed current time (ISO 8601); None uses the system clock."""
 
     def __post_init__(self) -> None:
-        if self.max_parallel < 1 or self.max_steps < 1:
-            raise ValueError("max_parallel and max_steps must be at least 1")
-        if not 1 <= self.max_task_attempts <= MAX_TASK_ATTEMPTS_CAP:
-            raise ValueError(
-                f"max_task_attempts must be between 1 and {MAX_TASK_ATTEMPTS_CAP}, "
-                f"got {self.max_task_attempts}"
-            )
-        if self.tool_timeout_s <= 0:
-            raise ValueError(f"tool_timeout_s must be positive, got {self.tool_timeout_s}")
+        # Every field is checked where it enters: a context dict from the SDK, the dev server
+        # or an embedding app is coerced into this class before the first node runs.
+        problems = [p for p in (check(self) for check in _CHECKS) if p]
+        if problems:
+            raise ContextError("; ".join(problems) + ".")
 
     def guardrail_config(self) -> GuardrailConfig:
         """The settings' guardrails with this run's overrides applied."""
@@ -154,3 +166,82 @@ class Context:
         """The model spec for a node role (`planner`, `orchestrate`, ...), else `model`."""
         value: str | None = getattr(self, f"{role}_model")
         return value or self.model
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_mode(ctx: Context) -> str | None:
+    try:
+        parse_approval_mode(ctx.approval_mode, "context approval_mode")
+    except ApprovalModeError as exc:
+        return str(exc).rstrip(".")
+    return None
+
+
+def _check_strategy(ctx: Context) -> str | None:
+    if type(ctx.strategy) is str and ctx.strategy in STRATEGIES:
+        return None
+    return f"context strategy {_shown(ctx.strategy)} is not allowed: use one of " + ", ".join(
+        STRATEGIES
+    )
+
+
+def _whole(name: str, value: object, low: int, high: int | None = None) -> str | None:
+    ok = type(value) is int and value >= low and (high is None or value <= high)
+    if ok:
+        return None
+    bounds = f"from {low} to {high}" if high is not None else f"of {low} or more"
+    return f"context {name} {_shown(value)} is invalid: expected a whole number {bounds}"
+
+
+def _check_numbers(ctx: Context) -> str | None:
+    problems = [
+        _whole("max_task_attempts", ctx.max_task_attempts, 1, MAX_TASK_ATTEMPTS_CAP),
+        _whole("max_parallel", ctx.max_parallel, 1),
+        _whole("max_steps", ctx.max_steps, 1),
+    ]
+    timeout = ctx.tool_timeout_s
+    if type(timeout) not in (int, float) or not 0 < timeout < float("inf"):
+        problems.append(
+            f"context tool_timeout_s {_shown(timeout)} is invalid: expected a positive number "
+            "of seconds"
+        )
+    return "; ".join(p for p in problems if p) or None
+
+
+def _check_texts(ctx: Context) -> str | None:
+    problems = []
+    for name in ("model", *(f"{r}_model" for r in MODEL_ROLES), "user_id", "now"):
+        value = getattr(ctx, name)
+        optional = name not in ("model", "user_id")
+        if (value is None and optional) or (type(value) is str and value.strip()):
+            continue
+        problems.append(f"context {name} {_shown(value)} is invalid: expected a non-empty string")
+    for name in ("mcp_config", "guardrails"):
+        value = getattr(ctx, name)
+        if value is not None and not isinstance(value, dict):
+            problems.append(f"context {name} {_shown(value)} is invalid: expected a JSON object")
+    if type(ctx.now) is str and ctx.now.strip():
+        try:
+            datetime.fromisoformat(ctx.now)
+        except ValueError:
+            problems.append(f"context now {_shown(ctx.now)} is invalid: expected ISO 8601 time")
+    return "; ".join(problems) or None
+
+
+_CHECKS = (_check_mode, _check_strategy, _check_numbers, _check_texts)
+
+
+def make_context(values: Mapping[str, Any] | None = None) -> Context:
+    """A validated Context from a dict (CLI, SDK, embedding app); one-line ContextError if not."""
+    values = dict(values or {})
+    unknown = sorted(set(values) - {f.name for f in fields(Context)})
+    if unknown:
+        allowed = ", ".join(f.name for f in fields(Context))
+        raise ContextError(
+            f"context has unknown field(s) {', '.join(map(repr, unknown))}: allowed are {allowed}."
+        )
+    return Context(**values)

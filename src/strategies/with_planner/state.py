@@ -8,7 +8,8 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
 from common.plans import PlanStatus, TaskState
-from common.safety import PendingCall, ToolVerdict
+from common.safety.approval import PendingCall
+from common.safety.classify import ToolVerdict
 
 PlannerOutcome = Literal["planned", "empty", "retry", "clarify", "failed"]
 """What the planner node decided, for routing."""
@@ -64,6 +65,15 @@ class GuardStats(TypedDict):
     """Turns whose tools were all settled without the model."""
 
 
+class TurnReport(TypedDict):
+    """How the last turn ended, for callers (CLI exit codes, `run --json`, SDK clients)."""
+
+    ok: bool
+    """True when everything asked was done or deliberately declined by the user."""
+    problems: list[str]
+    """One line per thing not done: failed tasks, unavailable experts, uncovered parts."""
+
+
 class State(InputState, total=False):
     """Full working state of a run."""
 
@@ -95,6 +105,8 @@ class State(InputState, total=False):
     """The last turn's plan, so the planner can continue or replace it."""
     deferred: Annotated[list[PendingCall], add_deferred]
     """Irreversible calls held back in plan_only mode, with their exact arguments."""
+    report: TurnReport
+    """How the last finished turn ended: what was not done, and why."""
 
 
 class TaskInput(TypedDict):

@@ -13,14 +13,15 @@ from langgraph.types import interrupt
 from common.guardrails import GuardrailConfig, denied_urls, mask_secrets, trim_tool_output
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.plans import TaskState, check_args
-from common.safety import (
+from common.safety.approval import (
     ApprovalFormatError,
     Decision,
+    EditDecision,
     PendingCall,
+    RejectDecision,
     build_approval_request,
     parse_decisions,
 )
-from common.safety.approval import EditDecision, RejectDecision
 from common.safety.execution import CallLedger, CallRecord, LedgerEntry, replay, run_once
 from common.safety.gate import Gate, GateDecision
 from common.templates import TemplateError, resolve

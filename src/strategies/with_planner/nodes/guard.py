@@ -9,8 +9,8 @@ from mcp.types import Tool
 
 from common.mcp import ExpertUnavailable, registry_for
 from common.models import ModelConfigError
-from common.safety import ToolVerdict, classify_tools
 from common.safety.analysis import AnalysisOutcome, analyse, apply_analysis, needs_analysis
+from common.safety.classify import ToolVerdict, classify_tools
 from common.settings import get_settings
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan

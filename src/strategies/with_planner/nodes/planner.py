@@ -23,8 +23,7 @@ from common.plans import (
     new_task_state,
     validate_plan,
 )
-from common.safety import PendingCall
-from common.safety.approval import ApprovalFormatError, approval_from_message
+from common.safety.approval import ApprovalFormatError, PendingCall, approval_from_message
 from common.settings import get_settings
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan

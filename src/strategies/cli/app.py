@@ -29,7 +29,7 @@ from common.memory import search_runs
 from common.models import ModelConfigError, load_chat_model
 from common.offline import ANNOUNCEMENT
 from common.persistence import open_persistence
-from common.safety import ToolVerdict, classify_tools
+from common.safety.classify import ToolVerdict, classify_tools
 from common.settings import get_settings
 
 app = typer.Typer(

@@ -1,0 +1,1 @@
+"""The `mcp-planner` command: drives a strategy from a terminal or a script."""
