@@ -505,8 +505,3 @@ def graph_cmd() -> None:
     from strategies.with_planner.graph import graph
 
     sys.stdout.write(graph.get_graph().draw_mermaid())
-
-
-def main() -> None:
-    """Entry point of the `mcp-planner` console script."""
-    app()

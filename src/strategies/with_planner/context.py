@@ -14,7 +14,7 @@ from common.settings import MAX_TASK_ATTEMPTS_CAP, get_settings
 
 
 class ContextError(ValueError):
-    """A run context that cannot be used: one sentence naming the field, value and what is allowed."""
+    """A run context that cannot be used: one sentence naming field, value and what is allowed."""
 
 
 Strategy = Literal["exploratory", "conservative"]
