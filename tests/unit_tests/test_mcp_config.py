@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from common.mcp import loader
 from common.mcp.config import McpConfigError, load_mcp_config, parse_mcp_config
 
 
@@ -82,7 +85,7 @@ def test_every_problem_of_every_server_is_reported() -> None:
 
 def test_config_file_errors_name_the_file(tmp_path: Path) -> None:
     missing = tmp_path / "absent.json"
-    with pytest.raises(McpConfigError, match="not found: set MCP_CONFIG"):
+    with pytest.raises(McpConfigError, match="not found: run from the project folder"):
         load_mcp_config(None, missing)
     broken = tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")
@@ -107,3 +110,115 @@ def test_identical_servers_share_a_fingerprint() -> None:
     fp = {name: cfg.fingerprint() for name, cfg in config.servers.items()}
     assert fp["a"] == fp["b"]
     assert fp["a"] != fp["c"]
+
+
+def test_a_missing_file_is_named_by_its_absolute_path(chdir_tmp: Path) -> None:
+    with pytest.raises(McpConfigError) as info:
+        load_mcp_config(None, Path("mcp.json"))
+    assert str(info.value) == (
+        f"MCP config file {str(chdir_tmp / 'mcp.json')!r} not found: run from the project "
+        "folder, or set MCP_CONFIG (or --config) to the file's path."
+    )
+    assert "context" not in str(info.value)
+
+
+# --- the safety flags are a closed world -------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["yes", "false", "true", 1, 0, None, [], {}, 1.0])
+@pytest.mark.parametrize("key", ["sandboxed", "trust_annotations"])
+def test_safety_booleans_take_only_true_or_false(key: str, value: Any) -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_mcp_config(servers(notes={"command": "python", key: value}))
+    assert str(info.value) == (
+        f"mcp_config is invalid: server 'notes', key {key!r}: must be true or false, got {value!r}"
+    )
+
+
+@pytest.mark.parametrize("value", ["send_*", 3, None, {"a": "b"}, ("send_*",), True])
+@pytest.mark.parametrize("key", ["irreversible_tools", "reversible_tools"])
+def test_name_patterns_take_only_a_list(key: str, value: Any) -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_mcp_config(servers(notes={"command": "python", key: value}))
+    assert str(info.value) == (
+        f"mcp_config is invalid: server 'notes', key {key!r}: must be a list of strings, "
+        f"got {value!r}"
+    )
+
+
+@pytest.mark.parametrize("key", ["irreversible_tools", "reversible_tools"])
+def test_name_patterns_take_only_strings(key: str) -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_mcp_config(servers(notes={"command": "python", key: ["send_*", 7]}))
+    assert f"server 'notes', key '{key}.1': must be a string, got 7" in str(info.value)
+
+
+def test_safety_flags_in_a_file_name_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps(servers(notes={"command": "x", "sandboxed": "yes"})), "utf-8")
+    with pytest.raises(McpConfigError) as info:
+        load_mcp_config(None, path)
+    assert str(info.value) == (
+        f"{path} is invalid: server 'notes', key 'sandboxed': must be true or false, got 'yes'"
+    )
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=10,
+)
+_FLAG_TYPES = {
+    "sandboxed": "bool",
+    "trust_annotations": "bool",
+    "irreversible_tools": "patterns",
+    "reversible_tools": "patterns",
+}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(key=st.sampled_from(sorted(_FLAG_TYPES)), value=_json)
+def test_a_safety_flag_is_exactly_typed_or_a_one_line_error(key: str, value: Any) -> None:
+    try:
+        config = parse_mcp_config(servers(notes={"command": "python", key: value}))
+    except McpConfigError as exc:
+        message = str(exc)
+        assert "\n" not in message
+        assert message.startswith(f"mcp_config is invalid: server 'notes', key '{key}")
+        return
+    parsed = getattr(config.servers["notes"], key)
+    if _FLAG_TYPES[key] == "bool":
+        assert type(parsed) is bool
+    else:
+        assert type(parsed) is list
+        assert all(type(item) is str for item in parsed)
+    assert parsed == value
+
+
+def test_raw_config_cache_is_bounded() -> None:
+    cache: Any = loader._LruCache(3)
+    made: list[int] = []
+
+    def make(i: int) -> Any:
+        made.append(i)
+        return parse_mcp_config(servers(s={"command": f"srv{i}"}))
+
+    for i in range(10):
+        cache.get(str(i), lambda i=i: make(i))
+    assert len(cache) == 3
+    first = cache.get("9", lambda: make(99))
+    assert first.servers["s"].command == "srv9"
+    assert made == list(range(10))
+    cache.get("0", lambda: make(0))
+    assert made[-1] == 0
+
+
+async def test_runs_with_the_same_config_share_one_parse(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loader, "_RAW_CACHE", loader._LruCache(loader.CACHE_SIZE))
+    raw = servers(a={"command": "srv", "args": ["x"]})
+    first = await loader.registry_for(raw)
+    second = await loader.registry_for(json.loads(json.dumps(raw)))
+    assert first.config is second.config
+    assert len(loader._RAW_CACHE) == 1

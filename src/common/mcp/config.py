@@ -5,12 +5,32 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
+from pydantic.types import Strict
 
 Transport = Literal["stdio", "streamable_http", "http", "sse", "inprocess"]
 """MCP transports we connect with (`http` is an alias of `streamable_http`)."""
+
+NamePatterns = Annotated[list[StrictStr], Strict()]
+"""A JSON list of strings, nothing else: a bare string would otherwise read as its letters."""
+
+_TYPE_RULES = {
+    "bool_type": "must be true or false",
+    "list_type": "must be a list of strings",
+    "string_type": "must be a string",
+    "dict_type": "must be an object",
+}
+"""Plain words for the type errors a config entry can have, by pydantic error type."""
 
 
 class McpConfigError(ValueError):
@@ -40,13 +60,14 @@ class ServerConfig(BaseModel):
     """HTTP headers sent to an HTTP server."""
     description: str = ""
     """What the expert is for, shown to the planner."""
-    sandboxed: bool = False
+    # The four safety flags are strict: a near miss ("yes", 0, "send_*") is an error, not a guess.
+    sandboxed: StrictBool = False
     """The server's effects stay in an isolated workspace, so its tools are reversible."""
-    trust_annotations: bool = False
+    trust_annotations: StrictBool = False
     """Let the server's own MCP annotations clear a tool that other signals flag."""
-    irreversible_tools: list[str] = Field(default_factory=list)
+    irreversible_tools: NamePatterns = Field(default_factory=list)
     """Name patterns (fnmatch) of tools that are always irreversible."""
-    reversible_tools: list[str] = Field(default_factory=list)
+    reversible_tools: NamePatterns = Field(default_factory=list)
     """Name patterns (fnmatch) of tools that are always reversible."""
 
     @model_validator(mode="after")
@@ -90,8 +111,16 @@ def _describe(error: dict[str, Any]) -> str:
         where = f"server {loc[1]!r}" + (f", key {'.'.join(loc[2:])!r}" if loc[2:] else "")
     else:
         where = "key " + repr(".".join(loc)) if loc else "document"
-    msg = "unknown key" if error["type"] == "extra_forbidden" else error["msg"]
-    return f"{where}: {msg}"
+    if error["type"] == "extra_forbidden":
+        return f"{where}: unknown key"
+    if error["type"] in _TYPE_RULES:
+        return f"{where}: {_TYPE_RULES[error['type']]}, got {_shown(error['input'])}"
+    return f"{where}: {error['msg']}"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def parse_mcp_config(raw: Any, source: str = "mcp_config") -> McpConfig:
@@ -126,8 +155,9 @@ def load_mcp_config(raw: dict[str, Any] | None, path: Path) -> McpConfig:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise McpConfigError(
-            f"MCP config file {str(path)!r} not found: set MCP_CONFIG or pass mcp_config in context"
+            f"MCP config file {str(path.absolute())!r} not found: run from the project folder, "
+            "or set MCP_CONFIG (or --config) to the file's path."
         ) from exc
     except json.JSONDecodeError as exc:
-        raise McpConfigError(f"MCP config file {str(path)!r} is not valid JSON: {exc}") from exc
+        raise McpConfigError(f"MCP config file {str(path)!r} is not valid JSON: {exc}.") from exc
     return parse_mcp_config(data, source=str(path))

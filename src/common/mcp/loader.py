@@ -4,23 +4,54 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from common.mcp.config import McpConfig, load_mcp_config
 from common.mcp.registry import ExpertRegistry
 from common.settings import get_settings
 
-_FILE_CACHE: dict[tuple[str, float], McpConfig] = {}
-_RAW_CACHE: dict[str, McpConfig] = {}
+K = TypeVar("K", bound=Hashable)
+
+CACHE_SIZE = 32
+"""Parsed configurations kept per cache; each run's `mcp_config` may differ, so bound them."""
+
+
+class _LruCache(Generic[K]):
+    """A small thread-safe least-recently-used map to parsed configurations."""
+
+    def __init__(self, maxsize: int) -> None:
+        self._maxsize = maxsize
+        self._items: OrderedDict[K, McpConfig] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K, make: Callable[[], McpConfig]) -> McpConfig:
+        """The value for `key`, made (outside the lock) and stored when missing."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        value = make()
+        with self._lock:
+            self._items[key] = value
+            while len(self._items) > self._maxsize:
+                self._items.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+_FILE_CACHE: _LruCache[tuple[str, float]] = _LruCache(CACHE_SIZE)
+_RAW_CACHE: _LruCache[str] = _LruCache(CACHE_SIZE)
 
 
 def _load_file(path: Path) -> McpConfig:
     mtime = path.stat().st_mtime if path.exists() else -1.0
-    key = (str(path.resolve()), mtime)
-    if key not in _FILE_CACHE:
-        _FILE_CACHE[key] = load_mcp_config(None, path)
-    return _FILE_CACHE[key]
+    return _FILE_CACHE.get((str(path.resolve()), mtime), lambda: load_mcp_config(None, path))
 
 
 async def registry_for(raw: dict[str, Any] | None) -> ExpertRegistry:
@@ -30,7 +61,5 @@ async def registry_for(raw: dict[str, Any] | None) -> ExpertRegistry:
         config = await asyncio.to_thread(_load_file, settings.mcp_config)
     else:
         key = json.dumps(raw, sort_keys=True)
-        if key not in _RAW_CACHE:
-            _RAW_CACHE[key] = load_mcp_config(raw, settings.mcp_config)
-        config = _RAW_CACHE[key]
+        config = _RAW_CACHE.get(key, lambda: load_mcp_config(raw, settings.mcp_config))
     return ExpertRegistry(config, settings.mcp_startup_timeout_s)
