@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from common.safety.arguments import destructive_intent, takes_commands
@@ -316,7 +316,9 @@ def test_first_destructive_argument_is_reported() -> None:
 def test_hostile_arguments_are_scanned_in_linear_time(text: str) -> None:
     started = time.perf_counter()
     assert destructive_intent("run_query", None, {"query": text}) is None
-    assert time.perf_counter() - started < 3
+    # A linear scan takes well under a second here and a quadratic one far longer than the
+    # bound, which leaves room for a loaded machine.
+    assert time.perf_counter() - started < 20
 
 
 # --- properties -------------------------------------------------------------------------------
@@ -329,22 +331,24 @@ _json = st.recursive(
     max_leaves=12,
 )
 _plain_keys = st.sampled_from(["body", "title", "to", "text", "note", "city", "tags"])
+# Properties, not timings: a slow or loaded machine must not fail these tests.
+_property = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@settings(max_examples=200)
+@_property
 @given(args=st.dictionaries(_plain_keys, _json, max_size=4))
 def test_non_command_tools_are_never_flagged(args: dict[str, Any]) -> None:
     assert destructive_intent("write_note", None, args) is None
 
 
-@settings(max_examples=200)
+@_property
 @given(args=st.dictionaries(st.text(max_size=10), _json, max_size=4))
 def test_scanning_never_fails(args: dict[str, Any]) -> None:
     result = destructive_intent("run_command", None, args)
     assert result is None or result.startswith("argument ")
 
 
-@settings(max_examples=200)
+@_property
 @given(
     command=st.sampled_from([c for c, _ in SQL_CASES[:20] + SHELL_CASES[:30]]),
     prefix=st.sampled_from(["", "  ", "\n", "SELECT 1; ", "ls && ", "-- note\n", "/* x */ "]),
