@@ -1,0 +1,137 @@
+"""`langgraph dev` and settings: a bad one stops it with our one line; `.env.example` works.
+
+Each server runs in a temporary folder holding a `langgraph.json` that points at our graph and
+a `.env`, started in its own process group and killed with it, so no test leaves a server behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph_sdk import get_client
+
+from tests.integration_tests.helpers import free_port
+from tests.integration_tests.test_dev_server import ROOT
+
+pytestmark = pytest.mark.integration
+
+BAD_SETTING = "Setting MAX_TASK_ATTEMPTS='abc' is invalid: expected a whole number from 1 to 20."
+STARTUP_TIMEOUT_S = 90.0
+
+
+def _project(folder: Path, dotenv: str = "") -> Path:
+    """A folder serving our graph by absolute path, with `dotenv` as its `.env`."""
+    config = {
+        "dependencies": [str(ROOT)],
+        "graphs": {"with_planner": str(ROOT / "src/strategies/with_planner/graph.py") + ":graph"},
+        "env": ".env",
+        "python_version": "3.11",
+    }
+    (folder / "langgraph.json").write_text(json.dumps(config), encoding="utf-8")
+    (folder / ".env").write_text(dotenv, encoding="utf-8")
+    return folder
+
+
+@contextmanager
+def _dev_server(folder: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
+    """`langgraph dev` in `folder` with `env` added; its whole process group is killed after."""
+    cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
+    assert cli, "langgraph-cli[inmem] is a dev dependency"
+    port = free_port()
+    log = folder / "server.log"
+    base = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [cli, "dev", "--no-browser", "--no-reload", "--port", str(port)],
+            cwd=folder,
+            env={**base, **env, "NO_COLOR": "1"},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    try:
+        yield proc, port, log
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(15)
+
+
+async def _wait_until_served(proc: subprocess.Popen[bytes], port: int, log: Path) -> Any:
+    """A client once the server answers; fails with its log if it exits or takes too long."""
+    client = get_client(url=f"http://127.0.0.1:{port}")
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"dev server exited:\n{log.read_text()[-3000:]}")
+        try:
+            async with asyncio.timeout(2):
+                await client.assistants.search()
+            return client
+        except Exception:
+            await asyncio.sleep(0.5)
+    pytest.fail(f"dev server did not start:\n{log.read_text()[-3000:]}")
+
+
+def test_a_bad_setting_stops_the_server_with_one_sentence(tmp_path: Path) -> None:
+    folder = _project(tmp_path)
+    with _dev_server(folder, MAX_TASK_ATTEMPTS="abc") as (proc, _port, log):
+        try:
+            code = proc.wait(STARTUP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"dev server kept running with a bad setting:\n{log.read_text()[-3000:]}")
+    output = log.read_text()
+    assert code != 0
+    assert BAD_SETTING in output, output[-3000:]
+    # Our sentence replaces pydantic's multi-line dump.
+    assert "validation error" not in output.lower(), output[-3000:]
+
+
+def test_a_bad_dotenv_setting_stops_the_server_the_same_way(tmp_path: Path) -> None:
+    folder = _project(tmp_path, dotenv="MAX_TASK_ATTEMPTS=abc\n")
+    with _dev_server(folder) as (proc, _port, log):
+        try:
+            proc.wait(STARTUP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"dev server kept running with a bad setting:\n{log.read_text()[-3000:]}")
+    assert BAD_SETTING in log.read_text(), log.read_text()[-3000:]
+
+
+async def test_env_example_as_dotenv_serves_the_graph(
+    tmp_path: Path, mcp_config: dict[str, Any]
+) -> None:
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+    folder = _project(tmp_path, dotenv=example)
+    with _dev_server(folder) as (proc, port, log):
+        client = await _wait_until_served(proc, port, log)
+        (assistant,) = await client.assistants.search(graph_id="with_planner")
+        thread = await client.threads.create()
+        servers = {"inventory": mcp_config["mcpServers"]["inventory"]}
+        async with asyncio.timeout(120):
+            result = await client.runs.wait(
+                thread["thread_id"],
+                assistant["assistant_id"],
+                input={
+                    "messages": [{"role": "user", "content": "How many units of WID-1 in stock"}]
+                },
+                context={"mcp_config": {"mcpServers": servers}, "model": "offline:rules"},
+            )
+        (task,) = result["previous_plan"]
+        assert task["status"] == "completed"
+        assert '"stock": 120' in task["result"]
