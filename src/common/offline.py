@@ -21,6 +21,9 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
+OFFLINE_MODEL = "offline:rules"
+"""The model spec of this stand-in."""
+
 ANNOUNCEMENT = (
     "Using offline:rules, a deterministic stand-in for a language model (no API key needed): "
     "it handles simple requests by keyword matching; set MODEL for real planning."
@@ -84,6 +87,7 @@ def plan_request(request: str, prompt: str) -> dict[str, Any]:
     """A PlannerResult (as a dict) for `request` from the experts listed in `prompt`."""
     experts = parse_experts(prompt)
     tasks: list[dict[str, Any]] = []
+    uncovered: list[str] = []
     for clause in [c for c in _SPLIT.split(request) if c and _words(c)]:
         want = _words(clause)
         scored = []
@@ -96,6 +100,7 @@ def plan_request(request: str, prompt: str) -> dict[str, Any]:
                 scored.append((overlap + 0.5 * filled - unfillable, overlap, expert, tool, args))
         best = max(scored, default=None)
         if best is None or best[1] == 0:
+            uncovered.append(clause.strip())
             continue
         _, _, expert, tool, args = best
         values = _fill(args, clause)
@@ -107,7 +112,7 @@ def plan_request(request: str, prompt: str) -> dict[str, Any]:
             task["depends_on"] = [tasks[-1]["id"]]
         task.update(tool=tool, args=values)
         tasks.append(task)
-    return {"decision": "replace", "plan": tasks, "next_task": 0}
+    return {"decision": "replace", "plan": tasks, "next_task": 0, "not_covered": uncovered}
 
 
 def _text(message: BaseMessage) -> str:

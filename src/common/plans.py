@@ -80,6 +80,12 @@ class PlannerResult(BaseModel):
         description="A question for the user when the request is too unclear to plan.",
     )
     """A question for the user when the request cannot be planned yet."""
+    not_covered: list[str] = Field(
+        default_factory=list,
+        description="Parts of the request that no available expert's tools can do, each quoted "
+        "or summarised from the request; empty when the plan covers everything.",
+    )
+    """Parts of the request no available expert can do: named in the answer as not done."""
 
 
 class TaskState(TypedDict):

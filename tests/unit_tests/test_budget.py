@@ -56,7 +56,10 @@ async def test_task_fails_after_its_budget_and_the_plan_moves_on(scripted: Any) 
     assert first["attempts"] == 2
     assert first["error"] == "not completed after 2 attempt(s): no answer was found"
     assert second["status"] == "completed"
-    assert (await thread.answer()).content == "t1 failed, t2 done."
+    answer = str((await thread.answer()).content)
+    assert answer.startswith("t1 failed, t2 done.")
+    # The failure is listed by the graph itself, whatever the model wrote.
+    assert "Not done:\n- t1 (testkit: find the answer) failed" in answer
     response_prompt = system_prompt(models["response"].requests[0])
     assert "- t1 [failed] (testkit): find the answer" in response_prompt
     assert "error: not completed after 2 attempt(s): no answer was found" in response_prompt
@@ -80,7 +83,9 @@ async def test_endless_tool_calls_are_cut_off_by_the_budget(scripted: Any) -> No
     state = await thread.values()
     assert state["previous_plan"][0]["status"] == "failed"
     assert "round 2" in str(state["previous_plan"][0]["result"])
-    assert (await thread.answer()).content == "Gave up."
+    answer = str((await thread.answer()).content)
+    assert answer.startswith("Gave up.")
+    assert "- t1 (testkit: keep echoing) failed" in answer
 
 
 async def test_assess_judges_only_the_current_tasks_exchange(scripted: Any) -> None:

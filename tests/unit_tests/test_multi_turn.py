@@ -89,7 +89,7 @@ async def test_second_turn_planner_sees_the_previous_plan(scripted: Any) -> None
     conversation = models["planner"].requests[1]["messages"][1:]
     assert [m.content for m in conversation] == [
         "Echo alpha and book a table",
-        "alpha; booking failed.",
+        "alpha; booking failed.\n\nNot done:\n- t2 (testkit: book a table) failed: no booking tool",
         "Thanks!",
     ]
     assert (await thread.answer()).content == "Nothing else to do."

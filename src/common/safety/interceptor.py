@@ -4,7 +4,9 @@
 
 Calls the gate lets through run untouched; an irreversible one waits for a human through a
 LangGraph interrupt in the same approval format as the graph (so it must run inside a graph with
-a checkpointer); outside a graph, or in plan_only mode, it is refused with an error result.
+a checkpointer); outside a graph, or in plan_only mode, it is refused with an error result. The
+mode is checked when the interceptor is built, and `common.safety.policy.action_for` (the
+graph's rule too) decides each call, so an unexpected mode asks rather than runs.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from common.safety.approval import (
 )
 from common.safety.classify import classify_tools
 from common.safety.gate import Gate, GateDecision
-from common.safety.policy import ApprovalMode
+from common.safety.policy import ApprovalMode, action_for, parse_approval_mode
 
 Handler = Callable[[Any], Awaitable[Any]]
 """The next step of the interceptor chain (eventually, the MCP call)."""
@@ -43,7 +45,7 @@ class ApprovalInterceptor:
 
     def __init__(self, config: McpConfig, approval_mode: ApprovalMode = "interrupt") -> None:
         self.registry = ExpertRegistry(config)
-        self.approval_mode = approval_mode
+        self.approval_mode: ApprovalMode = parse_approval_mode(approval_mode)
 
     async def decide(self, server: str, name: str, args: dict[str, Any]) -> GateDecision:
         """The gate's decision for one call, from the server's live tool list."""
@@ -55,9 +57,10 @@ class ApprovalInterceptor:
     async def __call__(self, request: Any, handler: Handler) -> Any:
         """Let a reversible call through; hold an irreversible one for a human's decision."""
         decision = await self.decide(request.server_name, request.name, request.args)
-        if not decision.needs_approval or self.approval_mode == "auto":
+        action = action_for(self.approval_mode, decision.needs_approval)
+        if action == "run":
             return await handler(request)
-        if self.approval_mode == "plan_only":
+        if action != "ask":
             return _refusal(f"Not run: {request.name!r} is irreversible ({decision.reason}).")
         pending = PendingCall(
             id=request.name,
@@ -76,8 +79,8 @@ class ApprovalInterceptor:
                 f"Not run: {request.name!r} needs a human's approval ({decision.reason}), "
                 f"and no LangGraph run is there to ask ({exc})."
             )
-        if isinstance(answer, RejectDecision):
-            why = f" Their reason: {answer.message}" if answer.message else ""
+        if action_for(self.approval_mode, True, answer) != "run":
+            why = f" Their reason: {answer.message}" if isinstance(answer, RejectDecision) else ""
             return _refusal(f"The user declined to run {request.name!r}.{why}")
         if isinstance(answer, EditDecision):
             edited = answer.edited_action

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any, Literal, get_args
 
 from common.dates import system_clock
 from common.guardrails import GuardrailConfig
+from common.models import ModelConfigError, load_chat_model
+from common.offline import ANNOUNCEMENT, OFFLINE_MODEL
 from common.safety.policy import ApprovalMode, ApprovalModeError, parse_approval_mode
 from common.settings import MAX_TASK_ATTEMPTS_CAP, get_settings
 
@@ -245,3 +247,40 @@ def make_context(values: Mapping[str, Any] | None = None) -> Context:
             f"context has unknown field(s) {', '.join(map(repr, unknown))}: allowed are {allowed}."
         )
     return Context(**values)
+
+
+def explicit_models(ctx: Context) -> bool:
+    """Whether the run names models of its own (else they are the settings' defaults)."""
+    settings = get_settings()
+    if ctx.model != settings.model:
+        return True
+    return any(
+        getattr(ctx, f"{role}_model") != getattr(settings, f"{role}_model") for role in MODEL_ROLES
+    )
+
+
+def resolve_models(ctx: Context, explicit: bool) -> tuple[Context, str | None]:
+    """Check every node's model loads; with none chosen and none usable, use `offline:rules`.
+
+    The one rule for the keyless demo, used by the CLI and by the graph (so `langgraph dev` and
+    any server behave alike): a model the caller chose that cannot load is an error
+    (ModelConfigError); the settings' default without a key falls back, and the returned
+    announcement says so.
+    """
+    try:
+        for role in MODEL_ROLES:
+            load_chat_model(ctx.model_for(role))
+    except ModelConfigError:
+        if explicit:
+            raise
+        offline = replace(
+            ctx,
+            model=OFFLINE_MODEL,
+            planner_model=None,
+            orchestrate_model=None,
+            assess_model=None,
+            response_model=None,
+            irreversibility_model=None,
+        )
+        return offline, ANNOUNCEMENT
+    return ctx, None

@@ -54,6 +54,7 @@ def task_input(state: State, task_id: str) -> TaskInput:
         order=[t["id"] for t in plan],
         guard=state["guard"],
         max_attempts=state.get("attempt_budget", 1),
+        run_context=state.get("run_context") or {},
     )
 
 

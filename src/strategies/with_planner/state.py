@@ -107,6 +107,12 @@ class State(InputState, total=False):
     """Irreversible calls held back in plan_only mode, with their exact arguments."""
     report: TurnReport
     """How the last finished turn ended: what was not done, and why."""
+    run_context: dict[str, Any]
+    """The settings of the current turn (a validated Context as a dict), fixed when it began."""
+    unavailable: dict[str, str]
+    """Experts that could not be reached when the turn was planned, with the reason."""
+    uncovered: list[str]
+    """Parts of the request that no expert's tools could do, as the planner named them."""
 
 
 class TaskInput(TypedDict):
@@ -126,6 +132,8 @@ class TaskInput(TypedDict):
     """This turn's verdicts."""
     max_attempts: int
     """Orchestrate rounds this task may use (attempt and step budgets applied)."""
+    run_context: dict[str, Any]
+    """The turn's settings (see `State.run_context`)."""
 
 
 class TaskOutput(TypedDict, total=False):

@@ -9,7 +9,13 @@ from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes.common import model_for, task_update, truncate, unwrap
+from strategies.with_planner.nodes.common import (
+    context_of,
+    model_for,
+    task_update,
+    truncate,
+    unwrap,
+)
 from strategies.with_planner.prompts import ASSESS_SYSTEM_PROMPT
 from strategies.with_planner.state import TaskRun
 
@@ -48,7 +54,7 @@ async def assess_task(state: TaskRun, runtime: Runtime[Context]) -> dict[str, An
     """Mark the task completed, give it another round, or fail it when the budget is spent."""
     task = state["task"]
     exchange = state.get("messages", [])
-    model = model_for(runtime, "assess").with_structured_output(Assessment)
+    model = model_for(context_of(runtime, state), "assess").with_structured_output(Assessment)
     prompt = ASSESS_SYSTEM_PROMPT.format(task=task["task"])
     verdict = Assessment.model_validate(await model.ainvoke([SystemMessage(prompt), *exchange]))
     result = task_result(exchange)

@@ -24,6 +24,7 @@ from common.safety.approval import (
 )
 from common.safety.execution import CallLedger, CallRecord, LedgerEntry, replay, run_once
 from common.safety.gate import Gate, GateDecision
+from common.safety.policy import action_for
 from common.templates import TemplateError, resolve
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
@@ -132,7 +133,7 @@ def _direct_message(state: TaskRun, runtime: Runtime[Context]) -> AIMessage | st
     task = state["task"]
     args = task["args"] or {}
     if task["approval"] is None:
-        today = context_of(runtime).current_time().date()
+        today = context_of(runtime, state).current_time().date()
         try:
             args = resolve(args, state["inputs"], state["order"], task["id"], today)
         except TemplateError as exc:
@@ -153,7 +154,7 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]
     All interrupts happen before the first tool runs, and gated calls go through the ledger:
     LangGraph re-runs this node from its start on resume, and nothing may run twice.
     """
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state)
     registry = await registry_for(ctx.mcp_config)
     task = state["task"]
     direct = bool(task["tool"]) and not state.get("messages")
@@ -175,7 +176,7 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]
     recorded = await recorded_calls(ledger, last, calls)
     fresh = [c for c in calls if (c["id"] or "") not in recorded]
     pending = await _pending(gate, registry, task["expert"], fresh)
-    decisions = _decide(ctx, task, pending)
+    decisions = _decide(ctx.approval_mode, task, pending)
     answers = {
         c["id"]: _ask_user(str(c["args"].get("question", "")), task["id"])
         for c in fresh
@@ -194,19 +195,31 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]
         elif name == CANNOT_COMPLETE:
             failure = str(call["args"].get("reason") or "the expert could not do the task")
             messages.append(_tool_message(call, "Noted: the task is marked as failed."))
-        elif cid in gated and ctx.approval_mode == "plan_only" and cid not in decisions:
-            deferred.append(gated[cid])
-            messages.append(_held_back(call))
-        elif isinstance(decision := decisions.get(cid), RejectDecision):
-            declined.append(describe_call(name, call["args"]))
-            messages.append(_declined(call, decision))
         else:
-            key = call_key(last, call)
-            messages.append(
-                await _execute(
-                    ctx, registry, gate, ledger, key, task["expert"], call, decision, cid in gated
+            decision = decisions.get(cid)
+            action = action_for(ctx.approval_mode, cid in gated, decision)
+            if action == "run":
+                key = call_key(last, call)
+                messages.append(
+                    await _execute(
+                        ctx,
+                        registry,
+                        gate,
+                        ledger,
+                        key,
+                        task["expert"],
+                        call,
+                        decision,
+                        cid in gated,
+                    )
                 )
-            )
+            elif isinstance(decision, RejectDecision):
+                declined.append(describe_call(name, call["args"]))
+                messages.append(_declined(call, decision))
+            else:
+                # "defer", or "ask" with no answer (never expected): held, never sent.
+                deferred.append(gated[cid])
+                messages.append(_held_back(call, ctx.approval_mode))
     messages += [_not_run_conservative(c) for c in extra]
     for m in messages:
         if isinstance(m, ToolMessage):
@@ -222,14 +235,15 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]
     return {"deferred": deferred, **task_update(state, runtime, messages, **changes)}
 
 
-def _decide(ctx: Context, task: TaskState, pending: list[PendingCall]) -> dict[str, Decision]:
+def _decide(mode: object, task: TaskState, pending: list[PendingCall]) -> dict[str, Decision]:
+    """The human's decisions on the gated calls: given earlier ("go ahead"), or asked now."""
     if not pending:
         return {}
     if task["approval"] is not None:
         # The user approved this exact held-back call when they said "go ahead".
         decision = parse_decisions({"decisions": [task["approval"]]}, 1)[0]
         return {p["id"]: decision for p in pending}
-    return ask_for_approval(pending) if ctx.approval_mode == "interrupt" else {}
+    return ask_for_approval(pending) if action_for(mode, True) == "ask" else {}
 
 
 def _changes(
@@ -269,10 +283,10 @@ def _not_run_conservative(call: ToolCall) -> ToolMessage:
     )
 
 
-def _held_back(call: ToolCall) -> ToolMessage:
+def _held_back(call: ToolCall, mode: object) -> ToolMessage:
     return _tool_message(
         call,
-        f"Not run: {call['name']!r} is irreversible and approval_mode is plan_only; it is "
+        f"Not run: {call['name']!r} is irreversible and approval_mode is {mode!r}; it is "
         "recorded as a proposed action for the user to approve.",
         error=True,
     )
@@ -340,7 +354,7 @@ async def _execute(
     refused = await _refuse_before_call(ctx, registry, expert, name, args)
     if refused is not None:
         return _tool_message(call, prefix + refused, True)
-    if ctx.approval_mode == "auto" and gated:
+    if gated and decision is None:
         logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
     record = await run_once(ledger, key, registry, expert, name, args, ctx.tool_timeout_s, gated)
     cfg = ctx.guardrail_config()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -18,19 +18,27 @@ from strategies.with_planner.state import TaskRun
 RESULT_CHARS = 2000
 
 
-def context_of(runtime: Runtime[Context]) -> Context:
-    """The run's context, or the settings' defaults when the caller gave none."""
+def context_of(runtime: Runtime[Context], state: Mapping[str, Any]) -> Context:
+    """The settings of the current turn: fixed by the planner when the turn began.
+
+    A resume (or a later step) that passes another context, or none, cannot change them, so
+    the approval of calls already pending cannot be weakened. Before the turn has settings
+    (the planner's first step), the caller's context, or the settings' defaults.
+    """
+    fixed = state.get("run_context")
+    if fixed:
+        return Context(**fixed)
     return runtime.context if runtime.context is not None else Context()
 
 
-def model_for(runtime: Runtime[Context], role: str) -> BaseChatModel:
+def model_for(ctx: Context, role: str) -> BaseChatModel:
     """The chat model configured for a node role."""
-    return load_chat_model(context_of(runtime).model_for(role))
+    return load_chat_model(ctx.model_for(role))
 
 
-def now_iso(runtime: Runtime[Context]) -> str:
+def now_iso(ctx: Context) -> str:
     """The run's current time, ISO 8601."""
-    return context_of(runtime).current_time().isoformat(timespec="seconds")
+    return ctx.current_time().isoformat(timespec="seconds")
 
 
 def emit(runtime: Runtime[Context], event: str, **data: Any) -> None:
@@ -52,7 +60,7 @@ def task_update(
     task = TaskState(**{**state["task"], **changes})  # type: ignore[typeddict-item]
     task["messages"] = [*state.get("messages", []), *new_messages]
     if task["status"] in TERMINAL and not task["ended_at"]:
-        task["ended_at"] = now_iso(runtime)
+        task["ended_at"] = now_iso(context_of(runtime, state))
     update: dict[str, Any] = {"task": task, "plan": {task["id"]: task}}
     if new_messages:
         update["messages"] = list(new_messages)

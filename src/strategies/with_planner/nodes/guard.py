@@ -11,6 +11,7 @@ from common.mcp import ExpertUnavailable, registry_for
 from common.models import ModelConfigError
 from common.safety.analysis import AnalysisOutcome, analyse, apply_analysis, needs_analysis
 from common.safety.classify import ToolVerdict, classify_tools
+from common.safety.policy import action_for
 from common.settings import get_settings
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan
@@ -19,7 +20,7 @@ from strategies.with_planner.state import GuardStats, GuardVerdict, State
 
 async def irreversibility_check(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Classify deterministically, ask the analyser when it could still matter, record why."""
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state)
     registry = await registry_for(ctx.mcp_config)
     catalog: dict[str, list[Tool]] = {}
     unavailable: dict[str, str] = {}
@@ -32,7 +33,8 @@ async def irreversibility_check(state: State, runtime: Runtime[Context]) -> dict
     for expert, tools in catalog.items():
         verdicts += classify_tools(expert, tools, registry.server(expert))
     configs = {name: registry.server(name) for name in catalog}
-    if ctx.approval_mode != "auto" and needs_analysis(verdicts, configs):
+    # The analysis can only matter when a gated call would not simply run.
+    if action_for(ctx.approval_mode, True) != "run" and needs_analysis(verdicts, configs):
         outcome = await _analyse(state, runtime, catalog)
     else:
         outcome = AnalysisOutcome("skipped")
@@ -51,7 +53,7 @@ async def _analyse(
     state: State, runtime: Runtime[Context], catalog: dict[str, list[Tool]]
 ) -> AnalysisOutcome:
     try:
-        model = model_for(runtime, "irreversibility")
+        model = model_for(context_of(runtime, state), "irreversibility")
     except (ModelConfigError, KeyError) as exc:
         return AnalysisOutcome("error", error=f"no analyser model: {exc}")
     plan = render_plan(state["plan"])

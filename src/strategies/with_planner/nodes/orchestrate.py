@@ -71,7 +71,7 @@ def render_inputs(inputs: dict[str, dict[str, Any]]) -> str:
 async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]:
     """One orchestrate round on the task; an unreachable expert fails the task."""
     task = state["task"]
-    ctx = context_of(runtime)
+    ctx = context_of(runtime, state)
     registry = await registry_for(ctx.mcp_config)
     try:
         tools = await registry.tools(task["expert"])
@@ -86,7 +86,7 @@ async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> dict[str, An
         task=task["task"],
         inputs=render_inputs(state["inputs"]),
     )
-    model = model_for(runtime, "orchestrate").bind_tools(specs)
+    model = model_for(ctx, "orchestrate").bind_tools(specs)
     conversation = [
         SystemMessage(prompt),
         HumanMessage(state["request"]),

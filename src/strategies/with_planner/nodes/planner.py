@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from langchain_core.exceptions import OutputParserException
@@ -25,7 +26,12 @@ from common.plans import (
 )
 from common.safety.approval import ApprovalFormatError, PendingCall, approval_from_message
 from common.settings import get_settings
-from strategies.with_planner.context import Context
+from strategies.with_planner.context import (
+    Context,
+    explicit_models,
+    make_context,
+    resolve_models,
+)
 from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan
 from strategies.with_planner.prompts import (
     CONSERVATIVE_HINT,
@@ -33,7 +39,7 @@ from strategies.with_planner.prompts import (
     PLANNER_SYSTEM_PROMPT,
     REPLAN_FEEDBACK,
 )
-from strategies.with_planner.state import State
+from strategies.with_planner.state import State, TurnReport
 
 Catalog = dict[str, Sequence[Tool] | None]
 
@@ -79,7 +85,11 @@ def input_guard(state: State, cfg: GuardrailConfig) -> dict[str, Any] | None:
     last = humans[-1]
     refusal = check_request(str(last.content), cfg)
     if refusal is not None:
-        return {"messages": [AIMessage(refusal.message)], "planner_outcome": "clarify"}
+        return {
+            "messages": [AIMessage(refusal.message)],
+            "planner_outcome": "clarify",
+            "report": not_done(f"Refused: {refusal.message}"),
+        }
     if cfg.mask_secrets and isinstance(last.content, str):
         masked, kinds = mask_secrets(last.content)
         if kinds:
@@ -94,10 +104,44 @@ def _last_request(state: State) -> str:
     return str(humans[-1].content) if humans else ""
 
 
+def start_turn(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    """Fix this turn's settings: the caller's context, validated, with the keyless fallback.
+
+    Every later step of the turn (also after a resume that sends another context, or none)
+    reads these, so a resume can neither drop nor weaken them. Turn-scoped fields are reset.
+    """
+    given = runtime.context if runtime.context is not None else Context()
+    # Re-validated here: a Context instance may have been changed after it was built.
+    ctx = make_context(asdict(given))
+    notice = None
+    if not explicit_models(ctx):
+        # Models the caller named fail where they are used; the defaults may fall back.
+        ctx, notice = resolve_models(ctx, explicit=False)
+    if notice:
+        emit(runtime, "notice", text=notice)
+    return {
+        "run_context": asdict(ctx),
+        "turn_notes": [notice] if notice else [],
+        "uncovered": [],
+        "unavailable": {},
+        "replanned": False,
+        "steps_spent": 0,
+    }
+
+
 async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Ask the planner model for a PlannerResult and validate it against the live experts."""
+    if state.get("plan") or state.get("planner_attempts"):
+        return await _plan(state, runtime)
+    turn = start_turn(state, runtime)
+    update = await _plan({**state, **turn}, runtime)  # type: ignore[typeddict-item]
+    return {**turn, **update}
+
+
+async def _plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+    ctx = context_of(runtime, state)
     if not state.get("plan") and not state.get("planner_attempts"):
-        guarded = input_guard(state, context_of(runtime).guardrail_config())
+        guarded = input_guard(state, ctx.guardrail_config())
         if guarded is not None:
             return guarded
     deferred = state.get("deferred") or []
@@ -105,7 +149,6 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         answer = _deferred_answer(state, deferred)
         if answer is not None:
             return answer
-    ctx = context_of(runtime)
     registry = await registry_for(ctx.mcp_config)
     catalog, errors = await expert_catalog(registry)
     now = ctx.current_time()
@@ -120,7 +163,7 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         feedback=_feedback(state, current),
     )
     attempts = state.get("planner_attempts", 0) + 1
-    model = model_for(runtime, "planner").with_structured_output(PlannerResult)
+    model = model_for(ctx, "planner").with_structured_output(PlannerResult)
     try:
         raw = await model.ainvoke([SystemMessage(prompt), *state["messages"]])
         result = PlannerResult.model_validate(raw)
@@ -133,6 +176,7 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             "planner_outcome": "clarify",
             "planner_attempts": 0,
             "planner_feedback": [],
+            "report": not_done(f"Waiting for your answer: {result.clarification}"),
         }
     if current and result.decision == "continue":
         return {"planner_outcome": "planned", "planner_attempts": 0, "planner_feedback": []}
@@ -156,7 +200,14 @@ async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         "planner_feedback": [],
         "deferred": None,
         "wave": [],
+        "unavailable": errors,
+        "uncovered": [*(state.get("uncovered") or []), *result.not_covered],
     }
+
+
+def not_done(*problems: str) -> TurnReport:
+    """The report of a turn that ended before doing what was asked."""
+    return TurnReport(ok=False, problems=list(problems))
 
 
 async def _memory(runtime: Runtime[Context], user: str, request: str) -> str:
@@ -198,22 +249,24 @@ def _deferred_answer(state: State, deferred: list[PendingCall]) -> dict[str, Any
     try:
         decisions = approval_from_message(_last_request(state), len(deferred))
     except ApprovalFormatError as exc:
+        text = f"I did not run the proposed actions: {exc}"
         return {
-            "messages": [AIMessage(f"I did not run the proposed actions: {exc}")],
+            "messages": [AIMessage(text)],
             "planner_outcome": "clarify",
+            "report": not_done(text),
         }
     if decisions is None:
         return None
     if len(deferred) > get_settings().max_plan_tasks:
+        text = (
+            f"There are {len(deferred)} held-back actions, more than one plan may hold "
+            f"({get_settings().max_plan_tasks}); approve them in smaller groups with "
+            '{"decisions": [...]} or raise MAX_PLAN_TASKS.'
+        )
         return {
-            "messages": [
-                AIMessage(
-                    f"There are {len(deferred)} held-back actions, more than one plan may hold "
-                    f"({get_settings().max_plan_tasks}); approve them in smaller groups with "
-                    '{"decisions": [...]} or raise MAX_PLAN_TASKS.'
-                )
-            ],
+            "messages": [AIMessage(text)],
             "planner_outcome": "clarify",
+            "report": not_done(text),
         }
     plan: list[TaskState] = []
     for i, (call, decision) in enumerate(zip(deferred, decisions, strict=True), start=1):
@@ -268,4 +321,5 @@ def _retry_or_fail(
         "planner_attempts": 0,
         "planner_feedback": [],
         "plan": [],
+        "report": not_done(f"No usable plan after {attempts} attempts: " + "; ".join(problems)),
     }

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 from common.embeddings import configured_embeddings
 from common.guardrails import GuardrailConfig, mask_banned, numeric_problems, summarise_blobs
 from common.memory import RunRecord, ToolCallRecord, save_run
+from common.offline import ANNOUNCEMENT
 from common.plans import TaskState, plan_status, ready_tasks, settle
 from common.settings import get_settings
 from strategies.with_planner.context import Context
@@ -24,7 +25,7 @@ from strategies.with_planner.nodes.common import (
     render_plan,
 )
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
-from strategies.with_planner.state import State
+from strategies.with_planner.state import State, TurnReport
 
 
 def _replan_needed(state: State, plan: list[TaskState]) -> list[str]:
@@ -41,8 +42,8 @@ def _replan_needed(state: State, plan: list[TaskState]) -> list[str]:
 
 async def advance(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Settle finished tasks, then launch every ready task (up to max_parallel) or finish."""
-    ctx = context_of(runtime)
-    now = now_iso(runtime)
+    ctx = context_of(runtime, state)
+    now = now_iso(ctx)
     for t in state["plan"]:
         if t["id"] in (state.get("wave") or []):
             emit(runtime, "task_end", task_id=t["id"], status=t["status"], error=t["error"])
@@ -89,8 +90,59 @@ def _cancel(t: TaskState, now: str, budget: int) -> TaskState:
     return TaskState(**{**t, "status": "cancelled", "error": error, "ended_at": now})
 
 
+def turn_problems(state: State, plan: list[TaskState]) -> list[str]:
+    """Everything this turn did not do, one line each, decided from state (not by the model).
+
+    Declined and plan_only held-back calls are the user's decisions, not problems.
+    """
+    problems = [f"{why.rstrip('.')}." for why in (state.get("unavailable") or {}).values()]
+    problems += [
+        f"Not done, no expert's tools fit: {part}" for part in state.get("uncovered") or []
+    ]
+    declined = user_declined(plan)
+    for t in plan:
+        if t["status"] in ("failed", "skipped", "cancelled") and t["id"] not in declined:
+            why = f": {t['error']}" if t["error"] else ""
+            problems.append(f"{t['id']} ({t['expert']}: {t['task']}) {t['status']}{why}")
+    return problems
+
+
+def user_declined(plan: list[TaskState]) -> set[str]:
+    """Unfinished tasks that stopped only because the user declined a call (theirs or upstream)."""
+    by_id = {t["id"]: t for t in plan}
+    unfinished = {t["id"] for t in plan if t["status"] in ("failed", "skipped", "cancelled")}
+    declined = {tid for tid in unfinished if by_id[tid]["declined"]}
+    changed = True
+    while changed:
+        failed_critical = {tid for tid in unfinished if by_id[tid]["critical"]} - {
+            t["id"] for t in plan if t["status"] != "failed"
+        }
+        changed = False
+        for tid in unfinished - declined:
+            t = by_id[tid]
+            blockers = {d for d in t["depends_on"] if d in unfinished}
+            if (t["status"] == "skipped" and blockers and blockers <= declined) or (
+                t["status"] == "cancelled" and failed_critical and failed_critical <= declined
+            ):
+                declined.add(tid)
+                changed = True
+    return declined
+
+
+def honest_answer(text: str, problems: list[str], notes: list[str]) -> str:
+    """The model's answer with every problem and notice appended, so none can be left out."""
+    parts = [text.strip()] if text.strip() else []
+    if problems:
+        parts.append("Not done:\n" + "\n".join(f"- {p}" for p in problems))
+    if not parts:
+        parts.append("Done.")
+    parts += [f"({n})" for n in notes]
+    return "\n\n".join(parts)
+
+
 async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     """Write the answer from the plan's results, then clear the plan for the next turn."""
+    ctx = context_of(runtime, state)
     plan = state.get("plan") or []
     deferred = state.get("deferred") or []
     prompt = RESPONSE_SYSTEM_PROMPT.format(
@@ -102,15 +154,19 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
         or "(none)",
     )
     conversation = [m for m in state["messages"] if m.type in ("human", "ai") and not _calls(m)]
-    answer = await model_for(runtime, "response").ainvoke([SystemMessage(prompt), *conversation])
+    answer = await model_for(ctx, "response").ainvoke([SystemMessage(prompt), *conversation])
     humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
     request = str(humans[-1].content) if humans else ""
-    answer = guard_answer(answer, plan, request, context_of(runtime).guardrail_config())
+    answer = guard_answer(answer, plan, request, ctx.guardrail_config())
+    problems = turn_problems(state, plan)
+    notices = [n for n in state.get("turn_notes") or [] if n == ANNOUNCEMENT]
+    answer = AIMessage(honest_answer(str(answer.content), problems, notices), id=answer.id)
     if runtime.store is not None and plan:
-        record = run_record(state, plan, str(answer.content), now_iso(runtime))
+        record = run_record(state, plan, str(answer.content), now_iso(ctx))
         embeddings = await configured_embeddings(get_settings().embedding_model)
-        await save_run(runtime.store, context_of(runtime).user_id, record, embeddings)
+        await save_run(runtime.store, ctx.user_id, record, embeddings)
     return {
+        "report": TurnReport(ok=not problems, problems=problems),
         "messages": [answer],
         "previous_plan": plan,
         "plan": [],
