@@ -130,7 +130,8 @@ async def test_env_example_as_dotenv_serves_the_graph(
                 input={
                     "messages": [{"role": "user", "content": "How many units of WID-1 in stock"}]
                 },
-                context={"mcp_config": {"mcpServers": servers}, "model": "offline:rules"},
+                # No model and no key: the settings' default falls back to offline:rules.
+                context={"mcp_config": {"mcpServers": servers}},
             )
         (task,) = result["previous_plan"]
         assert task["status"] == "completed"
