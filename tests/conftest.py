@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 os.environ["ALLOW_MODEL_REQUESTS"] = "false"
 os.environ.pop("OPENAI_API_KEY", None)
@@ -19,6 +21,13 @@ os.environ.pop("OPENAI_BASE_URL", None)
 
 from common.mcp.registry import shutdown_pool
 from common.testing import ScriptedChatModel, install_scripted
+
+# No test may depend on machine speed: CI machines are loaded, so Hypothesis gets no deadline
+# and no "too slow" health check anywhere (a test's own @settings may still add more).
+hypothesis_settings.register_profile(
+    "no-timing", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("no-timing")
 
 ROOT = Path(__file__).resolve().parents[1]
 _real_connect = socket.socket.connect
