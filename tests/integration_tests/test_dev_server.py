@@ -63,6 +63,9 @@ async def dev_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
         assert "BlockingError" not in log.read_text(), log.read_text()[-3000:]
 
 
+STOCK = "How many units of GAD-7 are in stock"
+
+
 def _context(mcp_config: dict[str, Any]) -> dict[str, Any]:
     servers = {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}
     return {"mcp_config": {"mcpServers": servers}, "model": "offline:rules"}
@@ -146,3 +149,74 @@ async def test_ten_threads_at_once_share_one_server_process(
         (task,) = result["previous_plan"]
         assert task["status"] == "completed"
         assert '"stock": 120' in task["result"]
+
+
+@pytest.mark.parametrize("mode", ["Interrupt", "bogus", "plan-only", ""])
+async def test_an_unknown_approval_mode_from_the_sdk_refuses_the_run(
+    dev_client: Any, mcp_config: dict[str, Any], workdir: Path, mode: str
+) -> None:
+    ctx = {**_context(mcp_config), "approval_mode": mode}
+    thread = await dev_client.threads.create()
+    title = f"sdk-mode-{os.urandom(4).hex()}"
+    request = f'{STOCK}, then write a note titled "{title}"'
+    run = await dev_client.runs.create(
+        thread["thread_id"],
+        "with_planner",
+        input={"messages": [{"role": "user", "content": request}]},
+        context=ctx,
+    )
+    await dev_client.runs.join(thread["thread_id"], run["run_id"])
+    finished = await dev_client.runs.get(thread["thread_id"], run["run_id"])
+    assert finished["status"] == "error"
+    state = await dev_client.threads.get_state(thread["thread_id"])
+    # Refused before the planner: no plan, no interrupt, and the note was never written.
+    assert not state["values"].get("plan")
+    assert not [i for t in state["tasks"] for i in t["interrupts"]]
+    notes = workdir / "notes.json"
+    assert title not in (notes.read_text() if notes.exists() else "")
+
+
+async def test_a_resume_without_context_keeps_the_runs_settings(
+    dev_client: Any, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    ctx = _context(mcp_config)
+    thread = await dev_client.threads.create()
+    title = f"sdk-resume-{os.urandom(4).hex()}"
+    await dev_client.runs.wait(
+        thread["thread_id"],
+        "with_planner",
+        input={
+            "messages": [
+                {"role": "user", "content": f'{STOCK}, then write a note titled "{title}"'}
+            ]
+        },
+        context=ctx,
+    )
+    state = await dev_client.threads.get_state(thread["thread_id"])
+    assert [i for t in state["tasks"] for i in t["interrupts"]]
+    # No context now: the server's defaults (MCP_CONFIG file, default model) must not take over.
+    await dev_client.runs.wait(
+        thread["thread_id"],
+        "with_planner",
+        command={"resume": {"decisions": [{"type": "approve"}]}},
+    )
+    final = await dev_client.threads.get_state(thread["thread_id"])
+    assert [t["status"] for t in final["values"]["previous_plan"]] == ["completed", "completed"]
+    assert title in json.loads((workdir / "notes.json").read_text())
+
+
+async def test_without_a_key_the_server_falls_back_to_offline_rules(
+    dev_client: Any, mcp_config: dict[str, Any]
+) -> None:
+    servers = {"inventory": mcp_config["mcpServers"]["inventory"]}
+    thread = await dev_client.threads.create()
+    result = await dev_client.runs.wait(
+        thread["thread_id"],
+        "with_planner",
+        input={"messages": [{"role": "user", "content": "How many units of WID-1 are in stock"}]},
+        context={"mcp_config": {"mcpServers": servers}},
+    )
+    answer = result["messages"][-1]["content"]
+    assert "offline:rules" in answer
+    assert "WID-1" in answer
+    assert result["report"]["ok"] is True
