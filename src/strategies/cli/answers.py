@@ -1,0 +1,151 @@
+"""Answers given as options (`resume --approve | --reject | --decisions | --answer`), for scripts.
+
+They are checked before anything opens, and apply only to the approvals the thread is waiting on
+now: a call that needs approval later in the same run is asked about again.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.types import Interrupt
+
+from common.safety.approval import ApprovalFormatError, parse_decisions
+from strategies.cli.exits import CliProblem
+
+
+@dataclass(frozen=True)
+class Preset:
+    """What `resume` was told to answer."""
+
+    approve: bool = False
+    """Approve every pending call."""
+    reject: bool = False
+    """Reject every pending call."""
+    message: str = ""
+    """Why they were rejected, passed on to the planner."""
+    decisions: list[dict[str, Any]] | None = None
+    """One decision per pending call, in the order listed."""
+    answer: str | None = None
+    """The answer to a pending question."""
+
+    @property
+    def decides(self) -> bool:
+        """Whether it answers approvals."""
+        return self.approve or self.reject or self.decisions is not None
+
+
+def preset_from_options(
+    approve: bool, reject: bool, message: str | None, decisions: str | None, answer: str | None
+) -> Preset | None:
+    """The validated preset answer, or None when the options give none."""
+    given = [n for n, on in (("--approve", approve), ("--reject", reject)) if on]
+    given += ["--decisions"] if decisions is not None else []
+    if len(given) > 1:
+        raise CliProblem(
+            f"Give one of --approve, --reject or --decisions, not {' and '.join(given)}."
+        )
+    if message is not None and not reject:
+        raise CliProblem("--message goes with --reject: it tells the planner why.")
+    if not given and answer is None:
+        return None
+    parsed = _decisions(decisions) if decisions is not None else None
+    return Preset(approve, reject, message or "", parsed, answer)
+
+
+def _decisions(text: str) -> list[dict[str, Any]]:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CliProblem(f"--decisions is not valid JSON: {exc}.") from exc
+    listed = value.get("decisions") if isinstance(value, dict) else None
+    if not isinstance(listed, list):
+        raise CliProblem(
+            '--decisions must be a JSON object {"decisions": [...]}, one decision per pending '
+            "call (see mcp-planner resume --help)."
+        )
+    try:
+        parse_decisions(value, len(listed))
+    except ApprovalFormatError as exc:
+        raise CliProblem(f"--decisions: {exc}") from exc
+    return listed
+
+
+def is_approval(value: Any) -> bool:
+    """Whether an interrupt value asks for approval of tool calls."""
+    return isinstance(value, dict) and "action_requests" in value
+
+
+def question_of(value: Any) -> str:
+    """The question an interrupt that is not an approval asks."""
+    if isinstance(value, dict) and value.get("type") == "ask_user":
+        return str(value.get("question", ""))
+    return repr(value)
+
+
+def pending_of(interrupts: list[Interrupt]) -> list[dict[str, Any]]:
+    """What the thread waits on: each call (name, args, reason) or question, in order."""
+    pending: list[dict[str, Any]] = []
+    for i in interrupts:
+        if is_approval(i.value):
+            pending += [
+                {"name": r["name"], "args": r["args"], "reason": r.get("description", "")}
+                for r in i.value["action_requests"]
+            ]
+        else:
+            question = question_of(i.value)
+            pending.append({"name": "ask_user", "args": {"question": question}, "reason": question})
+    return pending
+
+
+def preset_values(preset: Preset, interrupts: list[Interrupt], thread: str) -> list[Any]:
+    """One resume value per interrupt from the preset; one line when it does not fit."""
+    calls = sum(len(i.value["action_requests"]) for i in interrupts if is_approval(i.value))
+    questions = [question_of(i.value) for i in interrupts if not is_approval(i.value)]
+    if not interrupts:
+        raise CliProblem(
+            f"Thread {thread!r} is not waiting for approval: there is nothing to answer."
+        )
+    if calls and not preset.decides:
+        raise CliProblem(
+            f"Thread {thread!r} waits for approval of {calls} call(s): give --approve, --reject "
+            "or --decisions."
+        )
+    if not calls and preset.decides:
+        raise CliProblem(
+            f"Thread {thread!r} waits for an answer, not an approval: give --answer TEXT."
+        )
+    if questions and preset.answer is None:
+        raise CliProblem(f"Thread {thread!r} asks {questions[0]!r}: give --answer TEXT.")
+    decisions = _decisions_for(preset, calls)
+    values: list[Any] = []
+    for i in interrupts:
+        if is_approval(i.value):
+            n = len(i.value["action_requests"])
+            values.append({"decisions": decisions[:n]})
+            decisions = decisions[n:]
+        else:
+            values.append(preset.answer)
+    return values
+
+
+def _decisions_for(preset: Preset, calls: int) -> list[dict[str, Any]]:
+    if preset.approve:
+        return [{"type": "approve"} for _ in range(calls)]
+    if preset.reject:
+        return [{"type": "reject", "message": preset.message} for _ in range(calls)]
+    given = preset.decisions or []
+    if len(given) != calls:
+        raise CliProblem(
+            f"--decisions has {len(given)} decision(s) but {calls} call(s) are pending: give one "
+            "per call, in the order listed."
+        )
+    return given
+
+
+def resume_hint(thread: str, options: list[str]) -> str:
+    """The command that continues `thread` with the same model, mode and config."""
+    return " ".join(["mcp-planner", "resume", shlex.quote(thread), *map(shlex.quote, options)])

@@ -1,0 +1,127 @@
+"""Drive a thread of the with_planner graph: stream it, answer its interrupts, read how it ended."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.types import Command, Interrupt
+from rich.live import Live
+
+from common.mcp.registry import shutdown_pool
+from common.persistence import open_persistence
+from strategies.cli import prompts
+from strategies.cli.answers import Preset, pending_of, preset_values
+from strategies.cli.exits import CliProblem
+from strategies.cli.outcome import Outcome, finished, waiting
+from strategies.cli.render import PlanBoard, line, out, render_event, render_update
+from strategies.with_planner.context import Context
+
+
+def resume_command(interrupts: list[Interrupt], answers: list[Any]) -> Command[Any]:
+    """The resume command: a plain value for one interrupt, keyed by id for several.
+
+    LangGraph stores a plain resume value at once, so a crash cannot lose a single approval.
+    """
+    if len(interrupts) == 1:
+        return Command(resume=answers[0])
+    return Command(resume={i.id: a for i, a in zip(interrupts, answers, strict=True)})
+
+
+def no_thread(thread: str) -> CliProblem:
+    """The one line for a thread id that does not exist."""
+    return CliProblem(f"No thread {thread!r} here (mcp-planner threads lists them).")
+
+
+def answer_here(interrupts: list[Interrupt]) -> Command[Any] | None:
+    """Ask in the terminal; None when there is no terminal (the caller reports and exits 3)."""
+    if not prompts.stdin_is_terminal():
+        return None
+    return resume_command(interrupts, [prompts.ask_in_terminal(i.value) for i in interrupts])
+
+
+async def _stream(graph: Any, payload: Any, config: RunnableConfig, ctx: Context) -> None:
+    board = PlanBoard()
+    board.seed((await graph.aget_state(config)).values.get("plan") or [])
+    # The live table stops before any prompt, so questions are never overdrawn.
+    with Live(board, console=out, refresh_per_second=8):
+        async for _ns, mode, chunk in graph.astream(
+            payload, config, context=ctx, stream_mode=["updates", "custom"], subgraphs=True
+        ):
+            if mode == "custom":
+                board.apply(cast(dict[str, Any], chunk))
+                render_event(cast(dict[str, Any], chunk))
+                continue
+            for node in cast(dict[str, Any], chunk):
+                if node not in ("__interrupt__", "run_task"):
+                    render_update(node)
+    if not out.is_terminal and board.tasks:
+        # Outside a terminal Live leaves the cursor after the table's last border.
+        out.line()
+
+
+async def _first_payload(
+    graph: Any, config: RunnableConfig, thread: str, preset: Preset | None
+) -> Command[Any] | list[Interrupt] | None:
+    """What resuming sends first.
+
+    Preset or prompted answers; None to just continue a stopped run; or the interrupts still
+    unanswered when there is no terminal to ask in.
+    """
+    state = await graph.aget_state(config)
+    if state.created_at is None:
+        raise no_thread(thread)
+    pending = list(state.interrupts)
+    if preset is not None:
+        return resume_command(pending, preset_values(preset, pending, thread))
+    if not pending:
+        return None
+    return answer_here(pending) or pending
+
+
+async def run_thread(
+    payload: Any,
+    thread: str,
+    ctx: Context,
+    hint: str,
+    preset: Preset | None = None,
+    close_sessions: bool = True,
+) -> Outcome:
+    """Run (payload) or resume (payload None) the thread until it ends or waits for a person."""
+    from strategies.with_planner.graph import build_graph
+
+    config: RunnableConfig = {"configurable": {"thread_id": thread}}
+    async with open_persistence() as (saver, store):
+        graph = build_graph(checkpointer=saver, store=store)
+        try:
+            if payload is None:
+                payload = await _first_payload(graph, config, thread, preset)
+                if isinstance(payload, list):
+                    return await _waiting(graph, config, thread, hint)
+            while True:
+                await _stream(graph, payload, config, ctx)
+                # Parallel tasks may wait on several interrupts at once.
+                interrupts = list((await graph.aget_state(config)).interrupts)
+                if not interrupts:
+                    break
+                payload = answer_here(interrupts)
+                if payload is None:
+                    return await _waiting(graph, config, thread, hint)
+        finally:
+            if close_sessions:
+                await shutdown_pool()
+        state = await graph.aget_state(config)
+    stats = state.values.get("guard_stats")
+    if stats:
+        line(
+            f"irreversibility analysis on this thread: {stats['llm_calls']} model call(s), "
+            f"{stats['llm_skipped']} turn(s) settled without the model",
+            "dim",
+        )
+    return finished(thread, state.values)
+
+
+async def _waiting(graph: Any, config: RunnableConfig, thread: str, hint: str) -> Outcome:
+    state = await graph.aget_state(config)
+    plan = state.values.get("plan") or []
+    return waiting(thread, pending_of(list(state.interrupts)), plan, hint)

@@ -1,0 +1,101 @@
+"""Questions asked in a terminal: approvals, edits, answers. Ctrl-C at any of them stops cleanly."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from rich.markup import escape
+from rich.prompt import Prompt
+
+from strategies.cli.render import out, panel, problem
+
+
+class Stopped(Exception):
+    """The user pressed Ctrl-C (or closed the input) at a prompt: nothing was answered."""
+
+
+def stdin_is_terminal() -> bool:
+    """Whether a person can answer prompts (tests monkeypatch this)."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
+@contextmanager
+def _ctrl_c_raises() -> Iterator[None]:
+    # Under asyncio.run a first Ctrl-C only cancels the main task, which a blocking prompt
+    # never notices; while a prompt waits, Ctrl-C raises at once instead.
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def ask(question: str, **options: Any) -> str:
+    """Prompt.ask on the main output; Ctrl-C or end of input raises Stopped."""
+    try:
+        with _ctrl_c_raises():
+            return str(Prompt.ask(question, console=out, **options))
+    except (KeyboardInterrupt, EOFError) as exc:
+        raise Stopped from exc
+
+
+def ask_turn() -> str | None:
+    """The next chat message; None when the input ends (Ctrl-D), Stopped on Ctrl-C."""
+    try:
+        with _ctrl_c_raises():
+            return str(Prompt.ask("[bold]you[/]", console=out))
+    except EOFError:
+        return None
+    except KeyboardInterrupt as exc:
+        raise Stopped from exc
+
+
+def _ask_args(current: dict[str, Any]) -> dict[str, Any]:
+    """New arguments as a JSON object, asked again until they parse."""
+    while True:
+        raw = ask("new args as JSON", default=json.dumps(current))
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problem(f"Not valid JSON ({exc}); try again.")
+            continue
+        if isinstance(value, dict):
+            return value
+        problem('The args must be a JSON object, like {"title": "x"}; try again.')
+
+
+def ask_approval(value: dict[str, Any]) -> dict[str, Any]:
+    """One decision per action request, asked in order."""
+    if value.get("error"):
+        problem(str(value["error"]))
+    decisions: list[dict[str, Any]] = []
+    for req in value["action_requests"]:
+        body = f"{req['description']}\n\nargs: {json.dumps(req['args'], indent=2)}"
+        out.print(panel(body, f"Approve {req['name']}?", "yellow"))
+        choice = ask("approve / edit / reject", choices=["a", "e", "r"], default="r")
+        if choice == "a":
+            decisions.append({"type": "approve"})
+        elif choice == "e":
+            args = _ask_args(req["args"])
+            decisions.append({"type": "edit", "edited_action": {"name": req["name"], "args": args}})
+        else:
+            decisions.append({"type": "reject", "message": ask("reason (optional)", default="")})
+    return {"decisions": decisions}
+
+
+def ask_in_terminal(value: Any) -> Any:
+    """The answer to one interrupt: an approval, a question for the user, anything else."""
+    if isinstance(value, dict) and "action_requests" in value:
+        return ask_approval(value)
+    if isinstance(value, dict) and value.get("type") == "ask_user":
+        return ask(f"[bold]{escape(str(value['question']))}[/]")
+    return ask(escape(f"The run asks: {value!r}"))

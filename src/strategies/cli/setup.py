@@ -1,0 +1,86 @@
+"""Everything a command checks before it runs: settings, approval mode, MCP config, models.
+
+All of it happens before persistence is opened, so a mistake leaves nothing on disk.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from common.mcp import McpConfig, McpConfigError
+from common.mcp.config import parse_mcp_config
+from common.models import ModelConfigError
+from common.safety.policy import ApprovalModeError, parse_approval_mode
+from common.settings import ConfigError, Settings, get_settings
+from strategies.cli.exits import CliProblem
+from strategies.cli.render import notice
+from strategies.with_planner.context import (
+    MODEL_ROLES,
+    Context,
+    ContextError,
+    make_context,
+    resolve_models,
+)
+
+USER_ERRORS: tuple[type[Exception], ...] = (
+    CliProblem,
+    ContextError,
+    ApprovalModeError,
+    McpConfigError,
+    ModelConfigError,
+    ConfigError,
+)
+"""Errors a person causes: each is reported as one line with exit code 2."""
+
+
+def settings() -> Settings:
+    """The process settings (a bad setting raises ConfigError, one line)."""
+    return get_settings()
+
+
+def read_mcp_config(path: Path | None) -> tuple[dict[str, Any], McpConfig]:
+    """The MCP config document at `path` (default MCP_CONFIG), raw and validated."""
+    explicit = path is not None
+    target = path if path is not None else settings().mcp_config
+    try:
+        raw = json.loads(target.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        if explicit:
+            raise McpConfigError(f"MCP config file {str(target)!r} (--config) not found.") from exc
+        raise McpConfigError(
+            f"No MCP config file {str(target)!r} in {Path.cwd()}: run mcp-planner from the "
+            "folder that holds it, pass --config PATH or set MCP_CONFIG."
+        ) from exc
+    except IsADirectoryError as exc:
+        raise McpConfigError(f"MCP config {str(target)!r} is a folder, not a JSON file.") from exc
+    except OSError as exc:
+        raise McpConfigError(f"Cannot read MCP config {str(target)!r}: {exc.strerror}.") from exc
+    except json.JSONDecodeError as exc:
+        raise McpConfigError(f"MCP config file {str(target)!r} is not valid JSON: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise McpConfigError(f"MCP config file {str(target)!r} is not UTF-8 text.") from exc
+    return raw, parse_mcp_config(raw, source=str(target))
+
+
+def build_context(model: str | None, mode: str | None, config: Path | None) -> Context:
+    """The validated run context from the command's options; fails before anything runs."""
+    settings()
+    values: dict[str, Any] = {}
+    if mode is not None:
+        values["approval_mode"] = parse_approval_mode(mode, "--mode")
+    if model is not None:
+        values["model"] = model
+    values["mcp_config"], _ = read_mcp_config(config)
+    context = make_context(values)
+    return _check_models(context, explicit=model is not None)
+
+
+def _check_models(context: Context, explicit: bool) -> Context:
+    """Fail early on an unusable model; with none chosen and no key, fall back to offline:rules."""
+    chosen = explicit or any(getattr(context, f"{r}_model") for r in MODEL_ROLES)
+    context, announcement = resolve_models(context, chosen)
+    if announcement:
+        notice(announcement)
+    return context
