@@ -6,13 +6,21 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from common.plans import PlannerResult, Task
 from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
+from strategies.cli import prompts
 from strategies.cli.app import app
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests answer prompts, as a person at a terminal would."""
+    monkeypatch.setattr(prompts, "stdin_is_terminal", lambda: True)
 
 
 def _one_model_for_all(title: str) -> str:
@@ -77,10 +85,14 @@ def test_run_reject_shows_the_declined_call(
     )
 
 
-def test_run_without_api_key_fails_with_one_sentence(chdir_tmp: Path) -> None:
+def test_run_without_api_key_fails_with_one_sentence(
+    chdir_tmp: Path, mcp_config: dict[str, Any]
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
     result = runner.invoke(app, ["run", "hello", "--model", "openai:gpt-4o-mini"])
     assert result.exit_code == 2
-    assert "OPENAI_API_KEY" in result.output or "ALLOW_MODEL_REQUESTS" in result.output
+    assert "OPENAI_API_KEY" in result.stderr or "ALLOW_MODEL_REQUESTS" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
 
 
 def test_bad_mcp_config_is_reported_with_exit_code_2(chdir_tmp: Path) -> None:
@@ -88,8 +100,10 @@ def test_bad_mcp_config_is_reported_with_exit_code_2(chdir_tmp: Path) -> None:
     model = install_scripted(ScriptedChatModel(script=[], name_="unused"))
     result = runner.invoke(app, ["run", "hi", "--model", model, "--config", "bad.json"])
     assert result.exit_code == 2
-    assert "server 'x'" in result.output
-    assert "comand" in result.output
+    assert "server 'x'" in result.stderr
+    assert "comand" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert not (chdir_tmp / ".mcp-planner").exists()
 
 
 def test_graph_command_prints_mermaid() -> None:

@@ -7,17 +7,24 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from common.mcp.registry import shutdown_pool
 from common.persistence import open_persistence
 from common.plans import PlannerResult, Task
 from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
-from strategies.cli import app as cli
+from strategies.cli import prompts
 from strategies.cli.app import app
 from strategies.with_planner.graph import build_graph
 
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests answer prompts, as a person at a terminal would."""
+    monkeypatch.setattr(prompts, "stdin_is_terminal", lambda: True)
 
 
 def _model(title: str) -> str:
@@ -80,12 +87,12 @@ def test_ctrl_c_leaves_the_thread_resumable_and_says_how(
 ) -> None:
     (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
     model = _model("interrupted-by-ctrl-c")
-    real_answer = cli._answer
+    real_answer = prompts.ask_in_terminal
 
-    def ctrl_c_at_the_prompt(interrupt: Any) -> Any:
+    def ctrl_c_at_the_prompt(value: Any) -> Any:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_answer", ctrl_c_at_the_prompt)
+    monkeypatch.setattr(prompts, "ask_in_terminal", ctrl_c_at_the_prompt)
     stopped = runner.invoke(
         app,
         ["run", "Save a note please", "--thread", "th-c", "--model", model, "--config", "mcp.json"],
@@ -95,7 +102,7 @@ def test_ctrl_c_leaves_the_thread_resumable_and_says_how(
     listed = json.loads(runner.invoke(app, ["threads", "--json"]).output)
     assert listed[0]["status"] == "waiting for approval"
 
-    monkeypatch.setattr(cli, "_answer", real_answer)
+    monkeypatch.setattr(prompts, "ask_in_terminal", real_answer)
     resumed = runner.invoke(
         app, ["resume", "th-c", "--model", model, "--config", "mcp.json"], input="a\n"
     )

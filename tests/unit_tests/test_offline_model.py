@@ -6,9 +6,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from common.offline import parse_experts, plan_request
+from strategies.cli import prompts
 from strategies.cli.app import app
 
 PROMPT = """Experts:
@@ -42,8 +44,9 @@ def test_a_request_no_tool_matches_gets_an_empty_plan() -> None:
 
 
 def test_the_demo_runs_without_any_api_key(
-    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path
+    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(prompts, "stdin_is_terminal", lambda: True)
     config = {"mcpServers": {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}}
     (chdir_tmp / "mcp.json").write_text(json.dumps(config))
     result = CliRunner().invoke(
@@ -61,7 +64,8 @@ def test_the_demo_runs_without_any_api_key(
     assert "Approve write_note?" in result.output
     # The live plan table ends with every task's final status.
     final_table = result.output.rsplit("Plan", 1)[1].split("Answer", 1)[0]
-    rows = [line for line in final_table.splitlines() if line.startswith("│")]
+    # Not a terminal: ASCII borders, one row per task after the header.
+    rows = [line for line in final_table.splitlines() if line.startswith("|  | t")]
     assert len(rows) == 2
     assert all("completed" in row for row in rows)
     note = json.loads((workdir / "notes.json").read_text())["offline-demo"]
@@ -79,6 +83,7 @@ def test_run_json_prints_the_outcome_for_scripts(
     assert result.exit_code == 0, result.output
     outcome = json.loads(result.stdout)
     assert outcome["exit_code"] == 0
+    assert outcome["status"] == "completed"
     (task,) = outcome["tasks"]
     assert task["status"] == "completed"
     assert '"stock": 0' in task["result"]

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import common.models
 import common.safety.analysis
-import strategies.cli.app
+import strategies.with_planner.context
 from strategies.cli.app import app
 
 runner = CliRunner()
@@ -29,7 +29,7 @@ def _no_model(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError("the tools command must not use a model")
 
     monkeypatch.setattr(common.models, "load_chat_model", refuse)
-    monkeypatch.setattr(strategies.cli.app, "load_chat_model", refuse)
+    monkeypatch.setattr(strategies.with_planner.context, "load_chat_model", refuse)
     monkeypatch.setattr(common.safety.analysis, "analyse", refuse)
 
 

@@ -1,0 +1,185 @@
+"""Every mistake a person can make with `mcp-planner` is one line on stderr and exit 2, and
+nothing runs or is created before it is reported."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from common.testing import ScriptedChatModel, install_scripted
+from strategies.cli.app import app
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = str(Path(sys.executable).with_name("mcp-planner"))
+runner = CliRunner()
+
+
+def one_line(result: Any) -> str:
+    """The single stderr line of a refused command (no traceback, nothing else)."""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    return str(lines[0])
+
+
+def unused_model() -> str:
+    return install_scripted(ScriptedChatModel(script=[], name_="never-called"))
+
+
+@pytest.mark.parametrize("mode", ["bogus", "Interrupt", "plan-only", "", " auto"])
+def test_a_bad_mode_is_refused_before_anything_runs(
+    chdir_tmp: Path, mcp_config: dict[str, Any], mode: str
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    result = runner.invoke(
+        app, ["run", "delete everything", "--mode", mode, "--model", unused_model()]
+    )
+    assert result.exit_code == 2
+    assert one_line(result) == (
+        f"--mode {mode!r} is not an approval mode: use one of interrupt, plan_only, auto."
+    )
+    assert result.stdout == ""
+    assert not (chdir_tmp / ".mcp-planner").exists()
+
+
+def test_the_reported_bug_a_bogus_mode_deletes_nothing(tmp_path: Path) -> None:
+    """`run --mode bogus 'delete the note titled "keep"'` once deleted the note with exit 0."""
+    notes = tmp_path / "notes.json"
+    notes.write_text(json.dumps({"keep": "important"}))
+    log = tmp_path / "notes.log"
+    config = {
+        "mcpServers": {
+            "notes": {
+                "command": "python",
+                "args": ["-m", "common.demo_servers.notes"],
+                "env": {"NOTES_FILE": str(notes), "NOTES_LOG": str(log)},
+            }
+        }
+    }
+    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "OPENAI"))}
+    done = subprocess.run(
+        [CLI, "run", "--mode", "bogus", 'delete the note titled "keep"'],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip().splitlines() == [
+        "--mode 'bogus' is not an approval mode: use one of interrupt, plan_only, auto."
+    ]
+    assert json.loads(notes.read_text()) == {"keep": "important"}
+    assert not log.exists()
+    assert not (tmp_path / ".mcp-planner").exists()
+
+
+def test_a_missing_mcp_json_is_reported_before_anything_is_created(chdir_tmp: Path) -> None:
+    result = runner.invoke(app, ["run", "hello"])
+    assert result.exit_code == 2
+    line = one_line(result)
+    assert line.startswith("No MCP config file 'mcp.json' in ")
+    assert "pass --config PATH or set MCP_CONFIG" in line
+    assert "context" not in line
+    assert not (chdir_tmp / ".mcp-planner").exists()
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (None, "MCP config file 'cfg.json' (--config) not found."),
+        ("{not json", "MCP config file 'cfg.json' is not valid JSON: "),
+        (json.dumps({"servers": {}}), 'cfg.json: expected an object {"mcpServers": {...}}'),
+        (json.dumps({"mcpServers": {"x": {"comand": "y"}}}), "server 'x'"),
+    ],
+)
+def test_a_bad_config_file_is_one_line(chdir_tmp: Path, content: str | None, expected: str) -> None:
+    if content is not None:
+        (chdir_tmp / "cfg.json").write_text(content)
+    for command in (["run", "hi", "--model", unused_model()], ["tools"], ["chat"]):
+        result = runner.invoke(app, [*command, "--config", "cfg.json"])
+        assert result.exit_code == 2, (command, result.output)
+        assert expected in one_line(result)
+    assert not (chdir_tmp / ".mcp-planner").exists()
+
+
+def test_a_model_that_cannot_load_is_one_line(chdir_tmp: Path, mcp_config: dict[str, Any]) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    result = runner.invoke(app, ["run", "hi", "--model", "nonsense"])
+    assert result.exit_code == 2
+    assert "'nonsense' is not of the form 'provider:model'" in one_line(result)
+    assert not (chdir_tmp / ".mcp-planner").exists()
+
+
+def test_resume_of_an_unknown_thread_is_one_line_and_creates_nothing(
+    chdir_tmp: Path, mcp_config: dict[str, Any]
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    result = runner.invoke(app, ["resume", "nope", "--model", unused_model()])
+    assert result.exit_code == 2
+    assert one_line(result) == "No thread 'nope' here (mcp-planner threads lists them)."
+    assert not (chdir_tmp / ".mcp-planner").exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        (["--decisions", "{nope"], "--decisions is not valid JSON: "),
+        (["--decisions", "[]"], '--decisions must be a JSON object {"decisions": [...]}'),
+        (["--decisions", '{"decisions": [{"type": "maybe"}]}'], "--decisions: Expected"),
+        (["--approve", "--reject"], "Give one of --approve, --reject or --decisions"),
+        (["--message", "why"], "--message goes with --reject"),
+    ],
+)
+def test_bad_resume_answers_are_one_line(
+    chdir_tmp: Path, mcp_config: dict[str, Any], options: list[str], expected: str
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    result = runner.invoke(app, ["resume", "any", *options, "--model", unused_model()])
+    assert result.exit_code == 2
+    assert expected in one_line(result)
+    assert not (chdir_tmp / ".mcp-planner").exists()
+
+
+def test_run_json_reports_an_error_as_one_object(chdir_tmp: Path) -> None:
+    result = runner.invoke(app, ["run", "hi", "--mode", "bogus", "--json"])
+    assert result.exit_code == 2
+    outcome = json.loads(result.stdout)
+    assert outcome["status"] == "error"
+    assert outcome["error"] == one_line(result)
+    assert outcome["exit_code"] == 2
+    assert {"thread_id", "pending", "answer", "tasks", "problems"} <= set(outcome)
+
+
+def test_a_bad_setting_is_one_line_in_every_command(tmp_path: Path) -> None:
+    env = {**os.environ, "MAX_TASK_ATTEMPTS": "many"}
+    for command in (["run", "hi"], ["resume", "x"], ["threads"], ["history"], ["tools"]):
+        done = subprocess.run(
+            [CLI, *command],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 2, (command, done.stderr)
+        (line,) = done.stderr.strip().splitlines()
+        assert "MAX_TASK_ATTEMPTS" in line
+        assert "'many'" in line
+    assert not (tmp_path / ".mcp-planner").exists()
+
+
+def test_typer_usage_errors_stay_typers(chdir_tmp: Path) -> None:
+    result = runner.invoke(app, ["run"])
+    assert result.exit_code == 2
+    assert "Missing argument" in result.stderr
