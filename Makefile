@@ -21,8 +21,13 @@ third-party:
 	npm install --prefix .ci/mcp-servers --no-audit --no-fund --silent \
 		@modelcontextprotocol/server-filesystem @modelcontextprotocol/server-memory
 
+# In a terminal the demo asks before writing the note. Without one (CI, `make demo </dev/null`)
+# the CLI lists the pending approval with the command that gives it and exits 3: that is the
+# demo's expected end, so 3 counts as success here; any other failure still fails the target.
 demo: install
-	$(VENV)/bin/mcp-planner run 'How many units of WID-1 are in stock, then write a note titled "stock"'
+	$(VENV)/bin/mcp-planner run 'How many units of WID-1 are in stock, then write a note titled "stock"' \
+		|| test $$? -eq 3
+	@echo 'mcp-planner is installed in $(VENV): activate it (. $(VENV)/bin/activate) or call $(VENV)/bin/mcp-planner'
 
 
 test: install
