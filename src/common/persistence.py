@@ -15,7 +15,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
-from common.settings import Settings, get_settings
+from common.settings import ConfigError, Settings, get_settings
 
 Backend = Literal["memory", "sqlite", "postgres"]
 """Where threads and the store live."""
@@ -47,9 +47,9 @@ async def postgres_persistence(uri: str) -> AsyncIterator[tuple[Any, Any]]:
         from psycopg.rows import dict_row
         from psycopg_pool import AsyncConnectionPool
     except ImportError as exc:
-        raise RuntimeError(
+        raise ConfigError(
             "PostgreSQL persistence needs the 'postgres' extra: "
-            "pip install 'langgraph-mcp-planner[postgres]'"
+            "pip install 'langgraph-mcp-planner[postgres]'."
         ) from exc
     kwargs = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
@@ -81,7 +81,10 @@ async def open_persistence(
         yield InMemorySaver(), InMemoryStore()
     elif backend == "postgres":
         if not settings.database_uri:
-            raise RuntimeError("PERSISTENCE=postgres needs DATABASE_URI (postgresql://...)")
+            raise ConfigError(
+                "Setting PERSISTENCE='postgres' needs DATABASE_URI "
+                "(e.g. postgresql://postgres@127.0.0.1:5432/planner)."
+            )
         async with postgres_persistence(settings.database_uri) as (saver, store):
             yield saver, store
     else:

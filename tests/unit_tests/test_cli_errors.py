@@ -179,6 +179,15 @@ def test_a_bad_setting_is_one_line_in_every_command(tmp_path: Path) -> None:
     assert not (tmp_path / ".mcp-planner").exists()
 
 
+def test_postgres_without_a_database_uri_is_one_line(chdir_tmp: Path) -> None:
+    (chdir_tmp / "mcp.json").write_text('{"mcpServers": {}}')
+    env = {"PERSISTENCE": "postgres", "DATABASE_URI": ""}
+    for command in (["threads"], ["history"]):
+        result = runner.invoke(app, command, env=env)
+        assert result.exit_code == 2, result.output
+        assert "PERSISTENCE='postgres' needs DATABASE_URI" in one_line(result)
+
+
 def test_typer_usage_errors_stay_typers(chdir_tmp: Path) -> None:
     result = runner.invoke(app, ["run"])
     assert result.exit_code == 2
