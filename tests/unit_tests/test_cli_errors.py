@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from common.settings import get_settings
 from common.testing import ScriptedChatModel, install_scripted
 from strategies.cli.app import app
 
@@ -179,13 +180,21 @@ def test_a_bad_setting_is_one_line_in_every_command(tmp_path: Path) -> None:
     assert not (tmp_path / ".mcp-planner").exists()
 
 
-def test_postgres_without_a_database_uri_is_one_line(chdir_tmp: Path) -> None:
+def test_postgres_without_a_database_uri_is_one_line(
+    chdir_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (chdir_tmp / "mcp.json").write_text('{"mcpServers": {}}')
-    env = {"PERSISTENCE": "postgres", "DATABASE_URI": ""}
-    for command in (["threads"], ["history"]):
-        result = runner.invoke(app, command, env=env)
-        assert result.exit_code == 2, result.output
-        assert "PERSISTENCE='postgres' needs DATABASE_URI" in one_line(result)
+    monkeypatch.setenv("PERSISTENCE", "postgres")
+    monkeypatch.delenv("DATABASE_URI", raising=False)
+    get_settings.cache_clear()  # settings are read once per process
+    try:
+        for command in (["threads"], ["history"]):
+            result = runner.invoke(app, command)
+            assert result.exit_code == 2, result.output
+            assert "PERSISTENCE='postgres' needs DATABASE_URI" in one_line(result)
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
 
 
 def test_typer_usage_errors_stay_typers(chdir_tmp: Path) -> None:
