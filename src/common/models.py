@@ -80,5 +80,8 @@ def load_chat_model(spec: str) -> BaseChatModel:
     try:
         model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
     except (ImportError, ValueError) as exc:
-        raise ModelConfigError(f"Cannot load model {spec!r}: {exc}") from exc
+        raise ModelConfigError(
+            f"Cannot load model {spec!r} ({exc}): set MODEL (or --model) to provider:model, "
+            "e.g. openai:gpt-4o-mini, and install the provider's package."
+        ) from exc
     return model

@@ -96,7 +96,7 @@ async def test_edit_runs_the_edited_call_and_says_so(scripted: Any, workdir: Pat
     (reply,) = await thread.tool_messages()
     assert reply.status == "success"
     content = str(reply.content)
-    assert content.startswith("Note: the user edited this call before it ran")
+    assert content.startswith("Note: the user edited this call to ")
     assert edited in content
     assert f"Saved note '{edited}'" in content
 

@@ -209,3 +209,35 @@ def test_the_demo_without_a_terminal_ends_with_exit_3_and_how_to_approve(tmp_pat
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["status"] == "completed"
     assert "stock" in json.loads((tmp_path / ".mcp-planner" / "notes.json").read_text())
+
+
+def test_a_new_request_on_a_waiting_thread_is_refused_not_dropped(
+    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    model = write_note_model("still-pending")
+    waiting = runner.invoke(app, ["run", "Save a note", "--thread", "s-wait", "--model", model])
+    assert waiting.exit_code == 3, waiting.output
+    again = runner.invoke(app, ["run", "list the notes", "--thread", "s-wait", "--model", model])
+    assert again.exit_code == 2, again.output
+    (line,) = again.stderr.strip().splitlines()
+    assert "still waits for your decision" in line
+    assert "mcp-planner resume s-wait" in line
+    # The held call is still pending and can be approved.
+    approved = runner.invoke(app, ["resume", "s-wait", "--approve", "--model", model])
+    assert approved.exit_code == 0, approved.output
+    assert notes(workdir)["still-pending"] == "from a script"
+
+
+def test_plan_only_is_done_as_asked_and_says_how_to_release_the_held_call(
+    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    request = 'How many units of WID-1 are in stock, then write a note titled "held-plan-only"'
+    result = runner.invoke(app, ["run", request, "--mode", "plan_only", "--json"])
+    assert result.exit_code == 0, result.output
+    outcome = json.loads(result.stdout)
+    assert outcome["status"] == "completed"
+    assert "Held back for your approval (plan_only)" in outcome["answer"]
+    assert 'Reply "go ahead"' in outcome["answer"]
+    assert "held-plan-only" not in notes(workdir)

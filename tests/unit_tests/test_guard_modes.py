@@ -79,7 +79,7 @@ async def test_edit_runs_the_edited_call_instead(scripted: Any) -> None:
     assert chat.runs.calls == [("post_message", {"channel": "news", "text": final})]
     (reply,) = await thread.tool_messages()
     assert reply.status == "success"
-    assert str(reply.content).startswith("Note: the user edited this call before it ran")
+    assert str(reply.content).startswith("Note: the user edited this call to ")
     assert final in str(reply.content)
     assert draft not in str(reply.content)
 
@@ -107,7 +107,7 @@ async def test_an_edit_to_a_destructive_call_still_runs_because_a_human_wrote_it
     assert await thread.interrupts() == []
     assert db.runs.calls == [("run_query", {"query": "DROP TABLE logs"})]
     (reply,) = await thread.tool_messages()
-    assert str(reply.content).startswith("Note: the user edited this call before it ran")
+    assert str(reply.content).startswith("Note: the user edited this call to ")
     assert "DROP TABLE logs" in str(reply.content)
 
 

@@ -9,12 +9,13 @@ from langgraph.types import Command, Interrupt
 from rich.live import Live
 
 from common.mcp.registry import shutdown_pool
+from common.offline import ANNOUNCEMENT, OFFLINE_MODEL
 from common.persistence import open_persistence
 from strategies.cli import prompts
 from strategies.cli.answers import Preset, pending_of, preset_values
 from strategies.cli.exits import CliProblem
 from strategies.cli.outcome import Outcome, finished, waiting
-from strategies.cli.render import PlanBoard, line, out, render_event, render_update
+from strategies.cli.render import PlanBoard, line, notice, out, render_event, render_update
 from strategies.with_planner.context import Context
 
 
@@ -98,6 +99,10 @@ async def run_thread(
                 payload = await _first_payload(graph, config, thread, preset)
                 if isinstance(payload, list):
                     return await _waiting(graph, config, thread, hint)
+            else:
+                await _refuse_if_waiting(graph, config, thread)
+            if ctx.model == OFFLINE_MODEL:
+                notice(ANNOUNCEMENT)
             while True:
                 await _stream(graph, payload, config, ctx)
                 # Parallel tasks may wait on several interrupts at once.
@@ -119,6 +124,17 @@ async def run_thread(
             "dim",
         )
     return finished(thread, state.values)
+
+
+async def _refuse_if_waiting(graph: Any, config: RunnableConfig, thread: str) -> None:
+    """A new request must not silently drop calls that still wait for the user's decision."""
+    pending = list((await graph.aget_state(config)).interrupts)
+    if pending:
+        raise CliProblem(
+            f"Thread {thread!r} still waits for your decision on {len(pending)} pending "
+            f"request(s): answer with mcp-planner resume {thread} (--approve, --reject or "
+            "--decisions), or start a new thread without --thread."
+        )
 
 
 async def _waiting(graph: Any, config: RunnableConfig, thread: str, hint: str) -> Outcome:

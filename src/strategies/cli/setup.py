@@ -15,7 +15,6 @@ from common.models import ModelConfigError
 from common.safety.policy import ApprovalModeError, parse_approval_mode
 from common.settings import ConfigError, Settings, get_settings
 from strategies.cli.exits import CliProblem
-from strategies.cli.render import notice
 from strategies.with_planner.context import (
     MODEL_ROLES,
     Context,
@@ -80,7 +79,7 @@ def build_context(model: str | None, mode: str | None, config: Path | None) -> C
 def _check_models(context: Context, explicit: bool) -> Context:
     """Fail early on an unusable model; with none chosen and no key, fall back to offline:rules."""
     chosen = explicit or any(getattr(context, f"{r}_model") for r in MODEL_ROLES)
-    context, announcement = resolve_models(context, chosen)
-    if announcement:
-        notice(announcement)
+    # The announcement is made when a run starts (drive.run_thread), after every check passed,
+    # so a refused command still prints exactly one line.
+    context, _announcement = resolve_models(context, chosen)
     return context

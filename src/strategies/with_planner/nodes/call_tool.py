@@ -28,6 +28,7 @@ from common.safety.policy import action_for
 from common.templates import TemplateError, resolve
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
+    HELD_BACK,
     context_of,
     describe_call,
     emit,
@@ -40,7 +41,7 @@ from strategies.with_planner.state import TaskRun
 
 logger = logging.getLogger(__name__)
 
-EDIT_NOTICE = "Note: the user edited this call before it ran; it ran as {call}.\n"
+EDIT_NOTICE = "Note: the user edited this call to {call}.\n"
 
 
 async def check_call(
@@ -264,7 +265,7 @@ def _changes(
             changes.update(status="completed", result=truncate(str(outcome.content)))
             changes["data"] = unwrap(outcome.artifact)
         elif held:
-            changes.update(status="skipped", error="held back for the user's approval (plan_only)")
+            changes.update(status="skipped", error=HELD_BACK)
         else:
             changes.update(status="failed", error=str(outcome.content))
     elif asked:

@@ -17,6 +17,9 @@ from strategies.with_planner.state import TaskRun
 
 RESULT_CHARS = 2000
 
+HELD_BACK = "held back for the user's approval (plan_only)"
+"""The error of a direct step whose call plan_only held back: the user's choice, not a failure."""
+
 
 def context_of(runtime: Runtime[Context], state: Mapping[str, Any]) -> Context:
     """The settings of the current turn: fixed by the planner when the turn began.

@@ -14,9 +14,11 @@ from common.guardrails import GuardrailConfig, mask_banned, numeric_problems, su
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.offline import ANNOUNCEMENT
 from common.plans import TaskState, plan_status, ready_tasks, settle
+from common.safety.approval import PendingCall
 from common.settings import get_settings
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
+    HELD_BACK,
     context_of,
     describe_call,
     emit,
@@ -111,7 +113,9 @@ def user_declined(plan: list[TaskState]) -> set[str]:
     """Unfinished tasks that stopped only because the user declined a call (theirs or upstream)."""
     by_id = {t["id"]: t for t in plan}
     unfinished = {t["id"] for t in plan if t["status"] in ("failed", "skipped", "cancelled")}
-    declined = {tid for tid in unfinished if by_id[tid]["declined"]}
+    declined = {
+        tid for tid in unfinished if by_id[tid]["declined"] or by_id[tid]["error"] == HELD_BACK
+    }
     changed = True
     while changed:
         failed_critical = {tid for tid in unfinished if by_id[tid]["critical"]} - {
@@ -129,11 +133,19 @@ def user_declined(plan: list[TaskState]) -> set[str]:
     return declined
 
 
-def honest_answer(text: str, problems: list[str], notes: list[str]) -> str:
-    """The model's answer with every problem and notice appended, so none can be left out."""
+def honest_answer(
+    text: str, problems: list[str], notes: list[str], held: list[PendingCall] | None = None
+) -> str:
+    """The model's answer with every problem, held-back call and notice appended."""
     parts = [text.strip()] if text.strip() else []
     if problems:
         parts.append("Not done:\n" + "\n".join(f"- {p}" for p in problems))
+    if held:
+        calls = "\n".join(f"- {c['expert']}: {describe_call(c['name'], c['args'])}" for c in held)
+        parts.append(
+            f'Held back for your approval (plan_only):\n{calls}\nReply "go ahead" to run '
+            'exactly these, or send {"decisions": [...]} with one decision per call.'
+        )
     if not parts:
         parts.append("Done.")
     parts += [f"({n})" for n in notes]
@@ -160,7 +172,8 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
     answer = guard_answer(answer, plan, request, ctx.guardrail_config())
     problems = turn_problems(state, plan)
     notices = [n for n in state.get("turn_notes") or [] if n == ANNOUNCEMENT]
-    answer = AIMessage(honest_answer(str(answer.content), problems, notices), id=answer.id)
+    text = honest_answer(str(answer.content), problems, notices, deferred)
+    answer = AIMessage(text, id=answer.id)
     if runtime.store is not None and plan:
         record = run_record(state, plan, str(answer.content), now_iso(ctx))
         embeddings = await configured_embeddings(get_settings().embedding_model)
