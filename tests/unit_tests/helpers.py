@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -131,3 +133,23 @@ def per_task(replies: dict[str, list[Any]]) -> list[Any]:
         return queues[tid].pop(0)
 
     return [reply] * sum(len(q) for q in queues.values())
+
+
+CLI = str(Path(sys.executable).with_name("mcp-planner"))
+"""The installed `mcp-planner` console script of this environment."""
+
+
+def run_cli(
+    args: list[str], cwd: Path, env: dict[str, str], timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run `mcp-planner` as a user would from a script: no terminal, output captured."""
+    return subprocess.run(
+        [CLI, *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +14,9 @@ from typer.testing import CliRunner
 from common.settings import get_settings
 from common.testing import ScriptedChatModel, install_scripted
 from strategies.cli.app import app
+from tests.unit_tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = str(Path(sys.executable).with_name("mcp-planner"))
 runner = CliRunner()
 
 
@@ -66,15 +64,7 @@ def test_the_reported_bug_a_bogus_mode_deletes_nothing(tmp_path: Path) -> None:
     }
     (tmp_path / "mcp.json").write_text(json.dumps(config))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "OPENAI"))}
-    done = subprocess.run(
-        [CLI, "run", "--mode", "bogus", 'delete the note titled "keep"'],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_cli(["run", "--mode", "bogus", 'delete the note titled "keep"'], tmp_path, env)
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines() == [
         "--mode 'bogus' is not an approval mode: use one of interrupt, plan_only, auto."
@@ -164,15 +154,7 @@ def test_run_json_reports_an_error_as_one_object(chdir_tmp: Path) -> None:
 def test_a_bad_setting_is_one_line_in_every_command(tmp_path: Path) -> None:
     env = {**os.environ, "MAX_TASK_ATTEMPTS": "many"}
     for command in (["run", "hi"], ["resume", "x"], ["threads"], ["history"], ["tools"]):
-        done = subprocess.run(
-            [CLI, *command],
-            cwd=tmp_path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = run_cli(command, tmp_path, env)
         assert done.returncode == 2, (command, done.stderr)
         (line,) = done.stderr.strip().splitlines()
         assert "MAX_TASK_ATTEMPTS" in line

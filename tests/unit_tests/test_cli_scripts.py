@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,9 +16,9 @@ from common.plans import PlannerResult, Task
 from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
 from strategies.cli import prompts
 from strategies.cli.app import app
+from tests.unit_tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = str(Path(sys.executable).with_name("mcp-planner"))
 KEYS = {"thread_id", "status", "exit_code", "pending", "answer", "tasks", "problems", "error"}
 runner = CliRunner()
 
@@ -182,30 +181,14 @@ def test_the_demo_without_a_terminal_ends_with_exit_3_and_how_to_approve(tmp_pat
     (tmp_path / "mcp.json").write_text((ROOT / "mcp.json").read_text())
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "OPENAI"))}
     request = 'How many units of WID-1 are in stock, then write a note titled "stock"'
-    done = subprocess.run(
-        [CLI, "run", request],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    done = run_cli(["run", request], tmp_path, env, timeout=180)
     assert done.returncode == 3, done.stderr
     assert "offline:rules" in done.stderr
     assert "write_note" in done.stdout
     assert "Approve: mcp-planner resume " in done.stdout
     assert "Traceback" not in done.stderr
     thread = done.stdout.split("Approve: mcp-planner resume ", 1)[1].split()[0]
-    resumed = subprocess.run(
-        [CLI, "resume", thread, "--approve", "--json"],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    resumed = run_cli(["resume", thread, "--approve", "--json"], tmp_path, env, timeout=180)
     assert resumed.returncode == 0, resumed.stderr
     assert json.loads(resumed.stdout)["status"] == "completed"
     assert "stock" in json.loads((tmp_path / ".mcp-planner" / "notes.json").read_text())
