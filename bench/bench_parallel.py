@@ -43,16 +43,20 @@ import statistics
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 from uuid import uuid4
+
+# The test doubles live in the repository's `tests` package, not in the installed code.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from mcp.server.fastmcp import FastMCP
+from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 
 from common.mcp.inprocess import register_inprocess_server
 from common.mcp.registry import shutdown_pool
-from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
 from strategies.with_planner.graph import build_graph
 
 MAX_OVER_BOUND = 1.2

@@ -20,7 +20,7 @@ os.environ.pop("OPENAI_API_KEY", None)
 os.environ.pop("OPENAI_BASE_URL", None)
 
 from common.mcp.registry import shutdown_pool
-from common.testing import ScriptedChatModel, install_scripted
+from tests.doubles import ScriptedChatModel, install_scripted
 
 # No test may depend on machine speed: CI machines are loaded, so Hypothesis gets no deadline
 # and no "too slow" health check anywhere (a test's own @settings may still add more).

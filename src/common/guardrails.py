@@ -13,7 +13,7 @@ make it slow. The graph decides where each rule applies; this module only decide
 5. `mask_secrets` / `mask_secrets_in`: API keys, tokens, private keys, Luhn-valid card numbers,
    SSN-like numbers and `password=...` values are replaced by `[REDACTED:<kind>]`.
 6. `trim_tool_output`: oversized tool output is cut for the model, with a note saying so.
-7. Tool arguments against the tool's schema: `common.plans.check_args` (not repeated here).
+7. Tool arguments against the tool's schema: `check_args` in the strategy's plans (not here).
 8. `summarise_blobs`: HTML documents, long base64 runs and huge JSON become one-line summaries.
 9. `mask_banned`: configured banned words are masked with `*`.
 10. `numeric_problems`: NaN and infinities in tool output, and numbers an answer states that no

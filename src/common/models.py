@@ -54,10 +54,6 @@ def _is_loopback(url: str | None) -> bool:
 def load_chat_model(spec: str) -> BaseChatModel:
     """Return the chat model named by `spec`, failing with a sentence that says what to set."""
     provider, name = split_model_spec(spec)
-    if provider == "offline" and provider not in _LOCAL_PROVIDERS:
-        from common.offline import OfflineRulesModel
-
-        register_provider("offline", lambda _name: OfflineRulesModel())
     if provider in _LOCAL_PROVIDERS:
         return _LOCAL_PROVIDERS[provider](name)
     settings = get_settings()

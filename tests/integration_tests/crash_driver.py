@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 os.environ["ALLOW_MODEL_REQUESTS"] = "false"
+# The test doubles live in the repository's `tests` package, not in the installed code.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
@@ -32,8 +34,8 @@ from common.mcp.registry import ExpertRegistry, shutdown_pool
 from common.persistence import open_persistence
 from common.safety.execution import CallLedger
 from common.settings import Settings
-from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
 from strategies.with_planner.graph import build_graph
+from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 
 # `nodes` re-exports the node function under the module's name: fetch the module itself.
 call_tool_module = importlib.import_module("strategies.with_planner.nodes.call_tool")

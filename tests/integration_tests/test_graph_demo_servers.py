@@ -13,8 +13,8 @@ from langchain_core.messages import AIMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
-from common.testing import calls, tool_call
 from strategies.with_planner.graph import build_graph
+from tests.doubles import calls, tool_call
 
 pytestmark = pytest.mark.integration
 

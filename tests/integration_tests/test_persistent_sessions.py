@@ -16,8 +16,8 @@ from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 
 from common.mcp import ExpertRegistry
 from common.mcp.config import parse_mcp_config
-from common.testing import calls, tool_call
 from strategies.with_planner.graph import build_graph
+from tests.doubles import calls, tool_call
 from tests.integration_tests.helpers import child_servers, pid_alive, pooled, tagged
 
 pytestmark = pytest.mark.integration

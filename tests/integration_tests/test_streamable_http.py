@@ -14,8 +14,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from common.mcp import ExpertRegistry
 from common.mcp.config import parse_mcp_config
-from common.testing import calls, tool_call
 from strategies.with_planner.graph import build_graph
+from tests.doubles import calls, tool_call
 from tests.integration_tests.helpers import drop_pooled, free_port
 
 pytestmark = pytest.mark.integration

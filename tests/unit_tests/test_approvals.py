@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from common.testing import calls, tool_call
+from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import (
     Thread,
     done,

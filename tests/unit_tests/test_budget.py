@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from common.testing import calls, tool_call
+from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, not_done, plan, system_prompt, task
 
 MAIN_NODES = {"planner", "irreversibility_check", "advance", "generate_response"}

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from common.plans import PlannerResult, Task
-from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
 from strategies.cli import prompts
 from strategies.cli.app import app
+from strategies.with_planner.plans import PlannerResult, Task
+from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 
 runner = CliRunner()
 

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from common.settings import get_settings
-from common.testing import ScriptedChatModel, install_scripted
 from strategies.cli.app import app
+from tests.doubles import ScriptedChatModel, install_scripted
 from tests.unit_tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,10 +11,10 @@ import pytest
 from rich.prompt import Prompt
 from typer.testing import CliRunner
 
-from common.plans import PlannerResult, Task
-from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
 from strategies.cli import prompts
 from strategies.cli.app import app
+from strategies.with_planner.plans import PlannerResult, Task
+from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 
 runner = CliRunner()
 

@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 
 from common.mcp.registry import shutdown_pool
 from common.persistence import open_persistence
-from common.plans import PlannerResult, Task
-from common.testing import ScriptedChatModel, calls, install_scripted, tool_call
 from strategies.cli import prompts
 from strategies.cli.app import app
 from strategies.with_planner.graph import build_graph
+from strategies.with_planner.plans import PlannerResult, Task
+from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 
 runner = CliRunner()
 

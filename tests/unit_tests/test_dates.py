@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from mcp.server.fastmcp import FastMCP
 
-from common.dates import DateRange, describe_periods, find_periods, resolve_period
 from common.mcp.inprocess import register_inprocess_server
 from strategies.with_planner.context import Context
+from strategies.with_planner.dates import DateRange, describe_periods, find_periods, resolve_period
 from tests.unit_tests.helpers import Thread, plan, system_prompt, unique
 
 SUNDAY = date(2025, 10, 12)  # the seed's "today"

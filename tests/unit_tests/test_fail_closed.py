@@ -14,7 +14,6 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from common.mcp.config import McpConfigError
-from common.offline import ANNOUNCEMENT
 from common.safety.approval import ApproveDecision, EditDecision, EditedAction, RejectDecision
 from common.safety.interceptor import ApprovalInterceptor
 from common.safety.policy import (
@@ -25,6 +24,7 @@ from common.safety.policy import (
 )
 from strategies.with_planner.context import Context, ContextError, make_context
 from strategies.with_planner.graph import build_graph, build_task_graph
+from strategies.with_planner.offline import ANNOUNCEMENT
 from tests.unit_tests.helpers import Thread, log_lines, unique
 
 TOOL = "delete_everything"

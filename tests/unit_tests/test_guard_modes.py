@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from common.testing import calls, tool_call
+from tests.doubles import calls, tool_call
 from tests.unit_tests.guard_helpers import Expert, chat_server, db_server, servers, verdict
 from tests.unit_tests.helpers import Thread, done, not_done, plan, system_prompt, task, unique
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from common.testing import calls, tool_call
+from tests.doubles import calls, tool_call
 from tests.unit_tests.guard_helpers import (
     Expert,
     blocked,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from common.testing import calls, tool_call
+from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, log_lines
 
 

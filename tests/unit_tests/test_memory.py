@@ -8,8 +8,8 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
 from common.memory import namespace, search_runs
-from common.testing import calls, tool_call
 from strategies.with_planner.graph import build_graph
+from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, system_prompt
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from common.testing import calls, tool_call
+from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, plan, system_prompt, task
 
 FIRST_PLAN = plan(

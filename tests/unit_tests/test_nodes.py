@@ -11,9 +11,9 @@ from typing import Any, cast
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from common.plans import Task, TaskState, new_task_state
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes import advance, assess_task, irreversibility_check
+from strategies.with_planner.plans import Task, TaskState, new_task_state
 from strategies.with_planner.state import GuardVerdict, State, TaskRun
 from tests.unit_tests.helpers import done, not_done
 

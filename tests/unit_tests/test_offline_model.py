@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from common.offline import parse_experts, plan_request
 from strategies.cli import prompts
 from strategies.cli.app import app
+from strategies.with_planner.offline import parse_experts, plan_request
 
 PROMPT = """Experts:
 - inventory: Product catalogue

@@ -7,7 +7,7 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from common.testing import calls, tool_call
+from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, not_done, per_task, plan, system_prompt, task
 
 CONTROL = {"ask_user", "cannot_complete"}

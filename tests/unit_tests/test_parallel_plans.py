@@ -22,7 +22,7 @@ from langgraph.types import Command
 from mcp.server.fastmcp import FastMCP
 
 from common.mcp.inprocess import register_inprocess_server
-from common.testing import calls, tool_call
+from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, not_done, plan, system_prompt, unique
 
 TOOL_S = 0.15

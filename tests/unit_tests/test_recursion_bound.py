@@ -18,7 +18,7 @@ import pytest
 from langgraph.errors import GraphRecursionError
 
 from common.settings import MAX_TASK_ATTEMPTS_CAP, get_settings
-from common.testing import calls, tool_call
+from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, not_done, plan, task
 
 INVALID = plan(task("t1", "weather", "forecast"))

@@ -8,8 +8,8 @@ import pytest
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langgraph.types import Send
 
-from common.plans import Task, TaskState, new_task_state
 from strategies.with_planner import routing
+from strategies.with_planner.plans import Task, TaskState, new_task_state
 from strategies.with_planner.state import GuardVerdict, State, TaskRun
 
 GUARD = GuardVerdict(irreversible={}, verdicts=[], unavailable={}, analysis="skipped", notes=[])

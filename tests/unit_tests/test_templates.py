@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from common.templates import TemplateError, referenced_tasks, resolve
+from strategies.with_planner.templates import TemplateError, referenced_tasks, resolve
 
 TODAY = date(2025, 10, 12)  # a Sunday
 ORDER = ["t1", "t2", "t3"]

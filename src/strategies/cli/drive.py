@@ -9,7 +9,6 @@ from langgraph.types import Command, Interrupt
 from rich.live import Live
 
 from common.mcp.registry import shutdown_pool
-from common.offline import ANNOUNCEMENT, OFFLINE_MODEL
 from common.persistence import open_persistence
 from strategies.cli import prompts
 from strategies.cli.answers import Preset, pending_of, preset_values
@@ -17,6 +16,7 @@ from strategies.cli.exits import CliProblem
 from strategies.cli.outcome import Outcome, finished, waiting
 from strategies.cli.render import PlanBoard, line, notice, out, render_event, render_update
 from strategies.with_planner.context import Context
+from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
 
 
 def resume_command(interrupts: list[Interrupt], answers: list[Any]) -> Command[Any]:

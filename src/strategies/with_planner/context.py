@@ -7,12 +7,12 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from common.dates import system_clock
 from common.guardrails import GuardrailConfig
 from common.models import ModelConfigError, load_chat_model
-from common.offline import ANNOUNCEMENT, OFFLINE_MODEL
 from common.safety.policy import ApprovalMode, ApprovalModeError, parse_approval_mode
 from common.settings import MAX_TASK_ATTEMPTS_CAP, get_settings
+from strategies.with_planner.dates import system_clock
+from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
 
 
 class ContextError(ValueError):

@@ -7,8 +7,8 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Send
 
-from common.plans import TERMINAL
 from strategies.with_planner.nodes.common import render_plan
+from strategies.with_planner.plans import TERMINAL
 from strategies.with_planner.state import State, TaskInput, TaskRun
 
 

@@ -7,9 +7,9 @@ from typing import Annotated, Any, Literal, TypedDict
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
-from common.plans import PlanStatus, TaskState
 from common.safety.approval import PendingCall
 from common.safety.classify import ToolVerdict
+from strategies.with_planner.plans import PlanStatus, TaskState
 
 PlannerOutcome = Literal["planned", "empty", "retry", "clarify", "failed"]
 """What the planner node decided, for routing."""

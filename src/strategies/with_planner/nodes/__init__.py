@@ -1,11 +1,12 @@
 """The graph's nodes, one module per concern."""
 
+from strategies.with_planner.nodes.advance import advance
 from strategies.with_planner.nodes.assess import assess_task
 from strategies.with_planner.nodes.call_tool import call_tool
 from strategies.with_planner.nodes.guard import irreversibility_check
 from strategies.with_planner.nodes.orchestrate import orchestrate
 from strategies.with_planner.nodes.planner import planner
-from strategies.with_planner.nodes.respond import advance, generate_response
+from strategies.with_planner.nodes.respond import generate_response
 
 __all__ = [
     "advance",

@@ -12,7 +12,6 @@ from langgraph.types import interrupt
 
 from common.guardrails import GuardrailConfig, denied_urls, mask_secrets, trim_tool_output
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
-from common.plans import TaskState, check_args
 from common.safety.approval import (
     ApprovalFormatError,
     Decision,
@@ -25,7 +24,6 @@ from common.safety.approval import (
 from common.safety.execution import CallLedger, CallRecord, LedgerEntry, replay, run_once
 from common.safety.gate import Gate, GateDecision
 from common.safety.policy import action_for
-from common.templates import TemplateError, resolve
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
     HELD_BACK,
@@ -37,7 +35,9 @@ from strategies.with_planner.nodes.common import (
     unwrap,
 )
 from strategies.with_planner.nodes.orchestrate import ASK_USER, CANNOT_COMPLETE
+from strategies.with_planner.plans import TaskState, check_args
 from strategies.with_planner.state import TaskRun
+from strategies.with_planner.templates import TemplateError, resolve
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
 
 from common.models import load_chat_model
-from common.plans import TERMINAL, TaskState
 from strategies.with_planner.context import Context
+from strategies.with_planner.plans import TERMINAL, TaskState
 from strategies.with_planner.state import TaskRun
 
 RESULT_CHARS = 2000

@@ -12,18 +12,10 @@ from langgraph.runtime import Runtime
 from mcp.types import Tool
 from pydantic import ValidationError
 
-from common.dates import describe_periods
 from common.embeddings import configured_embeddings
 from common.guardrails import GuardrailConfig, check_request, mask_secrets
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
-from common.plans import (
-    PlannerResult,
-    Task,
-    TaskState,
-    new_task_state,
-    validate_plan,
-)
 from common.safety.approval import ApprovalFormatError, PendingCall, approval_from_message
 from common.settings import get_settings
 from strategies.with_planner.context import (
@@ -32,7 +24,15 @@ from strategies.with_planner.context import (
     make_context,
     resolve_models,
 )
+from strategies.with_planner.dates import describe_periods
 from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan
+from strategies.with_planner.plans import (
+    PlannerResult,
+    Task,
+    TaskState,
+    new_task_state,
+    validate_plan,
+)
 from strategies.with_planner.prompts import (
     CONSERVATIVE_HINT,
     PLANNER_FEEDBACK,

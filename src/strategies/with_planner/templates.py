@@ -2,7 +2,7 @@
 
 `${t1.result}` is a task's text result; `${t1.data...}` its structured result, navigated with
 `.key`, `[N]` and `.*` (maps the rest of the path over a list); `${step[0]...}` names a task by
-its position in the plan. `${dates.last_week.from}` is a date from `common.dates`. A template
+its position in the plan. `${dates.last_week.from}` is a date from `dates`. A template
 that is the whole value keeps the referenced value's JSON type; inside a longer string it is
 rendered as text (JSON for lists and objects).
 """
@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from common.dates import resolve_period
+from strategies.with_planner.dates import resolve_period
 
 _TEMPLATE = re.compile(r"\$\{([^}]+)\}")
 _REF = re.compile(r"^(?:step\[(\d+)\]|([A-Za-z_][\w-]*))(.*)$")

@@ -21,6 +21,8 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
+from common.models import register_provider
+
 OFFLINE_MODEL = "offline:rules"
 """The model spec of this stand-in."""
 
@@ -190,3 +192,8 @@ class OfflineRulesModel(BaseChatModel):
             )
 
         return RunnableLambda(respond)
+
+
+def register_offline_model() -> None:
+    """Make `offline:rules` resolvable through `common.models.load_chat_model`."""
+    register_provider("offline", lambda _name: OfflineRulesModel())

@@ -9,7 +9,7 @@ from jsonschema import Draft202012Validator
 from mcp.types import Tool
 from pydantic import BaseModel, Field
 
-from common.templates import TemplateError, date_problems, referenced_tasks
+from strategies.with_planner.templates import TemplateError, date_problems, referenced_tasks
 
 TaskStatus = Literal[
     "pending",

@@ -1,7 +1,7 @@
 """Test doubles: a scripted chat model that supports `bind_tools` and structured output.
 
-Importing this module registers the `scripted` provider, so `scripted:NAME` model specs resolve
-to models installed with `install_scripted`. Nothing here touches the network.
+`install_scripted` registers the `scripted` provider (importing does nothing), so `scripted:NAME`
+model specs resolve to installed models. Nothing here touches the network.
 """
 
 from __future__ import annotations
@@ -147,6 +147,7 @@ class ScriptedChatModel(BaseChatModel):
 def install_scripted(model: ScriptedChatModel, name: str | None = None) -> str:
     """Make `model` resolvable and return its spec, e.g. `scripted:planner-3`."""
     key = name or f"{model.name_}-{next(_ids)}"
+    register_provider("scripted", _factory)
     _INSTALLED[key] = model
     return f"scripted:{key}"
 
@@ -155,6 +156,3 @@ def _factory(name: str) -> BaseChatModel:
     if name not in _INSTALLED:
         raise KeyError(f"No scripted model {name!r} is installed")
     return _INSTALLED[name]
-
-
-register_provider("scripted", _factory)
