@@ -69,15 +69,15 @@ async def test_crashed_server_is_reopened(mcp_config: dict[str, Any], workdir: P
     raw, tag = tagged(mcp_config, "testkit")
     registry = _registry(raw)
     before = await registry.call("testkit", "echo", {"text": "before"}, 10, True)
-    assert before.content == "before"
+    assert before["content"] == "before"
     (old_pid,) = child_servers(tag)
 
     crash = await registry.call("testkit", "crash", {}, 10, retry_safe=False)
     echo = await registry.call("testkit", "echo", {"text": "after"}, 10, retry_safe=True)
 
-    assert crash.status == "unavailable"
-    assert "testkit" in crash.content
-    assert (echo.status, echo.content) == ("ok", "after")
+    assert crash["status"] == "unavailable"
+    assert "testkit" in crash["content"]
+    assert (echo["status"], echo["content"]) == ("ok", "after")
     (new_pid,) = child_servers(tag)
     assert new_pid != old_pid
     assert not pid_alive(old_pid)
@@ -86,7 +86,7 @@ async def test_crashed_server_is_reopened(mcp_config: dict[str, Any], workdir: P
 
 
 async def _kill_idle_server(registry: ExpertRegistry, tag: str) -> int:
-    assert (await registry.call("testkit", "echo", {"text": "x"}, 10, True)).status == "ok"
+    assert (await registry.call("testkit", "echo", {"text": "x"}, 10, True))["status"] == "ok"
     (pid,) = child_servers(tag)
     os.kill(pid, signal.SIGKILL)
     for _ in range(100):
@@ -104,7 +104,7 @@ async def test_server_killed_while_idle_is_reopened(mcp_config: dict[str, Any]) 
 
     echo = await registry.call("testkit", "echo", {"text": "again"}, 10, retry_safe=True)
 
-    assert (echo.status, echo.content) == ("ok", "again")
+    assert (echo["status"], echo["content"]) == ("ok", "again")
     assert child_servers(tag) - {old_pid} != set()
 
 
@@ -115,7 +115,7 @@ async def test_irreversible_call_after_idle_death_runs_once(mcp_config: dict[str
 
     outcome = await registry.call("testkit", "send_message", {"to": "a", "text": "b"}, 10, False)
 
-    assert (outcome.status, outcome.content) == ("ok", "sent to a")
+    assert (outcome["status"], outcome["content"]) == ("ok", "sent to a")
 
 
 async def test_stdio_server_sees_only_its_configured_env(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -135,11 +135,11 @@ async def test_stdio_server_sees_only_its_configured_env(monkeypatch: pytest.Mon
 
     outcome = await registry.call("envdump", "env_keys", {}, 10, retry_safe=True)
 
-    assert outcome.status == "ok", outcome.content
-    keys = set(outcome.structured["result"])
+    assert outcome["status"] == "ok", outcome["content"]
+    keys = set(outcome["structured"]["result"])
     assert os.environ["OPENAI_API_KEY"] == "sk-leak-test"
     assert "OPENAI_API_KEY" not in keys
     assert "AWS_SECRET_ACCESS_KEY" not in keys
     assert "ENVDUMP_MARKER" in keys
     assert keys <= {"ENVDUMP_MARKER", *DEFAULT_INHERITED_ENV_VARS, *INTERPRETER_ADDED}
-    assert "sk-leak-test" not in outcome.content
+    assert "sk-leak-test" not in outcome["content"]

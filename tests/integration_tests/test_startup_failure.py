@@ -48,6 +48,6 @@ async def test_failure_is_a_value_in_catalog_and_call() -> None:
     outcome = await registry.call("broken", "anything", {}, 5, retry_safe=True)
 
     assert isinstance(catalog["broken"], ExpertUnavailable)
-    assert outcome.status == "unavailable"
-    assert "broken" in outcome.content
-    assert "boom: missing dependency" in outcome.content
+    assert outcome["status"] == "unavailable"
+    assert "broken" in outcome["content"]
+    assert "boom: missing dependency" in outcome["content"]

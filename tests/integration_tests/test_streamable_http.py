@@ -71,10 +71,10 @@ async def test_registry_over_http(http_config: dict[str, Any]) -> None:
     unknown = await registry.call("shop", "get_stock", {"sku": "NOPE"}, 10, retry_safe=True)
 
     assert {t.name for t in tools} == {"list_products", "get_stock", "search_products"}
-    assert outcome.status == "ok"
-    assert outcome.structured == {"sku": "BOLT-M6", "stock": 310, "aisle": "F2"}
-    assert unknown.status == "tool_error"
-    assert "Unknown SKU" in unknown.content
+    assert outcome["status"] == "ok"
+    assert outcome["structured"] == {"sku": "BOLT-M6", "stock": 310, "aisle": "F2"}
+    assert unknown["status"] == "tool_error"
+    assert "Unknown SKU" in unknown["content"]
 
 
 async def test_graph_task_over_http(

@@ -2,16 +2,20 @@
 
 from common.mcp.config import McpConfig, McpConfigError, ServerConfig, load_mcp_config
 from common.mcp.loader import registry_for
-from common.mcp.registry import ExpertRegistry, ExpertUnavailable, ToolOutcome, get_registry
+from common.mcp.outcome import OutcomeStatus, ToolOutcome, is_error, outcome
+from common.mcp.registry import ExpertRegistry, ExpertUnavailable, get_registry
 
 __all__ = [
     "ExpertRegistry",
     "ExpertUnavailable",
     "McpConfig",
     "McpConfigError",
+    "OutcomeStatus",
     "ServerConfig",
     "ToolOutcome",
     "get_registry",
+    "is_error",
     "load_mcp_config",
+    "outcome",
     "registry_for",
 ]

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 from mcp.shared.exceptions import McpError
-from mcp.types import CallToolResult, Tool
+from mcp.types import Tool
 
 from common.mcp.config import McpConfig, ServerConfig
+from common.mcp.outcome import ToolOutcome, from_result, outcome
 from common.mcp.session import ExpertUnavailable, PersistentSession
-
-OutcomeStatus = Literal["ok", "tool_error", "timeout", "unknown_tool", "unavailable"]
-"""How a tool call ended."""
 
 _CONNECTION_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 
@@ -24,31 +21,6 @@ _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Persisten
 )
 
 __all__ = ["ExpertRegistry", "ExpertUnavailable", "ToolOutcome", "get_registry", "shutdown_pool"]
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    """The result of one tool call, as a value: errors included, never raised."""
-
-    status: OutcomeStatus
-    """How the call ended."""
-    content: str
-    """Text for the model: the tool's output or the error in the server's own words."""
-    structured: Any = None
-    """The tool's structured content, when it returned any."""
-
-    @property
-    def is_error(self) -> bool:
-        """Whether the call failed."""
-        return self.status != "ok"
-
-
-def _text_of(result: CallToolResult) -> str:
-    parts: list[str] = []
-    for block in result.content:
-        text = getattr(block, "text", None)
-        parts.append(text if text is not None else f"[{block.type} content]")
-    return "\n".join(parts)
 
 
 def _pool() -> dict[str, PersistentSession]:
@@ -114,10 +86,10 @@ class ExpertRegistry:
         try:
             tools = await self.tools(expert)
         except ExpertUnavailable as exc:
-            return ToolOutcome("unavailable", str(exc))
+            return outcome("unavailable", str(exc))
         names = [t.name for t in tools]
         if tool not in names:
-            return ToolOutcome(
+            return outcome(
                 "unknown_tool",
                 f"Expert {expert!r} has no tool {tool!r}; its tools are: {', '.join(names)}.",
             )
@@ -127,27 +99,26 @@ class ExpertRegistry:
                 async with asyncio.timeout(timeout_s):
                     result = await session.call_tool(tool, args)
             except TimeoutError:
-                return ToolOutcome(
+                return outcome(
                     "timeout", f"Tool {tool!r} of {expert!r} did not answer within {timeout_s:g}s."
                 )
             except ExpertUnavailable as exc:
-                return ToolOutcome("unavailable", str(exc))
+                return outcome("unavailable", str(exc))
             except (McpError, *_CONNECTION_ERRORS) as exc:
                 lost = not isinstance(exc, McpError) or "connection closed" in str(exc).lower()
                 if not lost:
-                    return ToolOutcome("tool_error", f"Tool {tool!r} failed: {exc}")
+                    return outcome("tool_error", f"Tool {tool!r} failed: {exc}")
                 session.mark_dead()
                 # A closed write stream means the request never left: resending it is safe.
                 never_sent = isinstance(exc, anyio.ClosedResourceError)
                 if attempt == 0 and (retry_safe or never_sent):
                     continue
-                return ToolOutcome(
+                return outcome(
                     "unavailable",
                     f"Connection to expert {expert!r} was lost during {tool!r}: {exc!r}. "
                     "It is reopened on the next call.",
                 )
-            status: OutcomeStatus = "tool_error" if result.isError else "ok"
-            return ToolOutcome(status, _text_of(result), result.structuredContent)
+            return from_result(result)
         raise AssertionError("unreachable")
 
 
