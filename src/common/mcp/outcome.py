@@ -122,9 +122,12 @@ def _embedded(part: EmbeddedResource) -> tuple[str, MediaBlock | None]:
     resource = part.resource
     if isinstance(resource, TextResourceContents):
         return resource.text, None
-    mime = resource.mimeType or None
-    described = f"[resource {resource.uri}: {mime or 'binary'}, {_size(resource.blob)}]"
-    if mime and mime.startswith("image/"):
+    # A base64 block needs a type; an unlabelled blob is plain bytes.
+    mime = resource.mimeType or "application/octet-stream"
+    described = (
+        f"[resource {resource.uri}: {resource.mimeType or 'binary'}, {_size(resource.blob)}]"
+    )
+    if mime.startswith("image/"):
         return described, create_image_block(base64=resource.blob, mime_type=mime)
     return described, create_file_block(base64=resource.blob, mime_type=mime)
 
