@@ -11,7 +11,7 @@ from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
-from common.guardrails import GuardrailConfig
+from common.guardrails.config import GuardrailConfig
 from common.safety.policy import ApprovalMode
 
 MAX_TASK_ATTEMPTS_CAP = 20
