@@ -222,3 +222,41 @@ async def test_runs_with_the_same_config_share_one_parse(monkeypatch: pytest.Mon
     second = await loader.registry_for(json.loads(json.dumps(raw)))
     assert first.config is second.config
     assert len(loader._RAW_CACHE) == 1
+
+
+async def test_key_order_does_not_matter_and_the_cache_stays_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(loader, "_RAW_CACHE", loader._LruCache(4))
+    one = {
+        "mcpServers": {
+            "a": {"command": "srv", "env": {"X": "1", "Y": "2"}},
+            "b": {"url": "http://h/mcp"},
+        }
+    }
+    other = {
+        "mcpServers": {
+            "b": {"url": "http://h/mcp"},
+            "a": {"env": {"Y": "2", "X": "1"}, "command": "srv"},
+        }
+    }
+
+    first = await loader.registry_for(one)
+    second = await loader.registry_for(other)
+
+    assert first.config is second.config
+    assert len(loader._RAW_CACHE) == 1
+    for i in range(10):
+        await loader.registry_for(servers(s={"command": f"srv{i}"}))
+        assert len(loader._RAW_CACHE) <= 4
+    assert len(loader._RAW_CACHE) == 4
+
+
+async def test_a_config_that_is_not_json_is_parsed_uncached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(loader, "_RAW_CACHE", loader._LruCache(4))
+    with pytest.raises(McpConfigError, match="key 'cwd': must be a string"):
+        await loader.registry_for(servers(a={"command": "srv", "cwd": Path("/srv")}))
+    assert loader.config_key({"x": float("nan")}) is None
+    assert len(loader._RAW_CACHE) == 0

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from functools import partial
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -49,6 +51,19 @@ _FILE_CACHE: _LruCache[tuple[str, float]] = _LruCache(CACHE_SIZE)
 _RAW_CACHE: _LruCache[str] = _LruCache(CACHE_SIZE)
 
 
+def config_key(raw: dict[str, Any]) -> str | None:
+    """A digest of `raw` that ignores key order; None when it is not JSON data.
+
+    Hashing keeps a cache entry small however large the config; a config that is not JSON
+    (a Path, mixed key types, NaN) is parsed uncached, and parsing says what is wrong with it.
+    """
+    try:
+        text = json.dumps(raw, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def _load_file(path: Path) -> McpConfig:
     mtime = path.stat().st_mtime if path.exists() else -1.0
     return _FILE_CACHE.get((str(path.resolve()), mtime), lambda: load_mcp_config(None, path))
@@ -60,6 +75,7 @@ async def registry_for(raw: dict[str, Any] | None) -> ExpertRegistry:
     if raw is None:
         config = await asyncio.to_thread(_load_file, settings.mcp_config)
     else:
-        key = json.dumps(raw, sort_keys=True)
-        config = _RAW_CACHE.get(key, lambda: load_mcp_config(raw, settings.mcp_config))
+        key = config_key(raw)
+        parse = partial(load_mcp_config, raw, settings.mcp_config)
+        config = parse() if key is None else _RAW_CACHE.get(key, parse)
     return ExpertRegistry(config, settings.mcp_startup_timeout_s)

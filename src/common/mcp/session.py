@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sys
 import tempfile
@@ -23,6 +22,8 @@ from common.mcp.config import ServerConfig
 from common.mcp.inprocess import inprocess_server
 
 STDERR_TAIL_CHARS = 1500
+CLOSE_GRACE_S = 5.0
+"""Time a server gets to shut down cleanly before its session's owner task is cancelled."""
 logger = logging.getLogger(__name__)
 
 
@@ -58,6 +59,8 @@ class PersistentSession:
         self._ready: asyncio.Future[None] | None = None
         self._lock = asyncio.Lock()
         self._errlog: TextIO | None = None
+        self.close_grace_s = CLOSE_GRACE_S
+        """How long a closing session may take before its owner task is cancelled."""
 
     @property
     def alive(self) -> bool:
@@ -175,12 +178,22 @@ class PersistentSession:
             return
         self._stop.set()
         try:
-            async with asyncio.timeout(5):
+            async with asyncio.timeout(self.close_grace_s):
                 await asyncio.shield(owner)
         except (TimeoutError, Exception):
-            owner.cancel()
-            with contextlib.suppress(BaseException):
-                await owner
+            await self._reap(owner)
+
+    async def _reap(self, owner: asyncio.Task[None]) -> None:
+        """Cancel an owner that would not stop; its errors are logged, our cancellation is not."""
+        owner.cancel()
+        try:
+            await owner
+        except asyncio.CancelledError:
+            # The owner's end is expected; the closing task being cancelled itself must propagate.
+            if _being_cancelled():
+                raise
+        except Exception as exc:
+            logger.warning("MCP server %r failed while closing: %r", self.name, exc)
 
     async def aclose(self) -> None:
         """Close the session and end the server process."""
@@ -202,6 +215,12 @@ async def _open_inprocess(stack: AsyncExitStack, name: str) -> tuple[Any, Any]:
         lambda: server.run(server_read, server_write, server.create_initialization_options())
     )
     return client
+
+
+def _being_cancelled() -> bool:
+    """Whether the running task has a cancellation pending (not only a child it awaited)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def _temp_log() -> TextIO:
