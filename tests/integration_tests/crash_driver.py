@@ -54,13 +54,13 @@ def die(point: str) -> None:
 def install_crash_hook(point: str) -> None:
     """Kill this process at `point` of call_tool."""
     if point == "after_answer":
-        original_run = call_tool_module.run_once
+        original_run = call_tool_module.execute_call
 
-        async def run_once(*args: Any, **kwargs: Any) -> Any:
+        async def execute_call(*args: Any, **kwargs: Any) -> Any:
             die(point)
             return await original_run(*args, **kwargs)
 
-        call_tool_module.run_once = run_once  # type: ignore[assignment]
+        call_tool_module.execute_call = execute_call  # type: ignore[assignment]
     elif point == "after_send":
         original_call = ExpertRegistry.call
 
@@ -78,14 +78,14 @@ def install_crash_hook(point: str) -> None:
 
         CallLedger.finished = finished  # type: ignore[method-assign]
     elif point == "after_reject":
-        original_declined = call_tool_module._declined
+        original_declined = call_tool_module.declined
 
         def declined(*args: Any, **kwargs: Any) -> Any:
             message = original_declined(*args, **kwargs)
             die(point)
             return message
 
-        call_tool_module._declined = declined
+        call_tool_module.declined = declined
 
 
 def context(workdir: Path) -> dict[str, Any]:

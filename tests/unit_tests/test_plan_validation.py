@@ -13,8 +13,9 @@ from mcp.server.fastmcp import FastMCP
 from mcp.types import Tool
 
 from common.mcp.inprocess import register_inprocess_server
+from common.mcp.schema import check_args
 from common.settings import get_settings
-from strategies.with_planner.plans import PlannerResult, Task, check_args, validate_plan
+from strategies.with_planner.plans import PlannerResult, Task, validate_plan
 from tests.unit_tests.helpers import Thread, plan, system_prompt, unique
 
 LOOKUP = Tool(

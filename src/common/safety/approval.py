@@ -6,6 +6,7 @@ import json
 import re
 from typing import Annotated, Any, Literal, TypedDict
 
+from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 DecisionType = Literal["approve", "edit", "reject"]
@@ -69,6 +70,68 @@ Decision = ApproveDecision | EditDecision | RejectDecision
 """One reviewer decision."""
 
 
+class EditedActionRecord(TypedDict):
+    """An edited call as plain data."""
+
+    name: str
+    """Tool name."""
+    args: dict[str, Any]
+    """Arguments."""
+
+
+class ApproveRecord(TypedDict):
+    """An approve decision as plain data."""
+
+    type: Literal["approve"]
+    """Decision kind."""
+
+
+class EditRecord(TypedDict):
+    """An edit decision as plain data."""
+
+    type: Literal["edit"]
+    """Decision kind."""
+    edited_action: EditedActionRecord
+    """The call to run."""
+
+
+class RejectRecord(TypedDict):
+    """A reject decision as plain data."""
+
+    type: Literal["reject"]
+    """Decision kind."""
+    message: str
+    """Why, passed on to the model."""
+
+
+DecisionRecord = ApproveRecord | EditRecord | RejectRecord
+"""A decision as it is kept in graph state (JSON data, e.g. `{"type": "approve"}`)."""
+
+
+def record_of(decision: Decision) -> DecisionRecord:
+    """A decision as plain data, to keep in graph state until the call runs."""
+    if isinstance(decision, EditDecision):
+        action = decision.edited_action
+        return EditRecord(
+            type="edit", edited_action=EditedActionRecord(name=action.name, args=action.args)
+        )
+    if isinstance(decision, RejectDecision):
+        return RejectRecord(type="reject", message=decision.message)
+    return ApproveRecord(type="approve")
+
+
+def decision_of(record: DecisionRecord) -> Decision:
+    """The decision a record keeps (the inverse of `record_of`)."""
+    if record["type"] == "edit":
+        action = record["edited_action"]
+        return EditDecision(
+            type="edit", edited_action=EditedAction(name=action["name"], args=action["args"])
+        )
+    if record["type"] == "reject":
+        return RejectDecision(type="reject", message=record["message"])
+    return ApproveDecision(type="approve")
+
+
 class _Resume(BaseModel):
     model_config = ConfigDict(extra="forbid")
     decisions: list[Annotated[Decision, Field(discriminator="type")]]
@@ -125,6 +188,22 @@ def parse_decisions(value: Any, expected: int) -> list[Decision]:
             f"got {len(parsed.decisions)}."
         )
     return parsed.decisions
+
+
+def ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
+    """Interrupt until the human sends one valid decision per pending call, by call id.
+
+    A malformed answer is not used: the same request is asked again, saying what was wrong.
+    """
+    error: str | None = None
+    while True:
+        value = interrupt(build_approval_request(pending, error))
+        try:
+            decisions = parse_decisions(value, len(pending))
+        except ApprovalFormatError as exc:
+            error = f"Your last answer was not used, nothing ran: {exc}"
+            continue
+        return {p["id"]: d for p, d in zip(pending, decisions, strict=True)}
 
 
 _APPROVAL = re.compile(

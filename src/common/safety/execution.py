@@ -1,38 +1,37 @@
-"""Durable tool execution: an approved call runs once, even across a crash and a resume.
+"""Execution policy: what happens to a call the approval policy lets run, before and after it.
 
-LangGraph re-runs an interrupted or crashed node from its start. Before a gated (irreversible)
-call is sent, a ledger entry "started" is written and awaited in the graph's store; once the call
-returns, its outcome is written too. A re-run finds the entry: a finished call's outcome is
-replayed and nobody is asked again; a call that was started but never finished (the process
-died in between) is not sent again: whether it ran is unknown, and it is reported so. A gated
-call is therefore sent at most once, and exactly once when the process survives.
+Before: a call whose arguments reach a denied address, or do not match the tool's input schema,
+is not sent (`Refused`). During: a gated (irreversible) call goes through the call ledger.
+After: secrets in the output are masked and the text for the model is trimmed; a replayed
+outcome gets the same treatment as a fresh one.
+
+The ledger makes an approved call run once, even across a crash and a resume. LangGraph re-runs
+an interrupted or crashed node from its start. Before a gated call is sent, a ledger entry
+"started" is written and awaited in the graph's store; once the call returns, its outcome is
+written too. A re-run finds the entry: a finished call's outcome is replayed and nobody is asked
+again; a call that was started but never finished (the process died in between) is not sent
+again: whether it ran is unknown, and it is reported so. A gated call is therefore sent at most
+once, and exactly once when the process survives.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from common.guardrails import GuardrailConfig, denied_urls, mask_secrets, trim_tool_output
+from common.mcp.outcome import ToolOutcome, outcome
 from common.mcp.registry import ExpertRegistry
+from common.mcp.schema import check_args
+from common.mcp.session import ExpertUnavailable
 
 _PROCESS_STORE = InMemoryStore()
 """Ledger of graphs compiled without a store: as durable as their in-memory state."""
 
-
-class CallRecord(TypedDict):
-    """A tool call's outcome (plain data)."""
-
-    status: str
-    """ok, tool_error, timeout, unknown_tool, unavailable or interrupted."""
-    content: str
-    """Output or error text."""
-    structured: Any
-    """Structured content, when the tool returned any."""
-
-
-LedgerEntry = CallRecord | Literal["started"]
+LedgerEntry = ToolOutcome | Literal["started"]
 """What the ledger knows of a call: its outcome, or that it was sent without an answer yet."""
 
 
@@ -51,7 +50,7 @@ class CallLedger:
         value = item.value
         if value.get("state") == "started":
             return "started"
-        record: CallRecord = value["record"]
+        record: ToolOutcome = value["record"]
         return record
 
     async def started(self, key: str, expert: str, name: str, args: dict[str, Any]) -> None:
@@ -59,48 +58,118 @@ class CallLedger:
         value = {"state": "started", "expert": expert, "name": name, "args": args}
         await self.store.aput(self.namespace, key, value, index=False)
 
-    async def finished(self, key: str, record: CallRecord) -> None:
+    async def finished(self, key: str, record: ToolOutcome) -> None:
         """Record the call's outcome."""
         await self.store.aput(self.namespace, key, {"state": "done", "record": record}, index=False)
 
 
-def unknown_outcome(expert: str, name: str) -> CallRecord:
+def unknown_outcome(expert: str, name: str) -> ToolOutcome:
     """The outcome of a call cut off by a crash: not resent, reported as unknown."""
-    return CallRecord(
-        status="interrupted",
-        content=(
-            f"The process stopped while {name!r} was being sent to {expert!r}; whether it ran is "
-            "unknown, so it was not sent again. Check the expert before retrying."
-        ),
-        structured=None,
+    return outcome(
+        "interrupted",
+        f"The process stopped while {name!r} was being sent to {expert!r}; whether it ran is "
+        "unknown, so it was not sent again. Check the expert before retrying.",
     )
 
 
-def replay(entry: LedgerEntry, expert: str, name: str) -> CallRecord:
+def replay(entry: LedgerEntry, expert: str, name: str) -> ToolOutcome:
     """What a re-run reports for a call the ledger already knows."""
     return unknown_outcome(expert, name) if entry == "started" else entry
 
 
+@dataclass(frozen=True)
+class CallSpec:
+    """One call the approval policy lets run, with what sending it safely needs."""
+
+    key: str
+    """Ledger key: unique per call within the thread."""
+    expert: str
+    """Expert (MCP server) that runs it."""
+    name: str
+    """Tool name."""
+    args: dict[str, Any]
+    """Arguments, exactly as sent."""
+    gated: bool
+    """Irreversible: sent through the ledger (at most once) and never retried."""
+    timeout_s: float
+    """How long the call may take."""
+    guardrails: GuardrailConfig
+    """Denied addresses before the call; secret masking and output trimming after it."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A call that was not sent, and why (in words the model and the user can act on)."""
+
+    reason: str
+    """Starts with "Not run:"."""
+
+
+@dataclass(frozen=True)
+class Executed:
+    """A call's outcome after the output policy: secrets masked, text for the model trimmed."""
+
+    outcome: ToolOutcome
+    """The outcome, secrets masked; its content is the full output."""
+    shown: str
+    """What the model sees: the content, trimmed to the guardrails' limit."""
+
+
+async def execute_call(
+    spec: CallSpec, registry: ExpertRegistry, ledger: CallLedger | None
+) -> Executed | Refused:
+    """Send one call under the execution policy: checks before, ledger during, masking after."""
+    refused = await refuse_before_call(spec, registry)
+    if refused is not None:
+        return refused
+    sent = await run_once(ledger, spec, registry)
+    return after_call(sent, spec.guardrails)
+
+
+async def refuse_before_call(spec: CallSpec, registry: ExpertRegistry) -> Refused | None:
+    """Why a call must not be sent at all: a denied URL in its arguments, or bad arguments."""
+    urls = denied_urls(spec.args, spec.guardrails)
+    if urls:
+        return Refused(
+            f"Not run: the arguments reach a denied address ({', '.join(urls)}); private, "
+            "loopback, link-local and metadata addresses are refused (GUARDRAILS allowed_hosts)."
+        )
+    try:
+        tools = {t.name: t for t in await registry.tools(spec.expert)}
+    except ExpertUnavailable:
+        # The call itself reports the expert as unavailable.
+        return None
+    tool = tools.get(spec.name)
+    if tool is not None and (problems := check_args(tool, spec.args)):
+        return Refused(
+            f"Not run: the arguments do not match {spec.name!r}'s input schema: "
+            f"{'; '.join(problems)}."
+        )
+    return None
+
+
+def after_call(result: ToolOutcome, cfg: GuardrailConfig) -> Executed:
+    """The output policy: a secret a tool returns must not reach the model, nor flood it."""
+    if cfg.mask_secrets:
+        result = ToolOutcome(**{**result, "content": mask_secrets(result["content"])[0]})
+    text = result["content"]
+    limit = cfg.max_tool_output_chars
+    shown = trim_tool_output(text, GuardrailConfig(max_tool_output_chars=limit)) if limit else text
+    return Executed(result, shown)
+
+
 async def run_once(
-    ledger: CallLedger | None,
-    key: str,
-    registry: ExpertRegistry,
-    expert: str,
-    name: str,
-    args: dict[str, Any],
-    timeout_s: float,
-    gated: bool,
-) -> CallRecord:
+    ledger: CallLedger | None, spec: CallSpec, registry: ExpertRegistry
+) -> ToolOutcome:
     """Send a call; a gated one goes through the ledger so it is never sent twice."""
-    if gated and ledger is not None:
-        entry = await ledger.lookup(key)
+    if spec.gated and ledger is not None:
+        entry = await ledger.lookup(spec.key)
         if entry is not None:
-            return replay(entry, expert, name)
-        await ledger.started(key, expert, name, args)
-    outcome = await registry.call(expert, name, args, timeout_s, retry_safe=not gated)
-    record = CallRecord(
-        status=outcome.status, content=outcome.content, structured=outcome.structured
+            return replay(entry, spec.expert, spec.name)
+        await ledger.started(spec.key, spec.expert, spec.name, spec.args)
+    result = await registry.call(
+        spec.expert, spec.name, spec.args, spec.timeout_s, retry_safe=not spec.gated
     )
-    if gated and ledger is not None:
-        await ledger.finished(key, record)
-    return record
+    if spec.gated and ledger is not None:
+        await ledger.finished(spec.key, result)
+    return result

@@ -9,6 +9,8 @@ from typing import Any, Literal
 from mcp.types import Tool
 
 from common.mcp.config import ServerConfig
+from common.mcp.registry import ExpertRegistry
+from common.mcp.session import ExpertUnavailable
 from common.safety.arguments import destructive_intent
 from common.safety.classify import ToolVerdict, VerdictSource, classify_tool
 
@@ -61,3 +63,17 @@ class Gate:
         if intent is not None:
             return GateDecision(True, intent, "arguments")
         return GateDecision(False, verdict["reason"], verdict["source"])
+
+
+async def check_call(
+    gate: Gate, registry: ExpertRegistry, expert: str, name: str, args: Mapping[str, Any]
+) -> GateDecision:
+    """The gate's decision for one call of `expert`, against its live tool list.
+
+    An unreachable expert lists no tools: the call is then judged on the verdicts alone.
+    """
+    try:
+        tools = {t.name: t for t in await registry.tools(expert)}
+    except ExpertUnavailable:
+        tools = {}
+    return gate.check(expert, name, args, tools, registry.server(expert))

@@ -15,19 +15,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from langgraph.errors import GraphInterrupt
-from langgraph.types import interrupt
 from mcp.types import CallToolResult, TextContent
 
 from common.mcp.config import McpConfig
 from common.mcp.registry import ExpertRegistry
-from common.safety.approval import (
-    ApprovalFormatError,
-    EditDecision,
-    PendingCall,
-    RejectDecision,
-    build_approval_request,
-    parse_decisions,
-)
+from common.safety.approval import EditDecision, PendingCall, RejectDecision, ask_for_approval
 from common.safety.classify import classify_tools
 from common.safety.gate import Gate, GateDecision
 from common.safety.policy import ApprovalMode, action_for, parse_approval_mode
@@ -70,7 +62,7 @@ class ApprovalInterceptor:
             reason=f"{decision.reason} (source: {decision.source})",
         )
         try:
-            answer = self._ask(pending)
+            answer = ask_for_approval([pending])[pending["id"]]
         except GraphInterrupt:
             raise
         except (RuntimeError, KeyError) as exc:
@@ -86,13 +78,3 @@ class ApprovalInterceptor:
             edited = answer.edited_action
             return await handler(request.override(name=edited.name, args=edited.args))
         return await handler(request)
-
-    @staticmethod
-    def _ask(pending: PendingCall) -> Any:
-        error: str | None = None
-        while True:
-            value = interrupt(build_approval_request([pending], error))
-            try:
-                return parse_decisions(value, 1)[0]
-            except ApprovalFormatError as exc:
-                error = f"Your last answer was not used, nothing ran: {exc}"

@@ -1,85 +1,316 @@
-"""call_tool: the single gate every tool call passes, then its durable execution."""
+"""call_tool: answer every tool call of a task's round, in four steps.
+
+1. decide: the gate's verdict on each call not already in the ledger (`common.safety.gate`).
+2. ask: every interrupt (the human's approvals, `ask_user` questions) happens before the first
+   tool runs, because LangGraph re-runs this node from its start on resume. A released held call
+   (`strategies.with_planner.deferred`) brings the user's decision with it and is not asked again.
+3. execute: the approval policy (`common.safety.policy.action_for`) says run, refuse or defer for
+   each call; a call that runs goes through the execution policy
+   (`common.safety.execution.execute_call`: checks, ledger, masking, trimming), never twice.
+4. report: one ToolMessage per call, a stream event each, and the task's update.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from dataclasses import dataclass, field
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolCall, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import interrupt
 
-from common.guardrails import GuardrailConfig, denied_urls, mask_secrets, trim_tool_output
-from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
+from common.mcp import ExpertRegistry, ToolOutcome, registry_for
 from common.safety.approval import (
-    ApprovalFormatError,
     Decision,
     EditDecision,
     PendingCall,
     RejectDecision,
-    build_approval_request,
-    parse_decisions,
+    ask_for_approval,
 )
-from common.safety.execution import CallLedger, CallRecord, LedgerEntry, replay, run_once
-from common.safety.gate import Gate, GateDecision
+from common.safety.execution import (
+    CallLedger,
+    CallSpec,
+    after_call,
+    execute_call,
+    replay,
+)
+from common.safety.gate import Gate, check_call
 from common.safety.policy import action_for
 from strategies.with_planner.context import Context
+from strategies.with_planner.deferred import given_decisions, is_released
 from strategies.with_planner.nodes.common import (
-    HELD_BACK,
     context_of,
     describe_call,
     emit,
     task_update,
     truncate,
-    unwrap,
 )
 from strategies.with_planner.nodes.orchestrate import ASK_USER, CANNOT_COMPLETE
-from strategies.with_planner.plans import TaskState, check_args
-from strategies.with_planner.state import TaskRun
+from strategies.with_planner.nodes.task_status import task_changes
+from strategies.with_planner.nodes.tool_messages import (
+    EDIT_NOTICE,
+    declined,
+    held_back,
+    not_run_conservative,
+    result_message,
+    tool_message,
+)
+from strategies.with_planner.plans import TaskState
+from strategies.with_planner.state import TaskRun, TaskRunUpdate
 from strategies.with_planner.templates import TemplateError, resolve
 
 logger = logging.getLogger(__name__)
 
-EDIT_NOTICE = "Note: the user edited this call to {call}.\n"
+
+@dataclass(frozen=True)
+class Round:
+    """One call_tool step: the AI message whose calls are answered, and what answering needs."""
+
+    ctx: Context
+    """The turn's settings."""
+    registry: ExpertRegistry
+    """The experts' sessions."""
+    ledger: CallLedger | None
+    """The thread's call ledger (None without a thread)."""
+    gate: Gate
+    """This turn's verdicts."""
+    task: TaskState
+    """The task the calls serve."""
+    message: AIMessage
+    """The message with the tool calls (made up for a direct step)."""
+    direct: bool
+    """Whether this is a direct step (one call the plan named, no orchestrator)."""
+    calls: list[ToolCall]
+    """The calls answered this round."""
+    extra: list[ToolCall]
+    """Calls beyond the conservative strategy's one per turn: answered as not run."""
 
 
-async def check_call(
-    gate: Gate, registry: ExpertRegistry, expert: str, name: str, args: dict[str, Any]
-) -> GateDecision:
-    """The gate's decision for one call of `expert` (its live tool list is consulted)."""
-    try:
-        tools = {t.name: t for t in await registry.tools(expert)}
-    except ExpertUnavailable:
-        tools = {}
-    return gate.check(expert, name, args, tools, registry.server(expert))
+@dataclass(frozen=True)
+class Asked:
+    """What the round knows before any tool runs: the ledger, the gate and the human."""
+
+    recorded: dict[str, ToolOutcome]
+    """Outcomes the ledger already holds, by call id: replayed, never sent again."""
+    gated: dict[str, PendingCall]
+    """Calls that need approval, by call id."""
+    decisions: dict[str, Decision]
+    """The human's decisions, by call id."""
+    answers: dict[str, str]
+    """The user's answers to `ask_user` calls, by call id."""
 
 
-def ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
-    """Interrupt until the human sends one valid decision per pending call."""
-    error: str | None = None
-    while True:
-        value = interrupt(build_approval_request(pending, error))
+@dataclass
+class Answered:
+    """The round's answers and what they change in the task."""
+
+    messages: list[AnyMessage] = field(default_factory=list)
+    """One ToolMessage per call (plus the user's answers to questions)."""
+    declined: list[str] = field(default_factory=list)
+    """Calls the user rejected, described."""
+    deferred: list[PendingCall] = field(default_factory=list)
+    """Calls held back for approval later (plan_only)."""
+    failure: str | None = None
+    """Why the expert gave up (`cannot_complete`), if it did."""
+
+
+async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
+    """Answer every tool call of the last AI message (or the direct step), gate first."""
+    begun = await begin(state, runtime)
+    if isinstance(begun, str):
+        return task_update(state, runtime, status="failed", error=begun, attempts=1)
+    asked = ask(begun, await decide(begun))
+    answered = Answered(declined=list(begun.task["declined"]))
+    for call in begun.calls:
+        await answer(begun, asked, call, answered)
+    return report(state, runtime, begun, answered, asked_user=bool(asked.answers))
+
+
+async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
+    """The round to answer, or why a direct step cannot be made (a template error)."""
+    ctx = context_of(runtime, state)
+    registry = await registry_for(ctx.mcp_config)
+    task = state["task"]
+    direct = bool(task["tool"]) and not state.get("messages")
+    message = direct_message(state, runtime) if direct else last_ai_message(state)
+    if isinstance(message, str):
+        return message
+    calls, extra = conservative_split(ctx, list(message.tool_calls))
+    gate = Gate(state["guard"]["verdicts"])
+    return Round(ctx, registry, ledger_for(runtime), gate, task, message, direct, calls, extra)
+
+
+async def decide(r: Round) -> Asked:
+    """The ledger's and the gate's view of each call; nobody is asked yet."""
+    recorded = await recorded_calls(r)
+    gated: dict[str, PendingCall] = {}
+    for call in r.calls:
+        cid = call["id"] or ""
+        if cid not in recorded and call["name"] not in (ASK_USER, CANNOT_COMPLETE):
+            verdict = await check_call(
+                r.gate, r.registry, r.task["expert"], call["name"], call["args"]
+            )
+            if verdict.needs_approval:
+                gated[cid] = pending_call(call, r.task["expert"], verdict.reason, verdict.source)
+    return Asked(recorded, gated, given_decisions(r.task, r.calls), {})
+
+
+def ask(r: Round, known: Asked) -> Asked:
+    """Every interrupt of the round: approvals the policy asks for, then the expert's questions."""
+    decisions = dict(known.decisions)
+    unanswered = [p for cid, p in known.gated.items() if cid not in decisions]
+    if unanswered and action_for(r.ctx.approval_mode, True) == "ask":
+        decisions |= ask_for_approval(unanswered)
+    answers = {
+        cid: ask_user(str(call["args"].get("question", "")), r.task["id"])
+        for call in r.calls
+        if call["name"] == ASK_USER and (cid := call["id"] or "") not in known.recorded
+    }
+    return Asked(known.recorded, known.gated, decisions, answers)
+
+
+async def answer(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> None:
+    """Answer one call: replay, the user's answer, a failure noted, a run, a refusal or a hold."""
+    cid, name = call["id"] or "", call["name"]
+    if cid in asked.recorded:
+        result = after_call(asked.recorded[cid], r.ctx.guardrail_config())
+        answered.messages.append(result_message(call, result))
+    elif name == ASK_USER:
+        answered.messages.append(tool_message(call, "Asked the user; their answer follows."))
+        answered.messages.append(HumanMessage(asked.answers[cid]))
+    elif name == CANNOT_COMPLETE:
+        answered.failure = str(call["args"].get("reason") or "the expert could not do the task")
+        answered.messages.append(tool_message(call, "Noted: the task is marked as failed."))
+    else:
+        await act(r, asked, call, answered)
+
+
+async def act(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> None:
+    """Do what the approval policy says with an expert's call: run, refuse or hold it."""
+    cid = call["id"] or ""
+    decision = asked.decisions.get(cid)
+    gated = cid in asked.gated or is_released(r.task)
+    action = action_for(r.ctx.approval_mode, cid in asked.gated, decision)
+    if action == "run":
+        answered.messages.append(await run(r, call, decision, gated))
+    elif isinstance(decision, RejectDecision):
+        answered.declined.append(describe_call(call["name"], call["args"]))
+        answered.messages.append(declined(call, decision))
+    else:
+        # "defer", or "ask" with no answer (never expected): held, never sent.
+        answered.deferred.append(asked.gated[cid])
+        answered.messages.append(held_back(call, r.ctx.approval_mode))
+
+
+async def run(r: Round, call: ToolCall, decision: Decision | None, gated: bool) -> ToolMessage:
+    """Send the call (or the reviewer's edit of it) through the execution policy."""
+    expert, name, args, prefix = r.task["expert"], call["name"], call["args"], ""
+    if isinstance(decision, EditDecision):
+        name, args = decision.edited_action.name, decision.edited_action.args
+        recheck = await check_call(r.gate, r.registry, expert, name, args)
+        # The reviewer authored this exact call, so it runs; the gate's view is recorded.
+        prefix = EDIT_NOTICE.format(call=describe_call(name, args))
+        logger.info("edited call %s on %s: %s", name, expert, recheck)
+        gated = gated or recheck.needs_approval
+    if gated and decision is None:
+        logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
+    spec = CallSpec(
+        key=call_key(r.message, call),
+        expert=expert,
+        name=name,
+        args=args,
+        gated=gated,
+        timeout_s=r.ctx.tool_timeout_s,
+        guardrails=r.ctx.guardrail_config(),
+    )
+    return result_message(call, await execute_call(spec, r.registry, r.ledger), prefix)
+
+
+def report(
+    state: TaskRun, runtime: Runtime[Context], r: Round, answered: Answered, asked_user: bool
+) -> TaskRunUpdate:
+    """The task's update: the round's messages, one stream event per result, the new status."""
+    messages: list[AnyMessage] = [r.message] if r.direct else []
+    messages += answered.messages
+    messages += [not_run_conservative(c) for c in r.extra]
+    for m in messages:
+        if isinstance(m, ToolMessage):
+            emit(
+                runtime,
+                "tool_result",
+                task_id=r.task["id"],
+                tool=m.name,
+                status=m.status,
+                content=truncate(str(m.content), 500),
+            )
+    changes = task_changes(
+        r.task,
+        r.direct,
+        messages,
+        answered.declined,
+        answered.failure,
+        asked_user,
+        bool(answered.deferred),
+    )
+    update = task_update(state, runtime, messages, **changes)
+    update["deferred"] = answered.deferred
+    return update
+
+
+def last_ai_message(state: TaskRun) -> AIMessage:
+    """The orchestrator's message whose tool calls this round answers."""
+    found = state["messages"][-1]
+    assert isinstance(found, AIMessage), "call_tool follows an AI message with tool calls"
+    return found
+
+
+def direct_message(state: TaskRun, runtime: Runtime[Context]) -> AIMessage | str:
+    """The direct step as a tool call with its templates resolved, or the template error.
+
+    A released held call runs with the exact arguments the user approved: no templates.
+    """
+    task = state["task"]
+    args = task["args"] or {}
+    if not is_released(task):
+        today = context_of(runtime, state).current_time().date()
         try:
-            decisions = parse_decisions(value, len(pending))
-        except ApprovalFormatError as exc:
-            error = f"Your last answer was not used, nothing ran: {exc}"
-            continue
-        return {p["id"]: d for p, d in zip(pending, decisions, strict=True)}
+            args = resolve(args, state["inputs"], state["order"], task["id"], today)
+        except TemplateError as exc:
+            return str(exc)
+    # Stable across a resume of this task run (same namespace), new for every other run.
+    run_ns = str(get_config().get("configurable", {}).get("checkpoint_ns", "")).split("|")[0]
+    call_id = f"direct-{task['id']}-{run_ns or task['started_at']}"
+    return AIMessage(
+        content="",
+        id=call_id,
+        tool_calls=[{"name": task["tool"] or "", "args": args, "id": call_id, "type": "tool_call"}],
+    )
 
 
-def _ask_user(question: str, task_id: str) -> str:
-    answer = interrupt({"type": "ask_user", "question": question, "task_id": task_id})
-    return answer if isinstance(answer, str) else str(answer)
+def conservative_split(
+    ctx: Context, calls: list[ToolCall]
+) -> tuple[list[ToolCall], list[ToolCall]]:
+    """The calls to answer now, and those the conservative strategy leaves for later turns."""
+    if ctx.strategy == "conservative" and len(calls) > 1:
+        return calls[:1], calls[1:]
+    return calls, []
 
 
-def _tool_message(call: ToolCall, content: str, error: bool = False, **extra: Any) -> ToolMessage:
-    return ToolMessage(
-        content=content,
-        tool_call_id=call["id"] or "",
+def ask_user(question: str, task_id: str) -> str:
+    """Interrupt with the expert's question to the user; their answer, as text."""
+    reply = interrupt({"type": "ask_user", "question": question, "task_id": task_id})
+    return reply if isinstance(reply, str) else str(reply)
+
+
+def pending_call(call: ToolCall, expert: str, reason: str, source: str) -> PendingCall:
+    """A gated call as the reviewer sees it."""
+    return PendingCall(
+        id=call["id"] or "",
+        expert=expert,
         name=call["name"],
-        status="error" if error else "success",
-        **extra,
+        args=call["args"],
+        reason=f"{reason} (source: {source})",
     )
 
 
@@ -89,277 +320,18 @@ def ledger_for(runtime: Runtime[Context]) -> CallLedger | None:
     return CallLedger(runtime.store, str(thread_id)) if thread_id is not None else None
 
 
-async def recorded_calls(
-    ledger: CallLedger | None, message: AIMessage, calls: list[ToolCall]
-) -> dict[str, LedgerEntry]:
-    """Calls of this message the ledger already knows: a re-run must not ask or send again."""
-    if ledger is None:
-        return {}
-    found: dict[str, LedgerEntry] = {}
-    for call in calls:
-        entry = await ledger.lookup(call_key(message, call))
-        if entry is not None:
-            found[call["id"] or ""] = entry
-    return found
-
-
 def call_key(message: AIMessage, call: ToolCall) -> str:
     """Ledger key of a call: the message id keeps provider-reused call ids apart."""
     return f"{message.id}:{call['id']}"
 
 
-async def _pending(
-    gate: Gate, registry: ExpertRegistry, expert: str, calls: list[ToolCall]
-) -> list[PendingCall]:
-    pending: list[PendingCall] = []
-    for call in calls:
-        if call["name"] in (ASK_USER, CANNOT_COMPLETE):
-            continue
-        decision = await check_call(gate, registry, expert, call["name"], call["args"])
-        if decision.needs_approval:
-            pending.append(
-                PendingCall(
-                    id=call["id"] or "",
-                    expert=expert,
-                    name=call["name"],
-                    args=call["args"],
-                    reason=f"{decision.reason} (source: {decision.source})",
-                )
-            )
-    return pending
-
-
-def _direct_message(state: TaskRun, runtime: Runtime[Context]) -> AIMessage | str:
-    """The direct step as a tool call with its templates resolved, or the template error."""
-    task = state["task"]
-    args = task["args"] or {}
-    if task["approval"] is None:
-        today = context_of(runtime, state).current_time().date()
-        try:
-            args = resolve(args, state["inputs"], state["order"], task["id"], today)
-        except TemplateError as exc:
-            return str(exc)
-    # Stable across a resume of this task run (same namespace), new for every other run.
-    run = str(get_config().get("configurable", {}).get("checkpoint_ns", "")).split("|")[0]
-    call_id = f"direct-{task['id']}-{run or task['started_at']}"
-    return AIMessage(
-        content="",
-        id=call_id,
-        tool_calls=[{"name": task["tool"] or "", "args": args, "id": call_id, "type": "tool_call"}],
-    )
-
-
-async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Answer every tool call of the last AI message (or the direct step), gate first.
-
-    All interrupts happen before the first tool runs, and gated calls go through the ledger:
-    LangGraph re-runs this node from its start on resume, and nothing may run twice.
-    """
-    ctx = context_of(runtime, state)
-    registry = await registry_for(ctx.mcp_config)
-    task = state["task"]
-    direct = bool(task["tool"]) and not state.get("messages")
-    if direct:
-        made = _direct_message(state, runtime)
-        if isinstance(made, str):
-            return task_update(state, runtime, status="failed", error=made, attempts=1)
-        last: AIMessage = made
-    else:
-        found = state["messages"][-1]
-        assert isinstance(found, AIMessage), "call_tool follows an AI message with tool calls"
-        last = found
-    calls = list(last.tool_calls)
-    extra: list[ToolCall] = []
-    if ctx.strategy == "conservative" and len(calls) > 1:
-        calls, extra = calls[:1], calls[1:]
-    gate = Gate(state["guard"]["verdicts"])
-    ledger = ledger_for(runtime)
-    recorded = await recorded_calls(ledger, last, calls)
-    fresh = [c for c in calls if (c["id"] or "") not in recorded]
-    pending = await _pending(gate, registry, task["expert"], fresh)
-    decisions = _decide(ctx.approval_mode, task, pending)
-    answers = {
-        c["id"]: _ask_user(str(c["args"].get("question", "")), task["id"])
-        for c in fresh
-        if c["name"] == ASK_USER
-    }
-    gated = {p["id"]: p for p in pending}
-    messages: list[Any] = [last] if direct else []
-    declined, deferred, failure = list(task["declined"]), [], None
-    for call in calls:
-        name, cid = call["name"], call["id"] or ""
-        if cid in recorded:
-            messages.append(_record_message(call, replay(recorded[cid], task["expert"], name)))
-        elif name == ASK_USER:
-            messages.append(_tool_message(call, "Asked the user; their answer follows."))
-            messages.append(HumanMessage(answers[cid]))
-        elif name == CANNOT_COMPLETE:
-            failure = str(call["args"].get("reason") or "the expert could not do the task")
-            messages.append(_tool_message(call, "Noted: the task is marked as failed."))
-        else:
-            decision = decisions.get(cid)
-            action = action_for(ctx.approval_mode, cid in gated, decision)
-            if action == "run":
-                key = call_key(last, call)
-                messages.append(
-                    await _execute(
-                        ctx,
-                        registry,
-                        gate,
-                        ledger,
-                        key,
-                        task["expert"],
-                        call,
-                        decision,
-                        cid in gated,
-                    )
-                )
-            elif isinstance(decision, RejectDecision):
-                declined.append(describe_call(name, call["args"]))
-                messages.append(_declined(call, decision))
-            else:
-                # "defer", or "ask" with no answer (never expected): held, never sent.
-                deferred.append(gated[cid])
-                messages.append(_held_back(call, ctx.approval_mode))
-    messages += [_not_run_conservative(c) for c in extra]
-    for m in messages:
-        if isinstance(m, ToolMessage):
-            emit(
-                runtime,
-                "tool_result",
-                task_id=task["id"],
-                tool=m.name,
-                status=m.status,
-                content=truncate(str(m.content), 500),
-            )
-    changes = _changes(task, direct, messages, declined, failure, bool(answers), bool(deferred))
-    return {"deferred": deferred, **task_update(state, runtime, messages, **changes)}
-
-
-def _decide(mode: object, task: TaskState, pending: list[PendingCall]) -> dict[str, Decision]:
-    """The human's decisions on the gated calls: given earlier ("go ahead"), or asked now."""
-    if not pending:
+async def recorded_calls(r: Round) -> dict[str, ToolOutcome]:
+    """Outcomes the ledger holds for this round's calls: a re-run must not ask or send again."""
+    if r.ledger is None:
         return {}
-    if task["approval"] is not None:
-        # The user approved this exact held-back call when they said "go ahead".
-        decision = parse_decisions({"decisions": [task["approval"]]}, 1)[0]
-        return {p["id"]: decision for p in pending}
-    return ask_for_approval(pending) if action_for(mode, True) == "ask" else {}
-
-
-def _changes(
-    task: TaskState,
-    direct: bool,
-    messages: list[Any],
-    declined: list[str],
-    failure: str | None,
-    asked: bool,
-    held: bool,
-) -> dict[str, Any]:
-    changes: dict[str, Any] = {"declined": declined, "status": "running"}
-    if direct:
-        outcome = messages[-1]
-        ok = isinstance(outcome, ToolMessage) and outcome.status == "success"
-        changes.update(attempts=task["attempts"] + 1)
-        if ok:
-            changes.update(status="completed", result=truncate(str(outcome.content)))
-            changes["data"] = unwrap(outcome.artifact)
-        elif held:
-            changes.update(status="skipped", error=HELD_BACK)
-        else:
-            changes.update(status="failed", error=str(outcome.content))
-    elif asked:
-        # Asking the user is not an attempt at the task: refund the round.
-        changes["attempts"] = max(task["attempts"] - 1, 0)
-    if failure is not None:
-        changes.update(status="failed", error=failure)
-    return changes
-
-
-def _not_run_conservative(call: ToolCall) -> ToolMessage:
-    return _tool_message(
-        call,
-        "Not run: the conservative strategy runs one tool call per turn; call it again next turn.",
-        error=True,
-    )
-
-
-def _held_back(call: ToolCall, mode: object) -> ToolMessage:
-    return _tool_message(
-        call,
-        f"Not run: {call['name']!r} is irreversible and approval_mode is {mode!r}; it is "
-        "recorded as a proposed action for the user to approve.",
-        error=True,
-    )
-
-
-def _declined(call: ToolCall, decision: RejectDecision) -> ToolMessage:
-    why = f" Their reason: {decision.message}" if decision.message else ""
-    return _tool_message(call, f"The user declined to run {call['name']!r}.{why}", error=True)
-
-
-async def _refuse_before_call(
-    ctx: Context, registry: ExpertRegistry, expert: str, name: str, args: dict[str, Any]
-) -> str | None:
-    """Why a call must not be sent at all: a denied URL in its arguments, or bad arguments."""
-    urls = denied_urls(args, ctx.guardrail_config())
-    if urls:
-        return (
-            f"Not run: the arguments reach a denied address ({', '.join(urls)}); private, "
-            "loopback, link-local and metadata addresses are refused (GUARDRAILS allowed_hosts)."
-        )
-    try:
-        tools = {t.name: t for t in await registry.tools(expert)}
-    except ExpertUnavailable:
-        return None
-    if name in tools and (problems := check_args(tools[name], args)):
-        return (
-            f"Not run: the arguments do not match {name!r}'s input schema: {'; '.join(problems)}."
-        )
-    return None
-
-
-def _record_message(
-    call: ToolCall, record: CallRecord, prefix: str = "", limit: int | None = None
-) -> ToolMessage:
-    if record["status"] != "ok":
-        return _tool_message(call, f"{prefix}Error ({record['status']}): {record['content']}", True)
-    text = record["content"]
-    shown = trim_tool_output(text, GuardrailConfig(max_tool_output_chars=limit)) if limit else text
-    # The model gets the trimmed text; the full output stays with the message for the result.
-    extra = {"full_output": text} if shown != text else {}
-    return _tool_message(
-        call, prefix + shown, artifact=record["structured"], additional_kwargs=extra
-    )
-
-
-async def _execute(
-    ctx: Context,
-    registry: ExpertRegistry,
-    gate: Gate,
-    ledger: CallLedger | None,
-    key: str,
-    expert: str,
-    call: ToolCall,
-    decision: Decision | None,
-    gated: bool,
-) -> ToolMessage:
-    name, args, prefix = call["name"], call["args"], ""
-    if isinstance(decision, EditDecision):
-        name, args = decision.edited_action.name, decision.edited_action.args
-        recheck = await check_call(gate, registry, expert, name, args)
-        # The reviewer authored this exact call, so it runs; the gate's view is recorded.
-        prefix = EDIT_NOTICE.format(call=describe_call(name, args))
-        logger.info("edited call %s on %s: %s", name, expert, recheck)
-        gated = gated or recheck.needs_approval
-    refused = await _refuse_before_call(ctx, registry, expert, name, args)
-    if refused is not None:
-        return _tool_message(call, prefix + refused, True)
-    if gated and decision is None:
-        logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
-    record = await run_once(ledger, key, registry, expert, name, args, ctx.tool_timeout_s, gated)
-    cfg = ctx.guardrail_config()
-    if cfg.mask_secrets:
-        # A secret a tool returns must not reach the model either.
-        record = CallRecord(**{**record, "content": mask_secrets(record["content"])[0]})
-    return _record_message(call, record, prefix, cfg.max_tool_output_chars)
+    found: dict[str, ToolOutcome] = {}
+    for call in r.calls:
+        entry = await r.ledger.lookup(call_key(r.message, call))
+        if entry is not None:
+            found[call["id"] or ""] = replay(entry, r.task["expert"], call["name"])
+    return found
