@@ -29,6 +29,7 @@ EXPECTED_EDGES = {
 EXPECTED_TASK_EDGES = {
     ("__start__", "orchestrate", True),
     ("__start__", "call_tool", True),
+    ("orchestrate", "orchestrate", True),
     ("orchestrate", "call_tool", True),
     ("orchestrate", "assess_task", True),
     ("orchestrate", "__end__", True),
@@ -38,7 +39,7 @@ EXPECTED_TASK_EDGES = {
     ("assess_task", "orchestrate", True),
     ("assess_task", "__end__", True),
 }
-"""One task's loop; a direct step starts at call_tool."""
+"""One task's loop; a direct step starts at call_tool; an unusable answer gets another round."""
 
 TASK_NODES = ("orchestrate", "call_tool", "assess_task")
 

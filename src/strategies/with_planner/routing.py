@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Send
 
-from strategies.with_planner.nodes.common import render_plan
+from strategies.with_planner.nodes.common import last_request, render_plan
 from strategies.with_planner.plans import TERMINAL
-from strategies.with_planner.state import State, TaskInput, TaskRun
+from strategies.with_planner.state import DependencyOutput, State, TaskInput, TaskRun
 
 
 def after_planner(
@@ -41,14 +41,13 @@ def task_input(state: State, task_id: str) -> TaskInput:
     plan = state["plan"]
     by_id = {t["id"]: t for t in plan}
     task = by_id[task_id]
-    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
-    inputs: dict[str, dict[str, Any]] = {
-        dep: {"result": by_id[dep]["result"], "data": by_id[dep]["data"]}
+    inputs = {
+        dep: DependencyOutput(result=by_id[dep]["result"], data=by_id[dep]["data"])
         for dep in task["depends_on"]
     }
     return TaskInput(
         task=task,
-        request=str(humans[-1].content) if humans else "",
+        request=last_request(state["messages"]),
         plan_view=render_plan(plan),
         inputs=inputs,
         order=[t["id"] for t in plan],
@@ -63,11 +62,16 @@ def task_start(state: TaskRun) -> Literal["orchestrate", "call_tool"]:
     return "call_tool" if state["task"]["tool"] else "orchestrate"
 
 
-def after_orchestrate(state: TaskRun) -> Literal["call_tool", "assess_task", "__end__"]:
-    """Run the tool calls, assess a plain answer, or stop if the task already failed."""
+def after_orchestrate(
+    state: TaskRun,
+) -> Literal["orchestrate", "call_tool", "assess_task", "__end__"]:
+    """Run the tool calls, assess a plain answer, retry after an unusable one, or stop."""
     if state["task"]["status"] in TERMINAL:
         return "__end__"
     last = state["messages"][-1]
+    if isinstance(last, HumanMessage):
+        # Feedback on an unusable answer: the orchestrator gets another round.
+        return "orchestrate"
     if isinstance(last, AIMessage) and last.tool_calls:
         return "call_tool"
     return "assess_task"

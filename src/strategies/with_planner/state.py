@@ -115,6 +115,15 @@ class State(InputState, total=False):
     """Parts of the request that no expert's tools could do, as the planner named them."""
 
 
+class DependencyOutput(TypedDict):
+    """What a finished task hands to the tasks that depend on it."""
+
+    result: str | None
+    """Its result as text."""
+    data: Any
+    """The structured content of its last successful tool call (JSON), for templates."""
+
+
 class TaskInput(TypedDict):
     """What the dispatcher sends to one task run."""
 
@@ -124,8 +133,8 @@ class TaskInput(TypedDict):
     """The user's request, for context."""
     plan_view: str
     """The whole plan, rendered for the orchestrator's prompt."""
-    inputs: dict[str, dict[str, Any]]
-    """Results of the tasks it depends on: id to {result, data}."""
+    inputs: dict[str, DependencyOutput]
+    """Results of the tasks it depends on, by task id."""
     order: list[str]
     """Task ids in plan order, for `${step[N]...}` templates."""
     guard: GuardVerdict
@@ -150,5 +159,116 @@ class TaskRun(TaskInput, TaskOutput, total=False):
 
     messages: Annotated[list[AnyMessage], add_messages]
     """This task's exchange with the orchestrator and the expert's tools."""
+    task_completed: bool
+    """Whether assess_task judged the task done."""
+
+
+# Partial updates: what each node may write. Keys absent from an update leave state as it is.
+
+
+class TurnStart(TypedDict, total=False):
+    """The turn-scoped fields the planner resets (and the settings it fixes) when a turn begins."""
+
+    run_context: dict[str, Any]
+    """The validated settings of the turn."""
+    turn_notes: list[str]
+    """Notices for the answer (e.g. the keyless fallback)."""
+    uncovered: list[str]
+    """Cleared: nothing is uncovered yet."""
+    unavailable: dict[str, str]
+    """Cleared: no expert has failed yet."""
+    replanned: bool
+    """Cleared: no replan yet this turn."""
+    steps_spent: int
+    """Cleared: no steps spent yet this turn."""
+
+
+class PlannerUpdate(TurnStart, total=False):
+    """What the planner writes: a plan, a retry, a question, a refusal or a failure."""
+
+    messages: list[AnyMessage]
+    """An answer that ends the turn (question, refusal, failure) or a masked request."""
+    plan: list[TaskState]
+    """The new plan (replacing the old one)."""
+    plan_status: PlanStatus
+    """`ready` for a new plan."""
+    planner_outcome: PlannerOutcome
+    """The decision the router reads."""
+    planner_attempts: int
+    """Planner calls so far in this planning round (0 once it is settled)."""
+    planner_feedback: list[str]
+    """Problems with the last answer, for the retry."""
+    report: TurnReport
+    """How a turn the planner ends, ended."""
+    deferred: list[PendingCall] | None
+    """None clears the held-back calls (a new plan replaces them)."""
+    wave: list[str]
+    """Cleared: nothing launched yet."""
+
+
+class GuardUpdate(TypedDict):
+    """What irreversibility_check writes."""
+
+    guard: GuardVerdict
+    """This turn's verdicts."""
+    guard_stats: GuardStats
+    """Analyser calls and skips, counted."""
+
+
+class AdvanceUpdate(TypedDict, total=False):
+    """What the scheduler writes: the settled plan and the next wave (or a replan request)."""
+
+    plan: list[TaskState]
+    """The plan with finished tasks settled and the wave started."""
+    plan_status: PlanStatus
+    """The plan's status after settling."""
+    wave: list[str]
+    """Ids of the tasks launched now (empty: replan or answer)."""
+    attempt_budget: int
+    """Orchestrate rounds each task of the wave may use."""
+    turn_notes: list[str]
+    """Notes with a replan or a spent step budget added."""
+    replanned: bool
+    """Set when the scheduler asks the planner to replan."""
+    planner_feedback: list[str]
+    """The failures to replan around."""
+
+
+class ResponseUpdate(TypedDict):
+    """What generate_response writes: the answer and the reset for the next turn."""
+
+    report: TurnReport
+    """How the turn ended."""
+    messages: list[AnyMessage]
+    """The answer."""
+    previous_plan: list[TaskState]
+    """This turn's plan, for the next turn's planner."""
+    plan: list[TaskState]
+    """Cleared."""
+    plan_status: PlanStatus
+    """The finished plan's status."""
+    wave: list[str]
+    """Cleared."""
+    replanned: bool
+    """Cleared."""
+    steps_spent: int
+    """Cleared."""
+    turn_notes: list[str]
+    """Cleared."""
+    planner_feedback: list[str]
+    """Cleared."""
+
+
+class TaskRunUpdate(TypedDict, total=False):
+    """What a task subgraph node (orchestrate, call_tool, assess_task) writes."""
+
+    messages: list[AnyMessage]
+    """New messages of the task's exchange."""
+    task: TaskState
+    """The task, updated."""
+    plan: dict[str, TaskState]
+    """The task by id, merged into the parent plan when the run ends."""
+    deferred: list[PendingCall]
+    """Calls held back in plan_only mode this round."""
     task_completed: bool
     """Whether assess_task judged the task done."""

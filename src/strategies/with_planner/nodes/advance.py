@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, emit, now_iso
 from strategies.with_planner.plans import TaskState, plan_status, ready_tasks, settle
-from strategies.with_planner.state import State
+from strategies.with_planner.state import AdvanceUpdate, State
 
 
 def _replan_needed(state: State, plan: list[TaskState]) -> list[str]:
@@ -24,7 +22,7 @@ def _replan_needed(state: State, plan: list[TaskState]) -> list[str]:
     return [f"Task {t['id']} ({t['expert']}) failed: {t['error']}" for t in failed]
 
 
-async def advance(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+async def advance(state: State, runtime: Runtime[Context]) -> AdvanceUpdate:
     """Settle finished tasks, then launch every ready task (up to max_parallel) or finish."""
     ctx = context_of(runtime, state)
     now = now_iso(ctx)
@@ -36,14 +34,22 @@ async def advance(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     failures = _replan_needed(state, plan)
     if failures:
         notes.append("Replanned after: " + "; ".join(failures))
-        return {
-            "plan": plan,
-            "wave": [],
-            "replanned": True,
-            "planner_feedback": failures,
-            "turn_notes": notes,
-            "plan_status": plan_status(plan),
-        }
+        return AdvanceUpdate(
+            plan=plan,
+            wave=[],
+            replanned=True,
+            planner_feedback=failures,
+            turn_notes=notes,
+            plan_status=plan_status(plan),
+        )
+    return _launch(state, runtime, plan, notes, now)
+
+
+def _launch(
+    state: State, runtime: Runtime[Context], plan: list[TaskState], notes: list[str], now: str
+) -> AdvanceUpdate:
+    """Start the next wave within the step budget, or cancel what is left when it ran out."""
+    ctx = context_of(runtime, state)
     used = state.get("steps_spent", 0) + sum(t["attempts"] for t in plan)
     ready = ready_tasks(plan)
     if ready and used >= ctx.max_steps:
@@ -56,13 +62,13 @@ async def advance(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
     plan = [_start(t, now) if t["id"] in launched else t for t in plan]
     for t in wave:
         emit(runtime, "task_start", task_id=t["id"], expert=t["expert"])
-    return {
-        "plan": plan,
-        "wave": [t["id"] for t in wave],
-        "attempt_budget": budget,
-        "turn_notes": notes,
-        "plan_status": plan_status(plan),
-    }
+    return AdvanceUpdate(
+        plan=plan,
+        wave=[t["id"] for t in wave],
+        attempt_budget=budget,
+        turn_notes=notes,
+        plan_status=plan_status(plan),
+    )
 
 
 def _start(t: TaskState, now: str) -> TaskState:

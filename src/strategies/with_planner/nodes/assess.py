@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMe
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from common.structured import BadOutput, structured_call
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
     context_of,
@@ -17,7 +18,7 @@ from strategies.with_planner.nodes.common import (
     unwrap,
 )
 from strategies.with_planner.prompts import ASSESS_SYSTEM_PROMPT
-from strategies.with_planner.state import TaskRun
+from strategies.with_planner.state import TaskRun, TaskRunUpdate
 
 
 class Assessment(BaseModel):
@@ -50,21 +51,36 @@ def task_data(messages: list[AnyMessage]) -> Any:
     return None
 
 
-async def assess_task(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]:
-    """Mark the task completed, give it another round, or fail it when the budget is spent."""
+async def assess_task(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
+    """Mark the task completed, give it another round, or fail it when the budget is spent.
+
+    An unusable verdict counts as "not completed", with the reason recorded.
+    """
     task = state["task"]
     exchange = state.get("messages", [])
-    model = model_for(context_of(runtime, state), "assess").with_structured_output(Assessment)
-    prompt = ASSESS_SYSTEM_PROMPT.format(task=task["task"])
-    verdict = Assessment.model_validate(await model.ainvoke([SystemMessage(prompt), *exchange]))
+    verdict = await _assess(state, runtime, exchange)
     result = task_result(exchange)
     if verdict.completed:
         update = task_update(
             state, runtime, status="completed", result=result, data=task_data(exchange)
         )
-        return {**update, "task_completed": True}
+        update["task_completed"] = True
+        return update
     if task["attempts"] >= state["max_attempts"]:
         error = f"not completed after {task['attempts']} attempt(s): {verdict.reason}"
         update = task_update(state, runtime, status="failed", error=error, result=result or None)
-        return {**update, "task_completed": False}
-    return {"task_completed": False}
+        update["task_completed"] = False
+        return update
+    return TaskRunUpdate(task_completed=False)
+
+
+async def _assess(
+    state: TaskRun, runtime: Runtime[Context], exchange: list[AnyMessage]
+) -> Assessment:
+    """The assessor's verdict; an unusable answer is a "not completed" saying why."""
+    model = model_for(context_of(runtime, state), "assess")
+    prompt = ASSESS_SYSTEM_PROMPT.format(task=state["task"]["task"])
+    verdict = await structured_call(model, Assessment, [SystemMessage(prompt), *exchange])
+    if isinstance(verdict, BadOutput):
+        return Assessment(completed=False, reason=f"the assessment was unusable: {verdict.reason}")
+    return verdict

@@ -7,13 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AnyMessage
+from langchain_core.messages import AnyMessage, HumanMessage
 from langgraph.runtime import Runtime
 
 from common.models import load_chat_model
 from strategies.with_planner.context import Context
 from strategies.with_planner.plans import TERMINAL, TaskState
-from strategies.with_planner.state import TaskRun
+from strategies.with_planner.state import TaskRun, TaskRunUpdate
 
 RESULT_CHARS = 2000
 
@@ -54,7 +54,7 @@ def task_update(
     runtime: Runtime[Context],
     new_messages: Sequence[AnyMessage] = (),
     **changes: Any,
-) -> dict[str, Any]:
+) -> TaskRunUpdate:
     """Update a task run's task and its transcript, stamping `ended_at` at a final status.
 
     Returns the node update: `messages` (when new ones came), `task`, and `plan` (the task
@@ -64,10 +64,16 @@ def task_update(
     task["messages"] = [*state.get("messages", []), *new_messages]
     if task["status"] in TERMINAL and not task["ended_at"]:
         task["ended_at"] = now_iso(context_of(runtime, state))
-    update: dict[str, Any] = {"task": task, "plan": {task["id"]: task}}
+    update = TaskRunUpdate(task=task, plan={task["id"]: task})
     if new_messages:
         update["messages"] = list(new_messages)
     return update
+
+
+def last_request(messages: Sequence[AnyMessage]) -> str:
+    """The text of the last human message: the request the turn is about ("" when none)."""
+    last = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+    return str(last.content) if last is not None else ""
 
 
 def render_plan(plan: list[TaskState], detailed: bool = False) -> str:

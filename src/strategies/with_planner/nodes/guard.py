@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from langgraph.runtime import Runtime
 from mcp.types import Tool
 
@@ -15,10 +13,10 @@ from common.safety.policy import action_for
 from common.settings import get_settings
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan
-from strategies.with_planner.state import GuardStats, GuardVerdict, State
+from strategies.with_planner.state import GuardStats, GuardUpdate, GuardVerdict, State
 
 
-async def irreversibility_check(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+async def irreversibility_check(state: State, runtime: Runtime[Context]) -> GuardUpdate:
     """Classify deterministically, ask the analyser when it could still matter, record why."""
     ctx = context_of(runtime, state)
     registry = await registry_for(ctx.mcp_config)
@@ -46,7 +44,7 @@ async def irreversibility_check(state: State, runtime: Runtime[Context]) -> dict
         stats["llm_skipped"] += 1
     else:
         stats["llm_calls"] += 1
-    return {"guard": guard, "guard_stats": stats}
+    return GuardUpdate(guard=guard, guard_stats=stats)
 
 
 async def _analyse(

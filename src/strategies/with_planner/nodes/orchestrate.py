@@ -2,22 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from mcp.types import Tool
 
 from common.mcp import ExpertUnavailable, registry_for
 from common.safety.gate import Gate
+from common.structured import BadOutput, tool_round
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, model_for, task_update, truncate
+from strategies.with_planner.plans import TaskStatus
 from strategies.with_planner.prompts import ORCHESTRATE_SYSTEM_PROMPT
-from strategies.with_planner.state import TaskRun
+from strategies.with_planner.state import DependencyOutput, TaskRun, TaskRunUpdate
 
 ASK_USER = "ask_user"
+"""The control tool the orchestrator calls to ask the user a question."""
 CANNOT_COMPLETE = "cannot_complete"
+"""The control tool the orchestrator calls to give the task up, with the reason."""
 CONTROL_TOOLS = frozenset({ASK_USER, CANNOT_COMPLETE})
+"""Tools the graph answers itself, never sent to an expert."""
+UNUSABLE_ANSWER = "Your last answer could not be used:"
+"""How the feedback after an unusable orchestrator answer begins."""
 
 _CONTROL_SPECS: list[dict[str, Any]] = [
     {
@@ -59,7 +67,7 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
     }
 
 
-def render_inputs(inputs: dict[str, dict[str, Any]]) -> str:
+def render_inputs(inputs: Mapping[str, DependencyOutput]) -> str:
     """Results of the tasks a task depends on, for its prompt."""
     if not inputs:
         return "(none)"
@@ -68,8 +76,12 @@ def render_inputs(inputs: dict[str, dict[str, Any]]) -> str:
     )
 
 
-async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> dict[str, Any]:
-    """One orchestrate round on the task; an unreachable expert fails the task."""
+async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
+    """One orchestrate round on the task; an unreachable expert fails the task.
+
+    An unusable answer counts as a round: the orchestrator is told why and tries again, and
+    the task fails with the reason once its rounds are spent.
+    """
     task = state["task"]
     ctx = context_of(runtime, state)
     registry = await registry_for(ctx.mcp_config)
@@ -77,8 +89,33 @@ async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> dict[str, An
         tools = await registry.tools(task["expert"])
     except ExpertUnavailable as exc:
         return task_update(state, runtime, status="failed", error=str(exc))
-    specs = [tool_spec(t) for t in tools]
-    specs += [c for c in _CONTROL_SPECS if c["function"]["name"] not in {t.name for t in tools}]
+    model = model_for(ctx, "orchestrate").bind_tools(_specs(tools))
+    reply = await tool_round(model, _conversation(state))
+    attempts = task["attempts"] + 1
+    if isinstance(reply, BadOutput):
+        return _bad_round(state, runtime, reply, attempts)
+    gate = Gate(state["guard"]["verdicts"])
+    tool_map = {t.name: t for t in tools}
+    server = registry.server(task["expert"])
+    waiting = any(
+        gate.check(task["expert"], c["name"], c["args"], tool_map, server).needs_approval
+        for c in reply.tool_calls
+    )
+    status: TaskStatus = "awaiting_approval" if waiting else "running"
+    return task_update(state, runtime, [reply], status=status, attempts=attempts)
+
+
+def _specs(tools: list[Tool]) -> list[dict[str, Any]]:
+    """The expert's tools plus the control tools whose names it does not already use."""
+    names = {t.name for t in tools}
+    return [tool_spec(t) for t in tools] + [
+        c for c in _CONTROL_SPECS if c["function"]["name"] not in names
+    ]
+
+
+def _conversation(state: TaskRun) -> list[BaseMessage]:
+    """The orchestrator's prompt, the user's request, and the task's exchange so far."""
+    task = state["task"]
     prompt = ORCHESTRATE_SYSTEM_PROMPT.format(
         expert=task["expert"],
         plan=state["plan_view"],
@@ -86,25 +123,15 @@ async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> dict[str, An
         task=task["task"],
         inputs=render_inputs(state["inputs"]),
     )
-    model = model_for(ctx, "orchestrate").bind_tools(specs)
-    conversation = [
-        SystemMessage(prompt),
-        HumanMessage(state["request"]),
-        *state.get("messages", []),
-    ]
-    message = await model.ainvoke(conversation)
-    gate = Gate(state["guard"]["verdicts"])
-    tool_map = {t.name: t for t in tools}
-    waiting = any(
-        gate.check(
-            task["expert"], c["name"], c["args"], tool_map, registry.server(task["expert"])
-        ).needs_approval
-        for c in getattr(message, "tool_calls", [])
-    )
-    return task_update(
-        state,
-        runtime,
-        [message],
-        status="awaiting_approval" if waiting else "running",
-        attempts=task["attempts"] + 1,
-    )
+    return [SystemMessage(prompt), HumanMessage(state["request"]), *state.get("messages", [])]
+
+
+def _bad_round(
+    state: TaskRun, runtime: Runtime[Context], bad: BadOutput, attempts: int
+) -> TaskRunUpdate:
+    """A round whose answer was unusable: feedback for another round, or fail when spent."""
+    if attempts >= state["max_attempts"]:
+        error = f"the orchestrator gave no usable answer in {attempts} round(s): {bad.reason}"
+        return task_update(state, runtime, status="failed", error=error, attempts=attempts)
+    feedback = HumanMessage(f"{UNUSABLE_ANSWER} {bad.reason} Answer again.")
+    return task_update(state, runtime, [feedback], status="running", attempts=attempts)

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
@@ -19,6 +25,7 @@ from strategies.with_planner.nodes.common import (
     HELD_BACK,
     context_of,
     describe_call,
+    last_request,
     model_for,
     now_iso,
     render_plan,
@@ -26,7 +33,7 @@ from strategies.with_planner.nodes.common import (
 from strategies.with_planner.offline import ANNOUNCEMENT
 from strategies.with_planner.plans import TaskState, plan_status
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
-from strategies.with_planner.state import State, TurnReport
+from strategies.with_planner.state import ResponseUpdate, State, TurnReport
 
 
 def turn_problems(state: State, plan: list[TaskState]) -> list[str]:
@@ -89,12 +96,42 @@ def honest_answer(
     return "\n\n".join(parts)
 
 
-async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+async def generate_response(state: State, runtime: Runtime[Context]) -> ResponseUpdate:
     """Write the answer from the plan's results, then clear the plan for the next turn."""
     ctx = context_of(runtime, state)
     plan = state.get("plan") or []
+    conversation = [m for m in state["messages"] if _conversational(m)]
+    answer = await model_for(ctx, "response").ainvoke(
+        [SystemMessage(_response_prompt(state, plan)), *conversation]
+    )
+    request = last_request(state["messages"])
+    answer = guard_answer(answer, plan, request, ctx.guardrail_config())
+    problems = turn_problems(state, plan)
+    notices = [n for n in state.get("turn_notes") or [] if n == ANNOUNCEMENT]
+    text = honest_answer(str(answer.content), problems, notices, state.get("deferred") or [])
+    answer = AIMessage(text, id=answer.id)
+    if runtime.store is not None and plan:
+        record = run_record(state, plan, str(answer.content), now_iso(ctx))
+        embeddings = await configured_embeddings(get_settings().embedding_model)
+        await save_run(runtime.store, ctx.user_id, record, embeddings)
+    return ResponseUpdate(
+        report=TurnReport(ok=not problems, problems=problems),
+        messages=[answer],
+        previous_plan=plan,
+        plan=[],
+        plan_status=plan_status(plan),
+        wave=[],
+        replanned=False,
+        steps_spent=0,
+        turn_notes=[],
+        planner_feedback=[],
+    )
+
+
+def _response_prompt(state: State, plan: list[TaskState]) -> str:
+    """The answer model's instructions: the plan with results, the turn's notes, held calls."""
     deferred = state.get("deferred") or []
-    prompt = RESPONSE_SYSTEM_PROMPT.format(
+    return RESPONSE_SYSTEM_PROMPT.format(
         plan=render_plan(plan, detailed=True),
         notes="\n".join(f"- {n}" for n in state.get("turn_notes") or []) or "(none)",
         deferred="\n".join(
@@ -102,31 +139,6 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> dict[str
         )
         or "(none)",
     )
-    conversation = [m for m in state["messages"] if m.type in ("human", "ai") and not _calls(m)]
-    answer = await model_for(ctx, "response").ainvoke([SystemMessage(prompt), *conversation])
-    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
-    request = str(humans[-1].content) if humans else ""
-    answer = guard_answer(answer, plan, request, ctx.guardrail_config())
-    problems = turn_problems(state, plan)
-    notices = [n for n in state.get("turn_notes") or [] if n == ANNOUNCEMENT]
-    text = honest_answer(str(answer.content), problems, notices, deferred)
-    answer = AIMessage(text, id=answer.id)
-    if runtime.store is not None and plan:
-        record = run_record(state, plan, str(answer.content), now_iso(ctx))
-        embeddings = await configured_embeddings(get_settings().embedding_model)
-        await save_run(runtime.store, ctx.user_id, record, embeddings)
-    return {
-        "report": TurnReport(ok=not problems, problems=problems),
-        "messages": [answer],
-        "previous_plan": plan,
-        "plan": [],
-        "plan_status": plan_status(plan),
-        "wave": [],
-        "replanned": False,
-        "steps_spent": 0,
-        "turn_notes": [],
-        "planner_feedback": [],
-    }
 
 
 def guard_answer(
@@ -158,7 +170,6 @@ def guard_answer(
 
 def run_record(state: State, plan: list[TaskState], answer: str, now: str) -> RunRecord:
     """What is remembered of this turn."""
-    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
     calls: list[ToolCallRecord] = []
     for t in plan:
         results = {
@@ -174,7 +185,7 @@ def run_record(state: State, plan: list[TaskState], answer: str, now: str) -> Ru
                 )
     started = [t["started_at"] for t in plan if t["started_at"]]
     return RunRecord(
-        question=str(humans[-1].content) if humans else "",
+        question=last_request(state["messages"]),
         plan=[
             {"id": t["id"], "expert": t["expert"], "task": t["task"], "status": t["status"]}
             | ({"tool": t["tool"], "args": t["args"]} if t["tool"] else {})
@@ -188,5 +199,8 @@ def run_record(state: State, plan: list[TaskState], answer: str, now: str) -> Ru
     )
 
 
-def _calls(message: Any) -> bool:
-    return bool(getattr(message, "tool_calls", None)) and not isinstance(message, HumanMessage)
+def _conversational(message: AnyMessage) -> bool:
+    """A user message, or an assistant message that is an answer rather than tool calls."""
+    if isinstance(message, HumanMessage):
+        return True
+    return isinstance(message, AIMessage) and not message.tool_calls

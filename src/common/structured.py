@@ -1,0 +1,79 @@
+"""Model calls whose answer must have a shape: malformed output is a value, never an exception.
+
+The planner, the orchestrator and the assessor all go through here, so an unparsable answer,
+one that fails validation, or an empty one is handled the same way everywhere: the caller gets
+a `BadOutput` with the reason and decides (retry, count a failed round, "not completed").
+Connection and provider errors are not malformed output and are left to propagate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from langchain_core.exceptions import OutputParserException
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.runnables import Runnable
+from pydantic import BaseModel, ValidationError
+
+MALFORMED: tuple[type[Exception], ...] = (
+    OutputParserException,
+    ValidationError,
+    json.JSONDecodeError,
+)
+"""Errors that mean the model answered, but not in the required shape."""
+
+SchemaT = TypeVar("SchemaT", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class BadOutput:
+    """A model answer that could not be used, and why (shown to the model or the user)."""
+
+    reason: str
+    """What was wrong with the answer, in one line."""
+
+
+async def structured_call(
+    model: BaseChatModel, schema: type[SchemaT], messages: Sequence[BaseMessage]
+) -> SchemaT | BadOutput:
+    """Ask `model` for an answer validated into `schema`; malformed or empty output is BadOutput."""
+    name = schema.__name__
+    try:
+        raw = await model.with_structured_output(schema).ainvoke(list(messages))
+        if raw is None:
+            # Tool-calling parsers return None when the model answered without the tool.
+            return BadOutput(f"The answer was empty; expected {name}.")
+        return schema.model_validate(raw)
+    except MALFORMED as exc:
+        return BadOutput(f"The answer did not match {name}: {exc}")
+
+
+async def tool_round(
+    model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage]
+) -> AIMessage | BadOutput:
+    """Ask a tool-bound `model` for its next step; unparsable or empty output is BadOutput.
+
+    An answer whose only tool calls could not be parsed is malformed too: the valid ones are
+    what the graph runs, so with none there is nothing to run and nothing was said.
+    """
+    try:
+        message = await model.ainvoke(list(messages))
+    except MALFORMED as exc:
+        return BadOutput(f"The answer could not be parsed: {exc}")
+    if not isinstance(message, AIMessage):
+        return BadOutput(f"The answer was a {type(message).__name__}, not an AI message.")
+    if message.tool_calls:
+        return message
+    if message.invalid_tool_calls:
+        broken = "; ".join(
+            f"{c.get('name') or '?'}: {c.get('error') or 'unparsable arguments'}"
+            for c in message.invalid_tool_calls
+        )
+        return BadOutput(f"The tool calls could not be parsed ({broken}).")
+    if not message.content or not str(message.content).strip():
+        return BadOutput("The answer was empty: no text and no tool call.")
+    return message
