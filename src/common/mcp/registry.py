@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -21,6 +22,24 @@ _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, Persisten
 )
 
 __all__ = ["ExpertRegistry", "ExpertUnavailable", "ToolOutcome", "get_registry", "shutdown_pool"]
+
+
+@dataclass(frozen=True)
+class _Lost:
+    """A call whose connection broke: it may be retried on a fresh session."""
+
+    error: Exception
+    """What broke the connection."""
+    never_sent: bool
+    """Whether the request certainly never reached the server."""
+
+    def outcome(self, expert: str, tool: str) -> ToolOutcome:
+        """The outcome reported when the call is not (or no longer) retried."""
+        return outcome(
+            "unavailable",
+            f"Connection to expert {expert!r} was lost during {tool!r}: {self.error!r}. "
+            "It is reopened on the next call.",
+        )
 
 
 def _pool() -> dict[str, PersistentSession]:
@@ -60,7 +79,7 @@ class ExpertRegistry:
         try:
             await session.ensure_open()
         except ExpertUnavailable as exc:
-            raise ExpertUnavailable(expert, str(exc).split(": ", 1)[-1]) from exc
+            raise ExpertUnavailable(expert, exc.reason) from exc
         return list(session.tools)
 
     async def catalog(self, experts: list[str]) -> dict[str, list[Tool] | ExpertUnavailable]:
@@ -93,33 +112,33 @@ class ExpertRegistry:
                 "unknown_tool",
                 f"Expert {expert!r} has no tool {tool!r}; its tools are: {', '.join(names)}.",
             )
-        for attempt in range(2):
-            session = self._session(expert)
-            try:
-                async with asyncio.timeout(timeout_s):
-                    result = await session.call_tool(tool, args)
-            except TimeoutError:
-                return outcome(
-                    "timeout", f"Tool {tool!r} of {expert!r} did not answer within {timeout_s:g}s."
-                )
-            except ExpertUnavailable as exc:
-                return outcome("unavailable", str(exc))
-            except (McpError, *_CONNECTION_ERRORS) as exc:
-                lost = not isinstance(exc, McpError) or "connection closed" in str(exc).lower()
-                if not lost:
-                    return outcome("tool_error", f"Tool {tool!r} failed: {exc}")
-                session.mark_dead()
-                # A closed write stream means the request never left: resending it is safe.
-                never_sent = isinstance(exc, anyio.ClosedResourceError)
-                if attempt == 0 and (retry_safe or never_sent):
-                    continue
-                return outcome(
-                    "unavailable",
-                    f"Connection to expert {expert!r} was lost during {tool!r}: {exc!r}. "
-                    "It is reopened on the next call.",
-                )
-            return from_result(result)
-        raise AssertionError("unreachable")
+        sent = await self._send(expert, tool, args, timeout_s)
+        if isinstance(sent, _Lost) and (retry_safe or sent.never_sent):
+            sent = await self._send(expert, tool, args, timeout_s)
+        return sent.outcome(expert, tool) if isinstance(sent, _Lost) else sent
+
+    async def _send(
+        self, expert: str, tool: str, args: dict[str, Any], timeout_s: float
+    ) -> ToolOutcome | _Lost:
+        """One attempt at the call; a lost connection is returned for the caller to retry."""
+        session = self._session(expert)
+        try:
+            async with asyncio.timeout(timeout_s):
+                result = await session.call_tool(tool, args)
+        except TimeoutError:
+            return outcome(
+                "timeout", f"Tool {tool!r} of {expert!r} did not answer within {timeout_s:g}s."
+            )
+        except ExpertUnavailable as exc:
+            return outcome("unavailable", str(exc))
+        except (McpError, *_CONNECTION_ERRORS) as exc:
+            lost = not isinstance(exc, McpError) or "connection closed" in str(exc).lower()
+            if not lost:
+                return outcome("tool_error", f"Tool {tool!r} failed: {exc}")
+            session.mark_dead()
+            # A closed write stream means the request never left: resending it is safe.
+            return _Lost(exc, never_sent=isinstance(exc, anyio.ClosedResourceError))
+        return from_result(result)
 
 
 def get_registry(config: McpConfig, startup_timeout_s: float = 30.0) -> ExpertRegistry:

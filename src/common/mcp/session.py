@@ -38,6 +38,9 @@ class ExpertUnavailable(RuntimeError):
     def __init__(self, server: str, message: str) -> None:
         super().__init__(f"Expert {server!r} is unavailable: {message}")
         self.server = server
+        """The expert's name."""
+        self.reason = message
+        """Why it is unavailable, without the expert's name."""
 
 
 class PersistentSession:
