@@ -2,7 +2,14 @@
 
 from common.mcp.config import McpConfig, McpConfigError, ServerConfig, load_mcp_config
 from common.mcp.loader import registry_for
-from common.mcp.outcome import OutcomeStatus, ToolOutcome, is_error, outcome
+from common.mcp.outcome import (
+    MediaBlock,
+    OutcomeStatus,
+    ToolOutcome,
+    blocks_of,
+    is_error,
+    outcome,
+)
 from common.mcp.registry import ExpertRegistry, ExpertUnavailable, get_registry
 
 __all__ = [
@@ -10,9 +17,11 @@ __all__ = [
     "ExpertUnavailable",
     "McpConfig",
     "McpConfigError",
+    "MediaBlock",
     "OutcomeStatus",
     "ServerConfig",
     "ToolOutcome",
+    "blocks_of",
     "get_registry",
     "is_error",
     "load_mcp_config",
