@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired
 
-from jsonschema import Draft202012Validator
 from mcp.types import Tool
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, TypeAdapter
+from typing_extensions import TypedDict
 
+from common.mcp.schema import check_args
+from common.safety.approval import DecisionRecord
 from strategies.with_planner.templates import TemplateError, date_problems, referenced_tasks
 
 TaskStatus = Literal[
@@ -30,34 +32,65 @@ TERMINAL: frozenset[str] = frozenset({"completed", "failed", "skipped", "cancell
 """Statuses a task never leaves."""
 
 
-class Task(BaseModel):
-    """One step of a plan, carried out by one expert."""
+class Task(TypedDict):
+    """One step of a plan, carried out by one expert: the planner's fields, listed once.
 
-    id: str = Field(description="Short unique id, e.g. 't1'.")
+    The planner's answer is validated into this shape (pydantic fills the defaults), and
+    `TaskState` extends it with the runtime fields, so a planner field is added here only.
+    The optional keys are always present once validated (see `new_task_state`).
+    """
+
+    id: Annotated[str, Field(description="Short unique id, e.g. 't1'.")]
     """Short unique id, e.g. `t1`."""
-    expert: str = Field(description="Name of the expert (MCP server) that does this task.")
+    expert: Annotated[
+        str, Field(description="Name of the expert (MCP server) that does this task.")
+    ]
     """Name of the expert (MCP server) that does this task."""
-    task: str = Field(description="What to do, in plain language, with every needed detail.")
+    task: Annotated[
+        str, Field(description="What to do, in plain language, with every needed detail.")
+    ]
     """What to do, in plain language."""
-    depends_on: list[str] = Field(
-        default_factory=list, description="Ids of tasks whose results this one needs."
-    )
+    depends_on: NotRequired[
+        Annotated[
+            list[str],
+            Field(default_factory=list, description="Ids of tasks whose results this one needs."),
+        ]
+    ]
     """Ids of tasks that must complete first."""
-    critical: bool = Field(
-        default=True, description="False when the rest of the plan can go on without it."
-    )
+    critical: NotRequired[
+        Annotated[
+            bool,
+            Field(
+                default=True, description="False when the rest of the plan can go on without it."
+            ),
+        ]
+    ]
     """Whether its failure fails the plan (else only its dependents are skipped)."""
-    tool: str | None = Field(
-        default=None,
-        description="For a direct step: the expert's tool to call, with `args` fully specified.",
-    )
+    tool: NotRequired[
+        Annotated[
+            str | None,
+            Field(
+                default=None,
+                description="For a direct step: the expert's tool to call, with `args` fully "
+                "specified.",
+            ),
+        ]
+    ]
     """Tool of a direct step, run without the orchestrate and assess models."""
-    args: dict[str, Any] | None = Field(
-        default=None,
-        description="Arguments of a direct step; may use ${t1.result}, ${t1.data.items[0].id}, "
-        "${t1.data.items.*.id} or ${dates.last_week.from}.",
-    )
+    args: NotRequired[
+        Annotated[
+            dict[str, Any] | None,
+            Field(
+                default=None,
+                description="Arguments of a direct step; may use ${t1.result}, "
+                "${t1.data.items[0].id}, ${t1.data.items.*.id} or ${dates.last_week.from}.",
+            ),
+        ]
+    ]
     """Arguments of a direct step, possibly templated."""
+
+
+_TASK: TypeAdapter[Task] = TypeAdapter(Task)
 
 
 class PlannerResult(BaseModel):
@@ -88,24 +121,10 @@ class PlannerResult(BaseModel):
     """Parts of the request no available expert can do: named in the answer as not done."""
 
 
-class TaskState(TypedDict):
-    """A task as tracked in graph state."""
+class TaskState(Task):
+    """A task as tracked in graph state: the planner's fields plus its run."""
 
-    id: str
-    """Task id."""
-    expert: str
-    """Expert that does it."""
-    task: str
-    """What to do."""
-    depends_on: list[str]
-    """Ids of tasks that must complete first."""
-    critical: bool
-    """Whether its failure fails the plan."""
-    tool: str | None
-    """Tool of a direct step."""
-    args: dict[str, Any] | None
-    """Arguments of a direct step (templates unresolved)."""
-    approval: dict[str, Any] | None
+    approval: DecisionRecord | None
     """A decision the user already gave for this direct step (approving held-back calls)."""
     status: TaskStatus
     """Lifecycle status."""
@@ -127,16 +146,27 @@ class TaskState(TypedDict):
     """The task's own exchange (orchestrator turns, tool calls and results)."""
 
 
+PLANNED_FIELDS: tuple[str, ...] = tuple(Task.__annotations__)
+"""The planner's fields of a task, in order (the part of a TaskState the planner wrote)."""
+
+
+def planned(task: Task) -> Task:
+    """The planner's fields of `task` (also of a TaskState), with every default filled in."""
+    return _TASK.validate_python({k: v for k, v in task.items() if k in PLANNED_FIELDS})
+
+
 def new_task_state(task: Task) -> TaskState:
     """A fresh, pending task."""
+    spec = planned(task)
+    tool, args = spec.get("tool"), spec.get("args")
     return TaskState(
-        id=task.id,
-        expert=task.expert,
-        task=task.task,
-        depends_on=list(task.depends_on),
-        critical=task.critical,
-        tool=task.tool,
-        args=dict(task.args) if task.args is not None else ({} if task.tool else None),
+        id=spec["id"],
+        expert=spec["expert"],
+        task=spec["task"],
+        depends_on=list(spec.get("depends_on", [])),
+        critical=spec.get("critical", True),
+        tool=tool,
+        args=dict(args) if args is not None else ({} if tool else None),
         approval=None,
         status="pending",
         attempts=0,
@@ -151,7 +181,7 @@ def new_task_state(task: Task) -> TaskState:
 
 
 def _cycle(plan: Sequence[Task]) -> list[str] | None:
-    deps = {t.id: [d for d in t.depends_on if d != t.id] for t in plan}
+    deps = {t["id"]: [d for d in t["depends_on"] if d != t["id"]] for t in plan}
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -168,26 +198,9 @@ def _cycle(plan: Sequence[Task]) -> list[str] | None:
         return None
 
     for t in plan:
-        if t.id not in state and (found := visit(t.id)):
+        if t["id"] not in state and (found := visit(t["id"])):
             return found
     return None
-
-
-def _is_template(value: Any) -> bool:
-    return isinstance(value, str) and value.strip().startswith("${") and value.strip().endswith("}")
-
-
-def check_args(tool: Tool, args: Mapping[str, Any]) -> list[str]:
-    """Problems of `args` against the tool's live input schema (templated values skip types)."""
-    schema = dict(tool.inputSchema or {})
-    required = [k for k in schema.get("required", []) if k not in args]
-    problems = [f"missing required argument {k!r}" for k in required]
-    concrete = {k: v for k, v in args.items() if not _is_template(v)}
-    schema.pop("required", None)
-    for error in Draft202012Validator(schema).iter_errors(concrete):
-        where = ".".join(str(p) for p in error.absolute_path) or "arguments"
-        problems.append(f"{where}: {error.message}")
-    return problems
 
 
 def validate_plan(
@@ -199,17 +212,19 @@ def validate_plan(
     """
     problems: list[str] = []
     plan = result.plan
-    ids = [t.id for t in plan]
+    ids = [t["id"] for t in plan]
     known = ", ".join(catalog) or "(none configured)"
     if len(plan) > max_tasks:
         problems.append(f"The plan has {len(plan)} tasks; at most {max_tasks} are allowed.")
     for dup in sorted({i for i in ids if ids.count(i) > 1}):
         problems.append(f"Task id {dup!r} is used more than once; ids must be unique.")
     for t in plan:
-        if t.expert not in catalog:
-            problems.append(f"Task {t.id!r} names unknown expert {t.expert!r}; known: {known}.")
+        if t["expert"] not in catalog:
+            problems.append(
+                f"Task {t['id']!r} names unknown expert {t['expert']!r}; known: {known}."
+            )
         problems += _dependency_problems(t, ids)
-        problems += _direct_step_problems(t, catalog.get(t.expert), ids)
+        problems += _direct_step_problems(t, catalog.get(t["expert"]), ids)
     if (cycle := _cycle(plan)) is not None:
         problems.append(f"The dependencies form a cycle: {' -> '.join(cycle)}.")
     if plan and result.next_task >= len(plan):
@@ -219,38 +234,42 @@ def validate_plan(
 
 def _dependency_problems(t: Task, ids: list[str]) -> list[str]:
     problems = []
-    for dep in t.depends_on:
-        if dep == t.id:
-            problems.append(f"Task {t.id!r} depends on itself.")
+    for dep in t["depends_on"]:
+        if dep == t["id"]:
+            problems.append(f"Task {t['id']!r} depends on itself.")
         elif dep not in ids:
-            problems.append(f"Task {t.id!r} depends on unknown task {dep!r}.")
+            problems.append(f"Task {t['id']!r} depends on unknown task {dep!r}.")
     return problems
 
 
 def _direct_step_problems(t: Task, tools: Sequence[Tool] | None, ids: list[str]) -> list[str]:
-    if t.tool is None:
-        if t.args:
-            return [f"Task {t.id!r} has args but no tool; give both for a direct step."]
+    if t["tool"] is None:
+        if t["args"]:
+            return [f"Task {t['id']!r} has args but no tool; give both for a direct step."]
         return []
     problems: list[str] = []
     try:
-        refs = referenced_tasks(t.args or {}, ids)
-        problems += [f"Task {t.id!r}: {p}" for p in date_problems(t.args or {})]
+        refs = referenced_tasks(t["args"] or {}, ids)
+        problems += [f"Task {t['id']!r}: {p}" for p in date_problems(t["args"] or {})]
     except TemplateError as exc:
-        refs, problems = set(), [f"Task {t.id!r}: {exc}"]
-    for ref in sorted(refs - set(t.depends_on)):
+        refs, problems = set(), [f"Task {t['id']!r}: {exc}"]
+    for ref in sorted(refs - set(t["depends_on"])):
         problems.append(
-            f"Task {t.id!r} uses the result of {ref!r} in its args but does not depend on it; "
+            f"Task {t['id']!r} uses the result of {ref!r} in its args but does not depend on it; "
             "add it to depends_on."
         )
     if tools is None:
         return problems
     by_name = {tool.name: tool for tool in tools}
-    if t.tool not in by_name:
+    if t["tool"] not in by_name:
         names = ", ".join(by_name) or "none"
-        return [*problems, f"Task {t.id!r}: expert {t.expert!r} has no tool {t.tool!r} ({names})."]
+        return [
+            *problems,
+            f"Task {t['id']!r}: expert {t['expert']!r} has no tool {t['tool']!r} ({names}).",
+        ]
     problems += [
-        f"Task {t.id!r} ({t.tool}): {p}" for p in check_args(by_name[t.tool], t.args or {})
+        f"Task {t['id']!r} ({t['tool']}): {p}"
+        for p in check_args(by_name[t["tool"]], t["args"] or {})
     ]
     return problems
 

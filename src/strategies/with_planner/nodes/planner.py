@@ -4,20 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import cast
 
-from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from mcp.types import Tool
-from pydantic import ValidationError
 
 from common.embeddings import configured_embeddings
 from common.guardrails import GuardrailConfig, check_request, mask_secrets
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
-from common.safety.approval import ApprovalFormatError, PendingCall, approval_from_message
+from common.safety.approval import PendingCall
 from common.settings import get_settings
+from common.structured import BadOutput, structured_call
 from strategies.with_planner.context import (
     Context,
     explicit_models,
@@ -25,12 +24,19 @@ from strategies.with_planner.context import (
     resolve_models,
 )
 from strategies.with_planner.dates import describe_periods
-from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan
+from strategies.with_planner.deferred import release_held_calls
+from strategies.with_planner.nodes.common import (
+    context_of,
+    emit,
+    last_request,
+    model_for,
+    render_plan,
+)
 from strategies.with_planner.plans import (
     PlannerResult,
-    Task,
     TaskState,
     new_task_state,
+    planned,
     validate_plan,
 )
 from strategies.with_planner.prompts import (
@@ -39,7 +45,7 @@ from strategies.with_planner.prompts import (
     PLANNER_SYSTEM_PROMPT,
     REPLAN_FEEDBACK,
 )
-from strategies.with_planner.state import State, TurnReport
+from strategies.with_planner.state import PlannerUpdate, State, TurnReport
 
 Catalog = dict[str, Sequence[Tool] | None]
 
@@ -73,38 +79,36 @@ def describe_experts(registry: ExpertRegistry, catalog: Catalog, errors: dict[st
     return "\n".join(lines) or "(no experts configured)"
 
 
-def input_guard(state: State, cfg: GuardrailConfig) -> dict[str, Any] | None:
+def input_guard(state: State, cfg: GuardrailConfig) -> PlannerUpdate | None:
     """Refuse a request the guardrails reject, and mask secrets before any model sees them.
 
     A refusal is an answer in the thread; the user's message stays. A masked message replaces
     the original (same id), so the secret is not stored in the checkpoint either.
     """
-    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
-    if not humans:
+    last = next((m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None)
+    if last is None:
         return None
-    last = humans[-1]
     refusal = check_request(str(last.content), cfg)
     if refusal is not None:
-        return {
-            "messages": [AIMessage(refusal.message)],
-            "planner_outcome": "clarify",
-            "report": not_done(f"Refused: {refusal.message}"),
-        }
+        return PlannerUpdate(
+            messages=[AIMessage(refusal.message)],
+            planner_outcome="clarify",
+            report=not_done(f"Refused: {refusal.message}"),
+        )
     if cfg.mask_secrets and isinstance(last.content, str):
         masked, kinds = mask_secrets(last.content)
         if kinds:
             # Replace the message (same id), then plan on the masked text in the next step.
             replaced = HumanMessage(masked, id=last.id)
-            return {"messages": [replaced], "planner_outcome": "retry", "planner_attempts": 0}
+            return PlannerUpdate(messages=[replaced], planner_outcome="retry", planner_attempts=0)
     return None
 
 
 def _last_request(state: State) -> str:
-    humans = [m for m in state["messages"] if isinstance(m, HumanMessage)]
-    return str(humans[-1].content) if humans else ""
+    return last_request(state["messages"])
 
 
-def start_turn(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     """Fix this turn's settings: the caller's context, validated, with the keyless fallback.
 
     Every later step of the turn (also after a resume that sends another context, or none)
@@ -119,26 +123,27 @@ def start_turn(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
         ctx, notice = resolve_models(ctx, explicit=False)
     if notice:
         emit(runtime, "notice", text=notice)
-    return {
-        "run_context": asdict(ctx),
-        "turn_notes": [notice] if notice else [],
-        "uncovered": [],
-        "unavailable": {},
-        "replanned": False,
-        "steps_spent": 0,
-    }
+    return PlannerUpdate(
+        run_context=asdict(ctx),
+        turn_notes=[notice] if notice else [],
+        uncovered=[],
+        unavailable={},
+        replanned=False,
+        steps_spent=0,
+    )
 
 
-async def planner(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     """Ask the planner model for a PlannerResult and validate it against the live experts."""
     if state.get("plan") or state.get("planner_attempts"):
         return await _plan(state, runtime)
     turn = start_turn(state, runtime)
-    update = await _plan({**state, **turn}, runtime)  # type: ignore[typeddict-item]
-    return {**turn, **update}
+    turn.update(await _plan(cast(State, {**state, **turn}), runtime))
+    return turn
 
 
-async def _plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
+async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
+    """One planning step: guard a new request, release approved calls, or ask the model."""
     ctx = context_of(runtime, state)
     if not state.get("plan") and not state.get("planner_attempts"):
         guarded = input_guard(state, ctx.guardrail_config())
@@ -151,58 +156,87 @@ async def _plan(state: State, runtime: Runtime[Context]) -> dict[str, Any]:
             return answer
     registry = await registry_for(ctx.mcp_config)
     catalog, errors = await expert_catalog(registry)
-    now = ctx.current_time()
-    current = state.get("plan") or []
-    prompt = PLANNER_SYSTEM_PROMPT.format(
-        experts=describe_experts(registry, catalog, errors),
-        now=now.strftime("%A %Y-%m-%d %H:%M %Z"),
-        dates=describe_periods(_last_request(state), now) or "(none)",
-        previous_plan=render_plan(state.get("previous_plan") or [], detailed=True),
-        memory=await _memory(runtime, ctx.user_id, _last_request(state)),
-        strategy=CONSERVATIVE_HINT if ctx.strategy == "conservative" else "",
-        feedback=_feedback(state, current),
-    )
+    prompt = await _prompt(state, runtime, describe_experts(registry, catalog, errors))
     attempts = state.get("planner_attempts", 0) + 1
-    model = model_for(ctx, "planner").with_structured_output(PlannerResult)
-    try:
-        raw = await model.ainvoke([SystemMessage(prompt), *state["messages"]])
-        result = PlannerResult.model_validate(raw)
-    except (OutputParserException, ValidationError) as exc:
-        problems = [f"The answer did not match PlannerResult: {exc}"]
-        return _retry_or_fail(attempts, problems, bool(current), state.get("turn_notes") or [])
+    messages = [SystemMessage(prompt), *state["messages"]]
+    result = await structured_call(model_for(ctx, "planner"), PlannerResult, messages)
+    if isinstance(result, BadOutput):
+        return _retry_or_fail(state, attempts, [result.reason])
+    return _use_answer(state, runtime, result, catalog, errors, attempts)
+
+
+async def _prompt(state: State, runtime: Runtime[Context], experts: str) -> str:
+    """The planner's system prompt: experts, time, dates, previous plan, memory, feedback."""
+    ctx = context_of(runtime, state)
+    now = ctx.current_time()
+    request = _last_request(state)
+    return PLANNER_SYSTEM_PROMPT.format(
+        experts=experts,
+        now=now.strftime("%A %Y-%m-%d %H:%M %Z"),
+        dates=describe_periods(request, now) or "(none)",
+        previous_plan=render_plan(state.get("previous_plan") or [], detailed=True),
+        memory=await _memory(runtime, ctx.user_id, request),
+        strategy=CONSERVATIVE_HINT if ctx.strategy == "conservative" else "",
+        feedback=_feedback(state, state.get("plan") or []),
+    )
+
+
+def _use_answer(
+    state: State,
+    runtime: Runtime[Context],
+    result: PlannerResult,
+    catalog: Catalog,
+    errors: dict[str, str],
+    attempts: int,
+) -> PlannerUpdate:
+    """Act on a well-formed answer: ask back, continue, or validate and start the plan."""
+    current = state.get("plan") or []
     if result.clarification and not result.plan:
-        return {
-            "messages": [AIMessage(result.clarification)],
-            "planner_outcome": "clarify",
-            "planner_attempts": 0,
-            "planner_feedback": [],
-            "report": not_done(f"Waiting for your answer: {result.clarification}"),
-        }
+        return _clarify(result.clarification)
     if current and result.decision == "continue":
-        return {"planner_outcome": "planned", "planner_attempts": 0, "planner_feedback": []}
+        return PlannerUpdate(planner_outcome="planned", planner_attempts=0, planner_feedback=[])
     kept = [t for t in current if t["status"] == "completed"]
     combined = PlannerResult(
-        plan=[_as_task(t) for t in kept] + result.plan,
+        plan=[planned(t) for t in kept] + result.plan,
         next_task=0 if current else result.next_task,
     )
     problems = validate_plan(combined, catalog, get_settings().max_plan_tasks)
     if problems:
-        return _retry_or_fail(attempts, problems, bool(current), state.get("turn_notes") or [])
+        return _retry_or_fail(state, attempts, problems)
     plan = kept + _start_plan(result, state.get("previous_plan") or [], bool(current))
     emit(runtime, "plan", plan=plan, decision=result.decision, replan=bool(current))
+    return _planned(state, plan, errors, result.not_covered)
+
+
+def _clarify(question: str) -> PlannerUpdate:
+    """The turn ends with the planner's question to the user."""
+    return PlannerUpdate(
+        messages=[AIMessage(question)],
+        planner_outcome="clarify",
+        planner_attempts=0,
+        planner_feedback=[],
+        report=not_done(f"Waiting for your answer: {question}"),
+    )
+
+
+def _planned(
+    state: State, plan: list[TaskState], errors: dict[str, str], not_covered: list[str]
+) -> PlannerUpdate:
+    """A valid plan replaces the old one; a replan still counts the dropped tasks' steps."""
+    current = state.get("plan") or []
     dropped = sum(t["attempts"] for t in current if t["status"] != "completed")
-    return {
-        "steps_spent": state.get("steps_spent", 0) + dropped if current else 0,
-        "plan": plan,
-        "plan_status": "ready",
-        "planner_outcome": "planned" if plan else "empty",
-        "planner_attempts": 0,
-        "planner_feedback": [],
-        "deferred": None,
-        "wave": [],
-        "unavailable": errors,
-        "uncovered": [*(state.get("uncovered") or []), *result.not_covered],
-    }
+    return PlannerUpdate(
+        steps_spent=state.get("steps_spent", 0) + dropped if current else 0,
+        plan=plan,
+        plan_status="ready",
+        planner_outcome="planned" if plan else "empty",
+        planner_attempts=0,
+        planner_feedback=[],
+        deferred=None,
+        wave=[],
+        unavailable=errors,
+        uncovered=[*(state.get("uncovered") or []), *not_covered],
+    )
 
 
 def not_done(*problems: str) -> TurnReport:
@@ -224,18 +258,6 @@ def _feedback(state: State, current: list[TaskState]) -> str:
     return PLANNER_FEEDBACK.format(problems=problems) if problems else ""
 
 
-def _as_task(t: TaskState) -> Task:
-    return Task(
-        id=t["id"],
-        expert=t["expert"],
-        task=t["task"],
-        depends_on=t["depends_on"],
-        critical=t["critical"],
-        tool=t["tool"],
-        args=t["args"],
-    )
-
-
 def _start_plan(result: PlannerResult, previous: list[TaskState], replan: bool) -> list[TaskState]:
     plan = [new_task_state(t) for t in result.plan]
     if result.decision == "continue" and not replan:
@@ -244,45 +266,19 @@ def _start_plan(result: PlannerResult, previous: list[TaskState], replan: bool) 
     return plan
 
 
-def _deferred_answer(state: State, deferred: list[PendingCall]) -> dict[str, Any] | None:
-    """Turn approved held-back calls into direct steps; None when the message is no answer."""
-    try:
-        decisions = approval_from_message(_last_request(state), len(deferred))
-    except ApprovalFormatError as exc:
-        text = f"I did not run the proposed actions: {exc}"
-        return {
-            "messages": [AIMessage(text)],
-            "planner_outcome": "clarify",
-            "report": not_done(text),
-        }
-    if decisions is None:
+def _deferred_answer(state: State, deferred: list[PendingCall]) -> PlannerUpdate | None:
+    """Release approved held-back calls as direct steps; None when the message is no answer."""
+    released = release_held_calls(_last_request(state), deferred, get_settings().max_plan_tasks)
+    if released is None:
         return None
-    if len(deferred) > get_settings().max_plan_tasks:
-        text = (
-            f"There are {len(deferred)} held-back actions, more than one plan may hold "
-            f"({get_settings().max_plan_tasks}); approve them in smaller groups with "
-            '{"decisions": [...]} or raise MAX_PLAN_TASKS.'
-        )
+    if isinstance(released, str):
         return {
-            "messages": [AIMessage(text)],
+            "messages": [AIMessage(released)],
             "planner_outcome": "clarify",
-            "report": not_done(text),
+            "report": not_done(released),
         }
-    plan: list[TaskState] = []
-    for i, (call, decision) in enumerate(zip(deferred, decisions, strict=True), start=1):
-        step = Task(
-            id=f"approved-{i}",
-            expert=call["expert"],
-            task=f"Run the approved call {call['name']}",
-            tool=call["name"],
-            args=call["args"],
-            critical=False,
-        )
-        task = new_task_state(step)
-        task["approval"] = decision.model_dump()
-        plan.append(task)
     return {
-        "plan": plan,
+        "plan": released,
         "plan_status": "ready",
         "planner_outcome": "planned",
         "planner_attempts": 0,
@@ -292,34 +288,31 @@ def _deferred_answer(state: State, deferred: list[PendingCall]) -> dict[str, Any
     }
 
 
-def _retry_or_fail(
-    attempts: int, problems: list[str], replanning: bool, notes: list[str]
-) -> dict[str, Any]:
+def _retry_or_fail(state: State, attempts: int, problems: list[str]) -> PlannerUpdate:
+    """Ask again with the problems; when retries are spent, keep a running plan or give up."""
     if attempts <= get_settings().max_planner_retries:
-        return {
-            "planner_outcome": "retry",
-            "planner_attempts": attempts,
-            "planner_feedback": problems,
-        }
-    if replanning:
+        return PlannerUpdate(
+            planner_outcome="retry", planner_attempts=attempts, planner_feedback=problems
+        )
+    if state.get("plan"):
         # No usable replacement: the running plan goes on as it was.
         note = "A replacement plan after the failure was invalid: " + "; ".join(problems)
-        return {
-            "planner_outcome": "planned",
-            "planner_attempts": 0,
-            "planner_feedback": [],
-            "turn_notes": [*notes, note],
-        }
+        return PlannerUpdate(
+            planner_outcome="planned",
+            planner_attempts=0,
+            planner_feedback=[],
+            turn_notes=[*(state.get("turn_notes") or []), note],
+        )
     text = (
         f"I could not make a usable plan after {attempts} attempts:\n"
         + "\n".join(f"- {p}" for p in problems)
         + "\nPlease rephrase the request, or check the configured experts."
     )
-    return {
-        "messages": [AIMessage(text)],
-        "planner_outcome": "failed",
-        "planner_attempts": 0,
-        "planner_feedback": [],
-        "plan": [],
-        "report": not_done(f"No usable plan after {attempts} attempts: " + "; ".join(problems)),
-    }
+    return PlannerUpdate(
+        messages=[AIMessage(text)],
+        planner_outcome="failed",
+        planner_attempts=0,
+        planner_feedback=[],
+        plan=[],
+        report=not_done(f"No usable plan after {attempts} attempts: " + "; ".join(problems)),
+    )
