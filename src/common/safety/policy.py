@@ -1,17 +1,17 @@
 """The approval policy: one rule turns a gate verdict, the mode and a decision into an action.
 
-Every enforcement point (the graph's `call_tool`, `ApprovalInterceptor`, the CLI) asks `action_for`;
-nothing else compares approval modes. Modes are a closed set: `parse_approval_mode` refuses
-anything else where a mode enters (settings, context, CLI flag), and `action_for` fails closed for
-whatever still reaches it: only exactly `"auto"` skips approval and only exactly `"plan_only"`
-defers; any other value asks a human.
+Every enforcement point (the graph's `call_tool` and `guard`, `ApprovalInterceptor`) asks
+`action_for`; nothing else compares approval modes. Modes are a closed set:
+`parse_approval_mode` refuses anything else where a mode enters (settings, context, CLI flag), and
+`action_for` fails closed for whatever still reaches it: only exactly `"auto"` skips approval and
+only exactly `"plan_only"` defers; any other value asks a human.
 """
 
 from __future__ import annotations
 
 from typing import Literal, get_args
 
-from common.safety.approval import Decision, EditDecision, RejectDecision
+from common.safety.approval import Decision, RejectDecision
 
 ApprovalMode = Literal["interrupt", "plan_only", "auto"]
 """How irreversible tool calls are handled: ask a human, only plan them, or run them (logged)."""
@@ -55,8 +55,3 @@ def action_for(mode: object, needs_approval: bool, decision: Decision | None = N
     if type(mode) is str and mode == "plan_only":
         return "defer"
     return "ask"
-
-
-def edited(decision: Decision | None) -> bool:
-    """Whether the human replaced the call with an edited one."""
-    return isinstance(decision, EditDecision)
