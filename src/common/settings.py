@@ -17,6 +17,9 @@ from common.safety.policy import ApprovalMode
 MAX_TASK_ATTEMPTS_CAP = 20
 """Largest `max_task_attempts` a run may ask for."""
 
+RECURSION_LIMIT = 200
+"""Default LangGraph super-step limit: above the longest run the largest allowed budgets permit."""
+
 GUARDRAILS_SHAPE = 'a JSON object like {"banned_words": [...]}'
 """How a GUARDRAILS value must look, as error messages say it."""
 
@@ -81,7 +84,7 @@ class Settings(BaseSettings):
     mcp_startup_timeout_s: float = Field(default=30.0, gt=0)
     """Seconds an MCP server may take to start and answer `initialize`."""
 
-    recursion_limit: int = Field(default=200, ge=10)
+    recursion_limit: int = Field(default=RECURSION_LIMIT, ge=10)
     """LangGraph super-step limit for one run: a backstop, budgets stop loops first."""
 
     persistence: Literal["memory", "sqlite", "postgres"] | None = None

@@ -15,13 +15,7 @@ from common.models import ModelConfigError
 from common.safety.policy import ApprovalModeError, parse_approval_mode
 from common.settings import ConfigError, Settings, get_settings
 from strategies.cli.exits import CliProblem
-from strategies.with_planner.context import (
-    MODEL_ROLES,
-    Context,
-    ContextError,
-    make_context,
-    resolve_models,
-)
+from strategies.with_planner.context import Context, ContextError, turn_context
 
 USER_ERRORS: tuple[type[Exception], ...] = (
     CliProblem,
@@ -64,22 +58,19 @@ def read_mcp_config(path: Path | None) -> tuple[dict[str, Any], McpConfig]:
 
 
 def build_context(model: str | None, mode: str | None, config: Path | None) -> Context:
-    """The validated run context from the command's options; fails before anything runs."""
-    settings()
-    values: dict[str, Any] = {}
+    """The validated run context from the command's options; fails before anything runs.
+
+    The same path as the graph's (`turn_context`): a model named with --model that cannot load
+    is an error; the settings' default without a key falls back to `offline:rules`. The
+    announcement is made when a run starts (drive.run_thread), after every check passed, so a
+    refused command still prints exactly one line.
+    """
+    process = settings()
+    given: dict[str, Any] = {}
     if mode is not None:
-        values["approval_mode"] = parse_approval_mode(mode, "--mode")
+        given["approval_mode"] = parse_approval_mode(mode, "--mode")
     if model is not None:
-        values["model"] = model
-    values["mcp_config"], _ = read_mcp_config(config)
-    context = make_context(values)
-    return _check_models(context, explicit=model is not None)
-
-
-def _check_models(context: Context, explicit: bool) -> Context:
-    """Fail early on an unusable model; with none chosen and no key, fall back to offline:rules."""
-    chosen = explicit or any(getattr(context, f"{r}_model") for r in MODEL_ROLES)
-    # The announcement is made when a run starts (drive.run_thread), after every check passed,
-    # so a refused command still prints exactly one line.
-    context, _announcement = resolve_models(context, chosen)
+        given["model"] = model
+    given["mcp_config"], _ = read_mcp_config(config)
+    context, _announcement = turn_context(given, process)
     return context

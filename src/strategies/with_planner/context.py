@@ -1,16 +1,25 @@
-"""Per-run knobs (LangGraph runtime context), JSON-serialisable, defaults from settings."""
+"""Per-run knobs (LangGraph runtime context), JSON-serialisable, defaults from settings.
+
+One path from configuration to a run: `context_from(settings, given)` validates what the caller
+gave (CLI options, an SDK or server context dict, an embedding app) and fills every field the
+caller left out from the settings, once. A `Context` that LangGraph builds from a partial dict
+(the server, the SDK) leaves those fields UNSET until the turn's first step fills them (the
+planner's `start_turn`; `context_of` for any later step).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from copy import copy
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
+from enum import Enum
 from typing import Any, Literal, get_args
 
 from common.guardrails import GuardrailConfig
 from common.models import ModelConfigError, load_chat_model
 from common.safety.policy import ApprovalMode, ApprovalModeError, parse_approval_mode
-from common.settings import MAX_TASK_ATTEMPTS_CAP, get_settings
+from common.settings import MAX_TASK_ATTEMPTS_CAP, Settings, get_settings
 from strategies.with_planner.dates import system_clock
 from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
 
@@ -28,10 +37,42 @@ STRATEGIES: tuple[str, ...] = get_args(Strategy)
 MODEL_ROLES = ("planner", "orchestrate", "assess", "response", "irreversibility")
 """Node roles that may have a model of their own."""
 
+MODEL_FIELDS: tuple[str, ...] = ("model", *(f"{role}_model" for role in MODEL_ROLES))
+"""The fields that name a model."""
+
+FROM_SETTINGS: tuple[str, ...] = (
+    *MODEL_FIELDS,
+    "approval_mode",
+    "max_task_attempts",
+    "tool_timeout_s",
+)
+"""Fields whose default is the setting of the same name: unset until `context_from` fills them."""
+
+_NOT_MODELS = tuple(name for name in FROM_SETTINGS if name not in MODEL_FIELDS)
+
+
+class Unset(Enum):
+    """Marks a field the caller left out, so the settings' value fills it (None is a value)."""
+
+    UNSET = "unset"
+
+
+UNSET: Any = Unset.UNSET
+"""Default of every FROM_SETTINGS field; typed as the field, so filled contexts read plainly."""
+
+
+def _unset() -> Any:
+    # A factory, not a default: the JSON schema (Studio's form) then shows no default value
+    # for the caller to send back, as when these defaults were read from the settings.
+    return UNSET
+
 
 @dataclass(kw_only=True)
 class Context:
-    """Runtime context of the with_planner graph; every field is optional."""
+    """Runtime context of the with_planner graph; every field is optional.
+
+    A FROM_SETTINGS field left out is UNSET until `context_from` (or `filled`) sets it.
+    """
 
     mcp_config: dict[str, Any] | None = field(
         default=None,
@@ -40,43 +81,43 @@ class Context:
     """MCP servers as `{"mcpServers": {...}}`; None reads the MCP_CONFIG file."""
 
     model: str = field(
-        default_factory=lambda: get_settings().model,
+        default_factory=_unset,
         metadata={"description": "Default model for every node, 'provider:model'."},
     )
     """Default model for every node, `provider:model`."""
 
     planner_model: str | None = field(
-        default_factory=lambda: get_settings().planner_model,
+        default_factory=_unset,
         metadata={"description": "Model that writes the plan; default: model."},
     )
     """Model that writes the plan."""
 
     orchestrate_model: str | None = field(
-        default_factory=lambda: get_settings().orchestrate_model,
+        default_factory=_unset,
         metadata={"description": "Model that calls an expert's tools; default: model."},
     )
     """Model that calls an expert's tools."""
 
     assess_model: str | None = field(
-        default_factory=lambda: get_settings().assess_model,
+        default_factory=_unset,
         metadata={"description": "Model that judges whether a task is done; default: model."},
     )
     """Model that judges whether a task is done."""
 
     response_model: str | None = field(
-        default_factory=lambda: get_settings().response_model,
+        default_factory=_unset,
         metadata={"description": "Model that writes the final answer; default: model."},
     )
     """Model that writes the final answer."""
 
     irreversibility_model: str | None = field(
-        default_factory=lambda: get_settings().irreversibility_model,
+        default_factory=_unset,
         metadata={"description": "Model that analyses irreversibility; default: model."},
     )
     """Model that analyses irreversibility."""
 
     approval_mode: ApprovalMode = field(
-        default_factory=lambda: get_settings().approval_mode,
+        default_factory=_unset,
         metadata={
             "description": "interrupt: ask a human; plan_only: hold irreversible calls; "
             "auto: run everything (logged)."
@@ -85,13 +126,13 @@ class Context:
     """How irreversible calls are handled."""
 
     max_task_attempts: int = field(
-        default_factory=lambda: get_settings().max_task_attempts,
+        default_factory=_unset,
         metadata={"description": "Orchestrate rounds per task before it fails."},
     )
     """Orchestrate rounds per task before it fails."""
 
     tool_timeout_s: float = field(
-        default_factory=lambda: get_settings().tool_timeout_s,
+        default_factory=_unset,
         metadata={"description": "Seconds one MCP tool call may take."},
     )
     """Seconds one MCP tool call may take."""
@@ -145,6 +186,10 @@ class Context:
         if problems:
             raise ContextError("; ".join(problems) + ".")
 
+    def filled(self) -> Context:
+        """A copy with every unset field taken from the process settings."""
+        return context_from(get_settings(), self)
+
     def guardrail_config(self) -> GuardrailConfig:
         """The settings' guardrails with this run's overrides applied."""
         base = get_settings().guardrails
@@ -176,6 +221,8 @@ def _shown(value: object) -> str:
 
 
 def _check_mode(ctx: Context) -> str | None:
+    if ctx.approval_mode is UNSET:
+        return None
     try:
         parse_approval_mode(ctx.approval_mode, "context approval_mode")
     except ApprovalModeError as exc:
@@ -201,12 +248,17 @@ def _whole(name: str, value: object, low: int, high: int | None = None) -> str |
 
 def _check_numbers(ctx: Context) -> str | None:
     problems = [
-        _whole("max_task_attempts", ctx.max_task_attempts, 1, MAX_TASK_ATTEMPTS_CAP),
         _whole("max_parallel", ctx.max_parallel, 1),
         _whole("max_steps", ctx.max_steps, 1),
     ]
+    if ctx.max_task_attempts is not UNSET:
+        problems.append(
+            _whole("max_task_attempts", ctx.max_task_attempts, 1, MAX_TASK_ATTEMPTS_CAP)
+        )
     timeout = ctx.tool_timeout_s
-    if type(timeout) not in (int, float) or not 0 < timeout < float("inf"):
+    if timeout is not UNSET and (
+        type(timeout) not in (int, float) or not 0 < timeout < float("inf")
+    ):
         problems.append(
             f"context tool_timeout_s {_shown(timeout)} is invalid: expected a positive number "
             "of seconds"
@@ -216,10 +268,10 @@ def _check_numbers(ctx: Context) -> str | None:
 
 def _check_texts(ctx: Context) -> str | None:
     problems = []
-    for name in ("model", *(f"{r}_model" for r in MODEL_ROLES), "user_id", "now"):
+    for name in (*MODEL_FIELDS, "user_id", "now"):
         value = getattr(ctx, name)
         optional = name not in ("model", "user_id")
-        if (value is None and optional) or (type(value) is str and value.strip()):
+        if value is UNSET or (value is None and optional) or (type(value) is str and value.strip()):
             continue
         problems.append(f"context {name} {_shown(value)} is invalid: expected a non-empty string")
     for name in ("mcp_config", "guardrails"):
@@ -237,8 +289,8 @@ def _check_texts(ctx: Context) -> str | None:
 _CHECKS = (_check_mode, _check_strategy, _check_numbers, _check_texts)
 
 
-def make_context(values: Mapping[str, Any] | None = None) -> Context:
-    """A validated Context from a dict (CLI, SDK, embedding app); one-line ContextError if not."""
+def _validated(values: Mapping[str, Any] | None) -> Context:
+    """A Context of exactly the caller's values (unknown fields refused), left out ones unset."""
     values = dict(values or {})
     unknown = sorted(set(values) - {f.name for f in fields(Context)})
     if unknown:
@@ -249,14 +301,56 @@ def make_context(values: Mapping[str, Any] | None = None) -> Context:
     return Context(**values)
 
 
-def explicit_models(ctx: Context) -> bool:
-    """Whether the run names models of its own (else they are the settings' defaults)."""
-    settings = get_settings()
-    if ctx.model != settings.model:
-        return True
-    return any(
-        getattr(ctx, f"{role}_model") != getattr(settings, f"{role}_model") for role in MODEL_ROLES
-    )
+def _filled(ctx: Context, settings: Settings, names: tuple[str, ...]) -> Context:
+    # No new validation: the caller's values were checked when `ctx` was built, the settings
+    # when they were read; a copy, so the caller's object stays as it was.
+    ctx = copy(ctx)
+    for name in names:
+        if getattr(ctx, name) is UNSET:
+            setattr(ctx, name, getattr(settings, name))
+    return ctx
+
+
+def context_from(settings: Settings, given: Context | Mapping[str, Any] | None = None) -> Context:
+    """The run's context: the caller's values, validated, over the settings' defaults.
+
+    The one place a setting becomes a run's default (CLI, server, embedding app).
+    """
+    ctx = given if isinstance(given, Context) else _validated(given)
+    return _filled(ctx, settings, FROM_SETTINGS)
+
+
+def make_context(values: Mapping[str, Any] | None = None) -> Context:
+    """A validated Context from a dict (CLI, SDK, embedding app); one-line ContextError if not.
+
+    Unset fields come from the settings; when the caller named no model, the model fields stay
+    unset for `resolve_models`, which may fall back to `offline:rules`.
+    """
+    ctx = _validated(values)
+    names = FROM_SETTINGS if explicit_models(ctx) else _NOT_MODELS
+    return _filled(ctx, get_settings(), names)
+
+
+def explicit_models(given: Context | Mapping[str, Any]) -> bool:
+    """Whether the caller chose a model: its values name one (the settings' are defaults).
+
+    The one rule for "the caller chose a model", used by the CLI and by the graph: a chosen
+    model that cannot load is an error; a default one may fall back to `offline:rules`.
+    """
+    get = given.get if isinstance(given, Mapping) else lambda name, _: getattr(given, name)
+    return any(get(name, UNSET) not in (UNSET, None) for name in MODEL_FIELDS)
+
+
+def turn_context(
+    given: Context | Mapping[str, Any] | None, settings: Settings | None = None
+) -> tuple[Context, str | None]:
+    """The validated, complete context of a turn, and the offline announcement if it applies.
+
+    Every node's model is loaded once to check it: a model the caller chose that cannot load
+    raises ModelConfigError; unusable defaults fall back to `offline:rules`.
+    """
+    ctx = context_from(settings or get_settings(), given)
+    return resolve_models(ctx, explicit=given is not None and explicit_models(given))
 
 
 def resolve_models(ctx: Context, explicit: bool) -> tuple[Context, str | None]:
@@ -265,8 +359,9 @@ def resolve_models(ctx: Context, explicit: bool) -> tuple[Context, str | None]:
     The one rule for the keyless demo, used by the CLI and by the graph (so `langgraph dev` and
     any server behave alike): a model the caller chose that cannot load is an error
     (ModelConfigError); the settings' default without a key falls back, and the returned
-    announcement says so.
+    announcement says so. Unset fields are filled from the settings first.
     """
+    ctx = context_from(get_settings(), ctx)
     try:
         for role in MODEL_ROLES:
             load_chat_model(ctx.model_for(role))

@@ -11,7 +11,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from common.settings import get_settings
+from common.settings import RECURSION_LIMIT, get_settings
 from strategies.with_planner import routing
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes import (
@@ -42,12 +42,15 @@ def build_task_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
 
 
 def build_graph(
-    checkpointer: BaseCheckpointSaver[Any] | None = None, store: BaseStore | None = None
+    checkpointer: BaseCheckpointSaver[Any] | None = None,
+    store: BaseStore | None = None,
+    recursion_limit: int | None = None,
 ) -> CompiledStateGraph[Any, Any, Any, Any]:
     """Compile the graph, optionally with a checkpointer and a store (for embedding).
 
     Give a store with a durable checkpointer: the ledger that keeps an approved call from
     running twice after a crash lives in it (without one it is kept in this process only).
+    `recursion_limit` defaults to the RECURSION_LIMIT setting, read when this is called.
     """
     if checkpointer is not None and store is None and not isinstance(checkpointer, InMemorySaver):
         warnings.warn(
@@ -73,8 +76,11 @@ def build_graph(
     builder.add_edge("generate_response", "__end__")
 
     compiled = builder.compile(checkpointer=checkpointer, store=store, name="with_planner")
-    return compiled.with_config(recursion_limit=get_settings().recursion_limit)
+    limit = recursion_limit if recursion_limit is not None else get_settings().recursion_limit
+    return compiled.with_config(recursion_limit=limit)
 
 
-graph = build_graph()
+# Importing this module reads no settings: the served graph's bound is the default limit, which
+# covers the longest run any allowed budgets permit (a run's config may still raise it).
+graph = build_graph(recursion_limit=RECURSION_LIMIT)
 """The graph served by `langgraph dev` (no checkpointer: the server brings its own)."""

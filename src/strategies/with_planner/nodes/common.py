@@ -29,9 +29,8 @@ def context_of(runtime: Runtime[Context], state: Mapping[str, Any]) -> Context:
     (the planner's first step), the caller's context, or the settings' defaults.
     """
     fixed = state.get("run_context")
-    if fixed:
-        return Context(**fixed)
-    return runtime.context if runtime.context is not None else Context()
+    given = Context(**fixed) if fixed else runtime.context
+    return (given if given is not None else Context()).filled()
 
 
 def model_for(ctx: Context, role: str) -> BaseChatModel:
