@@ -12,14 +12,11 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, PrivateAttr
 
-from common.models import register_provider
+from common.models import LocalChatModel, register_provider
 
 ScriptItem = AIMessage | str | dict[str, Any] | BaseModel | Exception | Callable[..., Any]
 """One scripted reply: a message, text, structured data, an error to raise, or a function."""
@@ -40,7 +37,7 @@ def calls(*items: dict[str, Any], content: str = "") -> AIMessage:
     return AIMessage(content=content, tool_calls=list(items))
 
 
-class ScriptedChatModel(BaseChatModel):
+class ScriptedChatModel(LocalChatModel):
     """Replies from a script, in order; records what it was asked and with which tools."""
 
     script: list[Any]
@@ -74,74 +71,35 @@ class ScriptedChatModel(BaseChatModel):
             raise item
         return item
 
-    def _reply(self, messages: list[BaseMessage], tools: list[Any] | None) -> ChatResult:
-        names = [t.get("function", t).get("name") for t in tools or []]
+    def _message(self, messages: list[BaseMessage], tools: list[Any]) -> AIMessage:
+        names = [t.get("function", t).get("name") for t in tools]
         item = self._next(messages, tools=names, schema=None)
         message = AIMessage(content=item) if isinstance(item, str) else item
         if not isinstance(message, AIMessage):
             raise AssertionError(f"{self.name_!r}: expected a message reply, got {item!r}")
-        return ChatResult(generations=[ChatGeneration(message=message)])
+        return message
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    def reply(self, messages: list[BaseMessage], tools: list[Any]) -> AIMessage:
+        """The next scripted message, after `delay_s`."""
         if self.delay_s:
             time.sleep(self.delay_s)
-        return self._reply(messages, kwargs.get("tools"))
+        return self._message(messages, tools)
 
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
+    async def areply(self, messages: list[BaseMessage], tools: list[Any]) -> AIMessage:
+        """The next scripted message, after `delay_s` (without blocking the loop)."""
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
-        return self._reply(messages, kwargs.get("tools"))
+        return self._message(messages, tools)
 
-    def bind_tools(
-        self, tools: Sequence[Any], **kwargs: Any
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Bind tool specs; they reach `_generate` and are recorded by name."""
-        return self.bind(tools=list(tools), **kwargs)
+    def structured(self, messages: list[BaseMessage], schema: Any) -> Any:
+        """The next scripted item, recorded with the schema's name."""
+        return self._next(messages, tools=[], schema=getattr(schema, "__name__", str(schema)))
 
-    def with_structured_output(
-        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
-    ) -> Runnable[LanguageModelInput, Any]:
-        """Return the next scripted item validated into `schema`.
-
-        With `include_raw`, a text or message item is returned unparsed as `raw`, the way a
-        provider's answer that did not fit the schema comes back.
-        """
-
-        def validate(item: Any) -> Any:
-            if isinstance(schema, type) and issubclass(schema, BaseModel):
-                data = item.model_dump() if isinstance(item, BaseModel) else item
-                return schema.model_validate(data)
-            return item
-
-        async def respond(value: LanguageModelInput) -> Any:
-            if self.delay_s:
-                await asyncio.sleep(self.delay_s)
-            messages: list[Any] = value if isinstance(value, list) else [value]
-            item = self._next(messages, tools=[], schema=getattr(schema, "__name__", str(schema)))
-            if not include_raw:
-                return validate(item)
-            if isinstance(item, str | AIMessage):
-                raw = item if isinstance(item, AIMessage) else AIMessage(content=item)
-                return {"raw": raw, "parsed": None, "parsing_error": None}
-            return {
-                "raw": AIMessage(content=str(item)),
-                "parsed": validate(item),
-                "parsing_error": None,
-            }
-
-        return RunnableLambda(lambda v: asyncio.run(respond(v)), afunc=respond)
+    async def astructured(self, messages: list[BaseMessage], schema: Any) -> Any:
+        """The next scripted item, after `delay_s`."""
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
+        return self.structured(messages, schema)
 
 
 def install_scripted(model: ScriptedChatModel, name: str | None = None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -91,6 +92,7 @@ def test_local_openai_compatible_server_is_allowed_without_a_key(
     assert getattr(model, "model_name", None) == "llama3.1"
 
 
-def test_scripted_models_resolve_without_network(scripted: object) -> None:
+def test_scripted_models_resolve_without_network(scripted: Any) -> None:
+    scripted()  # installing a scripted model registers the provider (importing does not)
     with pytest.raises(KeyError, match="No scripted model 'nobody'"):
         load_chat_model("scripted:nobody")

@@ -11,17 +11,11 @@ Limits: one tool per clause, no reasoning, English keywords only.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.runnables import Runnable, RunnableLambda
-from pydantic import BaseModel
 
-from common.models import register_provider
+from common.models import LocalChatModel, register_provider
 
 OFFLINE_MODEL = "offline:rules"
 """The model spec of this stand-in."""
@@ -121,14 +115,15 @@ def _text(message: BaseMessage) -> str:
     return message.content if isinstance(message.content, str) else str(message.content)
 
 
-class OfflineRulesModel(BaseChatModel):
+class OfflineRulesModel(LocalChatModel):
     """The `offline:rules` model: deterministic, keyword-based, never calls a network."""
 
     @property
     def _llm_type(self) -> str:
         return "offline-rules"
 
-    def _answer(self, messages: list[BaseMessage]) -> AIMessage:
+    def reply(self, messages: list[BaseMessage], tools: list[Any]) -> AIMessage:
+        """Answer from the prompt (tools are accepted: direct steps do the calling)."""
         system = next((_text(m) for m in messages if isinstance(m, SystemMessage)), "")
         if "Plan and results:" in system:
             body = system.split("Plan and results:", 1)[1].split("Notes on this turn:", 1)[0]
@@ -138,60 +133,17 @@ class OfflineRulesModel(BaseChatModel):
             return AIMessage(_text(tool_results[-1]))
         return AIMessage("I can only run simple requests offline; set MODEL for more.")
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: CallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return ChatResult(generations=[ChatGeneration(message=self._answer(messages))])
-
-    async def _agenerate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: AsyncCallbackManagerForLLMRun | None = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        return self._generate(messages, stop, None, **kwargs)
-
-    def bind_tools(
-        self, tools: Sequence[Any], **kwargs: Any
-    ) -> Runnable[LanguageModelInput, AIMessage]:
-        """Accept tools (the rules answer in text; direct steps do the calling)."""
-        return self.bind(tools=list(tools), **kwargs)
-
-    def with_structured_output(
-        self, schema: Any, *, include_raw: bool = False, **kwargs: Any
-    ) -> Runnable[LanguageModelInput, Any]:
+    def structured(self, messages: list[BaseMessage], schema: Any) -> dict[str, Any]:
         """Plan, assess or analyse by rules, depending on the schema asked for."""
         name = getattr(schema, "__name__", "")
-
-        def respond(value: LanguageModelInput) -> Any:
-            messages: list[BaseMessage] = value if isinstance(value, list) else []
-            system = next((_text(m) for m in messages if isinstance(m, SystemMessage)), "")
-            humans = [_text(m) for m in messages if isinstance(m, HumanMessage)]
-            data: dict[str, Any]
-            if name == "PlannerResult":
-                data = plan_request(humans[-1] if humans else "", system)
-            elif name == "Assessment":
-                failed = [m for m in messages if isinstance(m, ToolMessage) and m.status == "error"]
-                data = {"completed": not failed, "reason": "judged by the tool result"}
-            else:
-                data = {"irreversible": False, "blocked_tools": [], "reasons": {}}
-            parsed = (
-                schema.model_validate(data)
-                if isinstance(schema, type) and issubclass(schema, BaseModel)
-                else data
-            )
-            return (
-                {"raw": AIMessage(str(data)), "parsed": parsed, "parsing_error": None}
-                if include_raw
-                else parsed
-            )
-
-        return RunnableLambda(respond)
+        system = next((_text(m) for m in messages if isinstance(m, SystemMessage)), "")
+        humans = [_text(m) for m in messages if isinstance(m, HumanMessage)]
+        if name == "PlannerResult":
+            return plan_request(humans[-1] if humans else "", system)
+        if name == "Assessment":
+            failed = [m for m in messages if isinstance(m, ToolMessage) and m.status == "error"]
+            return {"completed": not failed, "reason": "judged by the tool result"}
+        return {"irreversible": False, "blocked_tools": [], "reasons": {}}
 
 
 def register_offline_model() -> None:
