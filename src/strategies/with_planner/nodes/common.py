@@ -69,9 +69,14 @@ def task_update(
     return update
 
 
+def last_human(messages: Sequence[AnyMessage]) -> HumanMessage | None:
+    """The last human message: the request the turn is about (None before the first)."""
+    return next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+
+
 def last_request(messages: Sequence[AnyMessage]) -> str:
-    """The text of the last human message: the request the turn is about ("" when none)."""
-    last = next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
+    """The text of the last human message ("" when there is none)."""
+    last = last_human(messages)
     return str(last.content) if last is not None else ""
 
 

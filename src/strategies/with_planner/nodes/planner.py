@@ -28,6 +28,7 @@ from strategies.with_planner.deferred import release_held_calls
 from strategies.with_planner.nodes.common import (
     context_of,
     emit,
+    last_human,
     last_request,
     model_for,
     render_plan,
@@ -85,7 +86,7 @@ def input_guard(state: State, cfg: GuardrailConfig) -> PlannerUpdate | None:
     A refusal is an answer in the thread; the user's message stays. A masked message replaces
     the original (same id), so the secret is not stored in the checkpoint either.
     """
-    last = next((m for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), None)
+    last = last_human(state["messages"])
     if last is None:
         return None
     refusal = check_request(str(last.content), cfg)
@@ -105,6 +106,7 @@ def input_guard(state: State, cfg: GuardrailConfig) -> PlannerUpdate | None:
 
 
 def _last_request(state: State) -> str:
+    """The text of the request this turn is about."""
     return last_request(state["messages"])
 
 
