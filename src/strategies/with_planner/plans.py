@@ -186,6 +186,7 @@ def _cycle(plan: Sequence[Task]) -> list[str] | None:
     stack: list[str] = []
 
     def visit(node: str) -> list[str] | None:
+        """Depth-first from `node`: the cycle through the current path, if one closes."""
         state[node] = 1
         stack.append(node)
         for nxt in deps.get(node, []):

@@ -155,6 +155,7 @@ def resolve(
         return _lookup(whole.group(1), outputs, order, task_id, today)
 
     def render(match: re.Match[str]) -> str:
+        """One template inside a longer string, as text (JSON for structured values)."""
         found = _lookup(match.group(1), outputs, order, task_id, today)
         return found if isinstance(found, str) else json.dumps(found, ensure_ascii=False)
 
