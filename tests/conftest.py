@@ -15,12 +15,14 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
+from common.mcp.registry import shutdown_pool
+from tests.doubles import ScriptedChatModel, install_scripted
+
+# Importing the project reads no settings (they are read on first use), so this holds for
+# every test; the settings are read once per process after it.
 os.environ["ALLOW_MODEL_REQUESTS"] = "false"
 os.environ.pop("OPENAI_API_KEY", None)
 os.environ.pop("OPENAI_BASE_URL", None)
-
-from common.mcp.registry import shutdown_pool
-from tests.doubles import ScriptedChatModel, install_scripted
 
 # No test may depend on machine speed: CI machines are loaded, so Hypothesis gets no deadline
 # and no "too slow" health check anywhere (a test's own @settings may still add more).

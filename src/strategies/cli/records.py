@@ -28,6 +28,7 @@ def nothing_saved(kind: str) -> bool:
 async def list_threads() -> list[dict[str, Any]]:
     """Every thread with its last question, status and last update, newest first."""
     from strategies.with_planner.graph import build_graph
+    from strategies.with_planner.nodes.common import last_request
 
     rows: list[dict[str, Any]] = []
     async with open_persistence() as (saver, store):
@@ -40,11 +41,10 @@ async def list_threads() -> list[dict[str, Any]]:
                 latest.setdefault(str(conf["thread_id"]), str(item.checkpoint.get("ts", "")))
         for thread, updated in latest.items():
             state = await graph.aget_state({"configurable": {"thread_id": thread}})
-            humans = [m for m in state.values.get("messages", []) if m.type == "human"]
             rows.append(
                 {
                     "thread": thread,
-                    "last_question": str(humans[-1].content) if humans else "",
+                    "last_question": last_request(state.values.get("messages", [])),
                     "status": _status(state),
                     "updated": updated,
                 }
