@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import uuid
 
 from mcp.server.fastmcp import FastMCP
 from mcp.types import (
@@ -23,7 +24,6 @@ from common.mcp import ExpertRegistry, is_error
 from common.mcp.config import parse_mcp_config
 from common.mcp.inprocess import register_inprocess_server
 from common.mcp.outcome import blocks_of, from_result
-from tests.unit_tests.helpers import unique
 
 PNG = base64.b64encode(b"\x89PNG" + bytes(96)).decode()
 """A 100-byte stand-in for an image."""
@@ -31,7 +31,7 @@ PNG = base64.b64encode(b"\x89PNG" + bytes(96)).decode()
 
 def media_server() -> str:
     """An in-process server whose tools return text, an image, resources and links."""
-    mcp = FastMCP(unique("media"))
+    mcp = FastMCP(f"media-{uuid.uuid4().hex[:8]}")
 
     @mcp.tool(structured_output=False)
     def chart() -> list[ContentBlock]:

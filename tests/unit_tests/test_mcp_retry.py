@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import anyio
@@ -13,12 +14,11 @@ from common.mcp import ExpertRegistry
 from common.mcp.config import parse_mcp_config
 from common.mcp.inprocess import register_inprocess_server
 from common.mcp.session import PersistentSession
-from tests.unit_tests.helpers import unique
 
 
 def counter_registry(sent: list[str]) -> ExpertRegistry:
     """A registry over an in-process server whose `send` tool records each call it runs."""
-    mcp = FastMCP(unique("sender"))
+    mcp = FastMCP(f"sender-{uuid.uuid4().hex[:8]}")
 
     @mcp.tool()
     def send(text: str) -> str:
