@@ -35,7 +35,7 @@ def _project(folder: Path, dotenv: str = "") -> Path:
     """A folder serving our graph by absolute path, with `dotenv` as its `.env`."""
     config = {
         "dependencies": [str(ROOT)],
-        "graphs": {"with_planner": str(ROOT / "src/strategies/with_planner/graph.py") + ":graph"},
+        "graphs": {"with_planner": str(ROOT / "src/strategies/with_planner/server.py") + ":graph"},
         "env": ".env",
         "python_version": "3.11",
     }

@@ -80,7 +80,7 @@ def build_graph(
     return compiled.with_config(recursion_limit=limit)
 
 
-# Importing this module reads no settings: the served graph's bound is the default limit, which
-# covers the longest run any allowed budgets permit (a run's config may still raise it).
+# Importing this module reads no settings: the bound is the default limit, which covers the
+# longest run any allowed budgets permit (a run's config may still raise it).
 graph = build_graph(recursion_limit=RECURSION_LIMIT)
-"""The graph served by `langgraph dev` (no checkpointer: the server brings its own)."""
+"""The graph with the default limits and no checkpointer (`server.graph` is the served one)."""
