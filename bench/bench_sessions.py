@@ -72,7 +72,7 @@ async def _ours_call() -> Call:
 
     async def call() -> None:
         outcome = await registry.call("inventory", TOOL, TOOL_ARGS, 30.0, retry_safe=True)
-        if outcome.status != "ok" or "120" not in outcome.content:
+        if outcome["status"] != "ok" or "120" not in outcome["content"]:
             raise RuntimeError(f"unexpected outcome from ours: {outcome}")
 
     return call

@@ -6,6 +6,7 @@ from typing import Any
 
 from langchain_core.messages import ToolCall, ToolMessage
 
+from common.mcp.outcome import blocks_of
 from common.safety.approval import RejectDecision
 from common.safety.execution import Executed, Refused
 
@@ -37,7 +38,13 @@ def result_message(call: ToolCall, result: Executed | Refused, prefix: str = "")
     if done["status"] != "ok":
         return tool_message(call, f"{prefix}Error ({done['status']}): {done['content']}", True)
     # The model gets the trimmed text; the full output stays with the message for the result.
-    extra = {"full_output": done["content"]} if result.shown != done["content"] else {}
+    extra: dict[str, Any] = (
+        {"full_output": done["content"]} if result.shown != done["content"] else {}
+    )
+    if blocks := blocks_of(done):
+        # Images, audio and files the tool returned, as LangChain content blocks, for callers
+        # that can show them; the text above already describes each one.
+        extra["blocks"] = blocks
     return tool_message(
         call, prefix + result.shown, artifact=done["structured"], additional_kwargs=extra
     )
