@@ -109,3 +109,9 @@ def test_importing_the_graph_reads_no_settings() -> None:
 def test_the_default_limit_covers_the_largest_allowed_budgets() -> None:
     largest = Settings(max_planner_retries=10, max_plan_tasks=50)
     assert worst_case_steps(largest) < RECURSION_LIMIT
+
+
+def test_the_graph_leaves_a_chosen_model_to_fail_where_it_is_used() -> None:
+    ctx, notice = turn_context({"model": "openai:gpt-4o"}, check_chosen=False)
+    assert ctx.model == "openai:gpt-4o"
+    assert notice is None

@@ -342,15 +342,21 @@ def explicit_models(given: Context | Mapping[str, Any]) -> bool:
 
 
 def turn_context(
-    given: Context | Mapping[str, Any] | None, settings: Settings | None = None
+    given: Context | Mapping[str, Any] | None,
+    settings: Settings | None = None,
+    *,
+    check_chosen: bool = True,
 ) -> tuple[Context, str | None]:
     """The validated, complete context of a turn, and the offline announcement if it applies.
 
-    Every node's model is loaded once to check it: a model the caller chose that cannot load
-    raises ModelConfigError; unusable defaults fall back to `offline:rules`.
+    Default models that cannot load fall back to `offline:rules`. A model the caller chose is
+    loaded here when `check_chosen` (the CLI: fail before anything runs, ModelConfigError);
+    the graph passes False, so a chosen model fails where it is used.
     """
     ctx = context_from(settings or get_settings(), given)
-    return resolve_models(ctx, explicit=given is not None and explicit_models(given))
+    if given is not None and explicit_models(given):
+        return resolve_models(ctx, explicit=True) if check_chosen else (ctx, None)
+    return resolve_models(ctx, explicit=False)
 
 
 def resolve_models(ctx: Context, explicit: bool) -> tuple[Context, str | None]:
