@@ -17,12 +17,7 @@ from common.memory import describe_runs, search_runs
 from common.safety.approval import PendingCall
 from common.settings import get_settings
 from common.structured import BadOutput, structured_call
-from strategies.with_planner.context import (
-    Context,
-    explicit_models,
-    make_context,
-    resolve_models,
-)
+from strategies.with_planner.context import Context, turn_context
 from strategies.with_planner.dates import describe_periods
 from strategies.with_planner.deferred import release_held_calls
 from strategies.with_planner.nodes.common import (
@@ -118,11 +113,8 @@ def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     """
     given = runtime.context if runtime.context is not None else Context()
     # Re-validated here: a Context instance may have been changed after it was built.
-    ctx = make_context(asdict(given))
-    notice = None
-    if not explicit_models(ctx):
-        # Models the caller named fail where they are used; the defaults may fall back.
-        ctx, notice = resolve_models(ctx, explicit=False)
+    # Models the caller named fail where they are used; the defaults may fall back.
+    ctx, notice = turn_context(asdict(given), check_chosen=False)
     if notice:
         emit(runtime, "notice", text=notice)
     return PlannerUpdate(
