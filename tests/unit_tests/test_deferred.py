@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from common.guardrails import GuardrailConfig
+from common.guardrails.config import GuardrailConfig
 from common.mcp import ExpertRegistry, ExpertUnavailable, outcome
 from common.mcp.config import McpConfig
 from common.safety.approval import (

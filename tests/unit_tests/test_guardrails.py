@@ -14,21 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from common.guardrails import (
-    GuardrailConfig,
-    Refusal,
-    check_request,
-    denied_urls,
-    estimate_tokens,
-    harmful_reason,
-    mask_banned,
-    mask_secrets,
-    mask_secrets_in,
-    numeric_problems,
-    secret_key_kind,
-    summarise_blobs,
-    trim_tool_output,
-)
+from common.guardrails.banned import mask_banned
+from common.guardrails.config import GuardrailConfig
+from common.guardrails.harmful import harmful_reason
+from common.guardrails.numbers import numeric_problems
+from common.guardrails.output import summarise_blobs, trim_tool_output
+from common.guardrails.request import Refusal, check_request, estimate_tokens
+from common.guardrails.secrets import mask_secrets, mask_secrets_in, secret_key_kind
+from common.guardrails.urls import denied_urls
 
 CFG = GuardrailConfig()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from common.guardrails import GuardrailConfig
+from common.guardrails.config import GuardrailConfig
 from common.persistence import backend_of
 from common.settings import ConfigError, Settings, get_settings
 

@@ -19,7 +19,7 @@ make it slow. The graph decides where each rule applies; this package only decid
 - `output`, rules 6 and 8: `trim_tool_output` cuts oversized tool output for the model, with a
   note; `summarise_blobs` turns HTML documents, long base64 runs and huge JSON in an answer
   into one-line summaries.
-- Rule 7, tool arguments against the tool's schema, is `check_args` in the strategy's plans.
+- Rule 7, tool arguments against the tool's schema, is `common.mcp.schema.check_args`.
 - `banned`, rule 9: `mask_banned` masks configured banned words with `*`.
 - `numbers`, rule 10: `numeric_problems`: NaN and infinities in tool output, and numbers an
   answer states that no tool returned.
@@ -48,64 +48,7 @@ Libraries considered for the hand-written pieces (none is added as a dependency)
 - Numbers: no library reads amounts in prose with rounding and scale words (`430 million` for
   `429,400,000`); stdlib `float`, `math` and `json` do the parsing.
 
-The public names are re-exported here and loaded on first use, so importing
-`common.guardrails.config` alone (as the settings do) does not load the rules.
+Import each rule from its module (`from common.guardrails.urls import denied_urls`): the
+package itself re-exports nothing, so importing the config alone (as the settings do) loads no
+rule, and each name has one home.
 """
-
-from __future__ import annotations
-
-from importlib import import_module
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from common.guardrails.banned import mask_banned
-    from common.guardrails.config import GuardrailConfig
-    from common.guardrails.harmful import harmful_reason
-    from common.guardrails.numbers import numeric_problems
-    from common.guardrails.output import summarise_blobs, trim_tool_output
-    from common.guardrails.request import Refusal, check_request, estimate_tokens
-    from common.guardrails.secrets import mask_secrets, mask_secrets_in, secret_key_kind
-    from common.guardrails.urls import denied_urls
-
-HOMES: dict[str, str] = {
-    "GuardrailConfig": "config",
-    "Refusal": "request",
-    "check_request": "request",
-    "estimate_tokens": "request",
-    "denied_urls": "urls",
-    "harmful_reason": "harmful",
-    "mask_secrets": "secrets",
-    "mask_secrets_in": "secrets",
-    "secret_key_kind": "secrets",
-    "trim_tool_output": "output",
-    "summarise_blobs": "output",
-    "mask_banned": "banned",
-    "numeric_problems": "numbers",
-}
-"""Each re-exported public name -> the submodule that defines it."""
-
-__all__ = [
-    "GuardrailConfig",
-    "Refusal",
-    "check_request",
-    "denied_urls",
-    "estimate_tokens",
-    "harmful_reason",
-    "mask_banned",
-    "mask_secrets",
-    "mask_secrets_in",
-    "numeric_problems",
-    "secret_key_kind",
-    "summarise_blobs",
-    "trim_tool_output",
-]
-
-
-def __getattr__(name: str) -> object:
-    """A re-exported name, imported from its submodule on first use."""
-    home = HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value

@@ -22,7 +22,10 @@ from typing import Any, Literal
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from common.guardrails import GuardrailConfig, denied_urls, mask_secrets, trim_tool_output
+from common.guardrails.config import GuardrailConfig
+from common.guardrails.output import trim_tool_output
+from common.guardrails.secrets import mask_secrets
+from common.guardrails.urls import denied_urls
 from common.mcp.outcome import ToolOutcome, outcome
 from common.mcp.registry import ExpertRegistry
 from common.mcp.schema import check_args

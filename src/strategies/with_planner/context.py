@@ -16,7 +16,7 @@ from datetime import datetime
 from enum import Enum
 from typing import Any, Literal, get_args
 
-from common.guardrails import GuardrailConfig
+from common.guardrails.config import GuardrailConfig
 from common.models import ModelConfigError, load_chat_model
 from common.safety.policy import ApprovalMode, ApprovalModeError, parse_approval_mode
 from common.settings import MAX_TASK_ATTEMPTS_CAP, Settings, get_settings

@@ -11,7 +11,9 @@ from langgraph.runtime import Runtime
 from mcp.types import Tool
 
 from common.embeddings import configured_embeddings
-from common.guardrails import GuardrailConfig, check_request, mask_secrets
+from common.guardrails.config import GuardrailConfig
+from common.guardrails.request import check_request
+from common.guardrails.secrets import mask_secrets
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
 from common.safety.approval import PendingCall

@@ -16,7 +16,10 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from common.embeddings import configured_embeddings
-from common.guardrails import GuardrailConfig, mask_banned, numeric_problems, summarise_blobs
+from common.guardrails.banned import mask_banned
+from common.guardrails.config import GuardrailConfig
+from common.guardrails.numbers import numeric_problems
+from common.guardrails.output import summarise_blobs
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.safety.approval import PendingCall
 from common.settings import get_settings
