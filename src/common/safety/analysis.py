@@ -14,6 +14,7 @@ from mcp.types import Tool
 from pydantic import ValidationError
 
 from common.mcp.config import ServerConfig
+from common.messages import last_request
 from common.safety.classify import ToolVerdict, name_verdict
 from common.safety.prompts import IRREVERSIBILITY_SYSTEM_PROMPT
 from common.safety.verdict import (
@@ -86,8 +87,7 @@ async def analyse(
 ) -> AnalysisOutcome:
     """Ask the analyser (never given tools); any failure is an `error` outcome, never raised."""
     names = {server: [t.name for t in tools] for server, tools in catalog.items()}
-    humans = [m for m in messages if m.type == "human"]
-    request = str(humans[-1].content) if humans else "(no request)"
+    request = last_request(messages) or "(no request)"
     prompt = IRREVERSIBILITY_SYSTEM_PROMPT.format(
         catalog=render_catalog(catalog), plan=plan, conversation=_conversation(messages)
     )

@@ -27,8 +27,8 @@ def nothing_saved(kind: str) -> bool:
 
 async def list_threads() -> list[dict[str, Any]]:
     """Every thread with its last question, status and last update, newest first."""
+    from common.messages import last_request
     from strategies.with_planner.graph import build_graph
-    from strategies.with_planner.nodes.common import last_request
 
     rows: list[dict[str, Any]] = []
     async with open_persistence() as (saver, store):

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
 
+from common.messages import last_human
 from common.models import LocalChatModel, register_provider
 
 OFFLINE_MODEL = "offline:rules"
@@ -137,9 +138,9 @@ class OfflineRulesModel(LocalChatModel):
         """Plan, assess or analyse by rules, depending on the schema asked for."""
         name = getattr(schema, "__name__", "")
         system = next((_text(m) for m in messages if isinstance(m, SystemMessage)), "")
-        humans = [_text(m) for m in messages if isinstance(m, HumanMessage)]
+        request = last_human(messages)
         if name == "PlannerResult":
-            return plan_request(humans[-1] if humans else "", system)
+            return plan_request(_text(request) if request is not None else "", system)
         if name == "Assessment":
             failed = [m for m in messages if isinstance(m, ToolMessage) and m.status == "error"]
             return {"completed": not failed, "reason": "judged by the tool result"}

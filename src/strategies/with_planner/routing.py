@@ -7,7 +7,8 @@ from typing import Literal
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.types import Send
 
-from strategies.with_planner.nodes.common import last_request, render_plan
+from common.messages import last_request
+from strategies.with_planner.nodes.common import render_plan
 from strategies.with_planner.plans import TERMINAL
 from strategies.with_planner.state import DependencyOutput, State, TaskInput, TaskRun
 

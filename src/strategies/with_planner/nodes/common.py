@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AnyMessage, HumanMessage
+from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
 
 from common.models import load_chat_model
@@ -67,17 +67,6 @@ def task_update(
     if new_messages:
         update["messages"] = list(new_messages)
     return update
-
-
-def last_human(messages: Sequence[AnyMessage]) -> HumanMessage | None:
-    """The last human message: the request the turn is about (None before the first)."""
-    return next((m for m in reversed(messages) if isinstance(m, HumanMessage)), None)
-
-
-def last_request(messages: Sequence[AnyMessage]) -> str:
-    """The text of the last human message ("" when there is none)."""
-    last = last_human(messages)
-    return str(last.content) if last is not None else ""
 
 
 def render_plan(plan: list[TaskState], detailed: bool = False) -> str:

@@ -16,6 +16,7 @@ from common.guardrails.request import check_request
 from common.guardrails.secrets import mask_secrets
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
+from common.messages import last_human, last_request
 from common.safety.approval import PendingCall
 from common.settings import get_settings
 from common.structured import BadOutput, structured_call
@@ -25,8 +26,6 @@ from strategies.with_planner.deferred import release_held_calls
 from strategies.with_planner.nodes.common import (
     context_of,
     emit,
-    last_human,
-    last_request,
     model_for,
     render_plan,
 )

@@ -21,6 +21,7 @@ from common.guardrails.config import GuardrailConfig
 from common.guardrails.numbers import numeric_problems
 from common.guardrails.output import summarise_blobs
 from common.memory import RunRecord, ToolCallRecord, save_run
+from common.messages import last_request
 from common.safety.approval import PendingCall
 from common.settings import get_settings
 from strategies.with_planner.context import Context
@@ -28,7 +29,6 @@ from strategies.with_planner.nodes.common import (
     HELD_BACK,
     context_of,
     describe_call,
-    last_request,
     model_for,
     now_iso,
     render_plan,
