@@ -144,6 +144,62 @@ class ApprovalFormatError(ValueError):
     """A resume value that is not `{"decisions": [...]}` with one valid decision per request."""
 
 
+REFUSED_ANSWER = "Your last answer was not used, nothing ran: "
+"""How the error of a question asked again begins, whatever was wrong with the answer."""
+
+NOT_USED = "answer_not_used"
+"""Key of the stand-in value a resume is replaced by when it cannot reach a node as it is."""
+
+ECHO_CHARS = 200
+"""How much of a bad answer an error repeats: enough to recognise it, never the whole value."""
+
+MAX_ANSWER_CHARS = 50_000
+"""Longest answer (as JSON text) a node uses; a longer one is refused, not kept in the thread."""
+
+
+def not_used(reason: str) -> dict[str, str]:
+    """The stand-in resume value for an answer the graph refuses before any node sees it."""
+    return {NOT_USED: reason}
+
+
+def echo(value: Any) -> str:
+    """`value` as the error repeats it: its repr, cut to `ECHO_CHARS` with the length named."""
+    text = repr(value)
+    if len(text) <= ECHO_CHARS:
+        return text
+    return f"{text[:ECHO_CHARS]}… ({len(text)} characters)"
+
+
+def unusable(value: Any) -> str | None:
+    """Why a resume value cannot be used whatever the question, or None if it may be read."""
+    if value is None:
+        return "the answer was empty (None)."
+    if isinstance(value, dict) and set(value) == {NOT_USED}:
+        return str(value[NOT_USED])
+    size = answer_chars(value)
+    if size > MAX_ANSWER_CHARS:
+        return (
+            f"the answer is {size} characters long; at most {MAX_ANSWER_CHARS} are accepted. "
+            f"It began {echo(value)}."
+        )
+    return None
+
+
+def answer_chars(value: Any) -> int:
+    """The size of an answer as JSON text (its repr when it is not JSON)."""
+    try:
+        return len(json.dumps(value, default=repr))
+    except (TypeError, ValueError):
+        return len(repr(value))
+
+
+EXPECTED = (
+    'Expected {"decisions": [{"type": "approve"} | {"type": "edit", "edited_action": '
+    '{"name": ..., "args": {...}}} | {"type": "reject", "message": ...}]}'
+)
+"""What an approval answer must look like, as every format error says."""
+
+
 def build_approval_request(calls: list[PendingCall], error: str | None = None) -> dict[str, Any]:
     """The interrupt value asking a human about `calls` (HumanInTheLoopMiddleware's format)."""
     request: dict[str, Any] = {
@@ -170,6 +226,8 @@ def build_approval_request(calls: list[PendingCall], error: str | None = None) -
 
 def parse_decisions(value: Any, expected: int) -> list[Decision]:
     """Validate a resume value; the error says exactly what is wrong and what is expected."""
+    if (reason := unusable(value)) is not None:
+        raise ApprovalFormatError(f"{reason} {EXPECTED}.")
     try:
         parsed = _RESUME.validate_python(value)
     except ValidationError as exc:
@@ -178,9 +236,7 @@ def parse_decisions(value: Any, expected: int) -> list[Decision]:
             for e in exc.errors(include_url=False)
         )
         raise ApprovalFormatError(
-            'Expected {"decisions": [{"type": "approve"} | {"type": "edit", "edited_action": '
-            '{"name": ..., "args": {...}}} | {"type": "reject", "message": ...}]}; '
-            f"got {value!r} ({problems})"
+            f"{EXPECTED}; got {echo(value)} ({problems[:ECHO_CHARS]})"
         ) from exc
     if len(parsed.decisions) != expected:
         raise ApprovalFormatError(
@@ -201,7 +257,7 @@ def ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
         try:
             decisions = parse_decisions(value, len(pending))
         except ApprovalFormatError as exc:
-            error = f"Your last answer was not used, nothing ran: {exc}"
+            error = f"{REFUSED_ANSWER}{exc}"
             continue
         return {p["id"]: d for p, d in zip(pending, decisions, strict=True)}
 

@@ -22,11 +22,13 @@ from langgraph.types import interrupt
 
 from common.mcp import ExpertRegistry, ToolOutcome, registry_for
 from common.safety.approval import (
+    REFUSED_ANSWER,
     Decision,
     EditDecision,
     PendingCall,
     RejectDecision,
     ask_for_approval,
+    unusable,
 )
 from common.safety.execution import (
     CallLedger,
@@ -298,9 +300,21 @@ def conservative_split(
 
 
 def ask_user(question: str, task_id: str) -> str:
-    """Interrupt with the expert's question to the user; their answer, as text."""
-    reply = interrupt({"type": "ask_user", "question": question, "task_id": task_id})
-    return reply if isinstance(reply, str) else str(reply)
+    """Interrupt with the expert's question to the user; their answer, as text.
+
+    An answer that cannot be used (None, too long, refused before the graph) is not passed on:
+    the question is asked again, saying why, with only a short prefix of the answer repeated.
+    """
+    error: str | None = None
+    while True:
+        request: dict[str, str] = {"type": "ask_user", "question": question, "task_id": task_id}
+        if error:
+            request["error"] = error
+        reply = interrupt(request)
+        reason = unusable(reply)
+        if reason is None:
+            return reply if isinstance(reply, str) else str(reply)
+        error = f"{REFUSED_ANSWER}{reason}"
 
 
 def pending_call(call: ToolCall, expert: str, reason: str, source: str) -> PendingCall:
