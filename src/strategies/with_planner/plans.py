@@ -11,6 +11,7 @@ from typing_extensions import TypedDict
 
 from common.mcp.schema import check_args
 from common.safety.approval import DecisionRecord
+from strategies.with_planner.results import FullResult
 from strategies.with_planner.templates import TemplateError, date_problems, referenced_tasks
 
 TaskStatus = Literal[
@@ -131,9 +132,11 @@ class TaskState(Task):
     attempts: int
     """Orchestrate rounds (or direct calls) used."""
     result: str | None
-    """What the task produced, as text."""
+    """What the task produced, as text: the view the model sees (trimmed when long)."""
+    full: FullResult | None
+    """Where the whole text is when `result` is trimmed (in state, or in the store by key)."""
     data: Any
-    """Structured result of its last successful tool call, for templates."""
+    """Structured result of its last successful tool call, for templates (None when stored)."""
     error: str | None
     """Why it failed or was skipped, in words a user can act on."""
     declined: list[str]
@@ -171,6 +174,7 @@ def new_task_state(task: Task) -> TaskState:
         status="pending",
         attempts=0,
         result=None,
+        full=None,
         data=None,
         error=None,
         declined=[],

@@ -9,7 +9,7 @@ from langgraph.types import Send
 
 from common.messages import last_request
 from strategies.with_planner.nodes.common import render_plan
-from strategies.with_planner.plans import TERMINAL
+from strategies.with_planner.plans import TERMINAL, TaskState
 from strategies.with_planner.state import DependencyOutput, State, TaskInput, TaskRun
 
 
@@ -42,10 +42,7 @@ def task_input(state: State, task_id: str) -> TaskInput:
     plan = state["plan"]
     by_id = {t["id"]: t for t in plan}
     task = by_id[task_id]
-    inputs = {
-        dep: DependencyOutput(result=by_id[dep]["result"], data=by_id[dep]["data"])
-        for dep in task["depends_on"]
-    }
+    inputs = {dep: dependency_output(by_id[dep]) for dep in task["depends_on"]}
     return TaskInput(
         task=task,
         request=last_request(state["messages"]),
@@ -56,6 +53,14 @@ def task_input(state: State, task_id: str) -> TaskInput:
         max_attempts=state.get("attempt_budget", 1),
         run_context=state.get("run_context") or {},
     )
+
+
+def dependency_output(task: TaskState) -> DependencyOutput:
+    """What a finished task hands on: its result view, data, and where its whole text is."""
+    out = DependencyOutput(result=task["result"], data=task["data"])
+    if full := task.get("full"):
+        out["full"] = full
+    return out
 
 
 def task_start(state: TaskRun) -> Literal["orchestrate", "call_tool"]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -10,6 +10,7 @@ from langgraph.graph.message import add_messages
 from common.safety.approval import PendingCall
 from common.safety.classify import ToolVerdict
 from strategies.with_planner.plans import PlanStatus, TaskState
+from strategies.with_planner.results import FullResult
 
 PlannerOutcome = Literal["planned", "empty", "retry", "clarify", "failed"]
 """What the planner node decided, for routing."""
@@ -119,7 +120,9 @@ class DependencyOutput(TypedDict):
     """What a finished task hands to the tasks that depend on it."""
 
     result: str | None
-    """Its result as text."""
+    """Its result as text, as the model sees it (trimmed when long)."""
+    full: NotRequired[FullResult]
+    """Where its whole text is, when `result` is trimmed; templates read that, never the view."""
     data: Any
     """The structured content of its last successful tool call (JSON), for templates."""
 

@@ -1,7 +1,8 @@
 """`${...}` templates in direct-step arguments: results of earlier tasks, and date ranges.
 
-`${t1.result}` is a task's text result; `${t1.data...}` its structured result, navigated with
-`.key`, `[N]` and `.*` (maps the rest of the path over a list); `${step[0]...}` names a task by
+`${t1.result}` is a task's whole text result (never the trimmed view the model saw);
+`${t1.data...}` its structured result, navigated with `.key`, `[N]` and `.*` (maps the rest of
+the path over a list); `${step[0]...}` names a task by
 its position in the plan. `${dates.last_week.from}` is a date from `dates`. A template
 that is the whole value keeps the referenced value's JSON type; inside a longer string it is
 rendered as text (JSON for lists and objects).
@@ -16,10 +17,12 @@ from datetime import date
 from typing import Any
 
 from strategies.with_planner.dates import resolve_period
+from strategies.with_planner.results import FullResult
 
 _TEMPLATE = re.compile(r"\$\{([^}]+)\}")
 _REF = re.compile(r"^(?:step\[(\d+)\]|([A-Za-z_][\w-]*))(.*)$")
 _SEGMENT = re.compile(r"\.\*|\.([A-Za-z_][\w-]*)|\[(\d+)\]")
+_TRIMMED = re.compile(r" … \[\d+ more chars\]$")
 
 
 class TemplateError(ValueError):
@@ -133,7 +136,26 @@ def _lookup(
         ref = order[ref]
     if ref not in outputs:
         raise TemplateError(f"task {task_id!r}: {template} refers to {ref!r}, which has no result")
-    return _walk(outputs[ref], segments, template, task_id, "")
+    return _walk(_whole(outputs[ref], ref, template, task_id), segments, template, task_id, "")
+
+
+def _whole(out: Mapping[str, Any], ref: str, template: str, task_id: str) -> dict[str, Any]:
+    """A dependency's `{result, data}` with its whole text: a template never gets a trimmed one."""
+    full: FullResult | None = out.get("full")
+    text = out.get("result")
+    if full is not None:
+        if full["text"] is None:
+            raise TemplateError(
+                f"task {task_id!r}: {template}: the full result of {ref!r} "
+                f"({full['chars']} chars) is kept in the store and could not be read back"
+            )
+        text = full["text"]
+    elif isinstance(text, str) and _TRIMMED.search(text):
+        raise TemplateError(
+            f"task {task_id!r}: {template}: the result of {ref!r} was trimmed and its whole "
+            "text was not kept; use a direct step (or its ${...data} fields) to pass it on"
+        )
+    return {"result": text, "data": out.get("data")}
 
 
 def resolve(
@@ -143,7 +165,10 @@ def resolve(
     task_id: str,
     today: date,
 ) -> Any:
-    """`value` with every template replaced; `outputs` maps task id to {result, data}."""
+    """`value` with every template replaced; `outputs` maps task id to {result, data, full}.
+
+    `full` (see `results`) holds the whole text when `result` is only a trimmed view.
+    """
     if isinstance(value, Mapping):
         return {k: resolve(v, outputs, order, task_id, today) for k, v in value.items()}
     if isinstance(value, list):

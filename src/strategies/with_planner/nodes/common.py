@@ -12,10 +12,12 @@ from langgraph.runtime import Runtime
 
 from common.models import load_chat_model
 from strategies.with_planner.context import Context
+from strategies.with_planner.nodes.tool_messages import for_state
 from strategies.with_planner.plans import TERMINAL, TaskState
+from strategies.with_planner.results import VIEW_CHARS, trim
 from strategies.with_planner.state import TaskRun, TaskRunUpdate
 
-RESULT_CHARS = 2000
+RESULT_CHARS = VIEW_CHARS
 
 HELD_BACK = "held back for the user's approval (plan_only)"
 """The error of a direct step whose call plan_only held back: the user's choice, not a failure."""
@@ -57,8 +59,11 @@ def task_update(
     """Update a task run's task and its transcript, stamping `ended_at` at a final status.
 
     Returns the node update: `messages` (when new ones came), `task`, and `plan` (the task
-    by id, which the parent merges when the run ends).
+    by id, which the parent merges when the run ends). A large tool output is not kept on
+    its message in state: the task's result keeps it once (see `results`).
     """
+    direct = bool(state["task"]["tool"])
+    new_messages = [for_state(m, keep_artifact=not direct) for m in new_messages]
     task = TaskState(**{**state["task"], **changes})  # type: ignore[typeddict-item]
     task["messages"] = [*state.get("messages", []), *new_messages]
     if task["status"] in TERMINAL and not task["ended_at"]:
@@ -91,8 +96,8 @@ def render_plan(plan: list[TaskState], detailed: bool = False) -> str:
 
 
 def truncate(text: str, limit: int = RESULT_CHARS) -> str:
-    """Cut `text` to `limit` characters, saying so."""
-    return text if len(text) <= limit else text[:limit] + f" … [{len(text) - limit} more chars]"
+    """Cut `text` to `limit` characters, saying so (templates refuse a value cut this way)."""
+    return trim(text, limit)
 
 
 def describe_call(name: str, args: dict[str, Any]) -> str:

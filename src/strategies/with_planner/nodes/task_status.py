@@ -7,8 +7,10 @@ from typing import Any
 
 from langchain_core.messages import AnyMessage, ToolMessage
 
-from strategies.with_planner.nodes.common import HELD_BACK, truncate, unwrap
+from strategies.with_planner.nodes.common import HELD_BACK, unwrap
+from strategies.with_planner.nodes.tool_messages import full_output
 from strategies.with_planner.plans import TaskState
+from strategies.with_planner.results import result_fields
 
 
 def task_changes(
@@ -37,15 +39,14 @@ def task_changes(
 
 
 def direct_changes(task: TaskState, outcome: AnyMessage, held: bool) -> dict[str, Any]:
-    """How a direct step ends, from the answer to its one call."""
+    """How a direct step ends, from the answer to its one call.
+
+    Its result is the call's whole output (the model sees a view of it; templates get it all).
+    """
     attempts = task["attempts"] + 1
     if isinstance(outcome, ToolMessage) and outcome.status == "success":
-        return {
-            "attempts": attempts,
-            "status": "completed",
-            "result": truncate(str(outcome.content)),
-            "data": unwrap(outcome.artifact),
-        }
+        fields = result_fields(full_output(outcome), unwrap(outcome.artifact))
+        return {"attempts": attempts, "status": "completed", **fields}
     if held:
         return {"attempts": attempts, "status": "skipped", "error": HELD_BACK}
     return {"attempts": attempts, "status": "failed", "error": str(outcome.content)}

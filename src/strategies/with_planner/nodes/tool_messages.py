@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import ToolCall, ToolMessage
+from langchain_core.messages import AnyMessage, ToolCall, ToolMessage
 
 from common.mcp.outcome import blocks_of
 from common.safety.approval import RejectDecision
 from common.safety.execution import Executed, Refused
+from strategies.with_planner.results import INLINE_CHARS, json_chars
 
 EDIT_NOTICE = "Note: the user edited this call to {call}.\n"
 """Put before the result of a call the reviewer edited, naming the call that ran instead."""
@@ -37,9 +38,10 @@ def result_message(call: ToolCall, result: Executed | Refused, prefix: str = "")
     done = result.outcome
     if done["status"] != "ok":
         return tool_message(call, f"{prefix}Error ({done['status']}): {done['content']}", True)
-    # The model gets the trimmed text; the full output stays with the message for the result.
+    # The model gets the trimmed text; the full output goes with the message to the task's
+    # result (which keeps it once: `for_state` drops it from the message kept in state).
     extra: dict[str, Any] = (
-        {"full_output": done["content"]} if result.shown != done["content"] else {}
+        {"full_output": prefix + done["content"]} if result.shown != done["content"] else {}
     )
     if blocks := blocks_of(done):
         # Images, audio and files the tool returned, as LangChain content blocks, for callers
@@ -48,6 +50,31 @@ def result_message(call: ToolCall, result: Executed | Refused, prefix: str = "")
     return tool_message(
         call, prefix + result.shown, artifact=done["structured"], additional_kwargs=extra
     )
+
+
+def full_output(message: ToolMessage) -> str:
+    """The whole output of an answered call (its content is what the model saw of it)."""
+    return str(message.additional_kwargs.get("full_output") or message.content)
+
+
+def for_state(message: AnyMessage, keep_artifact: bool = True) -> AnyMessage:
+    """The message as kept in state: without a large full output (or, if asked, artifact).
+
+    The task's result keeps the whole output once; a copy on the message would be written
+    into every checkpoint again. `output_chars` says how long it was.
+    """
+    if not isinstance(message, ToolMessage):
+        return message
+    extra = message.additional_kwargs
+    big_output = len(str(extra.get("full_output") or "")) > INLINE_CHARS
+    big_artifact = not keep_artifact and json_chars(message.artifact) > INLINE_CHARS
+    if not (big_output or big_artifact):
+        return message
+    kept: dict[str, Any] = {k: v for k, v in extra.items() if k != "full_output" or not big_output}
+    if big_output:
+        kept["output_chars"] = len(str(extra["full_output"]))
+    artifact = None if big_artifact else message.artifact
+    return message.model_copy(update={"additional_kwargs": kept, "artifact": artifact})
 
 
 def held_back(call: ToolCall, mode: str) -> ToolMessage:
