@@ -1,9 +1,16 @@
-"""Resolve `provider:model` strings into chat models, with a registry for local providers."""
+"""Resolve `provider:model` strings into chat models, with a registry for local providers.
+
+Every remote model gets the request timeout (`MODEL_TIMEOUT_S`) and its client's retries
+(`MODEL_MAX_RETRIES`: 429 and 5xx, honouring `Retry-After`); a call that still fails to reach
+its model ends the node with one `ModelCallError` sentence (`model_errors`).
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlparse
 
@@ -31,8 +38,45 @@ _KEY_SETTINGS = {
 }
 
 
+_TIMEOUT_PROVIDERS = frozenset(
+    {"openai", "azure_openai", "anthropic", "google_genai", "mistralai", "groq", "deepseek", "xai"}
+)
+"""Providers whose chat model takes `timeout` and `max_retries` (in seconds, per request)."""
+
+NODE_NAMES = {
+    "planner": "planner",
+    "orchestrate": "orchestrate",
+    "assess": "assess_task",
+    "response": "generate_response",
+    "irreversibility": "irreversibility_check",
+}
+"""The graph node each model role serves, as error messages name it."""
+
+RETRY_ADVICE = "resume the thread to retry (`mcp-planner resume THREAD`, or invoke it with None)"
+"""How to retry after a `ModelCallError`, when the caller has no more specific command."""
+
+
 class ModelConfigError(RuntimeError):
     """A model spec that cannot be turned into a usable chat model."""
+
+
+class ModelCallError(RuntimeError):
+    """A node's model could not be reached or kept failing: the run stops at its last checkpoint.
+
+    Raised from the node so LangGraph keeps the thread where it was: resuming retries the
+    node. `summary` says which node, model and endpoint setting, what failed and what to check.
+    """
+
+    def __init__(self, summary: str) -> None:
+        super().__init__(summary)
+        self.summary = summary
+
+    def advice(self, retry: str = RETRY_ADVICE) -> str:
+        """The one-line message, ending with how to retry (`retry`, e.g. a resume command)."""
+        return f"{self.summary}, then {retry}."
+
+    def __str__(self) -> str:
+        return self.advice()
 
 
 def register_provider(name: str, factory: ModelFactory) -> None:
@@ -78,6 +122,7 @@ def load_chat_model(spec: str) -> BaseChatModel:
         )
     if provider == "openai" and base_url and not os.environ.get("OPENAI_API_KEY"):
         kwargs["api_key"] = "not-needed"
+    kwargs.update(_limits(provider, settings.model_timeout_s, settings.model_max_retries))
     try:
         model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
     except (ImportError, ValueError) as exc:
@@ -86,6 +131,128 @@ def load_chat_model(spec: str) -> BaseChatModel:
             "e.g. openai:gpt-4o-mini, and install the provider's package."
         ) from exc
     return model
+
+
+def _limits(provider: str, timeout: float, retries: int) -> dict[str, Any]:
+    """The timeout and retry arguments `provider`'s chat model accepts (none it would reject)."""
+    if provider in _TIMEOUT_PROVIDERS:
+        return {"timeout": timeout, "max_retries": retries}
+    if provider == "ollama":
+        # ChatOllama has no timeout field; its httpx client takes one.
+        return {"client_kwargs": {"timeout": timeout}}
+    return {}
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """Errors that mean the request did not get a usable answer from the endpoint."""
+    found: list[type[BaseException]] = [ConnectionError, TimeoutError]
+    for module, name in (
+        ("openai", "APIConnectionError"),
+        ("openai", "APIStatusError"),
+        ("httpx", "HTTPError"),
+        ("httpx2", "HTTPError"),
+        ("anthropic", "APIConnectionError"),
+        ("anthropic", "APIStatusError"),
+    ):
+        try:
+            found.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(found)
+
+
+TRANSPORT_ERRORS = _transport_errors()
+"""Connection, timeout and HTTP status errors of the installed clients (after their retries)."""
+
+
+@asynccontextmanager
+async def model_errors(role: str, spec: str) -> AsyncIterator[None]:
+    """Turn a transport error of `role`'s model call into one `ModelCallError` sentence."""
+    try:
+        yield
+    except TRANSPORT_ERRORS as exc:
+        raise ModelCallError(describe_failure(role, spec, exc)) from exc
+
+
+def describe_failure(role: str, spec: str, exc: BaseException) -> str:
+    """Which node's model failed, where, how, and what to check (without the retry advice)."""
+    settings = get_settings()
+    provider = spec.partition(":")[0] if ":" in spec else spec.partition("/")[0]
+    node = NODE_NAMES.get(role, role)
+    base_url = settings.openai_base_url or os.environ.get("OPENAI_BASE_URL")
+    where, check = _endpoint(provider, base_url)
+    status = getattr(exc, "status_code", None)
+    retries = settings.model_max_retries
+    tried = f"after {retries} retr{'y' if retries == 1 else 'ies'}"
+    head = f"The {node} node's model {spec!r} at {where}"
+    if isinstance(status, int):
+        advice = _status_check(status, provider, check)
+        return f"{head} {_status_problem(status, tried)}; check {advice}"
+    if _is_timeout(exc):
+        limit = f"MODEL_TIMEOUT_S={settings.model_timeout_s:g}"
+        return f"{head} did not answer within {limit} ({tried}); check {check}, or raise {limit}"
+    return f"{head} could not be reached ({_root_cause(exc)}); check {check} or the network"
+
+
+def _endpoint(provider: str, base_url: str | None) -> tuple[str, str]:
+    """Where the provider's requests go, as a setting, and the setting to check."""
+    if provider == "openai" and base_url:
+        return f"OPENAI_BASE_URL={base_url}", "OPENAI_BASE_URL"
+    if provider == "openai":
+        return "api.openai.com (OPENAI_BASE_URL unset)", "OPENAI_BASE_URL"
+    return f"the {provider} API", f"the {provider} endpoint"
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and the errors behind it, outermost first (bounded: chains may be long)."""
+    chain = [exc]
+    while len(chain) < 20:
+        behind = chain[-1].__cause__ or chain[-1].__context__
+        if behind is None or behind in chain:
+            break
+        chain.append(behind)
+    return chain
+
+
+def _is_timeout(exc: BaseException) -> bool:
+    """Whether the request, or the error behind it, was a timeout."""
+    return any(isinstance(e, TimeoutError) or "Timeout" in type(e).__name__ for e in _chain(exc))
+
+
+def _root_cause(exc: BaseException) -> str:
+    """The innermost reason a connection failed, in a few words (e.g. "connection refused")."""
+    chain = _chain(exc)
+    if any(isinstance(e, ConnectionRefusedError) for e in chain):
+        return "connection refused"
+    innermost = chain[-1]
+    text = " ".join(str(innermost).split())
+    if "refused" in text.lower():
+        return "connection refused"
+    return (text[:120] or type(innermost).__name__).rstrip(".")
+
+
+def _status_problem(status: int, tried: str) -> str:
+    """What an HTTP status that survived the client's retries means."""
+    if status in (401, 403):
+        return f"refused the credentials (HTTP {status})"
+    if status == 404:
+        return "does not serve this model (HTTP 404)"
+    if status == 429:
+        return f"kept answering 429 Too Many Requests ({tried})"
+    if status >= 500:
+        return f"kept failing with HTTP {status} ({tried})"
+    return f"rejected the request (HTTP {status})"
+
+
+def _status_check(status: int, provider: str, endpoint: str) -> str:
+    """The setting or place to look at for an HTTP status."""
+    if status in (401, 403):
+        return _KEY_SETTINGS.get(provider, "the provider's API key")
+    if status == 404:
+        return "MODEL (or the node's *_MODEL setting)"
+    if status == 429:
+        return "the account's rate limits (or raise MODEL_MAX_RETRIES)"
+    return endpoint if status >= 500 else f"{endpoint} and MODEL"
 
 
 class LocalChatModel(BaseChatModel):

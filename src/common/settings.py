@@ -81,6 +81,12 @@ class Settings(BaseSettings):
     analysis_timeout_s: float = Field(default=30.0, gt=0)
     """Seconds the irreversibility analyser may take before the safe default applies."""
 
+    model_timeout_s: float = Field(default=60.0, gt=0)
+    """Seconds one model request may take (per attempt), for every node's model."""
+
+    model_max_retries: int = Field(default=2, ge=0, le=10)
+    """Retries of a model request that failed to connect, timed out, or got 429/5xx."""
+
     mcp_startup_timeout_s: float = Field(default=30.0, gt=0)
     """Seconds an MCP server may take to start and answer `initialize`."""
 

@@ -1,9 +1,10 @@
 """Model calls whose answer must have a shape: malformed output is a value, never an exception.
 
-The planner, the orchestrator and the assessor all go through here, so an unparsable answer,
-one that fails validation, or an empty one is handled the same way everywhere: the caller gets
-a `BadOutput` with the reason and decides (retry, count a failed round, "not completed").
-Connection and provider errors are not malformed output and are left to propagate.
+The planner, the orchestrator, the assessor and the answer writer all go through here, so an
+unparsable answer, one that fails validation, an empty one or one with no choices is handled the
+same way everywhere: the caller gets a `BadOutput` with the reason and decides (retry, count a
+failed round, "not completed", the deterministic summary). Connection, timeout and HTTP status
+errors are not malformed output: the node turns them into `common.models.ModelCallError`.
 """
 
 from __future__ import annotations
@@ -23,10 +24,24 @@ MALFORMED: tuple[type[Exception], ...] = (
     OutputParserException,
     ValidationError,
     json.JSONDecodeError,
+    # A completion with `choices: []`: the client indexes the first choice.
+    IndexError,
+    # A structured answer with neither parsed content nor a refusal (e.g. empty content).
+    ValueError,
 )
 """Errors that mean the model answered, but not in the required shape."""
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
+
+
+REASON_CHARS = 300
+"""Longest error text kept in a reason: parsers echo the whole answer back."""
+
+
+def _why(exc: Exception) -> str:
+    """The error's message on one line, cut to `REASON_CHARS`."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= REASON_CHARS else text[:REASON_CHARS] + " …"
 
 
 @dataclass(frozen=True)
@@ -49,7 +64,7 @@ async def structured_call(
             return BadOutput(f"The answer was empty; expected {name}.")
         return schema.model_validate(raw)
     except MALFORMED as exc:
-        return BadOutput(f"The answer did not match {name}: {exc}")
+        return BadOutput(f"The answer did not match {name}: {_why(exc)}")
 
 
 async def tool_round(
@@ -63,7 +78,7 @@ async def tool_round(
     try:
         message = await model.ainvoke(list(messages))
     except MALFORMED as exc:
-        return BadOutput(f"The answer could not be parsed: {exc}")
+        return BadOutput(f"The answer could not be parsed: {_why(exc)}")
     if not isinstance(message, AIMessage):
         return BadOutput(f"The answer was a {type(message).__name__}, not an AI message.")
     if message.tool_calls:
@@ -76,4 +91,19 @@ async def tool_round(
         return BadOutput(f"The tool calls could not be parsed ({broken}).")
     if not message.content or not str(message.content).strip():
         return BadOutput("The answer was empty: no text and no tool call.")
+    return message
+
+
+async def text_answer(
+    model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage]
+) -> AIMessage | BadOutput:
+    """Ask `model` for a free-text answer; unparsable, non-AI or empty output is BadOutput."""
+    try:
+        message = await model.ainvoke(list(messages))
+    except MALFORMED as exc:
+        return BadOutput(f"The answer could not be parsed: {_why(exc)}")
+    if not isinstance(message, AIMessage):
+        return BadOutput(f"The answer was a {type(message).__name__}, not an AI message.")
+    if not message.content or not str(message.content).strip():
+        return BadOutput("The answer was empty.")
     return message

@@ -3,6 +3,11 @@
 Each request pops the next scripted reply: a dict `{"content": ...}` (structured output is JSON
 text in `content`), or `{"tool_calls": [{"name", "arguments"}]}`. Streaming requests get the
 same reply as server-sent events. Every request body is recorded.
+
+A reply may instead be a fault: `{"status": 500}` (or 429 with `"retry_after": seconds`),
+`{"stall": seconds}` (answer nothing for that long), `{"body": "..."}` (that raw text as a 200
+body, e.g. malformed JSON), or `{"completion": {...}}` (that exact completion object, e.g. one
+with `choices: []`). `default` answers once the script is spent.
 """
 
 from __future__ import annotations
@@ -16,9 +21,13 @@ from typing import Any
 class OpenAIStub:
     """Serve scripted replies at http://127.0.0.1:PORT/v1/chat/completions."""
 
-    def __init__(self, replies: list[dict[str, Any]]) -> None:
+    def __init__(
+        self, replies: list[dict[str, Any]], default: dict[str, Any] | None = None
+    ) -> None:
         self.replies = list(replies)
+        self.default = default or {"content": "(script exhausted)"}
         self.requests: list[dict[str, Any]] = []
+        self.released = threading.Event()
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -28,8 +37,18 @@ class OpenAIStub:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append(body)
-                reply = stub.replies.pop(0) if stub.replies else {"content": "(script exhausted)"}
-                if body.get("stream"):
+                reply = stub.replies.pop(0) if stub.replies else stub.default
+                if "stall" in reply:
+                    # Released early when the stub stops, so no handler outlives a test.
+                    stub.released.wait(float(reply["stall"]))
+                    return
+                if "status" in reply:
+                    self._fail(int(reply["status"]), reply.get("retry_after"))
+                elif "body" in reply:
+                    self._raw(str(reply["body"]))
+                elif "completion" in reply:
+                    self._send(200, reply["completion"])
+                elif body.get("stream"):
                     self._stream(reply)
                 else:
                     self._send(200, _completion(reply))
@@ -37,6 +56,24 @@ class OpenAIStub:
             def _send(self, status: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _fail(self, status: int, retry_after: float | None) -> None:
+                data = json.dumps({"error": {"message": f"stub status {status}"}}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                if retry_after is not None:
+                    self.send_header("Retry-After", str(retry_after))
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _raw(self, text: str) -> None:
+                data = text.encode()
+                self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -79,6 +116,7 @@ class OpenAIStub:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 

@@ -9,11 +9,12 @@ from langgraph.types import Command, Interrupt
 from rich.live import Live
 
 from common.mcp.registry import shutdown_pool
+from common.models import ModelCallError
 from common.persistence import open_persistence
 from strategies.cli import prompts
 from strategies.cli.answers import Preset, pending_of, preset_values
 from strategies.cli.exits import CliProblem
-from strategies.cli.outcome import Outcome, finished, waiting
+from strategies.cli.outcome import Outcome, finished, model_failed, waiting
 from strategies.cli.render import PlanBoard, line, notice, out, render_event, render_update
 from strategies.with_planner.context import Context
 from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
@@ -112,6 +113,9 @@ async def run_thread(
                 payload = answer_here(interrupts)
                 if payload is None:
                     return await _waiting(graph, config, thread, hint)
+        except ModelCallError as exc:
+            # The thread stays at its last step; resuming retries the node that failed.
+            return model_failed(thread, exc.advice(f"run `{hint}` to retry"), hint)
         finally:
             if close_sessions:
                 await shutdown_pool()

@@ -86,6 +86,13 @@ def waiting(thread: str, pending: list[dict[str, Any]], plan: list[Any], hint: s
     )
 
 
+def model_failed(thread: str, message: str, hint: str) -> Outcome:
+    """A node's model could not be reached: the run stopped at its last step, resumable."""
+    return Outcome(
+        thread_id=thread, status="failed", exit_code=EXIT_FAILED, error=message, resume=hint
+    )
+
+
 def stopped(thread: str | None, hint: str | None) -> Outcome:
     """Stopped by Ctrl-C."""
     return Outcome(thread_id=thread, status="stopped", exit_code=EXIT_STOPPED, resume=hint)
@@ -98,7 +105,10 @@ def error(message: str, code: int = EXIT_USAGE) -> Outcome:
 
 def show(outcome: Outcome) -> None:
     """Tell a person how it ended (on stderr under --json)."""
-    if outcome.status in ("completed", "failed"):
+    if outcome.status == "failed" and outcome.error:
+        # No answer was written: the one line says what failed and how to retry.
+        problem(outcome.error)
+    elif outcome.status in ("completed", "failed"):
         out.print(panel(outcome.answer, "Answer", "cyan"))
         line(f"thread {outcome.thread_id}", "dim")
         if outcome.problems:

@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMe
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from common.models import model_errors
 from common.structured import BadOutput, structured_call
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
@@ -78,9 +79,12 @@ async def _assess(
     state: TaskRun, runtime: Runtime[Context], exchange: list[AnyMessage]
 ) -> Assessment:
     """The assessor's verdict; an unusable answer is a "not completed" saying why."""
-    model = model_for(context_of(runtime, state), "assess")
+    ctx = context_of(runtime, state)
     prompt = ASSESS_SYSTEM_PROMPT.format(task=state["task"]["task"])
-    verdict = await structured_call(model, Assessment, [SystemMessage(prompt), *exchange])
+    async with model_errors("assess", ctx.model_for("assess")):
+        verdict = await structured_call(
+            model_for(ctx, "assess"), Assessment, [SystemMessage(prompt), *exchange]
+        )
     if isinstance(verdict, BadOutput):
         return Assessment(completed=False, reason=f"the assessment was unusable: {verdict.reason}")
     return verdict

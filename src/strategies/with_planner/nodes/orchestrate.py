@@ -10,6 +10,7 @@ from langgraph.runtime import Runtime
 from mcp.types import Tool
 
 from common.mcp import ExpertUnavailable, registry_for
+from common.models import model_errors
 from common.safety.gate import Gate
 from common.structured import BadOutput, tool_round
 from strategies.with_planner.context import Context
@@ -90,7 +91,8 @@ async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdat
     except ExpertUnavailable as exc:
         return task_update(state, runtime, status="failed", error=str(exc))
     model = model_for(ctx, "orchestrate").bind_tools(_specs(tools))
-    reply = await tool_round(model, _conversation(state))
+    async with model_errors("orchestrate", ctx.model_for("orchestrate")):
+        reply = await tool_round(model, _conversation(state))
     attempts = task["attempts"] + 1
     if isinstance(reply, BadOutput):
         return _bad_round(state, runtime, reply, attempts)

@@ -17,6 +17,7 @@ from common.guardrails.secrets import mask_secrets
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
 from common.messages import last_human, last_request
+from common.models import model_errors
 from common.safety.approval import PendingCall
 from common.settings import get_settings
 from common.structured import BadOutput, structured_call
@@ -154,7 +155,8 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     prompt = await _prompt(state, runtime, describe_experts(registry, catalog, errors))
     attempts = state.get("planner_attempts", 0) + 1
     messages = [SystemMessage(prompt), *state["messages"]]
-    result = await structured_call(model_for(ctx, "planner"), PlannerResult, messages)
+    async with model_errors("planner", ctx.model_for("planner")):
+        result = await structured_call(model_for(ctx, "planner"), PlannerResult, messages)
     if isinstance(result, BadOutput):
         return _retry_or_fail(state, attempts, [result.reason])
     return _use_answer(state, runtime, result, catalog, errors, attempts)

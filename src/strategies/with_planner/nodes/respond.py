@@ -22,8 +22,10 @@ from common.guardrails.numbers import numeric_problems
 from common.guardrails.output import summarise_blobs
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.messages import last_request
+from common.models import model_errors
 from common.safety.approval import PendingCall
 from common.settings import get_settings
+from common.structured import text_answer
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import (
     HELD_BACK,
@@ -104,9 +106,13 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     ctx = context_of(runtime, state)
     plan = state.get("plan") or []
     conversation = [m for m in state["messages"] if _conversational(m)]
-    answer = await model_for(ctx, "response").ainvoke(
-        [SystemMessage(_response_prompt(state, plan)), *conversation]
-    )
+    async with model_errors("response", ctx.model_for("response")):
+        reply = await text_answer(
+            model_for(ctx, "response"),
+            [SystemMessage(_response_prompt(state, plan)), *conversation],
+        )
+    # An unusable answer leaves the deterministic part alone: what was and was not done.
+    answer = reply if isinstance(reply, AIMessage) else AIMessage("")
     request = last_request(state["messages"])
     answer = guard_answer(answer, plan, request, ctx.guardrail_config())
     problems = turn_problems(state, plan)

@@ -1,0 +1,272 @@
+"""Model endpoint faults through the whole graph, with the real langchain-openai client.
+
+Each fault: what the user sees, how long it takes, and that the thread is resumable (resumed
+once the endpoint is healthy, the run completes with the tool called once).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langgraph.checkpoint.memory import InMemorySaver
+
+from common.models import ModelCallError
+from common.settings import get_settings
+from strategies.cli.drive import run_thread
+from strategies.cli.exits import EXIT_FAILED
+from strategies.with_planner.context import Context
+from strategies.with_planner.graph import build_graph
+from tests.integration_tests.faulty_openai import (
+    EMPTY_CONTENT,
+    MALFORMED_JSON,
+    NO_CHOICES,
+    RATE_LIMITED,
+    SCHEMA_MISMATCH,
+    SERVER_ERROR,
+    FaultyOpenAI,
+    Reply,
+    refused_url,
+    stall,
+)
+
+pytestmark = pytest.mark.integration
+
+MODEL = "openai:gpt-4o-mini"
+PLAN: Reply = {
+    "content": json.dumps(
+        {
+            "decision": "replace",
+            "plan": [{"id": "t1", "expert": "inventory", "task": "Stock of WID-1"}],
+            "next_task": 0,
+            "clarification": None,
+        }
+    )
+}
+CALL: Reply = {"tool_calls": [{"name": "get_stock", "arguments": {"sku": "WID-1"}}]}
+DONE: Reply = {"content": json.dumps({"completed": True, "reason": "stock read"})}
+ANSWER: Reply = {"content": "WID-1 has 120 units in stock."}
+REQUEST = {"messages": [{"role": "user", "content": "How many WID-1 are in stock?"}]}
+
+
+@pytest.fixture
+def endpoint(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Point the models at `url` with a 1 s timeout and `retries` client retries."""
+
+    def use(url: str, retries: int = 0, timeout: float = 1.0) -> None:
+        settings = get_settings()
+        monkeypatch.setattr(settings, "openai_base_url", url)
+        monkeypatch.setattr(settings, "model_timeout_s", timeout)
+        monkeypatch.setattr(settings, "model_max_retries", retries)
+
+    return use
+
+
+@pytest.fixture
+def inventory(mcp_config: dict[str, Any]) -> dict[str, Any]:
+    """The inventory expert alone, its read annotations trusted (no analyser call)."""
+    entry = {**mcp_config["mcpServers"]["inventory"], "trust_annotations": True}
+    return {"mcpServers": {"inventory": entry}}
+
+
+class Run:
+    """One thread of the graph on an in-memory checkpointer."""
+
+    def __init__(self, config: dict[str, Any], thread: str) -> None:
+        self.graph = build_graph(InMemorySaver())
+        self.thread = {"configurable": {"thread_id": thread}}
+        self.ctx = {"mcp_config": config, "model": MODEL}
+
+    async def invoke(self, payload: Any) -> tuple[dict[str, Any], float]:
+        """Run (or with None resume) the thread; its final values and the seconds taken."""
+        began = time.monotonic()
+        values = await self.graph.ainvoke(payload, self.thread, context=self.ctx)
+        return values, time.monotonic() - began
+
+    async def fails(self, payload: Any) -> tuple[ModelCallError, float]:
+        """Run the thread expecting a model failure; the error and the seconds taken."""
+        began = time.monotonic()
+        with pytest.raises(ModelCallError) as caught:
+            await self.graph.ainvoke(payload, self.thread, context=self.ctx)
+        return caught.value, time.monotonic() - began
+
+
+def completed(values: dict[str, Any]) -> None:
+    """The turn answered and its one task completed."""
+    (task,) = values["previous_plan"]
+    assert task["status"] == "completed", task
+    assert '"stock": 120' in task["result"]
+    assert values["report"]["ok"], values["report"]
+
+
+def tool_requests(stub: FaultyOpenAI) -> int:
+    """How many requests offered the expert's tools (orchestrate rounds)."""
+    return sum(1 for r in stub.requests if r.get("tools"))
+
+
+async def test_500_then_ok_is_retried_by_the_client(inventory: Any, endpoint: Any) -> None:
+    with FaultyOpenAI([SERVER_ERROR, PLAN, CALL, DONE, ANSWER]) as stub:
+        endpoint(stub.base_url, retries=2)
+        values, took = await Run(inventory, "fault-500").invoke(REQUEST)
+    completed(values)
+    assert values["messages"][-1].content.startswith("WID-1 has 120 units")
+    assert len(stub.requests) == 5
+    assert took < 10
+
+
+async def test_429_with_retry_after_waits_then_succeeds(inventory: Any, endpoint: Any) -> None:
+    with FaultyOpenAI([PLAN, RATE_LIMITED, CALL, DONE, ANSWER]) as stub:
+        endpoint(stub.base_url, retries=2)
+        values, took = await Run(inventory, "fault-429").invoke(REQUEST)
+    completed(values)
+    # Retry-After: 1 is honoured (the client's own backoff would wait about 0.5 s).
+    assert 1.0 <= took < 10
+
+
+async def test_connection_refused_names_node_model_and_setting_then_resumes(
+    inventory: Any, endpoint: Any
+) -> None:
+    url = refused_url()
+    endpoint(url, retries=1)
+    run = Run(inventory, "fault-refused")
+    error, took = await run.fails(REQUEST)
+    message = str(error)
+    assert message.startswith(
+        f"The planner node's model '{MODEL}' at OPENAI_BASE_URL={url} could not be reached "
+        "(connection refused); check OPENAI_BASE_URL or the network, then resume the thread"
+    ), message
+    assert "\n" not in message
+    assert took < 10
+    with FaultyOpenAI([PLAN, CALL, DONE, ANSWER]) as stub:
+        endpoint(stub.base_url)
+        values, _ = await run.invoke(None)
+    completed(values)
+
+
+async def test_a_stalled_orchestrator_times_out_and_the_task_resumes(
+    inventory: Any, endpoint: Any
+) -> None:
+    with FaultyOpenAI([PLAN, stall()]) as stub:
+        endpoint(stub.base_url, retries=0, timeout=1.0)
+        run = Run(inventory, "fault-stall")
+        error, took = await run.fails(REQUEST)
+        assert "The orchestrate node's model" in str(error)
+        assert "did not answer within MODEL_TIMEOUT_S=1 (after 0 retries)" in str(error)
+        assert took < 5
+        stub.heal([CALL, DONE, ANSWER])
+        values, _ = await run.invoke(None)
+    completed(values)
+    # The planner is not asked again: the thread resumed at the task that stalled.
+    assert sum(1 for r in stub.requests if "response_format" in r) == 2
+    assert tool_requests(stub) == 2
+
+
+async def test_persistent_500_at_the_assessor_stops_the_run_resumably(
+    inventory: Any, endpoint: Any
+) -> None:
+    with FaultyOpenAI([PLAN, CALL, SERVER_ERROR, SERVER_ERROR]) as stub:
+        endpoint(stub.base_url, retries=1)
+        run = Run(inventory, "fault-500-assess")
+        error, took = await run.fails(REQUEST)
+        assert "The assess_task node's model" in str(error)
+        assert "kept failing with HTTP 500 (after 1 retry)" in str(error)
+        assert took < 10
+        stub.heal([DONE, ANSWER])
+        values, _ = await run.invoke(None)
+    completed(values)
+    assert tool_requests(stub) == 1
+
+
+async def test_a_stalled_answer_writer_resumes_without_rerunning_the_task(
+    inventory: Any, endpoint: Any
+) -> None:
+    with FaultyOpenAI([PLAN, CALL, DONE, stall()]) as stub:
+        endpoint(stub.base_url, retries=0)
+        run = Run(inventory, "fault-stall-answer")
+        error, took = await run.fails(REQUEST)
+        assert "The generate_response node's model" in str(error)
+        assert took < 5
+        stub.heal([ANSWER])
+        values, _ = await run.invoke(None)
+    completed(values)
+    assert values["messages"][-1].content.startswith("WID-1 has 120 units")
+    assert tool_requests(stub) == 1
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [MALFORMED_JSON, EMPTY_CONTENT, NO_CHOICES, SCHEMA_MISMATCH],
+    ids=["malformed-json", "empty", "no-choices", "schema-mismatch"],
+)
+async def test_a_malformed_plan_costs_one_planner_retry(
+    inventory: Any, endpoint: Any, fault: Reply
+) -> None:
+    with FaultyOpenAI([fault, PLAN, CALL, DONE, ANSWER]) as stub:
+        endpoint(stub.base_url)
+        values, took = await Run(inventory, "fault-bad-plan").invoke(REQUEST)
+    completed(values)
+    assert len(stub.requests) == 5
+    assert took < 10
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [MALFORMED_JSON, EMPTY_CONTENT, NO_CHOICES],
+    ids=["malformed-json", "empty", "no-choices"],
+)
+async def test_a_malformed_orchestrator_round_is_fed_back_and_retried(
+    inventory: Any, endpoint: Any, fault: Reply
+) -> None:
+    with FaultyOpenAI([PLAN, fault, CALL, DONE, ANSWER]) as stub:
+        endpoint(stub.base_url)
+        values, _ = await Run(inventory, "fault-bad-round").invoke(REQUEST)
+    completed(values)
+    (task,) = values["previous_plan"]
+    assert task["attempts"] == 2
+    feedback = stub.requests[2]["messages"][-1]["content"]
+    assert feedback.startswith("Your last answer could not be used:")
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [MALFORMED_JSON, EMPTY_CONTENT, NO_CHOICES],
+    ids=["malformed-json", "empty", "no-choices"],
+)
+async def test_a_malformed_final_answer_leaves_the_deterministic_answer(
+    inventory: Any, endpoint: Any, fault: Reply
+) -> None:
+    with FaultyOpenAI([PLAN, CALL, DONE, fault]) as stub:
+        endpoint(stub.base_url)
+        values, _ = await Run(inventory, "fault-bad-answer").invoke(REQUEST)
+        assert len(stub.requests) == 4
+    (task,) = values["previous_plan"]
+    assert task["status"] == "completed"
+    assert str(values["messages"][-1].content).strip()
+
+
+async def test_the_cli_prints_one_line_and_exits_1_with_the_resume_command(
+    inventory: Any, endpoint: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    settings = get_settings()
+    monkeypatch.setattr(settings, "persistence", "sqlite")
+    monkeypatch.setattr(settings, "checkpoint_path", tmp_path / "checkpoints.sqlite")
+    monkeypatch.setattr(settings, "store_path", tmp_path / "store.sqlite")
+    url = refused_url()
+    endpoint(url)
+    ctx = Context(mcp_config=inventory, model=MODEL)
+    hint = "mcp-planner resume cli-fault"
+    outcome = await run_thread(REQUEST, "cli-fault", ctx, hint)
+    assert outcome.status == "failed"
+    assert outcome.exit_code == EXIT_FAILED
+    assert outcome.resume == hint
+    assert outcome.error is not None
+    assert f"at OPENAI_BASE_URL={url} could not be reached (connection refused)" in outcome.error
+    assert outcome.error.endswith(f"then run `{hint}` to retry.")
+    with FaultyOpenAI([PLAN, CALL, DONE, ANSWER]) as stub:
+        endpoint(stub.base_url)
+        resumed = await run_thread(None, "cli-fault", ctx, hint)
+    assert resumed.status == "completed", resumed
+    assert resumed.answer.startswith("WID-1 has 120 units")
