@@ -34,17 +34,25 @@ from strategies.with_planner.nodes.common import (
     model_for,
     now_iso,
     render_plan,
+    truncate,
 )
 from strategies.with_planner.offline import ANNOUNCEMENT
 from strategies.with_planner.plans import TaskState, plan_status
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
 from strategies.with_planner.state import ResponseUpdate, State, TurnReport
 
+UNKNOWN_OUTCOME = "Error (interrupted)"
+"""How the answer to a call whose effect is unknown begins (cut off by a crash or a timeout)."""
+
+UNKNOWN_HEADING = "Outcome unknown (these may have happened; they were not sent again):"
+"""The answer's section for calls that may or may not have taken effect."""
+
 
 def turn_problems(state: State, plan: list[TaskState]) -> list[str]:
     """Everything this turn did not do, one line each, decided from state (not by the model).
 
-    Declined and plan_only held-back calls are the user's decisions, not problems.
+    Declined and plan_only held-back calls are the user's decisions, not problems. A task that
+    ended on a call of unknown outcome is listed by `unknown_outcomes`, not as "not done".
     """
     problems = [f"{why.rstrip('.')}." for why in (state.get("unavailable") or {}).values()]
     problems += [
@@ -53,9 +61,52 @@ def turn_problems(state: State, plan: list[TaskState]) -> list[str]:
     declined = user_declined(plan)
     for t in plan:
         if t["status"] in ("failed", "skipped", "cancelled") and t["id"] not in declined:
-            why = f": {t['error']}" if t["error"] else ""
+            if UNKNOWN_OUTCOME in (t["error"] or ""):
+                continue
+            why = f": {t['error'] or blocked_by(t, plan)}" if t["error"] or t["depends_on"] else ""
             problems.append(f"{t['id']} ({t['expert']}: {t['task']}) {t['status']}{why}")
     return problems
+
+
+def blocked_by(task: TaskState, plan: list[TaskState]) -> str:
+    """Why a task without an error did not run: the unfinished tasks it waited for."""
+    status = {t["id"]: t["status"] for t in plan}
+    waited = [f"{d} {status[d]}" for d in task["depends_on"] if status.get(d) != "completed"]
+    return f"it depends on {', '.join(waited)}" if waited else "it did not run"
+
+
+def unknown_outcomes(plan: list[TaskState]) -> list[str]:
+    """Calls that may or may not have happened, one line each, with how to check.
+
+    Such a call is never resent: only the user can tell whether it took effect.
+    """
+    found: list[str] = []
+    for t in plan:
+        sent = {c["id"]: c for m in t["messages"] if isinstance(m, AIMessage) for c in m.tool_calls}
+        for m in t["messages"]:
+            if not (isinstance(m, ToolMessage) and UNKNOWN_OUTCOME in str(m.content)):
+                continue
+            call = sent.get(m.tool_call_id)
+            what = describe_call(call["name"], call["args"]) if call else repr(m.name)
+            found.append(
+                f"{t['id']} ({t['expert']}: {t['task']}): {what} may have happened. Check "
+                f"{t['expert']!r} (list or read what it changes) before asking for it again."
+            )
+    return found
+
+
+def declined_calls(plan: list[TaskState]) -> list[str]:
+    """The calls the user declined this turn, one line each (their decision, not a problem)."""
+    return [f"{t['id']} ({t['expert']}): {call}" for t in plan for call in t["declined"]]
+
+
+def completed(plan: list[TaskState]) -> list[str]:
+    """What the finished tasks returned, one short line each, for an answer the model left empty."""
+    return [
+        f"{t['id']} ({t['expert']}: {t['task']}): {truncate(t['result'] or 'done', 200)}"
+        for t in plan
+        if t["status"] == "completed"
+    ]
 
 
 def user_declined(plan: list[TaskState]) -> set[str]:
@@ -83,12 +134,24 @@ def user_declined(plan: list[TaskState]) -> set[str]:
 
 
 def honest_answer(
-    text: str, problems: list[str], notes: list[str], held: list[PendingCall] | None = None
+    text: str,
+    problems: list[str],
+    notes: list[str],
+    held: list[PendingCall] | None = None,
+    unknown: list[str] | None = None,
+    plan: list[TaskState] | None = None,
 ) -> str:
-    """The model's answer with every problem, held-back call and notice appended."""
+    """The model's answer with every problem, unknown outcome, held call and notice appended.
+
+    An empty (or blank) answer is replaced by the same summary from state, which then also says
+    what was done and what the user declined: the answer is never empty.
+    """
     parts = [text.strip()] if text.strip() else []
-    if problems:
-        parts.append("Not done:\n" + "\n".join(f"- {p}" for p in problems))
+    if not parts and plan:
+        parts += _section("Done:", completed(plan))
+        parts += _section("Declined by you:", declined_calls(plan))
+    parts += _section("Not done:", problems)
+    parts += _section(UNKNOWN_HEADING, unknown or [])
     if held:
         calls = "\n".join(f"- {c['expert']}: {describe_call(c['name'], c['args'])}" for c in held)
         parts.append(
@@ -96,9 +159,14 @@ def honest_answer(
             'exactly these, or send {"decisions": [...]} with one decision per call.'
         )
     if not parts:
-        parts.append("Done.")
+        parts.append("Done." if plan else "Nothing was run this turn.")
     parts += [f"({n})" for n in notes]
     return "\n\n".join(parts)
+
+
+def _section(heading: str, lines: list[str]) -> list[str]:
+    """A titled list of lines, or nothing when there are none."""
+    return [heading + "\n" + "\n".join(f"- {line}" for line in lines)] if lines else []
 
 
 async def generate_response(state: State, runtime: Runtime[Context]) -> ResponseUpdate:
@@ -116,15 +184,17 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     request = last_request(state["messages"])
     answer = guard_answer(answer, plan, request, ctx.guardrail_config())
     problems = turn_problems(state, plan)
+    unknown = unknown_outcomes(plan)
     notices = [n for n in state.get("turn_notes") or [] if n == ANNOUNCEMENT]
-    text = honest_answer(str(answer.content), problems, notices, state.get("deferred") or [])
+    held = state.get("deferred") or []
+    text = honest_answer(str(answer.text), problems, notices, held, unknown, plan)
     answer = AIMessage(text, id=answer.id)
     if runtime.store is not None and plan:
         record = run_record(state, plan, str(answer.content), now_iso(ctx))
         embeddings = await configured_embeddings(get_settings().embedding_model)
         await save_run(runtime.store, ctx.user_id, record, embeddings)
     return ResponseUpdate(
-        report=TurnReport(ok=not problems, problems=problems),
+        report=TurnReport(ok=not (problems or unknown), problems=problems + unknown),
         messages=[answer],
         previous_plan=plan,
         plan=[],
@@ -154,7 +224,7 @@ def guard_answer(
     answer: BaseMessage, plan: list[TaskState], request: str, cfg: GuardrailConfig
 ) -> AIMessage:
     """The answer with blobs summarised, banned words masked and unsupported numbers noted."""
-    text = str(answer.content)
+    text = str(answer.text)
     if cfg.summarise_blobs:
         text = summarise_blobs(text, cfg)
     text = mask_banned(text, cfg)
