@@ -13,12 +13,14 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from common.safety.approval import ECHO_CHARS, REFUSED_ANSWER, ApprovalFormatError, parse_decisions
-from strategies.with_planner.resume import screen_resume, screened
+from strategies.with_planner.graph import build_graph
+from strategies.with_planner.resume import screen_resume, screened, screening
 from tests.doubles import calls, tool_call
-from tests.unit_tests.helpers import Thread, done, note_actions, plan, task, unique
+from tests.unit_tests.helpers import Thread, done, note_actions, per_task, plan, task, unique
 
 NOTES_TASK = plan(task("t1", "notes", "save a note"))
 HUGE = "x" * 200_000
@@ -171,6 +173,55 @@ async def test_ask_user_refuses_none_and_oversized_answers(scripted: Any) -> Non
     (finished,) = (await thread.values())["previous_plan"]
     humans = [m.content for m in finished["messages"] if isinstance(m, HumanMessage)]
     assert humans == ["GAD-7"]
+
+
+async def test_a_screened_graph_refuses_a_none_resume_itself(scripted: Any, workdir: Path) -> None:
+    # Clients (the dev server, the SDK) resume the graph directly: the graph screens it.
+    title = unique("graph-none")
+    write = calls(tool_call("write_note", {"title": title, "body": "b"}, call_id="w1"))
+    ctx, _ = scripted(
+        planner=[NOTES_TASK], orchestrate=[write], assess=[done()], response=["Saved."]
+    )
+    thread = Thread(ctx, graph=screening(build_graph(InMemorySaver())))
+    await thread.send("Save a note")
+
+    assert await thread.resume(None) == []
+    (request,) = await thread.interrupts()
+    assert request["error"].startswith(REFUSED_ANSWER)
+    assert note_actions(workdir, title) == []
+
+    result = await thread.graph.ainvoke(Command(resume=APPROVE), thread.config, context=ctx)
+    assert result["messages"][-1].content == "Saved."
+    assert note_actions(workdir, title) == ["write"]
+    # A new message on the finished thread is not a resume: it passes unscreened.
+    assert await screened(thread.graph, {"messages": []}, thread.config) == {"messages": []}
+
+
+async def test_every_waiting_question_is_asked_again_after_a_none_resume(
+    scripted: Any, workdir: Path
+) -> None:
+    titles = {tid: unique(f"parallel-{tid}") for tid in ("t1", "t2")}
+
+    def write(tid: str) -> Any:
+        args = {"title": titles[tid], "body": "b"}
+        return calls(tool_call("write_note", args, call_id=f"w-{tid}"))
+
+    ctx, _ = scripted(
+        planner=[plan(task("t1", "notes", "save one"), task("t2", "notes", "save two"))],
+        orchestrate=per_task({tid: [write(tid)] for tid in titles}),
+        assess=[done()] * 2,
+        response=["Saved both."],
+    )
+    thread = Thread(ctx, graph=screening(build_graph(InMemorySaver())))
+    await thread.send("Save two notes")
+    assert len(await thread.interrupts()) == 2
+
+    assert await thread.resume(None) == []
+
+    requests = await thread.interrupts()
+    assert len(requests) == 2
+    assert all(r["error"].startswith(REFUSED_ANSWER) for r in requests)
+    assert all(note_actions(workdir, title) == [] for title in titles.values())
 
 
 def test_screen_passes_usable_answers_unchanged() -> None:

@@ -12,6 +12,7 @@ the same "Your last answer was not used, nothing ran: ..." error as any other in
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -71,3 +72,48 @@ async def screened(
     if not pending:
         return payload
     return Command(resume=screen_resume(payload.resume, pending))
+
+
+def screened_now(
+    graph: CompiledStateGraph[Any, Any, Any, Any], payload: Any, config: RunnableConfig
+) -> Any:
+    """`screened`, for the synchronous API (a checkpointer that can be read synchronously)."""
+    if not isinstance(payload, Command) or payload.update is not None or payload.goto:
+        return payload
+    pending = [i.id for i in graph.get_state(config).interrupts]
+    if not pending:
+        return payload
+    return Command(resume=screen_resume(payload.resume, pending))
+
+
+class ScreenedGraph(CompiledStateGraph[Any, Any, Any, Any]):
+    """A compiled graph that screens every resume before LangGraph reads it.
+
+    `invoke`, `ainvoke`, `astream_events` and the server all stream through `stream` or
+    `astream`, so screening these two covers every way a client resumes a thread.
+    """
+
+    async def astream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """`astream`, with a resume screened against the thread's waiting interrupts."""
+        if config is not None and self.checkpointer is not None:
+            input = await screened(self, input, config)
+        async for chunk in super().astream(input, config, **kwargs):
+            yield chunk
+
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        """`stream`, with a resume screened against the thread's waiting interrupts."""
+        if config is not None and self.checkpointer is not None:
+            input = screened_now(self, input, config)
+        yield from super().stream(input, config, **kwargs)
+
+
+def screening(graph: CompiledStateGraph[Any, Any, Any, Any]) -> ScreenedGraph:
+    """`graph` with its resumes screened: the same object, given `ScreenedGraph`'s methods."""
+    # ScreenedGraph adds no state, only the two methods, so the compiled graph keeps working.
+    graph.__class__ = ScreenedGraph
+    assert isinstance(graph, ScreenedGraph)
+    return graph
