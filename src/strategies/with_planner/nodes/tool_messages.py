@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AnyMessage, ToolCall, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 
 from common.mcp.outcome import blocks_of
 from common.safety.approval import RejectDecision
 from common.safety.execution import Executed, Refused
-from strategies.with_planner.results import INLINE_CHARS, json_chars
+from strategies.with_planner.results import INLINE_CHARS, json_chars, trim
 
 EDIT_NOTICE = "Note: the user edited this call to {call}.\n"
 """Put before the result of a call the reviewer edited, naming the call that ran instead."""
@@ -63,6 +63,8 @@ def for_state(message: AnyMessage, keep_artifact: bool = True) -> AnyMessage:
     The task's result keeps the whole output once; a copy on the message would be written
     into every checkpoint again. `output_chars` says how long it was.
     """
+    if isinstance(message, AIMessage) and not keep_artifact:
+        return _without_big_args(message)
     if not isinstance(message, ToolMessage):
         return message
     extra = message.additional_kwargs
@@ -75,6 +77,28 @@ def for_state(message: AnyMessage, keep_artifact: bool = True) -> AnyMessage:
         kept["output_chars"] = len(str(extra["full_output"]))
     artifact = None if big_artifact else message.artifact
     return message.model_copy(update={"additional_kwargs": kept, "artifact": artifact})
+
+
+def _without_big_args(message: AIMessage) -> AIMessage:
+    """A direct step's call as kept in its transcript: a large argument as a trimmed view.
+
+    The call was sent with every byte; the transcript needs only to show what it was.
+    """
+    if json_chars([c["args"] for c in message.tool_calls]) <= INLINE_CHARS:
+        return message
+    calls = [ToolCall(**{**c, "args": _trimmed(c["args"])}) for c in message.tool_calls]
+    return message.model_copy(update={"tool_calls": calls})
+
+
+def _trimmed(value: Any) -> Any:
+    """`value` with every string longer than `INLINE_CHARS` trimmed to a view."""
+    if isinstance(value, str):
+        return trim(value) if len(value) > INLINE_CHARS else value
+    if isinstance(value, dict):
+        return {k: _trimmed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_trimmed(v) for v in value]
+    return value
 
 
 def held_back(call: ToolCall, mode: str) -> ToolMessage:
