@@ -184,9 +184,7 @@ async def test_write_killed_mid_call_is_not_resent_and_is_reported(
     task = await task_of(thread)
     answer = await answer_of(thread)
     assert task["status"] == "failed"
-    assert "Not done:" in answer
-    assert "t1" in answer
-    assert "append_record" in answer
+    assert "t1 (faulty: append_record" in answer
     assert server.records == ["r1"]
     assert server.calls("append_record") == ["r1"]
     assert seconds < 15
@@ -203,6 +201,25 @@ async def test_write_killed_mid_call_says_it_may_have_happened(
     answer = (await answer_of(thread)).lower()
     assert any(words in answer for words in MAY_HAVE_HAPPENED), answer
     assert server.records == ["r2"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 11 item 3: a write cut off by a server kill is an 'unavailable' failure under "
+    "'Not done:', while a timed-out write is listed under 'Outcome unknown'",
+)
+async def test_write_killed_mid_call_is_listed_as_outcome_unknown_like_a_timed_out_one(
+    scripted: Any, tmp_path: Path
+) -> None:
+    server = faulty(tmp_path, "kill_mid_call")
+    thread = thread_for(scripted, server, step("t1", "append_record", {"text": "r3"}))
+
+    await approved_write(thread, "r3")
+
+    answer = await answer_of(thread)
+    assert "Outcome unknown" in answer
+    assert "Not done:" not in answer
+    assert server.records == ["r3"]
 
 
 async def test_hung_call_times_out_and_the_server_keeps_serving(
@@ -341,8 +358,10 @@ async def test_write_that_times_out_is_cancelled_and_said_to_maybe_have_happened
     await approved_write(thread, "late")
     await asyncio.sleep(4)
 
-    answer = (await answer_of(thread)).lower()
-    assert any(words in answer for words in MAY_HAVE_HAPPENED), answer
+    answer = await answer_of(thread)
+    assert any(words in answer.lower() for words in MAY_HAVE_HAPPENED), answer
+    assert "Outcome unknown" in answer
+    assert "t1 (faulty: append_record" in answer
     assert server.records == []
 
 
