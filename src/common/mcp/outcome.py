@@ -37,7 +37,8 @@ from mcp.types import (
 )
 
 OutcomeStatus = Literal["ok", "tool_error", "timeout", "unknown_tool", "unavailable", "interrupted"]
-"""How a tool call ended; "interrupted": cut off by a crash, so whether it ran is unknown."""
+"""How a tool call ended; "interrupted": an irreversible call cut off (a crash, a timeout) whose
+effect is unknown: it was not sent again."""
 
 MediaBlock = ImageContentBlock | AudioContentBlock | FileContentBlock
 """A non-text part of a tool's result, as a LangChain standard content block."""

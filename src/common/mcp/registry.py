@@ -13,9 +13,12 @@ from mcp.types import Tool
 
 from common.mcp.config import McpConfig, ServerConfig
 from common.mcp.outcome import ToolOutcome, from_result, outcome
-from common.mcp.session import ExpertUnavailable, PersistentSession
-
-_CONNECTION_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
+from common.mcp.session import (
+    CONNECTION_ERRORS,
+    ExpertUnavailable,
+    PersistentSession,
+    SessionState,
+)
 
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, PersistentSession]] = (
     weakref.WeakKeyDictionary()
@@ -33,13 +36,20 @@ class _Lost:
     never_sent: bool
     """Whether the request certainly never reached the server."""
 
-    def outcome(self, expert: str, tool: str) -> ToolOutcome:
+    def outcome(self, expert: str, tool: str, retry_safe: bool) -> ToolOutcome:
         """The outcome reported when the call is not (or no longer) retried."""
-        return outcome(
-            "unavailable",
-            f"Connection to expert {expert!r} was lost during {tool!r}: {self.error!r}. "
-            "It is reopened on the next call.",
-        )
+        lost = f"Connection to expert {expert!r} was lost during {tool!r}: {self.error!r}."
+        if retry_safe or self.never_sent:
+            return outcome("unavailable", f"{lost} It is reopened on the next call.")
+        return outcome("unavailable", f"{lost} {_MAY_HAVE_RUN.format(expert=expert)}")
+
+
+_MAY_HAVE_RUN = (
+    "The request may have reached the server, so it may have taken effect: whether it ran is "
+    "unknown, and it was not sent again. Check {expert!r} (look at what the call would have "
+    "changed) before retrying."
+)
+"""What the user is told of an irreversible call that may or may not have run."""
 
 
 def _pool() -> dict[str, PersistentSession]:
@@ -82,6 +92,10 @@ class ExpertRegistry:
             raise ExpertUnavailable(expert, exc.reason) from exc
         return list(session.tools)
 
+    def state(self, expert: str) -> SessionState:
+        """Whether the expert's session is open, closed, or unavailable (with its reason)."""
+        return self._session(expert).state()
+
     async def catalog(self, experts: list[str]) -> dict[str, list[Tool] | ExpertUnavailable]:
         """Tools of several experts, started concurrently; a failure is kept as a value."""
         names = list(dict.fromkeys(experts))
@@ -100,7 +114,8 @@ class ExpertRegistry:
 
         A call whose connection broke is retried once on a fresh session when it never left
         (closed write stream) or when `retry_safe` (the tool is reversible): an irreversible
-        call that may have reached the server is never sent twice.
+        call that may have reached the server is never sent twice, and one that timed out is
+        reported as "interrupted" (it was cancelled, but may already have taken effect).
         """
         try:
             tools = await self.tools(expert)
@@ -112,13 +127,13 @@ class ExpertRegistry:
                 "unknown_tool",
                 f"Expert {expert!r} has no tool {tool!r}; its tools are: {', '.join(names)}.",
             )
-        sent = await self._send(expert, tool, args, timeout_s)
+        sent = await self._send(expert, tool, args, timeout_s, retry_safe)
         if isinstance(sent, _Lost) and (retry_safe or sent.never_sent):
-            sent = await self._send(expert, tool, args, timeout_s)
-        return sent.outcome(expert, tool) if isinstance(sent, _Lost) else sent
+            sent = await self._send(expert, tool, args, timeout_s, retry_safe)
+        return sent.outcome(expert, tool, retry_safe) if isinstance(sent, _Lost) else sent
 
     async def _send(
-        self, expert: str, tool: str, args: dict[str, Any], timeout_s: float
+        self, expert: str, tool: str, args: dict[str, Any], timeout_s: float, retry_safe: bool
     ) -> ToolOutcome | _Lost:
         """One attempt at the call; a lost connection is returned for the caller to retry."""
         session = self._session(expert)
@@ -126,17 +141,21 @@ class ExpertRegistry:
             async with asyncio.timeout(timeout_s):
                 result = await session.call_tool(tool, args)
         except TimeoutError:
+            late = f"Tool {tool!r} of {expert!r} did not answer within {timeout_s:g}s"
+            if retry_safe:
+                return outcome("timeout", f"{late}.")
+            # The server was told to cancel it, but it may have finished first.
             return outcome(
-                "timeout", f"Tool {tool!r} of {expert!r} did not answer within {timeout_s:g}s."
+                "interrupted", f"{late} and was cancelled. {_MAY_HAVE_RUN.format(expert=expert)}"
             )
         except ExpertUnavailable as exc:
             return outcome("unavailable", str(exc))
-        except (McpError, *_CONNECTION_ERRORS) as exc:
+        except (McpError, *CONNECTION_ERRORS) as exc:
             lost = not isinstance(exc, McpError) or "connection closed" in str(exc).lower()
             if not lost:
                 return outcome("tool_error", f"Tool {tool!r} failed: {exc}")
-            session.mark_dead()
-            # A closed write stream means the request never left: resending it is safe.
+            # The session has already forgotten the dead connection. A closed write stream
+            # means the request never left: resending it is safe.
             return _Lost(exc, never_sent=isinstance(exc, anyio.ClosedResourceError))
         return from_result(result)
 

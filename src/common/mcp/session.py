@@ -1,4 +1,15 @@
-"""One long-lived MCP client session per server, owned by a dedicated task."""
+"""One long-lived MCP client session per server, owned by a dedicated task.
+
+A session decides three things about its server's lifetime:
+- a request pending when the session ends fails at once with a connection error (the SDK's
+  receive loop fails pending requests one by one while its task group is being cancelled, so
+  most of them would wait for the caller's timeout);
+- a request its caller abandons (a timeout, a cancellation) is cancelled on the server too, with
+  the MCP `notifications/cancelled` notification;
+- a server that fails to start or to initialize is not started again for a cool-down that
+  doubles with each failure (5 s up to 5 min, reset on success): meanwhile every lookup gets the
+  cached reason at once, so one turn pays for one start attempt, not one per node.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +17,10 @@ import asyncio
 import logging
 import sys
 import tempfile
+import time
 from contextlib import AsyncExitStack
-from typing import Any, TextIO
+from dataclasses import dataclass
+from typing import Any, Literal, TextIO
 
 import anyio
 from mcp import ClientSession, StdioServerParameters
@@ -15,8 +28,18 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_client_server_memory_streams
-from mcp.types import CallToolResult, PaginatedRequestParams, Tool
+from mcp.types import (
+    CONNECTION_CLOSED,
+    CallToolResult,
+    CancelledNotification,
+    CancelledNotificationParams,
+    ClientNotification,
+    ErrorData,
+    PaginatedRequestParams,
+    Tool,
+)
 
 from common.mcp.config import ServerConfig
 from common.mcp.inprocess import inprocess_server
@@ -24,6 +47,14 @@ from common.mcp.inprocess import inprocess_server
 STDERR_TAIL_CHARS = 1500
 CLOSE_GRACE_S = 5.0
 """Time a server gets to shut down cleanly before its session's owner task is cancelled."""
+COOLDOWN_FIRST_S = 5.0
+"""How long a server that failed to start is left alone before the next attempt."""
+COOLDOWN_MAX_S = 300.0
+"""The cap of the doubling cool-down."""
+CONNECTION_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
+"""What a transport raises when the connection under a session broke."""
+CANCEL_NOTICE_S = 2.0
+"""How long sending `notifications/cancelled` for an abandoned request may take."""
 logger = logging.getLogger(__name__)
 
 
@@ -41,6 +72,43 @@ class ExpertUnavailable(RuntimeError):
         """The expert's name."""
         self.reason = message
         """Why it is unavailable, without the expert's name."""
+
+
+def now() -> float:
+    """The cool-down clock (monotonic seconds); tests move it instead of waiting."""
+    return time.monotonic()
+
+
+@dataclass(frozen=True)
+class Cooldown:
+    """A server that failed to start: why, and when it may be started again."""
+
+    reason: str
+    """The start failure, stderr tail included."""
+    retry_at: float
+    """`now()` after which the next lookup starts it again."""
+    length_s: float
+    """How long this cool-down lasts; the next failure doubles it (capped)."""
+
+    def retry_in_s(self) -> float:
+        """Seconds left before the server is tried again (0 once it may be)."""
+        return max(0.0, self.retry_at - now())
+
+
+SessionStatus = Literal["open", "closed", "unavailable"]
+"""Open; not started (or ended, reopened on the next use); failed to start, cooling down."""
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """What `mcp-planner tools` shows of one expert's session."""
+
+    status: SessionStatus
+    """Whether the session is open, closed, or its server is unavailable."""
+    reason: str = ""
+    """Why it is unavailable (empty otherwise)."""
+    retry_in_s: float = 0.0
+    """Seconds before the next start attempt (0 unless unavailable)."""
 
 
 class PersistentSession:
@@ -62,6 +130,9 @@ class PersistentSession:
         self._ready: asyncio.Future[None] | None = None
         self._lock = asyncio.Lock()
         self._errlog: TextIO | None = None
+        self._ended = asyncio.Event()
+        self._cooldown: Cooldown | None = None
+        self._teardown: asyncio.Task[None] | None = None
         self.close_grace_s = CLOSE_GRACE_S
         """How long a closing session may take before its owner task is cancelled."""
 
@@ -70,32 +141,63 @@ class PersistentSession:
         """Whether the session is open and its owner task still running."""
         return self._session is not None and self._owner is not None and not self._owner.done()
 
+    def state(self) -> SessionState:
+        """Whether the session is open, closed, or its server unavailable (and for how long)."""
+        if self.alive:
+            return SessionState("open")
+        cooldown = self._cooldown
+        if cooldown is not None and cooldown.retry_in_s() > 0:
+            return SessionState("unavailable", cooldown.reason, cooldown.retry_in_s())
+        return SessionState("closed")
+
     async def ensure_open(self) -> ClientSession:
-        """Open the session if it is not open (again, if the server died)."""
+        """Open the session if it is not open (again, if the server died).
+
+        Raises ExpertUnavailable, with the cached reason while a failed start cools down.
+        """
         async with self._lock:
             if self.alive:
                 assert self._session is not None
                 return self._session
+            cooldown = self._cooldown
+            if cooldown is not None and (wait := cooldown.retry_in_s()) > 0:
+                raise ExpertUnavailable(self.name, f"{cooldown.reason} (next start in {wait:.0f}s)")
             await self._close_owner()
-            return await self._start()
+            try:
+                session = await self._start()
+            except ExpertUnavailable as exc:
+                cooldown = self._cool_down(exc.reason)
+                raise ExpertUnavailable(
+                    self.name, f"{exc.reason} (next start in {cooldown.length_s:g}s)"
+                ) from exc
+            self._cooldown = None
+            return session
+
+    def _cool_down(self, reason: str) -> Cooldown:
+        """Remember a failed start; each failure in a row doubles the wait, up to the cap."""
+        last = self._cooldown
+        length = COOLDOWN_FIRST_S if last is None else min(last.length_s * 2, COOLDOWN_MAX_S)
+        self._cooldown = Cooldown(reason, now() + length, length)
+        return self._cooldown
 
     async def _start(self) -> ClientSession:
         loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
+        self._ended = asyncio.Event()
         self._ready = loop.create_future()
-        if self.config.resolved_transport == "stdio" and self._errlog is None:
+        if self.config.resolved_transport == "stdio":
+            # A fresh log per start, so an error quotes this start's stderr, not every restart's.
+            await self._close_errlog()
             self._errlog = await asyncio.to_thread(_temp_log)
         self._owner = loop.create_task(self._own(), name=f"mcp-session:{self.name}")
         try:
             async with asyncio.timeout(self.startup_timeout_s):
                 await asyncio.shield(self._ready)
         except TimeoutError as exc:
-            await self._close_owner()
-            raise ExpertUnavailable(
-                self.name,
-                f"no answer to initialize within {self.startup_timeout_s:g}s"
-                + await self._stderr_suffix(),
-            ) from exc
+            reason = f"no answer to initialize within {self.startup_timeout_s:g}s"
+            reason += await self._stderr_suffix()
+            self._tear_down_in_background()
+            raise ExpertUnavailable(self.name, reason) from exc
         except ExpertUnavailable:
             await self._close_owner()
             raise
@@ -126,6 +228,8 @@ class PersistentSession:
                 )
         finally:
             self._session = None
+            # Requests still waiting on this session fail now, not at their timeout.
+            self._ended.set()
 
     async def _open_transport(self, stack: AsyncExitStack) -> tuple[Any, Any]:
         cfg = self.config
@@ -166,16 +270,83 @@ class PersistentSession:
         return self._errlog.read()[-STDERR_TAIL_CHARS:].strip()
 
     async def call_tool(self, tool: str, args: dict[str, Any]) -> CallToolResult:
-        """Send `tools/call` on the open session (the caller applies the timeout)."""
+        """Send `tools/call` on the open session (the caller applies the timeout).
+
+        Raises McpError (connection closed) as soon as the session ends while the call waits;
+        a call its caller abandons is cancelled on the server with `notifications/cancelled`.
+        """
         session = await self.ensure_open()
-        return await session.call_tool(tool, args)
+        ended = self._ended
+        ids: list[int] = []
+        call = asyncio.ensure_future(_send_call(session, tool, args, ids))
+        end = asyncio.ensure_future(ended.wait())
+        try:
+            await asyncio.wait({call, end}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            await _abandon(call)
+            await self._notify_cancelled(session, ids, "the client stopped waiting")
+            raise
+        finally:
+            end.cancel()
+        if call.done():
+            try:
+                return call.result()
+            except (McpError, *CONNECTION_ERRORS) as exc:
+                if not isinstance(exc, McpError) or exc.error.code == CONNECTION_CLOSED:
+                    self._end(ended)
+                raise
+        await _abandon(call)
+        raise McpError(
+            ErrorData(
+                code=CONNECTION_CLOSED,
+                message=f"Connection closed: the session with {self.name!r} ended",
+            )
+        )
+
+    async def _notify_cancelled(self, session: ClientSession, ids: list[int], why: str) -> None:
+        """Tell the server to stop an abandoned request; a dead session cannot be told."""
+        if not ids:
+            return
+        notice = CancelledNotification(
+            params=CancelledNotificationParams(requestId=ids[0], reason=why)
+        )
+        try:
+            async with asyncio.timeout(CANCEL_NOTICE_S):
+                await session.send_notification(ClientNotification(notice))
+        except (TimeoutError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
+            logger.warning(
+                "MCP server %r was not told to cancel request %s: %r", self.name, ids[0], exc
+            )
 
     def mark_dead(self) -> None:
         """Forget the session after a connection failure so the next use reopens it."""
         self._session = None
         self._stop.set()
 
+    def _end(self, ended: asyncio.Event) -> None:
+        """Forget the session a call saw die, unless it was already replaced by a fresh one.
+
+        `ended` names the session's start: a late error from a dead session must not end the
+        session a retry has just opened.
+        """
+        if self._ended is ended:
+            self.mark_dead()
+
+    def _tear_down_in_background(self) -> None:
+        """End a server that never initialized without making the caller wait for its exit.
+
+        It will not stop when asked (it is not listening), so it is cancelled at once; the
+        next start or `aclose` waits for it to be gone.
+        """
+        owner, self._owner = self._owner, None
+        if owner is not None:
+            owner.cancel()
+            self._teardown = asyncio.get_running_loop().create_task(self._reap(owner))
+
     async def _close_owner(self) -> None:
+        teardown, self._teardown = self._teardown, None
+        if teardown is not None:
+            await teardown
         owner, self._owner = self._owner, None
         if owner is None:
             return
@@ -202,9 +373,31 @@ class PersistentSession:
         """Close the session and end the server process."""
         async with self._lock:
             await self._close_owner()
+        await self._close_errlog()
+
+    async def _close_errlog(self) -> None:
         if self._errlog is not None:
             errlog, self._errlog = self._errlog, None
             await asyncio.to_thread(errlog.close)
+
+
+async def _send_call(
+    session: ClientSession, tool: str, args: dict[str, Any], ids: list[int]
+) -> CallToolResult:
+    """Send `tools/call`, noting its JSON-RPC id so an abandoned call can be cancelled.
+
+    The SDK takes the id before its first await, so no other request can take it in between.
+    """
+    ids.append(session._request_id)
+    return await session.call_tool(tool, args)
+
+
+async def _abandon(call: asyncio.Future[CallToolResult]) -> None:
+    """Cancel a request task and wait for it to end; a cancellation of ours still propagates."""
+    call.cancel()
+    await asyncio.wait({call})
+    if not call.cancelled() and call.exception() is not None:
+        logger.debug("An abandoned MCP request ended with %r", call.exception())
 
 
 async def _open_inprocess(stack: AsyncExitStack, name: str) -> tuple[Any, Any]:

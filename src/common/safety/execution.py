@@ -12,6 +12,10 @@ written too. A re-run finds the entry: a finished call's outcome is replayed and
 again; a call that was started but never finished (the process died in between) is not sent
 again: whether it ran is unknown, and it is reported so. A gated call is therefore sent at most
 once, and exactly once when the process survives.
+
+A gated call that timed out (the registry cancels it on the server and reports it "interrupted")
+is recorded as "unknown": it may have happened, so a re-run replays that outcome and never
+resends it.
 """
 
 from __future__ import annotations
@@ -62,8 +66,9 @@ class CallLedger:
         await self.store.aput(self.namespace, key, value, index=False)
 
     async def finished(self, key: str, record: ToolOutcome) -> None:
-        """Record the call's outcome."""
-        await self.store.aput(self.namespace, key, {"state": "done", "record": record}, index=False)
+        """Record the call's outcome ("unknown" when it may or may not have taken effect)."""
+        state = "unknown" if record["status"] == "interrupted" else "done"
+        await self.store.aput(self.namespace, key, {"state": state, "record": record}, index=False)
 
 
 def unknown_outcome(expert: str, name: str) -> ToolOutcome:
