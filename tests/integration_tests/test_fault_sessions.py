@@ -23,21 +23,32 @@ from common.mcp import ExpertRegistry, ExpertUnavailable, ToolOutcome
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import shutdown_pool
 from common.safety.execution import CallLedger, CallSpec, refuse_before_call, run_once
+from tests.doubles import calls, tool_call
 from tests.integration_tests.helpers import child_servers, pid_alive, tagged
+from tests.unit_tests.helpers import Thread, done, plan, task
 
 pytestmark = pytest.mark.integration
 
 TOOL_TIMEOUT_S = 30.0
 """The tool timeout of the kill tests: no call may come near it."""
+SERVERS = Path(__file__).resolve().parents[1] / "servers"
 BOUND_S = 10.0
 """Every call in flight when the server dies ends within this (generous for slow machines)."""
 
 
-def _testkit(mcp_config: dict[str, Any], log: Path) -> tuple[ExpertRegistry, str]:
-    """A registry over a fresh testkit process logging to `log`, and its process tag."""
-    raw, tag = tagged(mcp_config, "testkit")
-    entry = raw["mcpServers"]["testkit"]
-    entry["env"] = {**entry["env"], "TESTKIT_LOG": str(log)}
+def _faultkit_config(log: Path) -> tuple[dict[str, Any], str]:
+    """An `mcpServers` document with a fresh fault-test server logging to `log`, and its tag."""
+    server = {
+        "command": sys.executable,
+        "args": [str(SERVERS / "faultkit.py")],
+        "env": {"FAULTKIT_LOG": str(log)},
+    }
+    return tagged({"mcpServers": {"faultkit": server}}, "faultkit")
+
+
+def _faultkit(log: Path) -> tuple[ExpertRegistry, str]:
+    """A registry over a fresh fault-test server process logging to `log`, and its process tag."""
+    raw, tag = _faultkit_config(log)
     return ExpertRegistry(parse_mcp_config(raw), startup_timeout_s=20), tag
 
 
@@ -67,20 +78,20 @@ async def _timed(calls: list[Awaitable[ToolOutcome]]) -> tuple[list[ToolOutcome]
 
 
 async def test_calls_in_flight_end_at_once_when_the_server_is_killed(
-    mcp_config: dict[str, Any], tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     log = tmp_path / "kit.log"
-    registry, tag = _testkit(mcp_config, log)
-    assert (await registry.call("testkit", "echo", {"text": "up"}, 10, True))["status"] == "ok"
+    registry, tag = _faultkit(log)
+    assert (await registry.call("faultkit", "echo", {"text": "up"}, 10, True))["status"] == "ok"
     reads = [
         registry.call(
-            "testkit", "stall_once", {"tag": f"r{i}", "seconds": 120}, TOOL_TIMEOUT_S, True
+            "faultkit", "stall_once", {"tag": f"r{i}", "seconds": 120}, TOOL_TIMEOUT_S, True
         )
         for i in range(10)
     ]
     writes = [
         registry.call(
-            "testkit", "slow_write", {"seconds": 120, "tag": f"w{i}"}, TOOL_TIMEOUT_S, False
+            "faultkit", "slow_write", {"seconds": 120, "tag": f"w{i}"}, TOOL_TIMEOUT_S, False
         )
         for i in range(10)
     ]
@@ -110,13 +121,13 @@ async def test_calls_in_flight_end_at_once_when_the_server_is_killed(
 
 
 async def test_thirty_concurrent_calls_survive_a_kill_within_seconds(
-    mcp_config: dict[str, Any], tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     log = tmp_path / "kit.log"
-    registry, tag = _testkit(mcp_config, log)
+    registry, tag = _faultkit(log)
     calls = [
         registry.call(
-            "testkit", "stall_once", {"tag": f"t{i}", "seconds": 120}, TOOL_TIMEOUT_S, True
+            "faultkit", "stall_once", {"tag": f"t{i}", "seconds": 120}, TOOL_TIMEOUT_S, True
         )
         for i in range(30)
     ]
@@ -137,7 +148,7 @@ async def test_thirty_concurrent_calls_survive_a_kill_within_seconds(
 def _write_spec(tag: str, timeout_s: float) -> CallSpec:
     return CallSpec(
         key=f"call-{tag}",
-        expert="testkit",
+        expert="faultkit",
         name="slow_write",
         args={"seconds": 5, "tag": tag},
         gated=True,
@@ -147,10 +158,10 @@ def _write_spec(tag: str, timeout_s: float) -> CallSpec:
 
 
 async def test_a_timed_out_write_is_cancelled_recorded_unknown_and_never_resent(
-    mcp_config: dict[str, Any], tmp_path: Path
+    tmp_path: Path,
 ) -> None:
     log = tmp_path / "kit.log"
-    registry, _ = _testkit(mcp_config, log)
+    registry, _ = _faultkit(log)
     ledger = CallLedger(InMemoryStore(), "thread-timeout")
     spec = _write_spec("once", timeout_s=1)
 
@@ -175,14 +186,53 @@ async def test_a_timed_out_write_is_cancelled_recorded_unknown_and_never_resent(
     await shutdown_pool()
 
 
-async def test_a_timed_out_read_is_cancelled_on_the_server_and_stays_a_timeout(
-    mcp_config: dict[str, Any], tmp_path: Path
+async def test_an_approved_write_that_times_out_is_reported_as_maybe_done(
+    scripted: Any, tmp_path: Path
 ) -> None:
     log = tmp_path / "kit.log"
-    registry, _ = _testkit(mcp_config, log)
+    raw, _ = _faultkit_config(log)
+    ctx, _ = scripted(
+        planner=[plan(task("t1", "faultkit", "write the record"))],
+        orchestrate=[
+            calls(tool_call("slow_write", {"seconds": 5, "tag": "g"}, call_id="w-1")),
+            "The write timed out.",
+        ],
+        assess=[done()],
+        response=["Done."],
+    )
+    ctx["mcp_config"] = raw
+    ctx["tool_timeout_s"] = 1
+    thread = Thread(ctx)
+    await thread.send("Write the record")
+    assert await thread.interrupts()
 
-    result = await registry.call("testkit", "stall_once", {"tag": "r", "seconds": 30}, 1, True)
-    echo = await registry.call("testkit", "echo", {"text": "still here"}, 10, True)
+    start = time.monotonic()
+    await thread.resume({"decisions": [{"type": "approve"}]})
+    took = time.monotonic() - start
+
+    assert took < 5
+    (reply,) = await thread.tool_messages()
+    assert "did not answer within 1s" in str(reply.content)
+    assert "may have taken effect" in str(reply.content)
+    answer = str((await thread.answer()).content)
+    assert "may have happened" in answer
+    assert "slow_write" in answer
+    await _until(lambda: "slow_write cancelled g" in _lines(log))
+    await asyncio.sleep(4.5)
+    lines = _lines(log)
+    assert lines.count("slow_write start g") == 1
+    assert "slow_write done g" not in lines
+    await shutdown_pool()
+
+
+async def test_a_timed_out_read_is_cancelled_on_the_server_and_stays_a_timeout(
+    tmp_path: Path,
+) -> None:
+    log = tmp_path / "kit.log"
+    registry, _ = _faultkit(log)
+
+    result = await registry.call("faultkit", "stall_once", {"tag": "r", "seconds": 30}, 1, True)
+    echo = await registry.call("faultkit", "echo", {"text": "still here"}, 10, True)
 
     assert result["status"] == "timeout"
     assert (echo["status"], echo["content"]) == ("ok", "still here")

@@ -65,32 +65,6 @@ def send_message(to: str, text: str) -> str:
     return f"sent to {to}"
 
 
-@mcp.tool(annotations=RO)
-async def stall_once(tag: str, seconds: float) -> str:
-    """Stall the first call with this tag (per TESTKIT_LOG); answer later ones at once."""
-    marker = f"{os.environ.get('TESTKIT_LOG', 'testkit')}.stalled.{tag}"
-    first = not os.path.exists(marker)
-    _log(f"stall_once {tag}")
-    if first:
-        with open(marker, "w", encoding="utf-8"):
-            pass
-        await asyncio.sleep(seconds)
-    return f"answered {tag}"
-
-
-@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
-async def slow_write(seconds: float, tag: str) -> str:
-    """Write a record slowly; logs its start, its end and a cancellation."""
-    _log(f"slow_write start {tag}")
-    try:
-        await asyncio.sleep(seconds)
-    except asyncio.CancelledError:
-        _log(f"slow_write cancelled {tag}")
-        raise
-    _log(f"slow_write done {tag}")
-    return f"wrote {tag}"
-
-
 @mcp.tool()
 def crash() -> str:
     """Exit the server process abruptly."""
