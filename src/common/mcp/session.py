@@ -139,7 +139,10 @@ class PersistentSession:
     @property
     def alive(self) -> bool:
         """Whether the session is open and its owner task still running."""
-        return self._session is not None and self._owner is not None and not self._owner.done()
+        owner = self._owner
+        # `_ended` is set a moment before the owner is done: a session ending is not alive.
+        running = owner is not None and not owner.done() and not self._ended.is_set()
+        return self._session is not None and running
 
     def state(self) -> SessionState:
         """Whether the session is open, closed, or its server unavailable (and for how long)."""
