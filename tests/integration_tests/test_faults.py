@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 import tracemalloc
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from langgraph.store.memory import InMemoryStore
 
 from common.settings import get_settings
 from strategies.with_planner.graph import build_graph
-from tests.integration_tests.helpers import TAG_VAR, child_servers, pid_alive
+from tests.integration_tests.helpers import TAG_VAR, child_servers, drop_pooled, pid_alive
 from tests.unit_tests.helpers import Thread, plan
 
 pytestmark = pytest.mark.integration
@@ -75,6 +75,18 @@ class Faulty:
         return [line[len(prefix) :] for line in self.log if line.startswith(prefix)]
 
 
+_OPENED: list[dict[str, Any]] = []
+"""Configs of this test's faulty servers, closed when it ends."""
+
+
+@pytest.fixture(autouse=True)
+async def _close_faulty_servers() -> AsyncIterator[None]:
+    """End each test's server processes with it, not at the end of the session."""
+    yield
+    while _OPENED:
+        await drop_pooled(_OPENED.pop(), "faulty")
+
+
 def faulty(tmp_path: Path, mode: str, once: bool = False, **env: str) -> Faulty:
     """A config naming the faulty server in `mode`; `once` makes the fault strike only once."""
     tag = tmp_path.name
@@ -93,7 +105,9 @@ def faulty(tmp_path: Path, mode: str, once: bool = False, **env: str) -> Faulty:
         "env": values,
         "description": "Key lookups and an append-only record ledger.",
     }
-    return Faulty(tmp_path, {"mcpServers": {"faulty": server}}, tag)
+    config = {"mcpServers": {"faulty": server}}
+    _OPENED.append(config)
+    return Faulty(tmp_path, config, tag)
 
 
 def step(tid: str, tool: str, args: dict[str, Any], **extra: Any) -> dict[str, Any]:
