@@ -402,8 +402,8 @@ async def test_huge_result_reaches_a_write_whole(scripted: Any, tmp_path: Path) 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="issue 11 item 7: the resolved 5 MB write arguments are checkpointed many times "
-    "(~370 MB held by the checkpointer over stdio)",
+    reason="issue 11 item 7: large results are not yet moved to the store, and the checkpointer "
+    "keeps ~34 serialized copies of the 5 MB value (~370 MB retained over stdio)",
 )
 async def test_huge_result_keeps_memory_and_state_bounded(scripted: Any, tmp_path: Path) -> None:
     size = 5_000_000
