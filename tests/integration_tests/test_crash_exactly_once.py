@@ -106,7 +106,9 @@ def test_killed_while_the_call_was_in_flight_never_sends_it_twice(workdir: Path)
     last = resumed["tool_messages"][-1]
     assert last["status"] == "error"
     assert "not sent again" in last["content"]
-    assert resumed["answer"] == "Saved the note."
+    # The model's words are kept, and the answer says plainly that the write may have happened.
+    assert resumed["answer"].startswith("Saved the note.")
+    assert "may have happened" in resumed["answer"]
 
 
 def test_a_rejected_call_never_runs_across_a_kill_and_resume(workdir: Path) -> None:

@@ -112,7 +112,7 @@ async def test_calls_in_flight_end_at_once_when_the_server_is_killed(
     assert child_servers(tag) - {old_pid}
     # Writes may have reached the server: reported as unknown, never resent.
     for r in write_results:
-        assert r["status"] == "unavailable"
+        assert r["status"] == "interrupted"
         assert "may have taken effect" in r["content"]
     lines = _lines(log)
     for i in range(10):

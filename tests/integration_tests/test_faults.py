@@ -217,11 +217,6 @@ async def test_write_killed_mid_call_says_it_may_have_happened(
     assert server.records == ["r2"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 11 item 3: a write cut off by a server kill is an 'unavailable' failure under "
-    "'Not done:', while a timed-out write is listed under 'Outcome unknown'",
-)
 async def test_write_killed_mid_call_is_listed_as_outcome_unknown_like_a_timed_out_one(
     scripted: Any, tmp_path: Path
 ) -> None:

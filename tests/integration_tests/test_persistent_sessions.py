@@ -75,7 +75,8 @@ async def test_crashed_server_is_reopened(mcp_config: dict[str, Any], workdir: P
     crash = await registry.call("testkit", "crash", {}, 10, retry_safe=False)
     echo = await registry.call("testkit", "echo", {"text": "after"}, 10, retry_safe=True)
 
-    assert crash["status"] == "unavailable"
+    # The crash came while the call was on the server: whether it ran is unknown.
+    assert crash["status"] == "interrupted"
     assert "testkit" in crash["content"]
     assert (echo["status"], echo["content"]) == ("ok", "after")
     (new_pid,) = child_servers(tag)

@@ -41,7 +41,9 @@ class _Lost:
         lost = f"Connection to expert {expert!r} was lost during {tool!r}: {self.error!r}."
         if retry_safe or self.never_sent:
             return outcome("unavailable", f"{lost} It is reopened on the next call.")
-        return outcome("unavailable", f"{lost} {_MAY_HAVE_RUN.format(expert=expert)}")
+        # It may have reached the server and run: the same "outcome unknown" as a timed-out
+        # irreversible call, so the answer lists it there and nobody resends it blindly.
+        return outcome("interrupted", f"{lost} {_MAY_HAVE_RUN.format(expert=expert)}")
 
 
 _MAY_HAVE_RUN = (
