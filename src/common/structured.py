@@ -67,6 +67,19 @@ async def structured_call(
         return BadOutput(f"The answer did not match {name}: {_why(exc)}")
 
 
+async def _ai_message(
+    model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage]
+) -> AIMessage | BadOutput:
+    """The model's reply as an AI message; unparsable or another kind of message is BadOutput."""
+    try:
+        message = await model.ainvoke(list(messages))
+    except MALFORMED as exc:
+        return BadOutput(f"The answer could not be parsed: {_why(exc)}")
+    if not isinstance(message, AIMessage):
+        return BadOutput(f"The answer was a {type(message).__name__}, not an AI message.")
+    return message
+
+
 async def tool_round(
     model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage]
 ) -> AIMessage | BadOutput:
@@ -75,12 +88,9 @@ async def tool_round(
     An answer whose only tool calls could not be parsed is malformed too: the valid ones are
     what the graph runs, so with none there is nothing to run and nothing was said.
     """
-    try:
-        message = await model.ainvoke(list(messages))
-    except MALFORMED as exc:
-        return BadOutput(f"The answer could not be parsed: {_why(exc)}")
-    if not isinstance(message, AIMessage):
-        return BadOutput(f"The answer was a {type(message).__name__}, not an AI message.")
+    message = await _ai_message(model, messages)
+    if isinstance(message, BadOutput):
+        return message
     if message.tool_calls:
         return message
     if message.invalid_tool_calls:
@@ -98,12 +108,9 @@ async def text_answer(
     model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage]
 ) -> AIMessage | BadOutput:
     """Ask `model` for a free-text answer; unparsable, non-AI or empty output is BadOutput."""
-    try:
-        message = await model.ainvoke(list(messages))
-    except MALFORMED as exc:
-        return BadOutput(f"The answer could not be parsed: {_why(exc)}")
-    if not isinstance(message, AIMessage):
-        return BadOutput(f"The answer was a {type(message).__name__}, not an AI message.")
+    message = await _ai_message(model, messages)
+    if isinstance(message, BadOutput):
+        return message
     if not message.content or not str(message.content).strip():
         return BadOutput("The answer was empty.")
     return message
