@@ -9,6 +9,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langgraph.store.memory import InMemoryStore
 
+from strategies.with_planner.nodes.assess import task_fields
 from strategies.with_planner.nodes.common import truncate
 from strategies.with_planner.nodes.tool_messages import for_state, full_output
 from strategies.with_planner.results import INLINE_CHARS, VIEW_CHARS, Results, result_fields
@@ -89,14 +90,12 @@ def test_a_large_output_is_not_kept_twice_on_its_message() -> None:
     )
 
     assert full_output(message) == BIG
-    kept = for_state(message)
+    kept = for_state(message, direct=True)
     assert "full_output" not in kept.additional_kwargs
     assert kept.additional_kwargs["output_chars"] == len(BIG)
     assert isinstance(kept, ToolMessage)
-    assert kept.artifact == {"result": BIG}
-    dropped = for_state(message, keep_artifact=False)
-    assert isinstance(dropped, ToolMessage)
-    assert dropped.artifact is None
+    assert kept.artifact is None
+    assert for_state(message, direct=False) is message, "an expert's call: keep_output's job"
 
 
 def test_a_modest_output_stays_on_its_message() -> None:
@@ -104,4 +103,47 @@ def test_a_modest_output_stays_on_its_message() -> None:
         content="view", tool_call_id="c1", additional_kwargs={"full_output": "x" * 5000}
     )
 
-    assert for_state(message) is message
+    assert for_state(message, direct=True) is message
+
+
+def expert_output(text: str, artifact: Any = None) -> ToolMessage:
+    """An expert's answered call as call_tool makes it: a view, with the whole text beside it."""
+    return ToolMessage(
+        content=truncate(text),
+        tool_call_id="c1",
+        status="success",
+        artifact=artifact,
+        additional_kwargs={"full_output": text} if len(text) > VIEW_CHARS else {},
+    )
+
+
+async def test_an_experts_large_output_leaves_the_message_and_comes_back_whole() -> None:
+    results = Results(InMemoryStore(), "thread-1")
+
+    kept = await results.keep_output("t1", expert_output(BIG, {"result": BIG}))
+
+    assert "full_output" not in kept.additional_kwargs
+    assert kept.artifact is None
+    assert len(repr(kept)) < 2 * VIEW_CHARS + 500, "nothing large is left on the message"
+    fields = await task_fields([kept], results)
+    assert fill("${t1.result}", {"t1": fields}) == BIG
+    assert fill("${t1.data}", {"t1": fields}) == BIG
+
+
+async def test_an_experts_output_that_cannot_be_read_back_is_refused_by_templates() -> None:
+    results = Results(InMemoryStore(), "thread-1")
+    kept = await results.keep_output("t1", expert_output(BIG))
+
+    fields = await task_fields([kept], Results(InMemoryStore(), "another-thread"))
+
+    with pytest.raises(TemplateError, match="could not be read back"):
+        fill("${t1.result}", {"t1": fields})
+
+
+async def test_without_a_store_an_experts_output_stays_on_its_message() -> None:
+    message = expert_output(BIG)
+
+    assert await Results(None, "thread-1").keep_output("t1", message) is message
+    assert for_state(message, direct=False) is message, "nothing is dropped: it is all there is"
+    fields = await task_fields([message], Results(None, "thread-1"))
+    assert fill("${t1.result}", {"t1": fields}) == BIG

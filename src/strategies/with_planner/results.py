@@ -6,6 +6,10 @@ stays in state; a larger one (text or structured data) is kept in the graph's st
 thread, referenced by key, so the checkpointed state stays small. Without a store it stays in
 state. Templates read the full value back (`Results.outputs`); one that cannot be read is a
 `TemplateError`, never a shorter value.
+
+An expert's own tool call is handled the same way one step earlier: its large output (and
+artifact) leaves the ToolMessage for the store (`Results.keep_output`) and is read back whole when
+the task's result is made (`Results.output_of`).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 from uuid import uuid4
 
+from langchain_core.messages import ToolMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
@@ -97,8 +102,37 @@ class Results:
                 found[task_id]["data"] = item.value["data"]
         return found
 
+    async def keep_output(self, task_id: str, message: ToolMessage) -> ToolMessage:
+        """`message` with a large full output or artifact moved to the store, referenced by key."""
+        extra = message.additional_kwargs
+        text = str(extra.get("full_output") or message.content)
+        big_data = json_chars(message.artifact) > INLINE_CHARS
+        if self.store is None or not (len(text) > INLINE_CHARS or big_data):
+            return message
+        key = f"{task_id}:{uuid4().hex}"
+        await self.store.aput(
+            self.namespace, key, {"text": text, "data": message.artifact}, index=False
+        )
+        kept = {k: v for k, v in extra.items() if k != "full_output"}
+        kept |= {"output_key": key, "output_chars": len(text)}
+        artifact = None if big_data else message.artifact
+        return message.model_copy(update={"additional_kwargs": kept, "artifact": artifact})
+
+    async def output_of(self, message: ToolMessage) -> tuple[str | None, Any]:
+        """A call's whole output and artifact, read back if stored; text None if unreadable."""
+        extra = message.additional_kwargs
+        key = extra.get("output_key")
+        if key is None:
+            return str(extra.get("full_output") or message.content), message.artifact
+        item = await self.store.aget(self.namespace, key) if self.store is not None else None
+        if item is None:
+            return None, message.artifact
+        return item.value["text"], item.value["data"]
+
 
 def results_for(runtime: Runtime[Any]) -> Results:
     """The current thread's results, in the graph's store when it has one."""
+    if runtime.store is None:
+        return Results(None, None)
     thread_id = get_config().get("configurable", {}).get("thread_id")
     return Results(runtime.store, None if thread_id is None else str(thread_id))

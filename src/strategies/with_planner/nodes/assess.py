@@ -15,10 +15,10 @@ from strategies.with_planner.nodes.common import (
     context_of,
     model_for,
     task_update,
-    truncate,
     unwrap,
 )
 from strategies.with_planner.prompts import ASSESS_SYSTEM_PROMPT
+from strategies.with_planner.results import FullResult, Results, result_fields, results_for
 from strategies.with_planner.state import TaskRun, TaskRunUpdate
 
 
@@ -31,25 +31,28 @@ class Assessment(BaseModel):
     """One sentence saying why."""
 
 
-def task_result(messages: list[AnyMessage]) -> str:
-    """What the task produced: successful tool outputs and the assistant's last words."""
-    parts = [
-        str(m.additional_kwargs.get("full_output") or m.content)
-        for m in messages
-        if isinstance(m, ToolMessage) and m.status != "error" and m.content
-    ]
+async def task_fields(messages: list[AnyMessage], results: Results) -> dict[str, Any]:
+    """What the task produced, as result fields: the tool outputs and the last words, whole.
+
+    The data is the structured content of the last successful tool call (for templates). An
+    output that was stored and cannot be read back leaves only the view: templates refuse it.
+    """
+    parts: list[str] = []
+    data: Any = None
+    whole = True
+    for m in messages:
+        if isinstance(m, ToolMessage) and m.status != "error" and m.content:
+            text, artifact = await results.output_of(m)
+            whole = whole and text is not None
+            parts.append(str(m.content) if text is None else text)
+            data = unwrap(artifact) if artifact is not None else data
     notes = [m for m in messages if isinstance(m, AIMessage) and not m.tool_calls and m.content]
     if notes:
         parts.append(str(notes[-1].content))
-    return truncate("\n".join(parts))
-
-
-def task_data(messages: list[AnyMessage]) -> Any:
-    """The structured content of the task's last successful tool call, for templates."""
-    for m in reversed(messages):
-        if isinstance(m, ToolMessage) and m.status != "error" and m.artifact is not None:
-            return unwrap(m.artifact)
-    return None
+    fields = result_fields("\n".join(parts), data)
+    if not whole:
+        fields["full"] = FullResult(text=None, key=None, chars=len(fields["result"]))
+    return fields
 
 
 async def assess_task(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
@@ -60,16 +63,18 @@ async def assess_task(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdat
     task = state["task"]
     exchange = state.get("messages", [])
     verdict = await _assess(state, runtime, exchange)
-    result = task_result(exchange)
+    results = results_for(runtime)
+    fields = await task_fields(exchange, results)
     if verdict.completed:
-        update = task_update(
-            state, runtime, status="completed", result=result, data=task_data(exchange)
-        )
+        fields = await results.keep(task["id"], fields)
+        update = task_update(state, runtime, status="completed", **fields)
         update["task_completed"] = True
         return update
     if task["attempts"] >= state["max_attempts"]:
         error = f"not completed after {task['attempts']} attempt(s): {verdict.reason}"
-        update = task_update(state, runtime, status="failed", error=error, result=result or None)
+        update = task_update(
+            state, runtime, status="failed", error=error, result=fields["result"] or None
+        )
         update["task_completed"] = False
         return update
     return TaskRunUpdate(task_completed=False)

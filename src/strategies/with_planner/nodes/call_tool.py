@@ -59,6 +59,7 @@ from strategies.with_planner.nodes.tool_messages import (
     tool_message,
 )
 from strategies.with_planner.plans import TaskState
+from strategies.with_planner.results import results_for
 from strategies.with_planner.state import TaskRun, TaskRunUpdate
 from strategies.with_planner.templates import TemplateError, resolve
 
@@ -126,7 +127,7 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
     answered = Answered(declined=list(begun.task["declined"]))
     for call in begun.calls:
         await answer(begun, asked, call, answered)
-    return report(state, runtime, begun, answered, asked_user=bool(asked.answers))
+    return await report(state, runtime, begun, answered, asked_user=bool(asked.answers))
 
 
 async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
@@ -135,7 +136,7 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
     registry = await registry_for(ctx.mcp_config)
     task = state["task"]
     direct = bool(task["tool"]) and not state.get("messages")
-    message = direct_message(state, runtime) if direct else last_ai_message(state)
+    message = await direct_message(state, runtime) if direct else last_ai_message(state)
     if isinstance(message, str):
         return message
     calls, extra = conservative_split(ctx, list(message.tool_calls))
@@ -229,12 +230,19 @@ async def run(r: Round, call: ToolCall, decision: Decision | None, gated: bool) 
     return result_message(call, await execute_call(spec, r.registry, r.ledger), prefix)
 
 
-def report(
+async def report(
     state: TaskRun, runtime: Runtime[Context], r: Round, answered: Answered, asked_user: bool
 ) -> TaskRunUpdate:
-    """The task's update: the round's messages, one stream event per result, the new status."""
+    """The task's update: the round's messages, one stream event per result, the new status.
+
+    A large result goes to the store (`results`), so the checkpointed plan keeps a view and a key.
+    """
+    results = results_for(runtime)
     messages: list[AnyMessage] = [r.message] if r.direct else []
-    messages += answered.messages
+    for m in answered.messages:
+        if isinstance(m, ToolMessage) and not r.direct:
+            m = await results.keep_output(r.task["id"], m)
+        messages.append(m)
     messages += [not_run_conservative(c) for c in r.extra]
     for m in messages:
         if isinstance(m, ToolMessage):
@@ -255,6 +263,7 @@ def report(
         asked_user,
         bool(answered.deferred),
     )
+    changes = await results.keep(r.task["id"], changes)
     update = task_update(state, runtime, messages, **changes)
     update["deferred"] = answered.deferred
     return update
@@ -267,17 +276,19 @@ def last_ai_message(state: TaskRun) -> AIMessage:
     return found
 
 
-def direct_message(state: TaskRun, runtime: Runtime[Context]) -> AIMessage | str:
+async def direct_message(state: TaskRun, runtime: Runtime[Context]) -> AIMessage | str:
     """The direct step as a tool call with its templates resolved, or the template error.
 
-    A released held call runs with the exact arguments the user approved: no templates.
+    Templates read the dependencies' whole results (from the store when kept there). A
+    released held call runs with the exact arguments the user approved: no templates.
     """
     task = state["task"]
     args = task["args"] or {}
     if not is_released(task):
         today = context_of(runtime, state).current_time().date()
+        outputs = await results_for(runtime).outputs(state["inputs"])
         try:
-            args = resolve(args, state["inputs"], state["order"], task["id"], today)
+            args = resolve(args, outputs, state["order"], task["id"], today)
         except TemplateError as exc:
             return str(exc)
     # Stable across a resume of this task run (same namespace), new for every other run.

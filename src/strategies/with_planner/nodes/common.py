@@ -63,7 +63,7 @@ def task_update(
     its message in state: the task's result keeps it once (see `results`).
     """
     direct = bool(state["task"]["tool"])
-    new_messages = [for_state(m, keep_artifact=not direct) for m in new_messages]
+    new_messages = [for_state(m, direct) for m in new_messages]
     task = TaskState(**{**state["task"], **changes})  # type: ignore[typeddict-item]
     task["messages"] = [*state.get("messages", []), *new_messages]
     if task["status"] in TERMINAL and not task["ended_at"]:

@@ -39,7 +39,7 @@ def result_message(call: ToolCall, result: Executed | Refused, prefix: str = "")
     if done["status"] != "ok":
         return tool_message(call, f"{prefix}Error ({done['status']}): {done['content']}", True)
     # The model gets the trimmed text; the full output goes with the message to the task's
-    # result (which keeps it once: `for_state` drops it from the message kept in state).
+    # result (which keeps it once: `for_state` and `Results.keep_output` take it off the message).
     extra: dict[str, Any] = (
         {"full_output": prefix + done["content"]} if result.shown != done["content"] else {}
     )
@@ -57,19 +57,22 @@ def full_output(message: ToolMessage) -> str:
     return str(message.additional_kwargs.get("full_output") or message.content)
 
 
-def for_state(message: AnyMessage, keep_artifact: bool = True) -> AnyMessage:
-    """The message as kept in state: without a large full output (or, if asked, artifact).
+def for_state(message: AnyMessage, direct: bool) -> AnyMessage:
+    """The message as kept in a direct step's transcript: without a large output or argument.
 
-    The task's result keeps the whole output once; a copy on the message would be written
-    into every checkpoint again. `output_chars` says how long it was.
+    A direct step's result keeps the whole output and data once (see `results`); a copy on the
+    message would be written into every checkpoint again. `output_chars` says how long it was.
+    An expert's own calls keep theirs: `Results.keep_output` moved a large one to the store.
     """
-    if isinstance(message, AIMessage) and not keep_artifact:
+    if not direct:
+        return message
+    if isinstance(message, AIMessage):
         return _without_big_args(message)
     if not isinstance(message, ToolMessage):
         return message
     extra = message.additional_kwargs
     big_output = len(str(extra.get("full_output") or "")) > INLINE_CHARS
-    big_artifact = not keep_artifact and json_chars(message.artifact) > INLINE_CHARS
+    big_artifact = json_chars(message.artifact) > INLINE_CHARS
     if not (big_output or big_artifact):
         return message
     kept: dict[str, Any] = {k: v for k, v in extra.items() if k != "full_output" or not big_output}
