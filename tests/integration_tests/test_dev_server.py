@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_client
 
+from common.safety.approval import REFUSED_ANSWER
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -220,3 +222,79 @@ async def test_without_a_key_the_server_falls_back_to_offline_rules(
     assert "offline:rules" in answer
     assert "WID-1" in answer
     assert result["report"]["ok"] is True
+
+
+async def _paused_note(dev_client: Any, ctx: dict[str, Any], prefix: str) -> tuple[str, str]:
+    """A new thread waiting for approval of a note; its id and the note's title."""
+    thread = await dev_client.threads.create()
+    title = f"{prefix}-{os.urandom(4).hex()}"
+    request = f'{STOCK}, then write a note titled "{title}"'
+    await dev_client.runs.wait(
+        thread["thread_id"],
+        "with_planner",
+        input={"messages": [{"role": "user", "content": request}]},
+        context=ctx,
+    )
+    return thread["thread_id"], title
+
+
+async def _pending_note(dev_client: Any, thread_id: str) -> dict[str, Any]:
+    """The one approval request the thread waits on; it must still be the note."""
+    state = await dev_client.threads.get_state(thread_id)
+    (interrupt,) = [i for t in state["tasks"] for i in t["interrupts"]]
+    assert interrupt["value"]["action_requests"][0]["name"] == "write_note"
+    return dict(interrupt["value"])
+
+
+async def _approve_and_check(
+    dev_client: Any, ctx: dict[str, Any], thread_id: str, title: str, workdir: Path
+) -> None:
+    """Nothing was written before; the next valid answer writes the note."""
+    notes = workdir / "notes.json"
+    assert title not in (notes.read_text() if notes.exists() else "")
+    await dev_client.runs.wait(
+        thread_id, "with_planner", command={"resume": APPROVE_ALL}, context=ctx
+    )
+    assert title in json.loads(notes.read_text())
+
+
+APPROVE_ALL = {"decisions": [{"type": "approve"}]}
+
+
+@pytest.mark.parametrize("how", ["null-over-http", "unknown-interrupt-id"])
+async def test_an_unusable_resume_runs_nothing_and_asks_again_saying_why(
+    dev_client: Any, mcp_config: dict[str, Any], workdir: Path, how: str
+) -> None:
+    # LangGraph itself crashes on `resume: null` and ignores answers to ids that are not
+    # waiting; through the server both must reach the question as a refusal saying why.
+    ctx = _context(mcp_config)
+    thread_id, title = await _paused_note(dev_client, ctx, "bad-resume")
+
+    if how == "null-over-http":
+        # Raw HTTP: langgraph-sdk drops a None resume before sending (see the next test).
+        body = {"assistant_id": "with_planner", "command": {"resume": None}, "context": ctx}
+        result = await dev_client.http.post(f"/threads/{thread_id}/runs/wait", json=body)
+    else:
+        command = {"resume": {"0" * 32: APPROVE_ALL}}
+        result = await dev_client.runs.wait(thread_id, "with_planner", command=command, context=ctx)
+
+    assert "__error__" not in result, result
+    assert (await _pending_note(dev_client, thread_id))["error"].startswith(REFUSED_ANSWER)
+    await _approve_and_check(dev_client, ctx, thread_id, title, workdir)
+
+
+async def test_a_none_resume_from_the_sdk_continues_and_the_question_stays(
+    dev_client: Any, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    # langgraph-sdk sends no command for `{"resume": None}`: the run just continues, which on a
+    # waiting thread asks the same question again. Nothing runs.
+    ctx = _context(mcp_config)
+    thread_id, title = await _paused_note(dev_client, ctx, "sdk-none")
+
+    result = await dev_client.runs.wait(
+        thread_id, "with_planner", command={"resume": None}, context=ctx
+    )
+
+    assert "__error__" not in result, result
+    await _pending_note(dev_client, thread_id)
+    await _approve_and_check(dev_client, ctx, thread_id, title, workdir)

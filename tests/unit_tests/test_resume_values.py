@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
 from common.safety.approval import ECHO_CHARS, REFUSED_ANSWER, ApprovalFormatError, parse_decisions
 from strategies.with_planner.graph import build_graph
-from strategies.with_planner.resume import screen_resume, screened, screening
+from strategies.with_planner.resume import screen_resume, screened
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, note_actions, per_task, plan, task, unique
 
@@ -39,8 +40,8 @@ async def _paused_on_write(scripted: Any, title: str) -> Thread:
 
 
 async def _answer(thread: Thread, value: Any) -> list[str]:
-    """Resume the thread as a client would, through the screen."""
-    return await thread.send(await screened(thread.graph, Command(resume=value), thread.config))
+    """Resume the thread as a client would: the compiled graph screens the value itself."""
+    return await thread.send(Command(resume=value))
 
 
 async def _pending_ids(thread: Thread) -> list[str]:
@@ -138,6 +139,8 @@ async def test_an_unscreened_bad_answer_is_echoed_as_a_short_prefix(
     # A caller that skips the screen still gets a short error, never the whole value back.
     title = unique("unscreened")
     thread = await _paused_on_write(scripted, title)
+    fields = {k: v for k, v in thread.graph.__dict__.items() if k != "__orig_class__"}
+    thread.graph = CompiledStateGraph(**fields)  # the same graph and checkpointer, unscreened
     await thread.resume({"note": HUGE})
     (request,) = await thread.interrupts()
     assert request["error"].startswith(REFUSED_ANSWER)
@@ -182,7 +185,7 @@ async def test_a_screened_graph_refuses_a_none_resume_itself(scripted: Any, work
     ctx, _ = scripted(
         planner=[NOTES_TASK], orchestrate=[write], assess=[done()], response=["Saved."]
     )
-    thread = Thread(ctx, graph=screening(build_graph(InMemorySaver())))
+    thread = Thread(ctx, graph=build_graph(InMemorySaver()))
     await thread.send("Save a note")
 
     assert await thread.resume(None) == []
@@ -212,7 +215,7 @@ async def test_every_waiting_question_is_asked_again_after_a_none_resume(
         assess=[done()] * 2,
         response=["Saved both."],
     )
-    thread = Thread(ctx, graph=screening(build_graph(InMemorySaver())))
+    thread = Thread(ctx, graph=build_graph(InMemorySaver()))
     await thread.send("Save two notes")
     assert len(await thread.interrupts()) == 2
 

@@ -23,6 +23,7 @@ from strategies.with_planner.nodes import (
     orchestrate,
     planner,
 )
+from strategies.with_planner.resume import screening
 from strategies.with_planner.state import InputState, State, TaskInput, TaskOutput, TaskRun
 
 
@@ -75,7 +76,10 @@ def build_graph(
     builder.add_edge("run_task", "advance")
     builder.add_edge("generate_response", "__end__")
 
-    compiled = builder.compile(checkpointer=checkpointer, store=store, name="with_planner")
+    # Screened: resumes LangGraph would drop or crash on reach the asking node as refusals.
+    compiled = screening(
+        builder.compile(checkpointer=checkpointer, store=store, name="with_planner")
+    )
     limit = recursion_limit if recursion_limit is not None else get_settings().recursion_limit
     return compiled.with_config(recursion_limit=limit)
 

@@ -7,6 +7,10 @@ no word of why); and every answer is written into the checkpoint as it is, howev
 caller's input is therefore screened first: such an answer is replaced by a short stand-in
 (`common.safety.approval.not_used`) sent to every waiting question, and the node refuses it with
 the same "Your last answer was not used, nothing ran: ..." error as any other invalid answer.
+
+LangGraph has no hook that sees a resume before its loop reads it, so `build_graph` returns a
+`ScreenedGraph`: the compiled graph with `stream`/`astream` screening first. Every entry point
+(`invoke`, `ainvoke`, `astream_events`, `langgraph dev`, the CLI) streams through these two.
 """
 
 from __future__ import annotations
@@ -58,32 +62,40 @@ def screen_resume(value: Any, pending: list[str]) -> Any:
     return {interrupt_id: not_used(reason) for interrupt_id in pending}
 
 
+def is_resume(payload: Any) -> bool:
+    """Whether `payload` is only an answer: a resume command that neither updates nor routes."""
+    return isinstance(payload, Command) and payload.update is None and not payload.goto
+
+
+def screen_payload(payload: Command[Any], pending: list[str]) -> Any:
+    """The screened input for a resume `payload`, given the interrupts that wait."""
+    if not pending:
+        return payload
+    return Command(resume=screen_resume(payload.resume, pending))
+
+
 async def screened(
     graph: CompiledStateGraph[Any, Any, Any, Any], payload: Any, config: RunnableConfig
 ) -> Any:
     """The input to send: a resume command screened against the thread's waiting interrupts.
 
-    Anything else (a new message, a command that updates or routes) is passed on unchanged.
+    Anything else (a new message, a command that updates or routes, no input) is passed on
+    unchanged. No input continues a stopped run: after a crash it carries the answer the
+    checkpoint already holds, so it is never taken for an empty answer.
     """
-    if not isinstance(payload, Command) or payload.update is not None or payload.goto:
+    if not is_resume(payload):
         return payload
     snapshot = await graph.aget_state(config)
-    pending = [i.id for i in snapshot.interrupts]
-    if not pending:
-        return payload
-    return Command(resume=screen_resume(payload.resume, pending))
+    return screen_payload(payload, [i.id for i in snapshot.interrupts])
 
 
 def screened_now(
     graph: CompiledStateGraph[Any, Any, Any, Any], payload: Any, config: RunnableConfig
 ) -> Any:
     """`screened`, for the synchronous API (a checkpointer that can be read synchronously)."""
-    if not isinstance(payload, Command) or payload.update is not None or payload.goto:
+    if not is_resume(payload):
         return payload
-    pending = [i.id for i in graph.get_state(config).interrupts]
-    if not pending:
-        return payload
-    return Command(resume=screen_resume(payload.resume, pending))
+    return screen_payload(payload, [i.id for i in graph.get_state(config).interrupts])
 
 
 class ScreenedGraph(CompiledStateGraph[Any, Any, Any, Any]):
@@ -112,8 +124,8 @@ class ScreenedGraph(CompiledStateGraph[Any, Any, Any, Any]):
 
 
 def screening(graph: CompiledStateGraph[Any, Any, Any, Any]) -> ScreenedGraph:
-    """`graph` with its resumes screened: the same object, given `ScreenedGraph`'s methods."""
-    # ScreenedGraph adds no state, only the two methods, so the compiled graph keeps working.
-    graph.__class__ = ScreenedGraph
-    assert isinstance(graph, ScreenedGraph)
-    return graph
+    """A copy of `graph` that screens its resumes (every later copy screens them too)."""
+    # Built the way LangGraph's own `Pregel.copy` builds a copy (the instance's fields passed to
+    # the class), so `with_config` and the server's per-run copies keep the class.
+    fields = {k: v for k, v in graph.__dict__.items() if k != "__orig_class__"}
+    return ScreenedGraph(**fields)
