@@ -299,6 +299,7 @@ async def test_server_crashing_at_start_is_named_with_its_stderr(
 
     answer = await answer_of(thread)
     assert "'faulty'" in answer
+    assert "closed the connection while starting (it exited or crashed)" in answer
     assert "missing FAULTY_LICENSE" in answer
     # One stderr tail per start: a line quotes it once, however often the server was tried.
     assert all(line.count("missing FAULTY_LICENSE") <= 1 for line in answer.splitlines())

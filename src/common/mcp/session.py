@@ -225,7 +225,7 @@ class PersistentSession:
             if self._ready.done():
                 logger.warning("MCP server %r disconnected: %r", self.name, exc)
             else:
-                reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                reason = start_failure(exc)
                 self._ready.set_exception(
                     ExpertUnavailable(self.name, reason + await self._stderr_suffix())
                 )
@@ -436,3 +436,11 @@ async def _list_all_tools(session: ClientSession) -> list[Tool]:
         cursor = page.nextCursor
         if not cursor:
             return tools
+
+
+def start_failure(exc: BaseException) -> str:
+    """Why a server did not start, in words: a closed pipe means the server went away."""
+    closed = isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
+    if closed or isinstance(exc, CONNECTION_ERRORS):
+        return "the server closed the connection while starting (it exited or crashed)"
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
