@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint format bench clean third-party
+.PHONY: install demo test lint format bench clean third-party aegra aegra-serve
 
 install: $(STAMP)
 
@@ -20,6 +20,35 @@ third-party:
 	.venv-tools/bin/python -m pip install --quiet mcp-server-time
 	npm install --prefix .ci/mcp-servers --no-audit --no-fund --silent \
 		@modelcontextprotocol/server-filesystem @modelcontextprotocol/server-memory
+
+# Aegra (the self-hosted LangGraph Agent Server: PostgreSQL + Redis, several instances) needs
+# Python >= 3.12: found on PATH or under pyenv. Pinned, because a resolve on an older Python
+# silently picks aegra-api 0.6.
+AEGRA_VENV ?= .venv-aegra
+AEGRA_PINS := aegra-api==0.11.0 aegra-cli==0.11.0
+AEGRA_STAMP := $(AEGRA_VENV)/.installed
+DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/aegra
+REDIS_URL ?= redis://127.0.0.1:6379/0
+AEGRA_HOST ?= 127.0.0.1
+AEGRA_PORT ?= 2026
+
+aegra: $(AEGRA_STAMP)
+
+$(AEGRA_STAMP): pyproject.toml
+	@py=$$(bash .ci/find-python312); \
+	  test -n "$$py" || { echo "make aegra: no Python >= 3.12 found on PATH or under pyenv; install one (e.g. pyenv install 3.12) and run make aegra again" >&2; exit 1; }; \
+	  $$py -m venv $(AEGRA_VENV)
+	$(AEGRA_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(AEGRA_VENV)/bin/python -m pip install --quiet -e ".[dev]" $(AEGRA_PINS)
+	touch $(AEGRA_STAMP)
+
+# One instance on DATABASE_URL / REDIS_URL: migrations first (once, never from two instances at
+# the same moment), then the server in the foreground; run it under a supervisor in production.
+aegra-serve: aegra
+	DATABASE_URL=$(DATABASE_URL) $(AEGRA_VENV)/bin/aegra db upgrade
+	DATABASE_URL=$(DATABASE_URL) REDIS_URL=$(REDIS_URL) REDIS_BROKER_ENABLED=true \
+	  RUN_MIGRATIONS_ON_STARTUP=false AEGRA_CONFIG=aegra.json \
+	  exec $(AEGRA_VENV)/bin/python -m uvicorn aegra_api.main:app --host $(AEGRA_HOST) --port $(AEGRA_PORT)
 
 # In a terminal the demo asks before writing the note. Without one (CI, `make demo </dev/null`)
 # the CLI lists the pending approval with the command that gives it and exits 3: that is the
@@ -47,4 +76,4 @@ bench: install
 	$(PY) bench/bench_parallel.py
 
 clean:
-	rm -rf $(VENV) .venv-tools .ci/mcp-servers .mcp-planner .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(AEGRA_VENV) .venv-tools .ci/mcp-servers .mcp-planner .pytest_cache .mypy_cache .ruff_cache

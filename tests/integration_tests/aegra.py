@@ -1,0 +1,243 @@
+"""Aegra instances for tests: a fresh PostgreSQL database and Redis prefix, processes by PID.
+
+`make aegra` builds `.venv-aegra` (Python >= 3.12, aegra-api pinned). Each `AegraCluster` owns a
+database of its own (migrated once, dropped after) and Redis keys under a prefix of its own
+(deleted after); its instances are uvicorn processes serving `aegra_api.main:app` with our
+`aegra.json`, started one after the other (two at once race on migrations) and stopped by PID.
+`aegra serve` is not used: it runs uvicorn as a child that it neither restarts nor reliably stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from tests.conftest import service_unavailable
+
+ROOT = Path(__file__).resolve().parents[2]
+AEGRA_PYTHON = ROOT / ".venv-aegra" / "bin" / "python"
+BASE_URI = os.environ.get("TEST_DATABASE_URI", "postgresql://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+FAST_RECOVERY = {
+    "LEASE_DURATION_SECONDS": "15",
+    "HEARTBEAT_INTERVAL_SECONDS": "5",
+    "REAPER_INTERVAL_SECONDS": "5",
+}
+"""Lease settings that let a dead worker's runs be re-queued within about 20 s."""
+
+
+def free_port() -> int:
+    """A free loopback TCP port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Instance:
+    """One Aegra server process (API and one worker)."""
+
+    name: str
+    """A label for logs and messages."""
+    port: int
+    """Its loopback port."""
+    log: Path
+    """Its stdout and stderr."""
+    env: dict[str, str]
+    """Its environment."""
+    proc: subprocess.Popen[bytes] | None = None
+    """The running process, if started."""
+
+    @property
+    def url(self) -> str:
+        """Its base URL."""
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self, ready_within_s: float = 60) -> None:
+        """Start the process and wait until /health answers."""
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [
+                    str(AEGRA_PYTHON),
+                    *("-m", "uvicorn", "aegra_api.main:app"),
+                    *("--host", "127.0.0.1", "--port", str(self.port)),
+                ],
+                cwd=ROOT,
+                env=self.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + ready_within_s
+        async with httpx.AsyncClient() as client:
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    raise RuntimeError(f"{self.name} exited: {self.tail()}")
+                with suppress(httpx.HTTPError):
+                    if (await client.get(f"{self.url}/health", timeout=2)).status_code == 200:
+                        return
+                await asyncio.sleep(0.2)
+        raise RuntimeError(f"{self.name} not healthy within {ready_within_s}s: {self.tail()}")
+
+    def kill(self) -> None:
+        """SIGKILL the server and every process it started (its MCP servers too)."""
+        if self.proc is not None and self.proc.poll() is None:
+            with suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM, then SIGKILL) and its process group."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        with suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+        with suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def tail(self, chars: int = 3000) -> str:
+        """The end of its log."""
+        return self.log.read_text(errors="replace")[-chars:] if self.log.exists() else ""
+
+
+@dataclass
+class AegraCluster:
+    """Aegra instances sharing one fresh database and one Redis prefix."""
+
+    database_url: str
+    """The cluster's own database."""
+    prefix: str
+    """The cluster's own Redis key prefix."""
+    logs: Path
+    """Where instance logs go."""
+    extra_env: dict[str, str]
+    """Settings added to every instance's environment."""
+    instances: list[Instance] = field(default_factory=list)
+    """Instances added so far (running or stopped)."""
+
+    def env(self) -> dict[str, str]:
+        """The environment every instance shares."""
+        env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+        env.update(
+            DATABASE_URL=self.database_url,
+            REDIS_URL=REDIS_URL,
+            REDIS_BROKER_ENABLED="true",
+            REDIS_CHANNEL_PREFIX=f"{self.prefix}run:",
+            WORKER_QUEUE_KEY=f"{self.prefix}jobs",
+            WORKER_COUNT="1",
+            RUN_MIGRATIONS_ON_STARTUP="false",
+            AEGRA_CONFIG=str(ROOT / "aegra.json"),
+            CRON_ENABLED="false",
+            LOG_LEVEL="INFO",
+        )
+        env.update(self.extra_env)
+        return env
+
+    async def add(self) -> Instance:
+        """Start one more instance (after the previous one is healthy)."""
+        n = len(self.instances) + 1
+        instance = Instance(f"aegra-{n}", free_port(), self.logs / f"aegra-{n}.log", self.env())
+        self.instances.append(instance)
+        await instance.start()
+        return instance
+
+    async def restart(self, instance: Instance) -> None:
+        """Start a stopped or killed instance again on its port."""
+        instance.stop()
+        await instance.start()
+
+    def stop(self) -> None:
+        """Stop every instance."""
+        for instance in self.instances:
+            instance.stop()
+
+
+def _migrate(database_url: str) -> None:
+    """Apply Aegra's migrations once, before any instance starts."""
+    env = {**os.environ, "DATABASE_URL": database_url}
+    done = subprocess.run(
+        [str(ROOT / ".venv-aegra" / "bin" / "aegra"), "db", "upgrade"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"aegra db upgrade failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+
+
+async def _drop_redis_prefix(prefix: str) -> None:
+    """Delete every Redis key under `prefix`."""
+    import redis.asyncio as aioredis
+
+    client = aioredis.from_url(REDIS_URL)
+    try:
+        keys = [k async for k in client.scan_iter(match=f"{prefix}*")]
+        if keys:
+            await client.delete(*keys)
+    finally:
+        await client.aclose()
+
+
+@asynccontextmanager
+async def aegra_cluster(logs: Path, **extra_env: str) -> AsyncIterator[AegraCluster]:
+    """A cluster with no instance yet: `await cluster.add()` starts them one by one.
+
+    Skips (fails under REQUIRE_SERVICES=1) when `.venv-aegra`, PostgreSQL or Redis is missing.
+    """
+    if not AEGRA_PYTHON.exists():
+        service_unavailable("Aegra is not installed: run `make aegra` (needs Python >= 3.12)")
+    try:
+        import psycopg
+
+        admin = psycopg.connect(BASE_URI, autocommit=True, connect_timeout=3)
+    except Exception as exc:
+        service_unavailable(f"PostgreSQL is not reachable at {BASE_URI}: {exc}")
+        raise
+    try:
+        import redis.asyncio as aioredis
+
+        probe = aioredis.from_url(REDIS_URL)
+        await probe.ping()
+        await probe.aclose()
+    except Exception as exc:
+        admin.close()
+        service_unavailable(f"Redis is not reachable at {REDIS_URL}: {exc}")
+        raise
+    name = f"aegra_test_{uuid.uuid4().hex[:10]}"
+    prefix = f"{name}:"
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+        database_url = f"{BASE_URI.rsplit('/', 1)[0]}/{name}"
+        cluster = AegraCluster(database_url, prefix, logs, dict(extra_env))
+        try:
+            await asyncio.to_thread(_migrate, database_url)
+            yield cluster
+        finally:
+            cluster.stop()
+            await _drop_redis_prefix(prefix)
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def interrupts_of(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The interrupts a thread waits on, read from its state's tasks (works on both servers)."""
+    return [i for t in state.get("tasks") or [] for i in t.get("interrupts") or []]
