@@ -1,0 +1,160 @@
+"""Throughput and p95 of with_planner on one Aegra instance against two, measured in one run.
+
+    python bench/bench_aegra.py [--threads 50] [--tool-s 0.2] [--json] [--no-check]
+
+Needs `make aegra` (Python >= 3.12), the local PostgreSQL and Redis. One cluster (a fresh
+database, its own Redis prefix; dropped after) is used for both measurements, so both see the
+same data and machine:
+
+1. one instance (one worker, `N_JOBS_PER_WORKER` runs at a time): `--threads` threads each get
+   one background run, all created at once; every run is then joined;
+2. a second instance joins (same database and queue): the same number of new threads, runs
+   created alternately on the two instances.
+
+Each run is a two-task plan by the keyless `offline:rules` model (no model latency): two
+`slow` reads of `--tool-s` seconds on the testkit server, so a run costs graph work (planning,
+checkpoints in PostgreSQL, the queue) plus two tool calls. Each instance starts its own MCP
+server processes; both are warmed up (one untimed run each) before timing.
+
+Reported: runs per second (threads / wall time from the first create to the last join), p50 and
+p95 of a run's latency (its create to its join), and the two-instance / one-instance throughput
+ratio. Target (issue 12): at least 1.6x the throughput with p95 no worse. Exits 1 when missed,
+unless --no-check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+# The Aegra test harness lives in the repository's `tests` package.
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from langgraph_sdk import get_client
+from tests.integration_tests.aegra import AegraCluster, Instance, aegra_cluster
+
+TARGET_RATIO = 1.6
+"""Two instances must give at least this much of one instance's throughput."""
+
+
+def mcp_config() -> dict[str, Any]:
+    """The testkit expert only: its `slow` read stands for a tool's latency."""
+    return {
+        "mcpServers": {
+            "testkit": {
+                "command": sys.executable,
+                "args": [str(ROOT / "tests" / "servers" / "testkit.py")],
+                "description": "Test tools.",
+            }
+        }
+    }
+
+
+def request(tool_s: float) -> str:
+    """A request the offline planner turns into two `slow` reads."""
+    return f"run slow with seconds={tool_s}, then run slow with seconds={tool_s}"
+
+
+async def one_run(url: str, ctx: dict[str, Any], text: str) -> float:
+    """Create a thread and a background run on `url`, join it; its latency in seconds."""
+    client = get_client(url=url)
+    started = time.perf_counter()
+    thread = await client.threads.create()
+    run = await client.runs.create(
+        thread["thread_id"],
+        "with_planner",
+        input={"messages": [{"role": "user", "content": text}]},
+        context=ctx,
+    )
+    await client.runs.join(thread["thread_id"], run["run_id"])
+    final = await client.runs.get(thread["thread_id"], run["run_id"])
+    if final["status"] != "success":
+        raise RuntimeError(f"run {run['run_id']} on {url} ended {final['status']}")
+    return time.perf_counter() - started
+
+
+async def measure(instances: list[Instance], threads: int, ctx: dict[str, Any], text: str) -> Any:
+    """Throughput and latency of `threads` runs spread round-robin over `instances`."""
+    started = time.perf_counter()
+    latencies = await asyncio.gather(
+        *(one_run(instances[i % len(instances)].url, ctx, text) for i in range(threads))
+    )
+    wall = time.perf_counter() - started
+    ordered = sorted(latencies)
+    return {
+        "instances": len(instances),
+        "threads": threads,
+        "wall_s": round(wall, 2),
+        "runs_per_s": round(threads / wall, 2),
+        "p50_s": round(statistics.median(ordered), 2),
+        "p95_s": round(ordered[max(0, int(0.95 * len(ordered)) - 1)], 2),
+    }
+
+
+async def bench(threads: int, tool_s: float) -> dict[str, Any]:
+    """Both measurements on one cluster, one instance first."""
+    ctx = {"mcp_config": mcp_config(), "model": "offline:rules"}
+    text = request(tool_s)
+    with tempfile.TemporaryDirectory() as logs:
+        cluster: AegraCluster
+        async with aegra_cluster(Path(logs)) as cluster:
+            first = await cluster.add()
+            await one_run(first.url, ctx, text)
+            one = await measure([first], threads, ctx, text)
+            second = await cluster.add()
+            await one_run(second.url, ctx, text)
+            two = await measure([first, second], threads, ctx, text)
+    return {
+        "machine": f"{platform.machine()}, Python {platform.python_version()}",
+        "one": one,
+        "two": two,
+        "throughput_ratio": round(two["runs_per_s"] / one["runs_per_s"], 2),
+        "p95_ratio": round(two["p95_s"] / one["p95_s"], 2),
+    }
+
+
+def report(r: dict[str, Any]) -> str:
+    """The result as a table."""
+    rows = [
+        "| instances | threads | wall s | runs/s | p50 s | p95 s |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for m in (r["one"], r["two"]):
+        rows.append(
+            f"| {m['instances']} | {m['threads']} | {m['wall_s']} | {m['runs_per_s']} | "
+            f"{m['p50_s']} | {m['p95_s']} |"
+        )
+    rows.append("")
+    rows.append(
+        f"two / one: throughput {r['throughput_ratio']}x (target >= {TARGET_RATIO}x), "
+        f"p95 {r['p95_ratio']}x (target <= 1.0x)"
+    )
+    return "\n".join(rows)
+
+
+def main() -> None:
+    """Run the benchmark and print (or check) the result."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--threads", type=int, default=50)
+    parser.add_argument("--tool-s", type=float, default=0.2)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--no-check", action="store_true")
+    args = parser.parse_args()
+    result = asyncio.run(bench(args.threads, args.tool_s))
+    print(json.dumps(result, indent=2) if args.json else report(result))
+    met = result["throughput_ratio"] >= TARGET_RATIO and result["p95_ratio"] <= 1.0
+    if not met and not args.no_check:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
