@@ -1,4 +1,7 @@
-"""Demo expert: a read-only product inventory (every tool annotated readOnlyHint)."""
+"""Demo expert: a read-only product inventory (every tool annotated readOnlyHint).
+
+It writes no file, so any number of processes can serve it at once from any directory.
+"""
 
 from __future__ import annotations
 

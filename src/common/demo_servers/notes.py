@@ -2,12 +2,22 @@
 
 `NOTES_FILE` names the store (default `.mcp-planner/notes.json`); when `NOTES_LOG` is set,
 every write and delete is appended to that file, so tests can count executions.
+
+Several processes may serve the same store (every Aegra instance starts its own servers): a
+write or delete reads, changes and saves the file while holding an exclusive `fcntl.flock` on
+the sibling `<store>.lock`, and appends its log line under the same lock. The file is replaced
+atomically (a temporary file in the same directory, fsynced, then `os.replace`), so a reader
+or a crash never sees a half-written store. POSIX only (flock), like the rest of this project.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,20 +32,59 @@ def _store() -> Path:
     return Path(os.environ.get("NOTES_FILE", ".mcp-planner/notes.json"))
 
 
+def _lock_path(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+@contextmanager
+def _locked() -> Iterator[None]:
+    """Hold the store's exclusive inter-process lock (blocks until the other holder is done)."""
+    path = _store()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # A separate lock file, because os.replace swaps the store's inode under any lock held on it.
+    fd = os.open(_lock_path(path), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        # Closing the descriptor releases the lock, also when the body raised.
+        os.close(fd)
+
+
 def _load() -> dict[str, str]:
+    # Unlocked reads are safe: the store is only ever replaced whole, never written in place.
     path = _store()
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
 
 
 def _save(notes: dict[str, str]) -> None:
+    """Replace the store atomically; call with the lock held."""
     path = _store()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(notes, indent=2, sort_keys=True), encoding="utf-8")
-    tmp.replace(path)
+    # A unique temporary name per writer: a fixed one would be shared by every process.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(notes, indent=2, sort_keys=True))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+def _fsync_dir(directory: Path) -> None:
+    # The rename itself survives a power loss only once its directory entry is on disk.
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _log(action: str, title: str) -> None:
+    """Append one line to NOTES_LOG, if set; call with the lock held."""
     log = os.environ.get("NOTES_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as fh:
@@ -62,22 +111,24 @@ def read_note(title: str) -> dict[str, Any]:
 @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
 def write_note(title: str, body: str) -> str:
     """Write a note, replacing any note with the same title."""
-    notes = _load()
-    notes[title] = body
-    _save(notes)
-    _log("write", title)
+    with _locked():
+        notes = _load()
+        notes[title] = body
+        _save(notes)
+        _log("write", title)
     return f"Saved note {title!r} ({len(body)} characters)."
 
 
 @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
 def delete_note(title: str) -> str:
     """Delete a note by its title."""
-    notes = _load()
-    if title not in notes:
-        raise ValueError(f"No note titled {title!r}")
-    del notes[title]
-    _save(notes)
-    _log("delete", title)
+    with _locked():
+        notes = _load()
+        if title not in notes:
+            raise ValueError(f"No note titled {title!r}")
+        del notes[title]
+        _save(notes)
+        _log("delete", title)
     return f"Deleted note {title!r}."
 
 
