@@ -18,7 +18,7 @@ from rich.text import Text
 from common.mcp import ExpertRegistry, ExpertUnavailable, McpConfig
 from common.mcp.registry import shutdown_pool
 from common.safety.classify import ToolVerdict, classify_tools
-from strategies.cli import prompts
+from strategies.cli import prompts, remote
 from strategies.cli.answers import preset_from_options, resume_hint
 from strategies.cli.drive import no_thread, run_thread
 from strategies.cli.exits import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
@@ -76,6 +76,15 @@ ConfigOption = Annotated[
 JsonOption = Annotated[
     bool, typer.Option("--json", help="Print one JSON object on stdout; progress goes to stderr.")
 ]
+ServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--server",
+        metavar="URL",
+        help="A LangGraph API server (langgraph dev, Aegra) to run on: the thread lives there, "
+        "approvals are still asked here.",
+    ),
+]
 
 
 def _show_version(value: bool) -> None:
@@ -101,9 +110,12 @@ def _root(
     """Plan a request over MCP expert servers and run it, asking before anything irreversible."""
 
 
-def _options(model: str | None, mode: str | None, config: Path | None) -> list[str]:
+def _options(
+    model: str | None, mode: str | None, config: Path | None, server: str | None = None
+) -> list[str]:
     """The options a later `resume` needs to continue the same way."""
-    given = [("--model", model), ("--mode", mode), ("--config", str(config) if config else None)]
+    given = [("--server", server), ("--model", model), ("--mode", mode)]
+    given += [("--config", str(config) if config else None)]
     return [part for name, value in given if value is not None for part in (name, value)]
 
 
@@ -148,6 +160,7 @@ def run(
     mode: ModeOption = None,
     config: ConfigOption = None,
     as_json: JsonOption = False,
+    server: ServerOption = None,
 ) -> None:
     """Run one request and print the answer.
 
@@ -156,6 +169,8 @@ def run(
 
     Example: mcp-planner run "How many blue widgets are in stock? Save it as a note."
     """
+    if server is not None:
+        _run_on_server(server, request, thread, model, mode, config, as_json)
     thread_id = thread or uuid.uuid4().hex[:12]
     hint = resume_hint(thread_id, _options(model, mode, config))
 
@@ -198,6 +213,7 @@ def resume(
     mode: ModeOption = None,
     config: ConfigOption = None,
     as_json: JsonOption = False,
+    server: ServerOption = None,
 ) -> None:
     """Continue a thread: answer its pending approval, or finish a run that was stopped.
 
@@ -207,16 +223,43 @@ def resume(
 
     Example: mcp-planner resume 3f2a9c1b7d4e --approve
     """
-    hint = resume_hint(thread, _options(model, mode, config))
+    hint = resume_hint(thread, _options(model, mode, config, server))
 
     def body() -> Outcome:
         preset = preset_from_options(approve, reject, message, decisions, answer)
+        if server is not None:
+            url = remote.server_url(server)
+            context = remote.server_context(model, mode, config)
+            return asyncio.run(remote.resume_remote(url, thread, context, hint, preset))
         ctx = build_context(model, mode, config)
         if nothing_saved("checkpoints"):
             raise no_thread(thread)
         return asyncio.run(run_thread(None, thread, ctx, hint, preset))
 
     _conclude(body, as_json, thread, hint)
+
+
+def _run_on_server(
+    server: str,
+    request: str,
+    thread: str | None,
+    model: str | None,
+    mode: str | None,
+    config: Path | None,
+    as_json: bool,
+) -> NoReturn:
+    """`run --server`: the same command, on a thread of the server's."""
+    thread_id = thread or remote.new_thread_id()
+    hint = resume_hint(thread_id, _options(model, mode, config, server))
+
+    def body() -> Outcome:
+        url = remote.server_url(server)
+        context = remote.server_context(model, mode, config)
+        return asyncio.run(
+            remote.run_remote(url, request, thread_id, thread is not None, context, hint)
+        )
+
+    _conclude(body, as_json, thread_id, hint)
 
 
 async def _chat(thread: str, hint: str, ctx: Context) -> Outcome:
@@ -303,14 +346,17 @@ def tools(config: ConfigOption = None, as_json: JsonOption = False) -> None:
 
 
 @app.command(cls=PlainCommand)
-def threads(as_json: JsonOption = False) -> None:
+def threads(as_json: JsonOption = False, server: ServerOption = None) -> None:
     """List threads with their last question and status, newest first.
 
     Example: mcp-planner threads --json
     """
     fit_output()
     with _user_errors():
-        rows = [] if nothing_saved("checkpoints") else asyncio.run(list_threads())
+        if server is not None:
+            rows = asyncio.run(remote.list_remote_threads(remote.server_url(server)))
+        else:
+            rows = [] if nothing_saved("checkpoints") else asyncio.run(list_threads())
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
@@ -43,13 +44,20 @@ def answer_here(interrupts: list[Interrupt]) -> Command[Any] | None:
 
 
 async def _stream(graph: Any, payload: Any, config: RunnableConfig, ctx: Context) -> None:
+    plan = (await graph.aget_state(config)).values.get("plan") or []
+    parts = graph.astream(
+        payload, config, context=ctx, stream_mode=["updates", "custom"], subgraphs=True
+    )
+    await show_progress(((mode, chunk) async for _ns, mode, chunk in parts), plan)
+
+
+async def show_progress(parts: AsyncIterator[tuple[str, Any]], plan: list[Any]) -> None:
+    """Show a run's (stream mode, chunk) parts as they come: the live plan, nodes and events."""
     board = PlanBoard()
-    board.seed((await graph.aget_state(config)).values.get("plan") or [])
+    board.seed(plan)
     # The live table stops before any prompt, so questions are never overdrawn.
     with Live(board, console=out, refresh_per_second=8):
-        async for _ns, mode, chunk in graph.astream(
-            payload, config, context=ctx, stream_mode=["updates", "custom"], subgraphs=True
-        ):
+        async for mode, chunk in parts:
             if mode == "custom":
                 board.apply(cast(dict[str, Any], chunk))
                 render_event(cast(dict[str, Any], chunk))
@@ -120,25 +128,35 @@ async def run_thread(
             if close_sessions:
                 await shutdown_pool()
         state = await graph.aget_state(config)
-    stats = state.values.get("guard_stats")
+    show_guard_stats(state.values)
+    return finished(thread, state.values)
+
+
+def show_guard_stats(values: dict[str, Any]) -> None:
+    """Say how many turns of the thread needed the irreversibility model."""
+    stats = values.get("guard_stats")
     if stats:
         line(
             f"irreversibility analysis on this thread: {stats['llm_calls']} model call(s), "
             f"{stats['llm_skipped']} turn(s) settled without the model",
             "dim",
         )
-    return finished(thread, state.values)
 
 
 async def _refuse_if_waiting(graph: Any, config: RunnableConfig, thread: str) -> None:
     """A new request must not silently drop calls that still wait for the user's decision."""
     pending = list((await graph.aget_state(config)).interrupts)
     if pending:
-        raise CliProblem(
-            f"Thread {thread!r} still waits for your decision on {len(pending)} pending "
-            f"request(s): answer with mcp-planner resume {thread} (--approve, --reject or "
-            "--decisions), or start a new thread without --thread."
-        )
+        raise still_waiting(thread, len(pending), f"mcp-planner resume {thread}")
+
+
+def still_waiting(thread: str, count: int, resume: str) -> CliProblem:
+    """The one line refusing a new request on a thread that waits for a decision."""
+    return CliProblem(
+        f"Thread {thread!r} still waits for your decision on {count} pending "
+        f"request(s): answer with {resume} (--approve, --reject or "
+        "--decisions), or start a new thread without --thread."
+    )
 
 
 async def _waiting(graph: Any, config: RunnableConfig, thread: str, hint: str) -> Outcome:

@@ -54,11 +54,16 @@ async def list_threads() -> list[dict[str, Any]]:
 
 
 def _status(state: Any) -> str:
-    if not state.next:
+    return status_of(bool(state.next), [i.value for i in state.interrupts])
+
+
+def status_of(has_next: bool, waits_on: list[Any]) -> str:
+    """A thread's status in words, from whether it has steps left and its interrupt values."""
+    if not has_next:
         return "done"
-    if not state.interrupts:
+    if not waits_on:
         return "stopped mid-run"
-    if all(is_approval(i.value) for i in state.interrupts):
+    if all(is_approval(value) for value in waits_on):
         return "waiting for approval"
     return "waiting for an answer"
 

@@ -1,0 +1,274 @@
+"""The commands on a LangGraph API server (`langgraph dev`, Aegra): the thread lives there.
+
+Only SDK calls both servers answer the same way: interrupts are read from the state's tasks
+(Aegra leaves `threads.get()["interrupts"]` empty), runs are streamed with updates and custom
+events, and approvals are asked, parsed and shown by the same code as in-process.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+from langchain_core.messages import convert_to_messages
+from langgraph.types import Interrupt
+from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
+from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
+from langgraph_sdk.schema import StreamMode
+
+from common.messages import last_request
+from common.safety.policy import parse_approval_mode
+from strategies.cli.answers import Preset, pending_of, preset_values
+from strategies.cli.drive import (
+    answer_here,
+    resume_command,
+    show_guard_stats,
+    show_progress,
+    still_waiting,
+)
+from strategies.cli.exits import CliProblem, one_line
+from strategies.cli.outcome import Outcome, finished, model_failed, waiting
+from strategies.cli.records import status_of
+from strategies.cli.setup import read_mcp_config
+
+ASSISTANT = "with_planner"
+"""The graph id both servers serve (langgraph.json, aegra.json)."""
+
+STREAM_MODES: list[StreamMode] = ["updates", "custom"]
+"""What a run streams back: node updates for progress, custom events for the plan board."""
+
+
+def server_url(url: str) -> str:
+    """The --server value as a base URL; one line when it is not an http(s) URL."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- reading it validates the port
+    except ValueError as exc:
+        raise CliProblem(f"--server {url!r} is not a URL: {exc}.") from exc
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise CliProblem(
+            f"--server {url!r} is not a server URL: give one like http://127.0.0.1:2024."
+        )
+    return url.rstrip("/")
+
+
+def server_context(model: str | None, mode: str | None, config: Path | None) -> dict[str, Any]:
+    """The run's context from the options; the server fills in the rest from its settings.
+
+    Checked here, before anything is sent: the mode's exact spelling and the MCP config file
+    (sent as `mcp_config`). The model is loaded, and so checked, by the server.
+    """
+    context: dict[str, Any] = {}
+    if mode is not None:
+        context["approval_mode"] = parse_approval_mode(mode, "--mode")
+    if model is not None:
+        context["model"] = model
+    if config is not None:
+        context["mcp_config"], _ = read_mcp_config(config)
+    return context
+
+
+def new_thread_id() -> str:
+    """A thread id both servers accept (langgraph dev takes UUIDs only)."""
+    return str(uuid.uuid4())
+
+
+@asynccontextmanager
+async def connect(url: str) -> AsyncIterator[LangGraphClient]:
+    """A client for the server at `url`; a connection that fails becomes one line."""
+    client = get_client(url=url)
+    try:
+        yield client
+    except httpx.TransportError as exc:
+        raise CliProblem(
+            f"Cannot reach the server at {url}: {one_line(exc)}; is it running?"
+        ) from exc
+    finally:
+        await client.aclose()
+
+
+def interrupts_of(state: dict[str, Any]) -> list[Interrupt]:
+    """What the thread waits on, from its state's tasks (the same on both servers)."""
+    return [
+        Interrupt(value=i["value"], id=i["id"])
+        for task in state.get("tasks") or []
+        for i in task.get("interrupts") or []
+    ]
+
+
+async def _state(client: LangGraphClient, url: str, thread: str) -> dict[str, Any]:
+    """The thread's state; one line when the server has no such thread."""
+    try:
+        return dict(await client.threads.get_state(thread))
+    except (NotFoundError, UnprocessableEntityError) as exc:
+        raise CliProblem(
+            f"No thread {thread!r} on the server at {url} "
+            f"(mcp-planner threads --server {url} lists them)."
+        ) from exc
+
+
+def _values(state: dict[str, Any]) -> dict[str, Any]:
+    """The state's values with its messages as message objects, as in-process code reads them."""
+    values = dict(state.get("values") or {})
+    values["messages"] = convert_to_messages(values.get("messages") or [])
+    return values
+
+
+async def run_remote(
+    url: str, request: str, thread: str, existing: bool, context: dict[str, Any], hint: str
+) -> Outcome:
+    """Run one request on a new thread `thread` (or the `existing` one) on the server."""
+    async with connect(url) as client:
+        if existing:
+            pending = interrupts_of(await _state(client, url, thread))
+            if pending:
+                raise still_waiting(
+                    thread, len(pending), f"mcp-planner resume {thread} --server {url}"
+                )
+        else:
+            await client.threads.create(thread_id=thread)
+        payload = {"messages": [{"role": "user", "content": request}]}
+        return await _drive(client, url, thread, context, hint, {"input": payload})
+
+
+async def resume_remote(
+    url: str, thread: str, context: dict[str, Any], hint: str, preset: Preset | None
+) -> Outcome:
+    """Answer the thread's pending approval (preset or asked), or continue a stopped run."""
+    async with connect(url) as client:
+        state = await _state(client, url, thread)
+        pending = interrupts_of(state)
+        if preset is not None:
+            command = resume_command(pending, preset_values(preset, pending, thread))
+        elif pending:
+            answered = answer_here(pending)
+            if answered is None:
+                return waiting(thread, pending_of(pending), _plan(state), hint)
+            command = answered
+        elif not state.get("next"):
+            return finished(thread, _values(state))
+        else:
+            return await _drive(client, url, thread, context, hint, {"input": None})
+        return await _drive(client, url, thread, context, hint, {"command": _sdk(command)})
+
+
+def _sdk(command: Any) -> dict[str, Any]:
+    """A LangGraph resume Command as the SDK sends it."""
+    return {"resume": command.resume}
+
+
+def _plan(state: dict[str, Any]) -> list[Any]:
+    return list((state.get("values") or {}).get("plan") or [])
+
+
+async def _drive(
+    client: LangGraphClient,
+    url: str,
+    thread: str,
+    context: dict[str, Any],
+    hint: str,
+    send: dict[str, Any],
+) -> Outcome:
+    """Stream runs on the thread, asking in the terminal at each interrupt, until it ends."""
+    while True:
+        state = await _state(client, url, thread)
+        failure = await _stream(client, url, thread, context, send, _plan(state))
+        if failure is not None:
+            # The thread stays at its last step on the server; resuming retries it.
+            return model_failed(thread, f"{failure}; run `{hint}` to retry", hint)
+        state = await _state(client, url, thread)
+        pending = interrupts_of(state)
+        if not pending:
+            break
+        answered = answer_here(pending)
+        if answered is None:
+            return waiting(thread, pending_of(pending), _plan(state), hint)
+        send = {"command": _sdk(answered)}
+    values = _values(state)
+    show_guard_stats(values)
+    return finished(thread, values)
+
+
+async def _stream(
+    client: LangGraphClient,
+    url: str,
+    thread: str,
+    context: dict[str, Any],
+    send: dict[str, Any],
+    plan: list[Any],
+) -> str | None:
+    """Stream one run and show its progress; the run's error line, if it failed."""
+    errors: list[str] = []
+
+    async def parts() -> AsyncIterator[tuple[str, Any]]:
+        async for part in client.runs.stream(
+            thread,
+            ASSISTANT,
+            context=context or None,
+            stream_mode=STREAM_MODES,
+            stream_subgraphs=True,
+            **send,
+        ):
+            # Subgraph parts are named "custom|run_task:<id>"; in-process they share the mode.
+            mode = part.event.split("|", 1)[0]
+            if mode == "error":
+                errors.append(_error_line(part.data))
+            elif mode in STREAM_MODES:
+                yield mode, part.data
+
+    try:
+        await show_progress(parts(), plan)
+    except httpx.TransportError as exc:
+        return (
+            f"Lost the connection to the server at {url}: {one_line(exc)} (the run may go on there)"
+        )
+    return errors[0] if errors else None
+
+
+def _error_line(data: Any) -> str:
+    """The one line a run's error event says."""
+    if isinstance(data, dict):
+        text = data.get("message") or data.get("error") or data
+        return f"The run failed on the server: {one_line(Exception(text))}"
+    return f"The run failed on the server: {one_line(Exception(data))}"
+
+
+async def list_remote_threads(url: str) -> list[dict[str, Any]]:
+    """The server's threads with their last question, status and last update, newest first."""
+    rows: list[dict[str, Any]] = []
+    async with connect(url) as client:
+        offset, page = 0, 100
+        while True:
+            found = await client.threads.search(
+                limit=page, offset=offset, sort_by="updated_at", sort_order="desc"
+            )
+            for thread in found:
+                rows.append(await _row(client, url, dict(thread)))
+            if len(found) < page:
+                return rows
+            offset += page
+
+
+async def _row(client: LangGraphClient, url: str, thread: dict[str, Any]) -> dict[str, Any]:
+    """One thread as `mcp-planner threads` lists it."""
+    state = await _state(client, url, str(thread["thread_id"]))
+    values = _values(state)
+    if thread.get("status") == "busy":
+        status = "running"
+    elif thread.get("status") == "error":
+        status = "failed"
+    else:
+        waits_on = [i.value for i in interrupts_of(state)]
+        status = status_of(bool(state.get("next")), waits_on)
+    return {
+        "thread": str(thread["thread_id"]),
+        "last_question": last_request(values["messages"]),
+        "status": status,
+        "updated": str(thread.get("updated_at") or ""),
+    }
