@@ -1,9 +1,25 @@
-"""The standard `{"mcpServers": {...}}` document, validated with errors naming server and key."""
+"""The standard `{"mcpServers": {...}}` document, validated with errors naming server and key.
+
+Relative paths in a config read from a file mean the same from any working directory: they
+are anchored to the directory that holds the file (symlinks followed), before validation
+(`anchor_to_file`). For each stdio server (one with a `command`):
+- a relative `cwd` resolves against the file's directory;
+- a server without `cwd` runs in the file's directory, so relative paths in its `args` and
+  `env` are relative to the file too;
+- a relative `command` with a path separator (`./bin/server`, `servers/x.py`) resolves against
+  the file's directory (not against `cwd`); a bare name (`python3`, `npx`) is looked up on PATH
+  as before.
+Absolute paths and HTTP servers are untouched. A config given as a dict (a run's `mcp_config`)
+has no file: its relative paths keep meaning the process's working directory. The resolved
+values are what a server's `fingerprint` (the session pool key) hashes, so the same file read
+from two places never shares a session by mistake.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -49,7 +65,7 @@ class ServerConfig(BaseModel):
     env: dict[str, str] = Field(default_factory=dict)
     """Environment of a stdio server; added to the MCP SDK's safe defaults, nothing else leaks."""
     cwd: str | None = None
-    """Working directory of a stdio server."""
+    """Working directory of a stdio server (read from a file: absolute, see the module doc)."""
     url: str | None = None
     """Endpoint of an HTTP server."""
     inprocess: str | None = None
@@ -147,8 +163,40 @@ def _config_errors(servers: dict[str, Any], source: str) -> str:
     return f"{source} is invalid: " + "; ".join(lines)
 
 
+def anchor_to_file(raw: Any, config_file: Path) -> Any:
+    """A copy of the document `raw` read from `config_file`, its stdio paths made absolute.
+
+    See the module docstring for the rule. Anything that is not a well-formed stdio entry is
+    returned as it is, so validation still reports it in the user's own words.
+    """
+    if not isinstance(raw, dict) or not isinstance(raw.get("mcpServers"), dict):
+        return raw
+    base = config_file.resolve().parent
+    servers = {name: _anchored(entry, base) for name, entry in raw["mcpServers"].items()}
+    return {**raw, "mcpServers": servers}
+
+
+def _anchored(entry: Any, base: Path) -> Any:
+    if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+        return entry
+    entry = dict(entry)
+    command: str = entry["command"]
+    if os.sep in command and not os.path.isabs(command):
+        entry["command"] = os.path.normpath(base / command)
+    cwd = entry.get("cwd")
+    if cwd is None:
+        entry["cwd"] = str(base)
+    elif isinstance(cwd, str) and not os.path.isabs(cwd):
+        entry["cwd"] = os.path.normpath(base / cwd)
+    return entry
+
+
 def load_mcp_config(raw: dict[str, Any] | None, path: Path) -> McpConfig:
-    """Use `raw` when given, else read the JSON file at `path` (call off the event loop)."""
+    """Use `raw` when given, else read the JSON file at `path` (call off the event loop).
+
+    Relative paths in the file are anchored to its directory (`anchor_to_file`); those in
+    `raw` are left to the process's working directory.
+    """
     if raw is not None:
         return parse_mcp_config(raw)
     try:
@@ -160,4 +208,4 @@ def load_mcp_config(raw: dict[str, Any] | None, path: Path) -> McpConfig:
         ) from exc
     except json.JSONDecodeError as exc:
         raise McpConfigError(f"MCP config file {str(path)!r} is not valid JSON: {exc}.") from exc
-    return parse_mcp_config(data, source=str(path))
+    return parse_mcp_config(anchor_to_file(data, path), source=str(path))
