@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from common.mcp import McpConfig, McpConfigError
-from common.mcp.config import parse_mcp_config
+from common.mcp.config import anchor_to_file, parse_mcp_config
 from common.models import ModelConfigError
 from common.safety.policy import ApprovalModeError, parse_approval_mode
 from common.settings import ConfigError, Settings, get_settings
@@ -54,6 +54,8 @@ def read_mcp_config(path: Path | None) -> tuple[dict[str, Any], McpConfig]:
         raise McpConfigError(f"MCP config file {str(target)!r} is not valid JSON: {exc}") from exc
     except UnicodeDecodeError as exc:
         raise McpConfigError(f"MCP config file {str(target)!r} is not UTF-8 text.") from exc
+    # The run's context carries the document as a dict: anchor its paths to the file first.
+    raw = anchor_to_file(raw, target)
     return raw, parse_mcp_config(raw, source=str(target))
 
 
