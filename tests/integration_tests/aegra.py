@@ -39,6 +39,49 @@ FAST_RECOVERY = {
 """Lease settings that let a dead worker's runs be re-queued within about 20 s."""
 
 
+def _parents() -> dict[int, int]:
+    """Every live process and its parent, from /proc."""
+    found: dict[int, int] = {}
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            fields = (proc / "stat").read_text(errors="replace").rpartition(")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 1 and fields[0] != "Z":
+            found[int(proc.name)] = int(fields[1])
+    return found
+
+
+def descendants(pid: int) -> set[int]:
+    """Live processes below `pid`, at any depth (its MCP servers and what they started)."""
+    parents = _parents()
+    found: set[int] = set()
+    grew = True
+    while grew:
+        more = {p for p, parent in parents.items() if (parent == pid or parent in found)}
+        grew = not more <= found
+        found |= more
+    return found
+
+
+def _alive(pid: int) -> bool:
+    """Whether `pid` exists and is not a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(errors="replace")
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def _kill_all(pids: set[int]) -> None:
+    """SIGKILL each of `pids` that is still there."""
+    for pid in pids:
+        with suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+
 def free_port() -> int:
     """A free loopback TCP port."""
     with socket.socket() as s:
@@ -95,14 +138,19 @@ class Instance:
     def kill(self) -> None:
         """SIGKILL the server and every process it started (its MCP servers too)."""
         if self.proc is not None and self.proc.poll() is None:
+            # MCP servers run in sessions of their own (the MCP SDK's start_new_session), so
+            # the group kill alone would leave them running, orphaned, mid-call.
+            below = descendants(self.proc.pid)
             with suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, signal.SIGKILL)
+            _kill_all(below)
             self.proc.wait(10)
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL) and its process group."""
         if self.proc is None or self.proc.poll() is not None:
             return
+        below = descendants(self.proc.pid)
         with suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGTERM)
         try:
@@ -111,6 +159,11 @@ class Instance:
             self.kill()
         with suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
+        # Its MCP servers exit when their stdin closes; give them a moment, then make sure.
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in below) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        _kill_all(below)
 
     def tail(self, chars: int = 3000) -> str:
         """The end of its log."""
