@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from common.mcp.config import anchor_to_file
 from common.models import ModelConfigError
 from common.settings import RECURSION_LIMIT, Settings, get_settings, worst_case_steps
 from strategies.cli.setup import build_context
@@ -77,7 +78,9 @@ def test_the_cli_builds_the_same_typed_context(
     ctx = build_context(None, "plan_only", None)
     assert ctx.model == OFFLINE_MODEL
     assert ctx.approval_mode == "plan_only"
-    assert ctx.mcp_config == mcp_config
+    # The file's relative paths are anchored to its folder (servers without `cwd` run there).
+    assert ctx.mcp_config == anchor_to_file(mcp_config, chdir_tmp / "mcp.json")
+    assert {s["cwd"] for s in ctx.mcp_config["mcpServers"].values()} == {str(chdir_tmp.resolve())}
     with pytest.raises(ModelConfigError):
         build_context("openai:gpt-4o", None, None)
 
