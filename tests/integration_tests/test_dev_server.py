@@ -1,4 +1,8 @@
-"""`langgraph dev` serving `with_planner`, driven with langgraph-sdk (offline:rules, no key)."""
+"""`langgraph dev` and Aegra serving `with_planner`, driven alike with langgraph-sdk.
+
+Every test runs on both servers (offline:rules, no key); interrupts are read from the state's
+tasks, which both servers fill (Aegra leaves `threads.get()["interrupts"]` empty).
+"""
 
 from __future__ import annotations
 
@@ -6,36 +10,36 @@ import asyncio
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 from langgraph_sdk import get_client
 
+from common.memory import namespace as memory_namespace
 from common.safety.approval import REFUSED_ANSWER
+from common.safety.execution import CallLedger
+from tests.integration_tests.aegra import aegra_cluster, interrupts_of
+from tests.integration_tests.helpers import free_port
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="module")
-async def dev_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
+@asynccontextmanager
+async def _dev_server(logs: Path) -> AsyncIterator[Any]:
     """A dev server on a free loopback port (no browser, no reload, no blocking-call escape)."""
     cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     assert cli, "langgraph-cli[inmem] is a dev dependency"
-    port = _free_port()
-    log = tmp_path_factory.mktemp("dev") / "server.log"
+    port = free_port()
+    log = logs / "server.log"
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     with log.open("w") as out:
         proc = subprocess.Popen(
@@ -65,6 +69,74 @@ async def dev_client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[
         assert "BlockingError" not in log.read_text(), log.read_text()[-3000:]
 
 
+@dataclass
+class Served:
+    """One server serving `with_planner`, as the tests see it."""
+
+    name: str
+    """`langgraph-dev` or `aegra`."""
+    client: Any
+    """A langgraph-sdk client of it."""
+    database_url: str | None = None
+    """Aegra's own PostgreSQL database (None for `langgraph dev`, whose store is in memory)."""
+
+
+@asynccontextmanager
+async def _aegra_server(logs: Path) -> AsyncIterator[Served]:
+    """One Aegra instance (PostgreSQL + Redis, no OPENAI_API_KEY) on a fresh database."""
+    async with aegra_cluster(logs) as cluster:
+        instance = await cluster.add()
+        yield Served("aegra", get_client(url=instance.url), cluster.database_url)
+
+
+@asynccontextmanager
+async def _langgraph_dev(logs: Path) -> AsyncIterator[Served]:
+    """`langgraph dev` as a `Served`."""
+    async with _dev_server(logs) as client:
+        yield Served("langgraph-dev", client)
+
+
+SERVERS = {"langgraph-dev": _langgraph_dev, "aegra": _aegra_server}
+
+
+@pytest.fixture(scope="module", params=list(SERVERS))
+async def server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Served]:
+    """Each server in turn (one instance per module), started fresh without OPENAI_API_KEY."""
+    async with SERVERS[request.param](tmp_path_factory.mktemp(request.param)) as served:
+        yield served
+
+
+@pytest.fixture
+def server_client(server: Served) -> Any:
+    """The langgraph-sdk client of the server under test."""
+    return server.client
+
+
+async def stored_values(server: Served, namespace: list[str]) -> list[dict[str, Any]]:
+    """Values the server's own store holds under exactly `namespace`.
+
+    Aegra's Store API only shows namespaces under ("users", <caller>), so its store is read
+    from its database; `langgraph dev` keeps its store in memory, so it is read over its API.
+    """
+    if server.database_url is None:
+        found = await server.client.store.search_items(namespace, limit=100)
+        return [i["value"] for i in found["items"] if i["namespace"] == namespace]
+    async with await psycopg.AsyncConnection.connect(server.database_url) as conn:
+        rows = await conn.execute(
+            "SELECT value FROM store WHERE prefix = %s", (".".join(namespace),)
+        )
+        return [dict(row[0]) for row in await rows.fetchall()]
+
+
+AEGRA_SCOPES_THE_STORE_API = (
+    "Aegra's Store API puts every namespace under ('users', <caller>) (aegra_api/api/store.py "
+    "apply_namespace_scoping), while the graph writes past runs and the call ledger unscoped "
+    "(common/memory.py namespace, common/safety/execution.py CallLedger): they are in Aegra's "
+    "store but no SDK client can read them"
+)
+
 STOCK = "How many units of GAD-7 are in stock"
 
 
@@ -74,13 +146,14 @@ def _context(mcp_config: dict[str, Any]) -> dict[str, Any]:
 
 
 async def test_stream_interrupt_resume_and_final_state(
-    dev_client: Any, mcp_config: dict[str, Any], workdir: Path
+    server_client: Any, mcp_config: dict[str, Any], workdir: Path
 ) -> None:
     ctx = _context(mcp_config)
-    thread = await dev_client.threads.create()
-    request = 'How many units of GAD-7 are in stock, then write a note titled "via-sdk"'
+    thread = await server_client.threads.create()
+    title = f"via-sdk-{os.urandom(4).hex()}"
+    request = f'{STOCK}, then write a note titled "{title}"'
     events: list[tuple[str, Any]] = []
-    async for part in dev_client.runs.stream(
+    async for part in server_client.runs.stream(
         thread["thread_id"],
         "with_planner",
         input={"messages": [{"role": "user", "content": request}]},
@@ -90,8 +163,11 @@ async def test_stream_interrupt_resume_and_final_state(
         events.append((part.event, part.data))
     custom = [d["event"] for e, d in events if e == "custom"]
     assert {"plan", "guard", "task_start", "task_end"} <= set(custom)
-    state = await dev_client.threads.get_state(thread["thread_id"])
-    (interrupt,) = [i for t in state["tasks"] for i in t["interrupts"]]
+    state = await server_client.threads.get_state(thread["thread_id"])
+    (interrupt,) = interrupts_of(state)
+    # The stream announces the same question the state holds.
+    streamed = [i for e, d in events if e == "updates" for i in d.get("__interrupt__", [])]
+    assert [i["value"] for i in streamed] == [interrupt["value"]]
     (action,) = interrupt["value"]["action_requests"]
     assert action["name"] == "write_note"
     assert interrupt["value"]["review_configs"][0]["allowed_decisions"] == [
@@ -100,17 +176,17 @@ async def test_stream_interrupt_resume_and_final_state(
         "reject",
     ]
 
-    await dev_client.runs.wait(
+    await server_client.runs.wait(
         thread["thread_id"],
         "with_planner",
-        command={"resume": {"decisions": [{"type": "approve"}]}},
+        command={"resume": APPROVE_ALL},
         context=ctx,
     )
 
-    final = await dev_client.threads.get_state(thread["thread_id"])
+    final = await server_client.threads.get_state(thread["thread_id"])
     statuses = [t["status"] for t in final["values"]["previous_plan"]]
     assert statuses == ["completed", "completed"]
-    assert '"stock": 14' in json.loads((workdir / "notes.json").read_text())["via-sdk"]
+    assert '"stock": 14' in json.loads((workdir / "notes.json").read_text())[title]
 
 
 def _tagged_processes(tag: str) -> set[int]:
@@ -128,16 +204,16 @@ def _tagged_processes(tag: str) -> set[int]:
 
 
 async def test_ten_threads_at_once_share_one_server_process(
-    dev_client: Any, mcp_config: dict[str, Any]
+    server_client: Any, mcp_config: dict[str, Any]
 ) -> None:
     ctx = _context(mcp_config)
     tag = os.urandom(6).hex()
     inventory = ctx["mcp_config"]["mcpServers"]["inventory"]
     inventory["env"] = {**inventory.get("env", {}), "PLANNER_TEST_TAG": tag}
-    threads = [await dev_client.threads.create() for _ in range(10)]
+    threads = [await server_client.threads.create() for _ in range(10)]
 
     async def ask(thread: dict[str, Any]) -> Any:
-        return await dev_client.runs.wait(
+        return await server_client.runs.wait(
             thread["thread_id"],
             "with_planner",
             input={"messages": [{"role": "user", "content": "How many units of WID-1 in stock"}]},
@@ -155,36 +231,36 @@ async def test_ten_threads_at_once_share_one_server_process(
 
 @pytest.mark.parametrize("mode", ["Interrupt", "bogus", "plan-only", ""])
 async def test_an_unknown_approval_mode_from_the_sdk_refuses_the_run(
-    dev_client: Any, mcp_config: dict[str, Any], workdir: Path, mode: str
+    server_client: Any, mcp_config: dict[str, Any], workdir: Path, mode: str
 ) -> None:
     ctx = {**_context(mcp_config), "approval_mode": mode}
-    thread = await dev_client.threads.create()
+    thread = await server_client.threads.create()
     title = f"sdk-mode-{os.urandom(4).hex()}"
     request = f'{STOCK}, then write a note titled "{title}"'
-    run = await dev_client.runs.create(
+    run = await server_client.runs.create(
         thread["thread_id"],
         "with_planner",
         input={"messages": [{"role": "user", "content": request}]},
         context=ctx,
     )
-    await dev_client.runs.join(thread["thread_id"], run["run_id"])
-    finished = await dev_client.runs.get(thread["thread_id"], run["run_id"])
+    await server_client.runs.join(thread["thread_id"], run["run_id"])
+    finished = await server_client.runs.get(thread["thread_id"], run["run_id"])
     assert finished["status"] == "error"
-    state = await dev_client.threads.get_state(thread["thread_id"])
+    state = await server_client.threads.get_state(thread["thread_id"])
     # Refused before the planner: no plan, no interrupt, and the note was never written.
     assert not state["values"].get("plan")
-    assert not [i for t in state["tasks"] for i in t["interrupts"]]
+    assert not interrupts_of(state)
     notes = workdir / "notes.json"
     assert title not in (notes.read_text() if notes.exists() else "")
 
 
 async def test_a_resume_without_context_keeps_the_runs_settings(
-    dev_client: Any, mcp_config: dict[str, Any], workdir: Path
+    server_client: Any, mcp_config: dict[str, Any], workdir: Path
 ) -> None:
     ctx = _context(mcp_config)
-    thread = await dev_client.threads.create()
+    thread = await server_client.threads.create()
     title = f"sdk-resume-{os.urandom(4).hex()}"
-    await dev_client.runs.wait(
+    await server_client.runs.wait(
         thread["thread_id"],
         "with_planner",
         input={
@@ -194,25 +270,25 @@ async def test_a_resume_without_context_keeps_the_runs_settings(
         },
         context=ctx,
     )
-    state = await dev_client.threads.get_state(thread["thread_id"])
-    assert [i for t in state["tasks"] for i in t["interrupts"]]
+    state = await server_client.threads.get_state(thread["thread_id"])
+    assert interrupts_of(state)
     # No context now: the server's defaults (MCP_CONFIG file, default model) must not take over.
-    await dev_client.runs.wait(
+    await server_client.runs.wait(
         thread["thread_id"],
         "with_planner",
         command={"resume": {"decisions": [{"type": "approve"}]}},
     )
-    final = await dev_client.threads.get_state(thread["thread_id"])
+    final = await server_client.threads.get_state(thread["thread_id"])
     assert [t["status"] for t in final["values"]["previous_plan"]] == ["completed", "completed"]
     assert title in json.loads((workdir / "notes.json").read_text())
 
 
 async def test_without_a_key_the_server_falls_back_to_offline_rules(
-    dev_client: Any, mcp_config: dict[str, Any]
+    server_client: Any, mcp_config: dict[str, Any]
 ) -> None:
     servers = {"inventory": mcp_config["mcpServers"]["inventory"]}
-    thread = await dev_client.threads.create()
-    result = await dev_client.runs.wait(
+    thread = await server_client.threads.create()
+    result = await server_client.runs.wait(
         thread["thread_id"],
         "with_planner",
         input={"messages": [{"role": "user", "content": "How many units of WID-1 are in stock"}]},
@@ -224,12 +300,12 @@ async def test_without_a_key_the_server_falls_back_to_offline_rules(
     assert result["report"]["ok"] is True
 
 
-async def _paused_note(dev_client: Any, ctx: dict[str, Any], prefix: str) -> tuple[str, str]:
+async def _paused_note(server_client: Any, ctx: dict[str, Any], prefix: str) -> tuple[str, str]:
     """A new thread waiting for approval of a note; its id and the note's title."""
-    thread = await dev_client.threads.create()
+    thread = await server_client.threads.create()
     title = f"{prefix}-{os.urandom(4).hex()}"
     request = f'{STOCK}, then write a note titled "{title}"'
-    await dev_client.runs.wait(
+    await server_client.runs.wait(
         thread["thread_id"],
         "with_planner",
         input={"messages": [{"role": "user", "content": request}]},
@@ -238,21 +314,21 @@ async def _paused_note(dev_client: Any, ctx: dict[str, Any], prefix: str) -> tup
     return thread["thread_id"], title
 
 
-async def _pending_note(dev_client: Any, thread_id: str) -> dict[str, Any]:
+async def _pending_note(server_client: Any, thread_id: str) -> dict[str, Any]:
     """The one approval request the thread waits on; it must still be the note."""
-    state = await dev_client.threads.get_state(thread_id)
-    (interrupt,) = [i for t in state["tasks"] for i in t["interrupts"]]
+    state = await server_client.threads.get_state(thread_id)
+    (interrupt,) = interrupts_of(state)
     assert interrupt["value"]["action_requests"][0]["name"] == "write_note"
     return dict(interrupt["value"])
 
 
 async def _approve_and_check(
-    dev_client: Any, ctx: dict[str, Any], thread_id: str, title: str, workdir: Path
+    server_client: Any, ctx: dict[str, Any], thread_id: str, title: str, workdir: Path
 ) -> None:
     """Nothing was written before; the next valid answer writes the note."""
     notes = workdir / "notes.json"
     assert title not in (notes.read_text() if notes.exists() else "")
-    await dev_client.runs.wait(
+    await server_client.runs.wait(
         thread_id, "with_planner", command={"resume": APPROVE_ALL}, context=ctx
     )
     assert title in json.loads(notes.read_text())
@@ -263,38 +339,134 @@ APPROVE_ALL = {"decisions": [{"type": "approve"}]}
 
 @pytest.mark.parametrize("how", ["null-over-http", "unknown-interrupt-id"])
 async def test_an_unusable_resume_runs_nothing_and_asks_again_saying_why(
-    dev_client: Any, mcp_config: dict[str, Any], workdir: Path, how: str
+    server_client: Any, mcp_config: dict[str, Any], workdir: Path, how: str
 ) -> None:
     # LangGraph itself crashes on `resume: null` and ignores answers to ids that are not
     # waiting; through the server both must reach the question as a refusal saying why.
     ctx = _context(mcp_config)
-    thread_id, title = await _paused_note(dev_client, ctx, "bad-resume")
+    thread_id, title = await _paused_note(server_client, ctx, "bad-resume")
 
     if how == "null-over-http":
         # Raw HTTP: langgraph-sdk drops a None resume before sending (see the next test).
         body = {"assistant_id": "with_planner", "command": {"resume": None}, "context": ctx}
-        result = await dev_client.http.post(f"/threads/{thread_id}/runs/wait", json=body)
+        result = await server_client.http.post(f"/threads/{thread_id}/runs/wait", json=body)
     else:
         command = {"resume": {"0" * 32: APPROVE_ALL}}
-        result = await dev_client.runs.wait(thread_id, "with_planner", command=command, context=ctx)
+        result = await server_client.runs.wait(
+            thread_id, "with_planner", command=command, context=ctx
+        )
 
     assert "__error__" not in result, result
-    assert (await _pending_note(dev_client, thread_id))["error"].startswith(REFUSED_ANSWER)
-    await _approve_and_check(dev_client, ctx, thread_id, title, workdir)
+    assert (await _pending_note(server_client, thread_id))["error"].startswith(REFUSED_ANSWER)
+    await _approve_and_check(server_client, ctx, thread_id, title, workdir)
 
 
 async def test_a_none_resume_from_the_sdk_continues_and_the_question_stays(
-    dev_client: Any, mcp_config: dict[str, Any], workdir: Path
+    server_client: Any, mcp_config: dict[str, Any], workdir: Path
 ) -> None:
     # langgraph-sdk sends no command for `{"resume": None}`: the run just continues, which on a
     # waiting thread asks the same question again. Nothing runs.
     ctx = _context(mcp_config)
-    thread_id, title = await _paused_note(dev_client, ctx, "sdk-none")
+    thread_id, title = await _paused_note(server_client, ctx, "sdk-none")
 
-    result = await dev_client.runs.wait(
+    result = await server_client.runs.wait(
         thread_id, "with_planner", command={"resume": None}, context=ctx
     )
 
     assert "__error__" not in result, result
-    await _pending_note(dev_client, thread_id)
-    await _approve_and_check(dev_client, ctx, thread_id, title, workdir)
+    await _pending_note(server_client, thread_id)
+    await _approve_and_check(server_client, ctx, thread_id, title, workdir)
+
+
+async def test_an_approved_call_is_recorded_in_the_servers_store(
+    server: Served, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    # The exactly-once ledger must live in the server's store, not in one process's memory,
+    # or another worker resuming the thread would send the call again.
+    ctx = _context(mcp_config)
+    thread_id, title = await _paused_note(server.client, ctx, "ledger")
+    await _approve_and_check(server.client, ctx, thread_id, title, workdir)
+
+    ledger = await stored_values(server, list(CallLedger(None, thread_id).namespace))
+    (entry,) = [v for v in ledger if v.get("state") == "done"]
+    assert entry["record"]["status"] == "ok"
+    assert title in entry["record"]["content"]
+
+
+async def _remembered_run(server: Served, mcp_config: dict[str, Any]) -> tuple[str, str, str]:
+    """A finished run of a new user's; the user, the question and the thread id."""
+    user = f"user-{os.urandom(4).hex()}"
+    ctx = {**_context(mcp_config), "user_id": user}
+    thread = await server.client.threads.create()
+    request = "How many units of WID-1 are in stock"
+    await server.client.runs.wait(
+        thread["thread_id"],
+        "with_planner",
+        input={"messages": [{"role": "user", "content": request}]},
+        context=ctx,
+    )
+    return user, request, thread["thread_id"]
+
+
+async def test_finished_runs_are_remembered_per_user_in_the_servers_store(
+    server: Served, mcp_config: dict[str, Any]
+) -> None:
+    user, request, thread_id = await _remembered_run(server, mcp_config)
+
+    (record,) = await stored_values(server, list(memory_namespace(user)))
+    assert record["question"] == request
+    assert record["thread_id"] == thread_id
+    assert "WID-1" in record["answer"]
+    assert await stored_values(server, list(memory_namespace(f"{user}-other"))) == []
+
+
+async def test_the_store_api_shows_a_users_remembered_runs(
+    server: Served, mcp_config: dict[str, Any], request: pytest.FixtureRequest
+) -> None:
+    if server.name == "aegra":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=AEGRA_SCOPES_THE_STORE_API))
+    user, question, _ = await _remembered_run(server, mcp_config)
+
+    found = await server.client.store.search_items(list(memory_namespace(user)))
+
+    assert [i["value"]["question"] for i in found["items"]] == [question]
+
+
+async def test_plan_only_holds_the_write_and_go_ahead_releases_it(
+    server_client: Any, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    ctx = {**_context(mcp_config), "approval_mode": "plan_only"}
+    thread = await server_client.threads.create()
+    title = f"plan-only-{os.urandom(4).hex()}"
+    request = f'{STOCK}, then write a note titled "{title}"'
+    notes = workdir / "notes.json"
+
+    held = await server_client.runs.wait(
+        thread["thread_id"],
+        "with_planner",
+        input={"messages": [{"role": "user", "content": request}]},
+        context=ctx,
+    )
+
+    assert "Held back for your approval (plan_only)" in held["messages"][-1]["content"]
+    (call,) = held["deferred"]
+    assert (call["name"], call["args"]["title"]) == ("write_note", title)
+    state = await server_client.threads.get_state(thread["thread_id"])
+    assert not interrupts_of(state)
+    assert title not in (notes.read_text() if notes.exists() else "")
+
+    released = await server_client.runs.wait(
+        thread["thread_id"],
+        "with_planner",
+        input={"messages": [{"role": "user", "content": "go ahead"}]},
+        context=ctx,
+    )
+
+    assert released["deferred"] == []
+    (step,) = released["previous_plan"]
+    assert (step["tool"], step["status"], step["approval"]) == (
+        "write_note",
+        "completed",
+        {"type": "approve"},
+    )
+    assert '"stock": 14' in json.loads(notes.read_text())[title]
