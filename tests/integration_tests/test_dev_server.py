@@ -420,6 +420,23 @@ async def test_finished_runs_are_remembered_per_user_in_the_servers_store(
     assert await stored_values(server, list(memory_namespace(f"{user}-other"))) == []
 
 
+async def test_without_a_user_id_runs_are_remembered_for_the_default_user(
+    server: Served, mcp_config: dict[str, Any]
+) -> None:
+    # Aegra puts its caller's identity in `configurable.user_id`; our user_id is a context
+    # field, so the memory a run reads and writes must not change with the server.
+    thread = await server.client.threads.create()
+    await server.client.runs.wait(
+        thread["thread_id"],
+        "with_planner",
+        input={"messages": [{"role": "user", "content": "How many units of WID-1 are in stock"}]},
+        context=_context(mcp_config),
+    )
+
+    remembered = await stored_values(server, list(memory_namespace("default")))
+    assert thread["thread_id"] in [r["thread_id"] for r in remembered]
+
+
 async def test_the_store_api_shows_a_users_remembered_runs(
     server: Served, mcp_config: dict[str, Any], request: pytest.FixtureRequest
 ) -> None:
