@@ -289,6 +289,9 @@ async def test_a_run_killed_mid_read_is_finished_by_the_other_instance(
         assert first[-1] != again[-1]
         assert await _statuses(other, thread_id) == ["completed"]
         assert f"value of {key}" in await _answer(other, thread_id)
+        # The retried run did not add the request to the conversation a second time.
+        state: Any = await other.threads.get_state(thread_id)
+        assert [m["type"] for m in state["values"]["messages"]] == ["human", "ai"]
         assert recovery < 90
     _assert_no_leftovers(tag)
 
