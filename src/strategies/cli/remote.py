@@ -7,6 +7,7 @@ events, and approvals are asked, parsed and shown by the same code as in-process
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -39,6 +40,15 @@ from strategies.cli.setup import read_mcp_config
 
 ASSISTANT = "with_planner"
 """The graph id both servers serve (langgraph.json, aegra.json)."""
+
+STATE_READS = 8
+"""Thread states `threads` reads at once (one request per thread, on both servers)."""
+
+THREAD_STATUS = {"idle": "done", "busy": "running", "error": "failed"}
+"""A server thread's status in `threads`' words; an interrupted one is read from its state."""
+
+PROBE_TIMEOUT_S = 10.0
+"""How long the first contact with the server may take before it counts as unreachable."""
 
 STREAM_MODES: list[StreamMode] = ["updates", "custom"]
 """What a run streams back: node updates for progress, custom events for the plan board."""
@@ -82,15 +92,17 @@ def new_thread_id() -> str:
 @asynccontextmanager
 async def connect(url: str) -> AsyncIterator[LangGraphClient]:
     """A client for the server at `url`; a connection that fails becomes one line."""
-    client = get_client(url=url)
     try:
-        yield client
+        # The SDK retries a refused connection for about 9 s; a server that is not running
+        # is told at once. Any HTTP answer, even an error status, means something listens.
+        async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as probe:
+            await probe.get(f"{url}/ok")
+        async with get_client(url=url) as client:
+            yield client
     except httpx.TransportError as exc:
         raise CliProblem(
             f"Cannot reach the server at {url}: {one_line(exc)}; is it running?"
         ) from exc
-    finally:
-        await client.aclose()
 
 
 def interrupts_of(state: dict[str, Any]) -> list[Interrupt]:
@@ -181,7 +193,8 @@ async def _drive(
         failure = await _stream(client, url, thread, context, send, _plan(state))
         if failure is not None:
             # The thread stays at its last step on the server; resuming retries it.
-            return model_failed(thread, f"{failure}; run `{hint}` to retry", hint)
+            line = f"{failure.rstrip('.')}; the thread is kept: `{hint}` retries it"
+            return model_failed(thread, line, hint)
         state = await _state(client, url, thread)
         pending = interrupts_of(state)
         if not pending:
@@ -242,30 +255,36 @@ def _error_line(data: Any) -> str:
 async def list_remote_threads(url: str) -> list[dict[str, Any]]:
     """The server's threads with their last question, status and last update, newest first."""
     rows: list[dict[str, Any]] = []
+    lanes = asyncio.Semaphore(STATE_READS)
     async with connect(url) as client:
         offset, page = 0, 100
         while True:
             found = await client.threads.search(
                 limit=page, offset=offset, sort_by="updated_at", sort_order="desc"
             )
-            for thread in found:
-                rows.append(await _row(client, url, dict(thread)))
+            rows += await asyncio.gather(*(_row(client, url, dict(t), lanes) for t in found))
             if len(found) < page:
                 return rows
             offset += page
 
 
-async def _row(client: LangGraphClient, url: str, thread: dict[str, Any]) -> dict[str, Any]:
-    """One thread as `mcp-planner threads` lists it."""
-    state = await _state(client, url, str(thread["thread_id"]))
-    values = _values(state)
-    if thread.get("status") == "busy":
-        status = "running"
-    elif thread.get("status") == "error":
-        status = "failed"
-    else:
+async def _row(
+    client: LangGraphClient, url: str, thread: dict[str, Any], lanes: asyncio.Semaphore
+) -> dict[str, Any]:
+    """One thread as `mcp-planner threads` lists it.
+
+    The search result says most of it; the state is read (one request each, served one at a
+    time) only to tell an approval from a question, or when the search left the values out.
+    """
+    status = THREAD_STATUS.get(str(thread.get("status")))
+    state = {"values": thread.get("values")}
+    if status is None or not isinstance(state["values"], dict):
+        async with lanes:
+            state = await _state(client, url, str(thread["thread_id"]))
+    if status is None:
         waits_on = [i.value for i in interrupts_of(state)]
         status = status_of(bool(state.get("next")), waits_on)
+    values = _values(state)
     return {
         "thread": str(thread["thread_id"]),
         "last_question": last_request(values["messages"]),

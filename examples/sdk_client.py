@@ -1,0 +1,125 @@
+"""Drive the with_planner graph on a LangGraph API server (`langgraph dev` or Aegra) with the SDK.
+
+Run: python examples/sdk_client.py [URL] 'How many units of WID-1 are in stock, then write a
+note titled "stock"' [--config mcp.json] [--model offline:rules] [--approve | --reject]
+
+It streams the run (node updates and the plan's custom events), shows the approval request the
+run stops at, asks in the terminal (or takes --approve / --reject), resumes and prints the
+answer. It uses only calls that work the same on both servers: interrupts are read from the
+thread state's tasks, never from `threads.get()["interrupts"]` (empty on Aegra).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+from langgraph_sdk import get_client
+
+GRAPH = "with_planner"
+"""The graph id the server serves."""
+
+
+def show(event: str, data: Any) -> None:
+    """Print one streamed part: the plan, each task's start and end, tool results, nodes."""
+    if event.startswith("custom"):
+        kind = data.get("event")
+        if kind == "plan":
+            for task in data["plan"]:
+                print(f"plan: {task['id']} [{task['expert']}] {task['task']}")
+        elif kind == "task_start":
+            print(f"task {data['task_id']} started on {data['expert']}")
+        elif kind == "task_end":
+            print(f"task {data['task_id']} {data['status']}")
+        elif kind == "tool_result":
+            print(f"  {data['tool']} -> {' '.join(str(data['content']).split())[:120]}")
+        elif kind == "notice":
+            print(f"notice: {data['text']}")
+    elif event.startswith("updates"):
+        # The run stopping at an approval is an update too; the state says what it waits on.
+        nodes = [node for node in data if node != "__interrupt__"]
+        if nodes:
+            print("· " + ", ".join(nodes))
+    elif event == "error":
+        raise SystemExit(f"The run failed on the server: {data}")
+
+
+def decide(request: dict[str, Any], allowed: list[str], preset: str | None) -> dict[str, Any]:
+    """One decision for one action request: the preset, or asked in the terminal."""
+    print(f"\nApproval needed: {request['name']} {json.dumps(request['args'])}")
+    print(f"  {request['description']}")
+    print(f"  allowed: {', '.join(allowed)}")
+    answer = preset or input("approve or reject? [approve/reject] ").strip().lower()
+    if answer.startswith("a") and "approve" in allowed:
+        return {"type": "approve"}
+    return {"type": "reject", "message": "declined from the SDK example"}
+
+
+def interrupts_of(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the thread waits on, from its state's tasks (works on both servers)."""
+    return [i for task in state.get("tasks") or [] for i in task.get("interrupts") or []]
+
+
+async def main(url: str, request: str, context: dict[str, Any], preset: str | None) -> str:
+    """Run `request` to its answer on a new thread, deciding each approval on the way."""
+    async with get_client(url=url) as client:
+        thread = (await client.threads.create())["thread_id"]
+        print(f"thread {thread}")
+        send: dict[str, Any] = {"input": {"messages": [{"role": "user", "content": request}]}}
+        while True:
+            async for part in client.runs.stream(
+                thread,
+                GRAPH,
+                context=context,
+                stream_mode=["updates", "custom"],
+                stream_subgraphs=True,
+                **send,
+            ):
+                show(part.event, part.data)
+            state = await client.threads.get_state(thread)
+            pending = interrupts_of(dict(state))
+            if not pending:
+                break
+            # One interrupt per task waiting; answer each by its id.
+            answers = {}
+            for interrupt in pending:
+                value = interrupt["value"]
+                allowed = {
+                    c["action_name"]: c["allowed_decisions"] for c in value["review_configs"]
+                }
+                decisions = [
+                    decide(r, allowed[r["name"]], preset) for r in value["action_requests"]
+                ]
+                answers[interrupt["id"]] = {"decisions": decisions}
+            resume = next(iter(answers.values())) if len(answers) == 1 else answers
+            send = {"command": {"resume": resume}}
+    values: Any = state["values"]
+    messages = values.get("messages") or []
+    return str(messages[-1]["content"]) if messages else ""
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("url", nargs="?", default="http://127.0.0.1:2024", help="server URL")
+    parser.add_argument("request", help="what you want done")
+    parser.add_argument("--config", type=Path, help="MCP config file sent as mcp_config")
+    parser.add_argument("--model", help="model for every node, e.g. offline:rules")
+    choice = parser.add_mutually_exclusive_group()
+    choice.add_argument("--approve", action="store_true", help="approve every request")
+    choice.add_argument("--reject", action="store_true", help="reject every request")
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    args = _arguments()
+    run_context: dict[str, Any] = {}
+    if args.config:
+        run_context["mcp_config"] = json.loads(args.config.read_text())
+    if args.model:
+        run_context["model"] = args.model
+    decided = "approve" if args.approve else "reject" if args.reject else None
+    answer = asyncio.run(main(args.url, args.request, run_context, decided))
+    print(f"\nAnswer:\n{answer}")
