@@ -15,8 +15,10 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -287,6 +289,89 @@ def test_an_unreachable_server_is_one_line_and_exit_2(here: Path, command: list[
     assert line.startswith(f"Cannot reach the server at {url}: ")
     assert line.endswith("; is it running?")
     assert done.stdout == ""
+
+
+class _DropsTheStream(BaseHTTPRequestHandler):
+    """Creates threads, then cuts every run's stream after its first event (or refuses it)."""
+
+    def _json(self, body: Any) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        """The probe and the thread's state: an empty thread."""
+        self._json({"values": {}, "next": [], "tasks": []} if "/state" in self.path else {})
+
+    def do_POST(self) -> None:
+        """A new thread, or a run's stream cut off in the middle of its body."""
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if not self.path.endswith("/runs/stream"):
+            self._json({"thread_id": self.path.split("/")[-1], "status": "idle"})
+            return
+        if isinstance(self.server, _FaultyServer) and self.server.busy:
+            self.send_error(409, "Thread is already running a task")
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        event = b'event: metadata\ndata: {"run_id": "r1"}\n\n'
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+        self.wfile.flush()
+        self.close_connection = True
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the test reads the command's output, not the server's log."""
+
+
+class _FaultyServer(ThreadingHTTPServer):
+    """Serves `_DropsTheStream` on a free loopback port."""
+
+    def __init__(self, busy: bool) -> None:
+        super().__init__(("127.0.0.1", 0), _DropsTheStream)
+        self.busy = busy
+        """Refuse every run as a thread already running one (409) instead of cutting it."""
+
+
+def _against_a_faulty_server(
+    here: Path, busy: bool
+) -> tuple[str, subprocess.CompletedProcess[str]]:
+    """`mcp-planner run --server` against `_DropsTheStream`; its URL and the command's result."""
+    server = _FaultyServer(busy)
+    serving = threading.Thread(target=server.serve_forever, daemon=True)
+    serving.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    try:
+        return url, planner(here, "run", STOCK, "--server", url)
+    finally:
+        server.shutdown()
+        server.server_close()
+        serving.join(10)
+
+
+def test_a_connection_lost_during_a_run_is_one_line_exit_1_with_the_resume_command(
+    here: Path,
+) -> None:
+    url, done = _against_a_faulty_server(here, busy=False)
+
+    assert done.returncode == 1, done.stderr + done.stdout
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith(f"Lost the connection to the server at {url}: ")
+    assert "(the run may go on there); the thread is kept: `mcp-planner resume " in line
+    assert f"--server {url}` continues it" in line
+
+
+def test_a_thread_busy_with_another_run_is_one_line_exit_2(here: Path) -> None:
+    url, done = _against_a_faulty_server(here, busy=True)
+
+    assert done.returncode == 2, done.stderr + done.stdout
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("Thread '")
+    assert f"is busy with another run on the server at {url}: wait until it ends" in line
 
 
 @pytest.mark.parametrize("url", ["localhost:2024", "ftp://127.0.0.1:2024", "http://", "http://h:x"])

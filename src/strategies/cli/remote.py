@@ -20,7 +20,12 @@ from langchain_core.messages import convert_to_messages
 from langgraph.types import Interrupt
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
-from langgraph_sdk.errors import NotFoundError, UnprocessableEntityError
+from langgraph_sdk.errors import (
+    APIStatusError,
+    ConflictError,
+    NotFoundError,
+    UnprocessableEntityError,
+)
 from langgraph_sdk.schema import StreamMode
 
 from common.messages import last_request
@@ -103,6 +108,9 @@ async def connect(url: str) -> AsyncIterator[LangGraphClient]:
         raise CliProblem(
             f"Cannot reach the server at {url}: {one_line(exc)}; is it running?"
         ) from exc
+    except APIStatusError as exc:
+        # Refused requests (auth, a server error): nothing ran for this command.
+        raise CliProblem(f"The server at {url} refused the request: {one_line(exc)}") from exc
 
 
 def interrupts_of(state: dict[str, Any]) -> list[Interrupt]:
@@ -193,7 +201,7 @@ async def _drive(
         failure = await _stream(client, url, thread, context, send, _plan(state))
         if failure is not None:
             # The thread stays at its last step on the server; resuming retries it.
-            line = f"{failure.rstrip('.')}; the thread is kept: `{hint}` retries it"
+            line = f"{failure.rstrip('.')}; the thread is kept: `{hint}` continues it"
             return model_failed(thread, line, hint)
         state = await _state(client, url, thread)
         pending = interrupts_of(state)
@@ -237,6 +245,11 @@ async def _stream(
 
     try:
         await show_progress(parts(), plan)
+    except ConflictError as exc:
+        raise CliProblem(
+            f"Thread {thread!r} is busy with another run on the server at {url}: wait until it "
+            "ends, then try again."
+        ) from exc
     except httpx.TransportError as exc:
         return (
             f"Lost the connection to the server at {url}: {one_line(exc)} (the run may go on there)"
