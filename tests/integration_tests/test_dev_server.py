@@ -114,14 +114,15 @@ def server_client(server: Served) -> Any:
     return server.client
 
 
-async def stored_values(server: Served, namespace: list[str]) -> list[dict[str, Any]]:
-    """Values the server's own store holds under exactly `namespace`.
+async def stored_values(server: Served, namespace: list[str], **match: str) -> list[dict[str, Any]]:
+    """Values the server's own store holds under exactly `namespace` (whose fields `match`).
 
     Aegra's Store API only shows namespaces under ("users", <caller>), so its store is read
-    from its database; `langgraph dev` keeps its store in memory, so it is read over its API.
+    from its database; `langgraph dev` keeps its store in memory (saved across restarts in
+    `.langgraph_api/`, so it grows), so it is read over its API, filtered there.
     """
     if server.database_url is None:
-        found = await server.client.store.search_items(namespace, limit=100)
+        found = await server.client.store.search_items(namespace, filter=match or None, limit=100)
         return [i["value"] for i in found["items"] if i["namespace"] == namespace]
     async with await psycopg.AsyncConnection.connect(server.database_url) as conn:
         rows = await conn.execute(
@@ -433,7 +434,8 @@ async def test_without_a_user_id_runs_are_remembered_for_the_default_user(
         context=_context(mcp_config),
     )
 
-    remembered = await stored_values(server, list(memory_namespace("default")))
+    ns = list(memory_namespace("default"))
+    remembered = await stored_values(server, ns, thread_id=thread["thread_id"])
     assert thread["thread_id"] in [r["thread_id"] for r in remembered]
 
 
