@@ -165,7 +165,8 @@ def run(
     """Run one request and print the answer.
 
     In a terminal it asks before anything irreversible; without one (pipe, CI) it lists the
-    pending approvals with the resume command and exits 3.
+    pending approvals with the resume command and exits 3. With --server URL the run and its
+    thread live on that LangGraph API server (langgraph dev, Aegra); approvals are asked here.
 
     Example: mcp-planner run "How many blue widgets are in stock? Save it as a note."
     """
@@ -346,7 +347,17 @@ def tools(config: ConfigOption = None, as_json: JsonOption = False) -> None:
 
 
 @app.command(cls=PlainCommand)
-def threads(as_json: JsonOption = False, server: ServerOption = None) -> None:
+def threads(
+    as_json: JsonOption = False,
+    server: Annotated[
+        str | None,
+        typer.Option(
+            "--server",
+            metavar="URL",
+            help="List the threads of this LangGraph API server (langgraph dev, Aegra).",
+        ),
+    ] = None,
+) -> None:
     """List threads with their last question and status, newest first.
 
     Example: mcp-planner threads --json
