@@ -74,6 +74,8 @@ format: install
 bench: install
 	$(PY) bench/bench_sessions.py
 	$(PY) bench/bench_parallel.py
+	$(MAKE) aegra
+	$(PY) bench/bench_aegra.py --no-check
 
 clean:
 	rm -rf $(VENV) $(AEGRA_VENV) .venv-tools .ci/mcp-servers .mcp-planner .pytest_cache .mypy_cache .ruff_cache

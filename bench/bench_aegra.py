@@ -12,8 +12,8 @@ same data and machine:
    created alternately on the two instances.
 
 Each run is a two-task plan by the keyless `offline:rules` model (no model latency): two
-`slow` reads of `--tool-s` seconds on the testkit server, so a run costs graph work (planning,
-checkpoints in PostgreSQL, the queue) plus two tool calls. Each instance starts its own MCP
+`slow_read` calls of `--tool-s` seconds each on `tests/servers/slow_write.py`, so a run costs
+graph work (planning, checkpoints in PostgreSQL, the queue) plus two tool calls. Each instance starts its own MCP
 server processes; both are warmed up (one untimed run each) before timing.
 
 Reported: runs per second (threads / wall time from the first create to the last join), p50 and
@@ -46,26 +46,29 @@ TARGET_RATIO = 1.6
 """Two instances must give at least this much of one instance's throughput."""
 
 
-def mcp_config() -> dict[str, Any]:
-    """The testkit expert only: its `slow` read stands for a tool's latency."""
+def mcp_config(tool_s: float) -> dict[str, Any]:
+    """One expert whose `slow_read` stands for a tool's latency."""
     return {
         "mcpServers": {
-            "testkit": {
+            "slowkit": {
                 "command": sys.executable,
-                "args": [str(ROOT / "tests" / "servers" / "testkit.py")],
-                "description": "Test tools.",
+                "args": [str(ROOT / "tests" / "servers" / "slow_write.py")],
+                "env": {"SLOW_READ_S": str(tool_s)},
+                "description": "Slow reads.",
             }
         }
     }
 
 
-def request(tool_s: float) -> str:
-    """A request the offline planner turns into two `slow` reads."""
-    return f"run slow with seconds={tool_s}, then run slow with seconds={tool_s}"
+REQUEST = 'slow read key="a", then slow read key="b"'
+"""A request the offline planner turns into two `slow_read` calls."""
 
 
 async def one_run(url: str, ctx: dict[str, Any], text: str) -> float:
-    """Create a thread and a background run on `url`, join it; its latency in seconds."""
+    """Create a thread and a background run on `url`, join it; its latency in seconds.
+
+    A run whose tasks did not both complete is an error: the benchmark would time nothing.
+    """
     client = get_client(url=url)
     started = time.perf_counter()
     thread = await client.threads.create()
@@ -79,6 +82,10 @@ async def one_run(url: str, ctx: dict[str, Any], text: str) -> float:
     final = await client.runs.get(thread["thread_id"], run["run_id"])
     if final["status"] != "success":
         raise RuntimeError(f"run {run['run_id']} on {url} ended {final['status']}")
+    state = await client.threads.get_state(thread["thread_id"])
+    statuses = [t["status"] for t in state["values"]["previous_plan"]]
+    if statuses != ["completed", "completed"]:
+        raise RuntimeError(f"run {run['run_id']} on {url}: tasks ended {statuses}")
     return time.perf_counter() - started
 
 
@@ -102,8 +109,8 @@ async def measure(instances: list[Instance], threads: int, ctx: dict[str, Any], 
 
 async def bench(threads: int, tool_s: float) -> dict[str, Any]:
     """Both measurements on one cluster, one instance first."""
-    ctx = {"mcp_config": mcp_config(), "model": "offline:rules"}
-    text = request(tool_s)
+    ctx = {"mcp_config": mcp_config(tool_s), "model": "offline:rules"}
+    text = REQUEST
     with tempfile.TemporaryDirectory() as logs:
         cluster: AegraCluster
         async with aegra_cluster(Path(logs)) as cluster:
