@@ -13,8 +13,8 @@ same data and machine:
 
 Each run is a two-task plan by the keyless `offline:rules` model (no model latency): two
 `slow_read` calls of `--tool-s` seconds each on `tests/servers/slow_write.py`, so a run costs
-graph work (planning, checkpoints in PostgreSQL, the queue) plus two tool calls. Each instance starts its own MCP
-server processes; both are warmed up (one untimed run each) before timing.
+graph work (planning, checkpoints in PostgreSQL, the queue) plus two tool calls. Each instance
+starts its own MCP server processes; both are warmed up (one untimed run each) before timing.
 
 Reported: runs per second (threads / wall time from the first create to the last join), p50 and
 p95 of a run's latency (its create to its join), and the two-instance / one-instance throughput
@@ -36,11 +36,10 @@ from pathlib import Path
 from typing import Any
 
 # The Aegra test harness lives in the repository's `tests` package.
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from langgraph_sdk import get_client
-from tests.integration_tests.aegra import AegraCluster, Instance, aegra_cluster
+from tests.integration_tests.aegra import ROOT, AegraCluster, Instance, aegra_cluster
 
 TARGET_RATIO = 1.6
 """Two instances must give at least this much of one instance's throughput."""
