@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import os
+import shutil
 import socket
+import subprocess
+import sys
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
+from langgraph_sdk import get_client
 
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import _pool
@@ -76,3 +85,46 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+@asynccontextmanager
+async def langgraph_dev(logs: Path) -> AsyncIterator[tuple[str, Any]]:
+    """A `langgraph dev` server on a free loopback port: its URL and a langgraph-sdk client.
+
+    No browser, no reload, no blocking-call escape; the server sees no OPENAI_API_KEY. Its log
+    goes to `logs/server.log`; a BlockingError in it fails the test that used it.
+    """
+    root = Path(__file__).resolve().parents[2]
+    cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
+    assert cli, "langgraph-cli[inmem] is a dev dependency"
+    port = free_port()
+    log = logs / "server.log"
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    with log.open("w") as out:
+        proc = subprocess.Popen(
+            [cli, "dev", "--no-browser", "--no-reload", "--port", str(port)],
+            cwd=root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}"
+    client = get_client(url=url)
+    try:
+        for _ in range(120):
+            if proc.poll() is not None:
+                pytest.fail(f"dev server exited:\n{log.read_text()[-3000:]}")
+            try:
+                async with asyncio.timeout(2):
+                    await client.assistants.search()
+                break
+            except Exception:
+                await asyncio.sleep(0.5)
+        else:
+            pytest.fail(f"dev server did not start:\n{log.read_text()[-3000:]}")
+        yield url, client
+    finally:
+        await client.aclose()
+        proc.terminate()
+        proc.wait(15)
+        assert "BlockingError" not in log.read_text(), log.read_text()[-3000:]

@@ -6,13 +6,10 @@ the server, so nothing is saved locally.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import pty
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -23,21 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph_sdk import get_client
 
 from tests.integration_tests.aegra import aegra_cluster, interrupts_of
+from tests.integration_tests.helpers import free_port, langgraph_dev
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 STOCK = "How many units of GAD-7 are in stock"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -53,39 +44,8 @@ class Server:
 @pytest.fixture(scope="module")
 async def dev_server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Server]:
     """A dev server on a free loopback port (no browser, no reload, no blocking-call escape)."""
-    cli = shutil.which("langgraph", path=str(BIN))
-    assert cli, "langgraph-cli[inmem] is a dev dependency"
-    port = _free_port()
-    log = tmp_path_factory.mktemp("dev-cli") / "server.log"
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [cli, "dev", "--no-browser", "--no-reload", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    client = get_client(url=url)
-    try:
-        for _ in range(120):
-            if proc.poll() is not None:
-                pytest.fail(f"dev server exited:\n{log.read_text()[-3000:]}")
-            try:
-                async with asyncio.timeout(2):
-                    await client.assistants.search()
-                break
-            except Exception:
-                await asyncio.sleep(0.5)
-        else:
-            pytest.fail(f"dev server did not start:\n{log.read_text()[-3000:]}")
+    async with langgraph_dev(tmp_path_factory.mktemp("dev-cli")) as (url, client):
         yield Server(url, client)
-    finally:
-        await client.aclose()
-        proc.terminate()
-        proc.wait(15)
-        assert "BlockingError" not in log.read_text(), log.read_text()[-3000:]
 
 
 @pytest.fixture
@@ -280,7 +240,7 @@ async def test_a_model_the_server_cannot_load_fails_the_run_with_one_line(
     ids=["run", "resume", "threads"],
 )
 def test_an_unreachable_server_is_one_line_and_exit_2(here: Path, command: list[str]) -> None:
-    url = f"http://127.0.0.1:{_free_port()}"
+    url = f"http://127.0.0.1:{free_port()}"
 
     done = planner(here, *command, "--server", url)
 

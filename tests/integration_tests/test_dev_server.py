@@ -9,9 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -26,47 +23,11 @@ from common.memory import namespace as memory_namespace
 from common.safety.approval import REFUSED_ANSWER
 from common.safety.execution import CallLedger
 from tests.integration_tests.aegra import aegra_cluster, interrupts_of
-from tests.integration_tests.helpers import free_port
+from tests.integration_tests.helpers import langgraph_dev
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@asynccontextmanager
-async def _dev_server(logs: Path) -> AsyncIterator[Any]:
-    """A dev server on a free loopback port (no browser, no reload, no blocking-call escape)."""
-    cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
-    assert cli, "langgraph-cli[inmem] is a dev dependency"
-    port = free_port()
-    log = logs / "server.log"
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            [cli, "dev", "--no-browser", "--no-reload", "--port", str(port)],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    client = get_client(url=f"http://127.0.0.1:{port}")
-    try:
-        for _ in range(120):
-            if proc.poll() is not None:
-                pytest.fail(f"dev server exited:\n{log.read_text()[-3000:]}")
-            try:
-                async with asyncio.timeout(2):
-                    await client.assistants.search()
-                break
-            except Exception:
-                await asyncio.sleep(0.5)
-        else:
-            pytest.fail(f"dev server did not start:\n{log.read_text()[-3000:]}")
-        yield client
-    finally:
-        proc.terminate()
-        proc.wait(15)
-        assert "BlockingError" not in log.read_text(), log.read_text()[-3000:]
 
 
 @dataclass
@@ -92,7 +53,7 @@ async def _aegra_server(logs: Path) -> AsyncIterator[Served]:
 @asynccontextmanager
 async def _langgraph_dev(logs: Path) -> AsyncIterator[Served]:
     """`langgraph dev` as a `Served`."""
-    async with _dev_server(logs) as client:
+    async with langgraph_dev(logs) as (_, client):
         yield Served("langgraph-dev", client)
 
 
