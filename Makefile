@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint format bench clean third-party aegra aegra-serve
+.PHONY: install demo test lint format bench clean third-party aegra aegra-serve ui ui-serve FORCE
 
 install: $(STAMP)
 
@@ -50,6 +50,57 @@ aegra-serve: aegra
 	  RUN_MIGRATIONS_ON_STARTUP=false AEGRA_CONFIG=aegra.json \
 	  exec $(AEGRA_VENV)/bin/python -m uvicorn aegra_api.main:app --host $(AEGRA_HOST) --port $(AEGRA_PORT)
 
+# LangChain's Agent Chat UI (the vite template of create-agent-chat-app, pinned with a checksum),
+# built into ui/dist for our server and graph: `make ui VITE_API_URL=... VITE_ASSISTANT_ID=...`
+# for others (a page URL's ?apiUrl=...&assistantId=... overrides them too). Its dependencies
+# come from the committed lock. `npm install` with the lock rather than `npm ci`: the lock holds
+# the native packages (rollup, esbuild, tailwind oxide...) of this platform only, which `npm ci`
+# refuses as out of sync; `npm install` keeps every locked version and adds only those. A second
+# `make ui` is instant unless the lock, the pin or the VITE_* settings change.
+# `plain npm run build` needs the template's monorepo (turbo.json), so build:internal.
+UI_DIR := ui
+UI_TEMPLATE := create-agent-chat-app@0.1.6
+UI_TEMPLATE_SHA256 := 233d24e6d2a69d5941282b25fb3da9939ff4e1cab286b212e7f202ad260bca5c
+UI_LOCK := deploy/agent-chat-ui/package-lock.json
+UI_PORT ?= 4173
+VITE_API_URL ?= http://127.0.0.1:2024
+VITE_ASSISTANT_ID ?= with_planner
+NPM_QUIET := --no-audit --no-fund --loglevel=error
+
+ui: $(UI_DIR)/dist/.built
+
+$(UI_DIR)/.installed: $(UI_LOCK)
+	mkdir -p $(UI_DIR)
+	find $(UI_DIR) -mindepth 1 -maxdepth 1 ! -name .config -exec rm -rf {} +
+	mkdir -p $(UI_DIR)/.pack
+	cd $(UI_DIR)/.pack && npm pack $(UI_TEMPLATE) --silent $(NPM_QUIET) >/dev/null
+	echo "$(UI_TEMPLATE_SHA256)  $(UI_DIR)/.pack/$(subst @,-,$(UI_TEMPLATE)).tgz" | sha256sum -c --quiet
+	tar -xzf $(UI_DIR)/.pack/$(subst @,-,$(UI_TEMPLATE)).tgz -C $(UI_DIR) --strip-components=3 \
+		package/templates/vite
+	rm -rf $(UI_DIR)/.pack
+	cp $(UI_LOCK) $(UI_DIR)/package-lock.json
+	cd $(UI_DIR) && npm install $(NPM_QUIET)
+	touch $@
+
+# Rewritten only when the settings change, so that a change rebuilds and nothing else does.
+$(UI_DIR)/.config: FORCE
+	@mkdir -p $(UI_DIR)
+	@echo 'VITE_API_URL=$(VITE_API_URL) VITE_ASSISTANT_ID=$(VITE_ASSISTANT_ID)' | cmp -s - $@ \
+		|| echo 'VITE_API_URL=$(VITE_API_URL) VITE_ASSISTANT_ID=$(VITE_ASSISTANT_ID)' > $@
+
+$(UI_DIR)/dist/.built: $(UI_DIR)/.installed $(UI_DIR)/.config
+	cd $(UI_DIR) && VITE_API_URL='$(VITE_API_URL)' VITE_ASSISTANT_ID='$(VITE_ASSISTANT_ID)' \
+		npm run --silent build:internal -- --logLevel warn
+	touch $@
+
+# Serves ui/dist on http://127.0.0.1:$(UI_PORT)/ (vite preview: static files, SPA fallback).
+# Open http://127.0.0.1:$(UI_PORT)/?apiUrl=http://127.0.0.1:2024&assistantId=with_planner
+ui-serve: ui
+	@echo 'Agent Chat UI: http://127.0.0.1:$(UI_PORT)/?apiUrl=$(VITE_API_URL)&assistantId=$(VITE_ASSISTANT_ID)'
+	cd $(UI_DIR) && exec npx --no-install vite preview --port $(UI_PORT) --strictPort --host 127.0.0.1
+
+FORCE:
+
 # In a terminal the demo asks before writing the note. Without one (CI, `make demo </dev/null`)
 # the CLI lists the pending approval with the command that gives it and exits 3: that is the
 # demo's expected end, so 3 counts as success here; any other failure still fails the target.
@@ -78,4 +129,4 @@ bench: install
 	$(PY) bench/bench_aegra.py --no-check
 
 clean:
-	rm -rf $(VENV) $(AEGRA_VENV) .venv-tools .ci/mcp-servers .mcp-planner .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(AEGRA_VENV) .venv-tools .ci/mcp-servers $(UI_DIR) .mcp-planner .pytest_cache .mypy_cache .ruff_cache
