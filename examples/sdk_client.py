@@ -115,7 +115,8 @@ def _arguments() -> argparse.Namespace:
 
 if __name__ == "__main__":
     args = _arguments()
-    run_context: dict[str, Any] = {}
+    # This client reads and answers the HITL format (a server may default to agent_inbox).
+    run_context: dict[str, Any] = {"interrupt_format": "hitl"}
     if args.config:
         run_context["mcp_config"] = json.loads(args.config.read_text())
     if args.model:

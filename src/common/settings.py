@@ -12,6 +12,7 @@ from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 from common.guardrails.config import GuardrailConfig
+from common.safety.inbox import InterruptFormat
 from common.safety.policy import ApprovalMode
 
 MAX_TASK_ATTEMPTS_CAP = 20
@@ -65,6 +66,9 @@ class Settings(BaseSettings):
 
     approval_mode: ApprovalMode = "interrupt"
     """Default handling of irreversible tool calls."""
+
+    interrupt_format: InterruptFormat = "hitl"
+    """How approval questions are asked: `hitl` (default) or `agent_inbox` (Agent Chat UI)."""
 
     max_task_attempts: int = Field(default=3, ge=1, le=MAX_TASK_ATTEMPTS_CAP)
     """Orchestrate rounds allowed per task before it is marked failed."""

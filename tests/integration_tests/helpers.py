@@ -88,23 +88,27 @@ def free_port() -> int:
 
 
 @asynccontextmanager
-async def langgraph_dev(logs: Path) -> AsyncIterator[tuple[str, Any]]:
+async def langgraph_dev(
+    logs: Path, env: dict[str, str] | None = None
+) -> AsyncIterator[tuple[str, Any]]:
     """A `langgraph dev` server on a free loopback port: its URL and a langgraph-sdk client.
 
     No browser, no reload, no blocking-call escape; the server sees no OPENAI_API_KEY. Its log
-    goes to `logs/server.log`; a BlockingError in it fails the test that used it.
+    goes to `logs/server.log`; a BlockingError in it fails the test that used it. `env` adds to
+    (or overrides) the server's environment.
     """
     root = Path(__file__).resolve().parents[2]
     cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     assert cli, "langgraph-cli[inmem] is a dev dependency"
     port = free_port()
     log = logs / "server.log"
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    server_env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    server_env.update(env or {})
     with log.open("w") as out:
         proc = subprocess.Popen(
             [cli, "dev", "--no-browser", "--no-reload", "--port", str(port)],
             cwd=root,
-            env=env,
+            env=server_env,
             stdout=out,
             stderr=subprocess.STDOUT,
         )

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.messages import AIMessage
 
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import (
@@ -36,7 +37,16 @@ async def test_write_note_pauses_with_the_approval_request(scripted: Any, workdi
 
     nodes = await thread.send("Save a note")
 
-    assert nodes == ["planner", "irreversibility_check", "advance", "orchestrate"]
+    # The task stops before its call; the graph says why in the conversation, then asks.
+    assert nodes == [
+        "planner",
+        "irreversibility_check",
+        "advance",
+        "orchestrate",
+        "call_tool",
+        "advance",
+        "request_approval",
+    ]
     (request,) = await thread.interrupts()
     (action,) = request["action_requests"]
     assert set(action) == {"name", "args", "description"}
@@ -52,6 +62,13 @@ async def test_write_note_pauses_with_the_approval_request(scripted: Any, workdi
     assert "error" not in request
     assert note_actions(workdir, title) == []
     assert await thread.tool_messages() == []
+    # Before asking, the conversation says in words what waits and why (every UI shows it).
+    question = (await thread.values())["messages"][-1]
+    assert isinstance(question, AIMessage)
+    assert "notes: `write_note(" in question.text
+    assert title in question.text
+    assert "Why approval:" in question.text
+    assert "Approve, edit or reject" in question.text
 
 
 async def test_approve_runs_the_call_exactly_once(scripted: Any, workdir: Path) -> None:
@@ -67,7 +84,14 @@ async def test_approve_runs_the_call_exactly_once(scripted: Any, workdir: Path) 
 
     nodes = await thread.resume({"decisions": [{"type": "approve"}]})
 
-    assert nodes == ["call_tool", "assess_task", "advance", "generate_response"]
+    assert nodes == [
+        "await_approval",
+        "advance",
+        "call_tool",
+        "assess_task",
+        "advance",
+        "generate_response",
+    ]
     assert note_actions(workdir, title) == ["write"]
     assert f'"{title}": "approved body"' in (workdir / "notes.json").read_text()
     (reply,) = await thread.tool_messages()

@@ -21,10 +21,14 @@ EXPECTED_EDGES = {
     ("advance", "run_task", True),
     ("advance", "planner", True),
     ("advance", "generate_response", True),
+    ("advance", "request_approval", True),
     ("run_task", "advance", False),
+    ("request_approval", "await_approval", False),
+    ("await_approval", "advance", False),
     ("generate_response", "__end__", False),
 }
-"""The plan loop: planner → irreversibility_check → advance ⇄ run_task → generate_response."""
+"""The plan loop: planner → irreversibility_check → advance ⇄ run_task → generate_response,
+with advance → request_approval → await_approval → advance when tasks stop for approval."""
 
 EXPECTED_TASK_EDGES = {
     ("__start__", "orchestrate", True),

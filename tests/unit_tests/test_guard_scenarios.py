@@ -85,7 +85,16 @@ async def test_irreversible_request_blocks_the_named_tool_and_asks_before_it_run
 
     nodes = await thread.send("Announce the release to the whole company")
 
-    assert nodes == ["planner", "irreversibility_check", "advance", "orchestrate"]
+    # The task stops before its call; the graph says why in the conversation, then asks.
+    assert nodes == [
+        "planner",
+        "irreversibility_check",
+        "advance",
+        "orchestrate",
+        "call_tool",
+        "advance",
+        "request_approval",
+    ]
     state = await thread.values()
     ann = verdict(state, "chat", "announce")
     assert ann["irreversible"] is True

@@ -128,10 +128,9 @@ async def test_a_direct_step_of_unknown_outcome_is_not_called_not_done(
     thread = Thread(ctx)
     await thread.send("Wipe it")
     # The approved call was sent and the process died before it answered: the ledger says so.
-    (run,) = (await thread.graph.aget_state(thread.config)).tasks
-    call_id = f"direct-t1-run_task:{run.id}"
+    (waiting,) = (await thread.values())["awaiting"]
     await CallLedger(None, thread.thread_id).started(
-        f"{call_id}:{call_id}", "testkit", "delete_everything", {"scope": scope}
+        waiting["key"], "testkit", "delete_everything", {"scope": scope}
     )
 
     await thread.resume({"decisions": [{"type": "approve"}]})

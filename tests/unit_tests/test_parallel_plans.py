@@ -643,7 +643,7 @@ async def test_an_irreversible_direct_step_still_asks_for_approval(scripted: Any
     assert action["name"] == "save_report"
     assert action["args"] == {"title": "north", "ids": ["north-a", "north-b"], "count": 2}
     assert "irreversible" in action["description"]
-    assert (await thread.values())["plan"][1]["status"] == "running"
+    assert (await thread.values())["plan"][1]["status"] == "awaiting_approval"
 
     await thread.resume({"decisions": [{"type": "approve"}]})
 
@@ -670,15 +670,12 @@ async def test_two_parallel_tasks_both_needing_approval(scripted: Any) -> None:
 
     await thread.send("Save two reports.")
 
-    snapshot = await thread.graph.aget_state(thread.config)
-    pending = list(snapshot.interrupts)
-    assert len(pending) == 2, "both approvals are asked at once"
-    titles = sorted(i.value["action_requests"][0]["args"]["title"] for i in pending)
-    assert titles == ["first", "second"]
+    (request,) = await thread.interrupts()
+    titles = sorted(a["args"]["title"] for a in request["action_requests"])
+    assert titles == ["first", "second"], "both approvals are asked at once, in one request"
     assert rec.runs == []
 
-    approve = {"decisions": [{"type": "approve"}]}
-    await thread.send(Command(resume={i.id: approve for i in pending}))
+    await thread.resume({"decisions": [{"type": "approve"}, {"type": "approve"}]})
 
     assert sorted(rec.labels()) == ["save:first", "save:second"]
     assert await thread.interrupts() == []
@@ -702,16 +699,13 @@ async def test_parallel_approvals_can_be_decided_differently(scripted: Any) -> N
     )
     thread = Thread(ctx)
     await thread.send("Save two reports.")
-    pending = list((await thread.graph.aget_state(thread.config)).interrupts)
+    (request,) = await thread.interrupts()
 
-    def title(i: Any) -> str:
-        return str(i.value["action_requests"][0]["args"]["title"])
-
-    answers = {
-        i.id: {"decisions": [{"type": "approve" if title(i) == "keep" else "reject"}]}
-        for i in pending
-    }
-    await thread.send(Command(resume=answers))
+    answers = [
+        {"type": "approve" if action["args"]["title"] == "keep" else "reject"}
+        for action in request["action_requests"]
+    ]
+    await thread.resume({"decisions": answers})
 
     assert rec.labels() == ["save:keep"]
     tasks = await final_plan(thread)

@@ -200,7 +200,7 @@ async def test_a_screened_graph_refuses_a_none_resume_itself(scripted: Any, work
     assert await screened(thread.graph, {"messages": []}, thread.config) == {"messages": []}
 
 
-async def test_every_waiting_question_is_asked_again_after_a_none_resume(
+async def test_the_parallel_tasks_request_is_asked_again_after_a_none_resume(
     scripted: Any, workdir: Path
 ) -> None:
     titles = {tid: unique(f"parallel-{tid}") for tid in ("t1", "t2")}
@@ -217,13 +217,14 @@ async def test_every_waiting_question_is_asked_again_after_a_none_resume(
     )
     thread = Thread(ctx, graph=build_graph(InMemorySaver()))
     await thread.send("Save two notes")
-    assert len(await thread.interrupts()) == 2
+    (request,) = await thread.interrupts()
+    assert len(request["action_requests"]) == 2
 
     assert await thread.resume(None) == []
 
-    requests = await thread.interrupts()
-    assert len(requests) == 2
-    assert all(r["error"].startswith(REFUSED_ANSWER) for r in requests)
+    (request,) = await thread.interrupts()
+    assert len(request["action_requests"]) == 2
+    assert request["error"].startswith(REFUSED_ANSWER)
     assert all(note_actions(workdir, title) == [] for title in titles.values())
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated, Any, Literal, TypedDict
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypedDict, TypeVar
 
 from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -157,6 +158,23 @@ MAX_ANSWER_CHARS = 50_000
 """Longest answer (as JSON text) a node uses; a longer one is refused, not kept in the thread."""
 
 
+RESOLVED = "resolved_without_answer"
+"""Key of the stand-in a "mark as resolved" (jump to the end) is replaced by while asking."""
+
+RESOLVED_REASON = "the request was marked as resolved without a decision, so it was not run"
+"""Why a call whose question was closed without an answer did not run."""
+
+
+def resolved_without_answer() -> dict[str, bool]:
+    """The stand-in resume value of a question closed without an answer (a decline)."""
+    return {RESOLVED: True}
+
+
+def is_resolved(value: Any) -> bool:
+    """Whether `value` is the stand-in of a question closed without an answer."""
+    return isinstance(value, dict) and value == {RESOLVED: True}
+
+
 def not_used(reason: str) -> dict[str, str]:
     """The stand-in resume value for an answer the graph refuses before any node sees it."""
     return {NOT_USED: reason}
@@ -226,6 +244,8 @@ def build_approval_request(calls: list[PendingCall], error: str | None = None) -
 
 def parse_decisions(value: Any, expected: int) -> list[Decision]:
     """Validate a resume value; the error says exactly what is wrong and what is expected."""
+    if is_resolved(value):
+        return [RejectDecision(type="reject", message=RESOLVED_REASON) for _ in range(expected)]
     if (reason := unusable(value)) is not None:
         raise ApprovalFormatError(f"{reason} {EXPECTED}.")
     try:
@@ -246,20 +266,34 @@ def parse_decisions(value: Any, expected: int) -> list[Decision]:
     return parsed.decisions
 
 
+_T = TypeVar("_T")
+
+
+def ask_until_valid(request: Callable[[str | None], Any], parse: Callable[[Any], _T]) -> _T:
+    """Interrupt with `request(error)` until `parse` accepts the answer; its result.
+
+    A malformed answer (ApprovalFormatError) is not used: the same question is asked again,
+    saying what was wrong.
+    """
+    error: str | None = None
+    while True:
+        value = interrupt(request(error))
+        try:
+            return parse(value)
+        except ApprovalFormatError as exc:
+            error = f"{REFUSED_ANSWER}{exc}"
+
+
 def ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
     """Interrupt until the human sends one valid decision per pending call, by call id.
 
     A malformed answer is not used: the same request is asked again, saying what was wrong.
     """
-    error: str | None = None
-    while True:
-        value = interrupt(build_approval_request(pending, error))
-        try:
-            decisions = parse_decisions(value, len(pending))
-        except ApprovalFormatError as exc:
-            error = f"{REFUSED_ANSWER}{exc}"
-            continue
-        return {p["id"]: d for p, d in zip(pending, decisions, strict=True)}
+    decisions = ask_until_valid(
+        lambda error: build_approval_request(pending, error),
+        lambda value: parse_decisions(value, len(pending)),
+    )
+    return {p["id"]: d for p, d in zip(pending, decisions, strict=True)}
 
 
 _APPROVAL = re.compile(

@@ -79,7 +79,8 @@ def server_context(model: str | None, mode: str | None, config: Path | None) -> 
     Checked here, before anything is sent: the mode's exact spelling and the MCP config file
     (sent as `mcp_config`). The model is loaded, and so checked, by the server.
     """
-    context: dict[str, Any] = {}
+    # The CLI answers approvals in the HITL format, whatever the server's INTERRUPT_FORMAT.
+    context: dict[str, Any] = {"interrupt_format": "hitl"}
     if mode is not None:
         context["approval_mode"] = parse_approval_mode(mode, "--mode")
     if model is not None:

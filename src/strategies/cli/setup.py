@@ -68,7 +68,8 @@ def build_context(model: str | None, mode: str | None, config: Path | None) -> C
     refused command still prints exactly one line.
     """
     process = settings()
-    given: dict[str, Any] = {}
+    # The terminal answers approvals in the HITL format, whatever INTERRUPT_FORMAT says.
+    given: dict[str, Any] = {"interrupt_format": "hitl"}
     if mode is not None:
         given["approval_mode"] = parse_approval_mode(mode, "--mode")
     if model is not None:

@@ -18,6 +18,7 @@ from typing import Any, Literal, get_args
 
 from common.guardrails.config import GuardrailConfig
 from common.models import ModelConfigError, load_chat_model
+from common.safety.inbox import InterruptFormat, InterruptFormatError, parse_interrupt_format
 from common.safety.policy import ApprovalMode, ApprovalModeError, parse_approval_mode
 from common.settings import MAX_TASK_ATTEMPTS_CAP, Settings, get_settings
 from strategies.with_planner.dates import system_clock
@@ -43,6 +44,7 @@ MODEL_FIELDS: tuple[str, ...] = ("model", *(f"{role}_model" for role in MODEL_RO
 FROM_SETTINGS: tuple[str, ...] = (
     *MODEL_FIELDS,
     "approval_mode",
+    "interrupt_format",
     "max_task_attempts",
     "tool_timeout_s",
 )
@@ -124,6 +126,15 @@ class Context:
         },
     )
     """How irreversible calls are handled."""
+
+    interrupt_format: InterruptFormat = field(
+        default_factory=_unset,
+        metadata={
+            "description": "hitl: one approval interrupt per step in HumanInTheLoopMiddleware's "
+            "format; agent_inbox: one call per interrupt in Agent Inbox's format (Agent Chat UI)."
+        },
+    )
+    """How approval questions are asked."""
 
     max_task_attempts: int = field(
         default_factory=_unset,
@@ -230,6 +241,16 @@ def _check_mode(ctx: Context) -> str | None:
     return None
 
 
+def _check_format(ctx: Context) -> str | None:
+    if ctx.interrupt_format is UNSET:
+        return None
+    try:
+        parse_interrupt_format(ctx.interrupt_format, "context interrupt_format")
+    except InterruptFormatError as exc:
+        return str(exc).rstrip(".")
+    return None
+
+
 def _check_strategy(ctx: Context) -> str | None:
     if type(ctx.strategy) is str and ctx.strategy in STRATEGIES:
         return None
@@ -286,7 +307,7 @@ def _check_texts(ctx: Context) -> str | None:
     return "; ".join(problems) or None
 
 
-_CHECKS = (_check_mode, _check_strategy, _check_numbers, _check_texts)
+_CHECKS = (_check_mode, _check_format, _check_strategy, _check_numbers, _check_texts)
 
 
 def _validated(values: Mapping[str, Any] | None) -> Context:

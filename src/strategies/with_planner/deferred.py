@@ -11,8 +11,6 @@ rejection or an edit is never dropped).
 
 from __future__ import annotations
 
-from langchain_core.messages import ToolCall
-
 from common.safety.approval import (
     ApprovalFormatError,
     Decision,
@@ -68,10 +66,16 @@ def is_released(task: TaskState) -> bool:
     return task["approval"] is not None
 
 
-def given_decisions(task: TaskState, calls: list[ToolCall]) -> dict[str, Decision]:
-    """The user's decision on a released step's call, by call id (empty for any other task)."""
+def given_decisions(task: TaskState, keys: dict[str, str]) -> dict[str, Decision]:
+    """Decisions the user already gave on this round's calls, by call id.
+
+    `keys` maps each call id of the round to its call key. A released step's decision covers
+    its one call; a task that stopped for approval has a decision per call key, so a decision
+    never reaches another round's call that happens to reuse a call id.
+    """
     record = task["approval"]
-    if record is None:
-        return {}
-    decision = decision_of(record)
-    return {call["id"] or "": decision for call in calls}
+    if record is not None:
+        decision = decision_of(record)
+        return {cid: decision for cid in keys}
+    given = task.get("decisions") or {}
+    return {cid: decision_of(given[key]) for cid, key in keys.items() if key in given}

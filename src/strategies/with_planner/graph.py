@@ -17,11 +17,13 @@ from strategies.with_planner.context import Context
 from strategies.with_planner.nodes import (
     advance,
     assess_task,
+    await_approval,
     call_tool,
     generate_response,
     irreversibility_check,
     orchestrate,
     planner,
+    request_approval,
 )
 from strategies.with_planner.resume import screening
 from strategies.with_planner.state import InputState, State, TaskInput, TaskOutput, TaskRun
@@ -65,15 +67,21 @@ def build_graph(
     builder.add_node("irreversibility_check", irreversibility_check)
     builder.add_node("advance", advance)
     builder.add_node("run_task", build_task_graph())
+    builder.add_node("request_approval", request_approval)
+    builder.add_node("await_approval", await_approval)
     builder.add_node("generate_response", generate_response)
 
     builder.add_edge(START, "planner")
     builder.add_conditional_edges("planner", routing.after_planner)
     builder.add_edge("irreversibility_check", "advance")
     builder.add_conditional_edges(
-        "advance", routing.dispatch, ["run_task", "planner", "generate_response"]
+        "advance",
+        routing.dispatch,
+        ["run_task", "request_approval", "planner", "generate_response"],
     )
     builder.add_edge("run_task", "advance")
+    builder.add_edge("request_approval", "await_approval")
+    builder.add_edge("await_approval", "advance")
     builder.add_edge("generate_response", "__end__")
 
     # Screened: resumes LangGraph would drop or crash on reach the asking node as refusals.

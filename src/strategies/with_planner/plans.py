@@ -127,6 +127,8 @@ class TaskState(Task):
 
     approval: DecisionRecord | None
     """A decision the user already gave for this direct step (approving held-back calls)."""
+    decisions: dict[str, DecisionRecord]
+    """Decisions on the calls this task stopped at, by call key; used once, when it goes on."""
     status: TaskStatus
     """Lifecycle status."""
     attempts: int
@@ -171,6 +173,7 @@ def new_task_state(task: Task) -> TaskState:
         tool=tool,
         args=dict(args) if args is not None else ({} if tool else None),
         approval=None,
+        decisions={},
         status="pending",
         attempts=0,
         result=None,

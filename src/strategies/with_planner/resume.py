@@ -8,6 +8,11 @@ caller's input is therefore screened first: such an answer is replaced by a shor
 (`common.safety.approval.not_used`) sent to every waiting question, and the node refuses it with
 the same "Your last answer was not used, nothing ran: ..." error as any other invalid answer.
 
+A command that only jumps to the end (Agent Chat UI's "Mark as Resolved") while questions wait
+would be ignored by LangGraph, which asks the same question again. It is taken for what the
+person meant: every waiting question is closed without an answer, so a held call is declined
+(not run) and the answer of that run says so.
+
 LangGraph has no hook that sees a resume before its loop reads it, so `build_graph` returns a
 `ScreenedGraph`: the compiled graph with `stream`/`astream` screening first. Every entry point
 (`invoke`, `ainvoke`, `astream_events`, `langgraph dev`, the CLI) streams through these two.
@@ -20,10 +25,11 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
+from langgraph.constants import END
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from common.safety.approval import echo, not_used, unusable
+from common.safety.approval import echo, not_used, resolved_without_answer, unusable
 
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
 """An interrupt id; LangGraph takes a dict whose keys all look like this as answers by id."""
@@ -67,11 +73,30 @@ def is_resume(payload: Any) -> bool:
     return isinstance(payload, Command) and payload.update is None and not payload.goto
 
 
+def is_close(payload: Any) -> bool:
+    """Whether `payload` only jumps to the end: "mark as resolved" (no answer, no update)."""
+    return (
+        isinstance(payload, Command)
+        and payload.update is None
+        and payload.resume is None
+        and (payload.goto == END or payload.goto in ([END], (END,)))
+    )
+
+
 def screen_payload(payload: Command[Any], pending: list[str]) -> Any:
-    """The screened input for a resume `payload`, given the interrupts that wait."""
+    """The screened input for a resume or close `payload`, given the interrupts that wait."""
     if not pending:
         return payload
+    if is_close(payload):
+        if len(pending) == 1:
+            return Command(resume=resolved_without_answer())
+        return Command(resume={i: resolved_without_answer() for i in pending})
     return Command(resume=screen_resume(payload.resume, pending))
+
+
+def needs_screening(payload: Any) -> bool:
+    """Whether `payload` is read against the waiting interrupts: an answer or a close."""
+    return is_resume(payload) or is_close(payload)
 
 
 async def screened(
@@ -83,7 +108,7 @@ async def screened(
     unchanged. No input continues a stopped run: after a crash it carries the answer the
     checkpoint already holds, so it is never taken for an empty answer.
     """
-    if not is_resume(payload):
+    if not needs_screening(payload):
         return payload
     snapshot = await graph.aget_state(config)
     return screen_payload(payload, [i.id for i in snapshot.interrupts])
@@ -93,7 +118,7 @@ def screened_now(
     graph: CompiledStateGraph[Any, Any, Any, Any], payload: Any, config: RunnableConfig
 ) -> Any:
     """`screened`, for the synchronous API (a checkpointer that can be read synchronously)."""
-    if not is_resume(payload):
+    if not needs_screening(payload):
         return payload
     return screen_payload(payload, [i.id for i in graph.get_state(config).interrupts])
 

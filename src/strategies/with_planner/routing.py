@@ -27,8 +27,12 @@ def after_planner(
     return "__end__"
 
 
-def dispatch(state: State) -> list[Send] | Literal["planner", "generate_response"]:
-    """Run the launched wave in parallel, go back to the planner after a failure, or answer."""
+def dispatch(
+    state: State,
+) -> list[Send] | Literal["request_approval", "planner", "generate_response"]:
+    """Ask about calls tasks stopped at, run the wave, replan after a failure, or answer."""
+    if state.get("awaiting"):
+        return "request_approval"
     wave = state.get("wave") or []
     if wave:
         return [Send("run_task", task_input(state, task_id)) for task_id in wave]
@@ -43,7 +47,7 @@ def task_input(state: State, task_id: str) -> TaskInput:
     by_id = {t["id"]: t for t in plan}
     task = by_id[task_id]
     inputs = {dep: dependency_output(by_id[dep]) for dep in task["depends_on"]}
-    return TaskInput(
+    given = TaskInput(
         task=task,
         request=last_request(state["messages"]),
         plan_view=render_plan(plan),
@@ -53,6 +57,10 @@ def task_input(state: State, task_id: str) -> TaskInput:
         max_attempts=state.get("attempt_budget", 1),
         run_context=state.get("run_context") or {},
     )
+    if task.get("decisions"):
+        # It stopped for approval: it goes on from the round it stopped at.
+        given["messages"] = list(task["messages"])
+    return given
 
 
 def dependency_output(task: TaskState) -> DependencyOutput:
@@ -64,8 +72,12 @@ def dependency_output(task: TaskState) -> DependencyOutput:
 
 
 def task_start(state: TaskRun) -> Literal["orchestrate", "call_tool"]:
-    """A direct step goes straight to the gate; any other task starts with the orchestrator."""
-    return "call_tool" if state["task"]["tool"] else "orchestrate"
+    """A direct step, or a task going on after a decision, goes to the gate; else orchestrate."""
+    messages = state.get("messages") or []
+    going_on = (
+        bool(messages) and isinstance(messages[-1], AIMessage) and bool(messages[-1].tool_calls)
+    )
+    return "call_tool" if state["task"]["tool"] or going_on else "orchestrate"
 
 
 def after_orchestrate(
@@ -84,8 +96,8 @@ def after_orchestrate(
 
 
 def after_call_tool(state: TaskRun) -> Literal["orchestrate", "assess_task", "__end__"]:
-    """Stop once the task is over; back to the orchestrator after the user answered."""
-    if state["task"]["status"] in TERMINAL:
+    """Stop when the task is over or waits for approval; orchestrate after the user answered."""
+    if state["task"]["status"] in TERMINAL or state["task"]["status"] == "awaiting_approval":
         return "__end__"
     if isinstance(state["messages"][-1], HumanMessage):
         return "orchestrate"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -28,11 +28,23 @@ def update_plan(
     return [update.get(t["id"], t) for t in current or []]
 
 
-def add_deferred(
-    current: list[PendingCall] | None, update: list[PendingCall] | None
-) -> list[PendingCall]:
-    """Append held-back calls from task runs; None clears the list."""
+_Item = TypeVar("_Item")
+
+
+def add_deferred(current: list[_Item] | None, update: list[_Item] | None) -> list[_Item]:
+    """Append calls from task runs (held back, or awaiting approval); None clears the list."""
     return [] if update is None else [*(current or []), *update]
+
+
+class Awaiting(TypedDict):
+    """A call a task run stopped at: it waits for a human's decision before it can run."""
+
+    task_id: str
+    """The task whose round holds the call."""
+    key: str
+    """The call's key (message id and call id): the decision is given to exactly this call."""
+    call: PendingCall
+    """The call, with its exact arguments and why it needs approval."""
 
 
 class InputState(TypedDict):
@@ -106,6 +118,10 @@ class State(InputState, total=False):
     """The last turn's plan, so the planner can continue or replace it."""
     deferred: Annotated[list[PendingCall], add_deferred]
     """Irreversible calls held back in plan_only mode, with their exact arguments."""
+    awaiting: Annotated[list[Awaiting], add_deferred]
+    """Calls the task runs stopped at, waiting for a human's decision (asked by the graph)."""
+    abandoned: list[PendingCall]
+    """Calls still waiting for approval when a new message started a turn: not run, and said."""
     report: TurnReport
     """How the last finished turn ended: what was not done, and why."""
     run_context: dict[str, Any]
@@ -146,6 +162,9 @@ class TaskInput(TypedDict):
     """Orchestrate rounds this task may use (attempt and step budgets applied)."""
     run_context: dict[str, Any]
     """The turn's settings (see `State.run_context`)."""
+    messages: NotRequired[Annotated[list[AnyMessage], add_messages]]
+    """This task's exchange with the orchestrator and the expert's tools (given when a task
+    continues after its calls were decided)."""
 
 
 class TaskOutput(TypedDict, total=False):
@@ -155,13 +174,13 @@ class TaskOutput(TypedDict, total=False):
     """The task, final, by id."""
     deferred: Annotated[list[PendingCall], add_deferred]
     """Calls it held back in plan_only mode, over all its rounds."""
+    awaiting: Annotated[list[Awaiting], add_deferred]
+    """Calls it stopped at, waiting for a human's decision."""
 
 
 class TaskRun(TaskInput, TaskOutput, total=False):
     """A task run's working state: its own messages, never mixed with other tasks'."""
 
-    messages: Annotated[list[AnyMessage], add_messages]
-    """This task's exchange with the orchestrator and the expert's tools."""
     task_completed: bool
     """Whether assess_task judged the task done."""
 
@@ -207,6 +226,12 @@ class PlannerUpdate(TurnStart, total=False):
     """None clears the held-back calls (a new plan replaces them)."""
     wave: list[str]
     """Cleared: nothing launched yet."""
+    awaiting: list[Awaiting] | None
+    """None clears the calls a new message left undecided."""
+    abandoned: list[PendingCall]
+    """Those calls, for this turn's answer."""
+    previous_plan: list[TaskState]
+    """The plan a new message left unfinished."""
 
 
 class GuardUpdate(TypedDict):
@@ -260,6 +285,8 @@ class ResponseUpdate(TypedDict):
     """Cleared."""
     planner_feedback: list[str]
     """Cleared."""
+    abandoned: list[PendingCall]
+    """Cleared."""
 
 
 class TaskRunUpdate(TypedDict, total=False):
@@ -273,5 +300,40 @@ class TaskRunUpdate(TypedDict, total=False):
     """The task by id, merged into the parent plan when the run ends."""
     deferred: list[PendingCall]
     """Calls held back in plan_only mode this round."""
+    awaiting: list[Awaiting]
+    """Calls this round stopped at, for the graph to ask about."""
     task_completed: bool
     """Whether assess_task judged the task done."""
+
+
+class ApprovalRequestUpdate(TypedDict):
+    """What request_approval writes: the question, in words, in the conversation."""
+
+    messages: list[AnyMessage]
+    """The assistant's message naming each waiting call and why it needs approval."""
+
+
+class ApprovalUpdate(TypedDict):
+    """What await_approval writes: each decision on its task, and nothing left waiting."""
+
+    plan: dict[str, TaskState]
+    """The tasks whose calls were decided, ready to continue."""
+    awaiting: None
+    """Cleared."""
+
+
+class PlanAside(TypedDict):
+    """What a new message does to a plan whose calls wait for approval (see `set_aside`)."""
+
+    awaiting: None
+    """Cleared: nobody is asked any more."""
+    abandoned: list[PendingCall]
+    """The calls not run, for this turn's answer."""
+    previous_plan: list[TaskState]
+    """The stopped plan, its waiting tasks cancelled."""
+    plan: list[TaskState]
+    """Cleared: the new message gets a plan of its own."""
+    wave: list[str]
+    """Cleared."""
+    planner_attempts: int
+    """Cleared: a new planning round."""

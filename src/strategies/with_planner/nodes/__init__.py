@@ -1,6 +1,7 @@
 """The graph's nodes, one module per concern."""
 
 from strategies.with_planner.nodes.advance import advance
+from strategies.with_planner.nodes.approve import await_approval, request_approval
 from strategies.with_planner.nodes.assess import assess_task
 from strategies.with_planner.nodes.call_tool import call_tool
 from strategies.with_planner.nodes.guard import irreversibility_check
@@ -11,9 +12,11 @@ from strategies.with_planner.nodes.respond import generate_response
 __all__ = [
     "advance",
     "assess_task",
+    "await_approval",
     "call_tool",
     "generate_response",
     "irreversibility_check",
     "orchestrate",
     "planner",
+    "request_approval",
 ]

@@ -31,6 +31,9 @@ async def advance(state: State, runtime: Runtime[Context]) -> AdvanceUpdate:
             emit(runtime, "task_end", task_id=t["id"], status=t["status"], error=t["error"])
     plan = settle(state["plan"], now)
     notes = list(state.get("turn_notes") or [])
+    if state.get("awaiting"):
+        # Calls wait for a human: ask first (dispatch routes there), launch nothing yet.
+        return AdvanceUpdate(plan=plan, wave=[], turn_notes=notes, plan_status=plan_status(plan))
     failures = _replan_needed(state, plan)
     if failures:
         notes.append("Replanned after: " + "; ".join(failures))
@@ -52,10 +55,17 @@ def _launch(
     ctx = context_of(runtime, state)
     used = state.get("steps_spent", 0) + sum(t["attempts"] for t in plan)
     ready = ready_tasks(plan)
-    if ready and used >= ctx.max_steps:
+    # A task going on with the user's decisions finishes the round they decided.
+    decided = {t["id"] for t in ready if t.get("decisions")}
+    if len(ready) > len(decided) and used >= ctx.max_steps:
         notes.append(f"The step budget of {ctx.max_steps} per turn ran out.")
-        plan = [_cancel(t, now, ctx.max_steps) if t["status"] == "pending" else t for t in plan]
-        ready = []
+        plan = [
+            _cancel(t, now, ctx.max_steps)
+            if t["status"] == "pending" and t["id"] not in decided
+            else t
+            for t in plan
+        ]
+        ready = [t for t in ready if t["id"] in decided]
     wave = ready[: ctx.max_parallel]
     budget = min(ctx.task_attempts(), max(1, (ctx.max_steps - used) // max(len(wave), 1)))
     launched = {t["id"] for t in wave}
@@ -72,7 +82,7 @@ def _launch(
 
 
 def _start(t: TaskState, now: str) -> TaskState:
-    return TaskState(**{**t, "status": "running", "started_at": now})
+    return TaskState(**{**t, "status": "running", "started_at": t["started_at"] or now})
 
 
 def _cancel(t: TaskState, now: str, budget: int) -> TaskState:

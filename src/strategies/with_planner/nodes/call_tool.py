@@ -1,9 +1,13 @@
 """call_tool: answer every tool call of a task's round, in four steps.
 
 1. decide: the gate's verdict on each call not already in the ledger (`common.safety.gate`).
-2. ask: every interrupt (the human's approvals, `ask_user` questions) happens before the first
-   tool runs, because LangGraph re-runs this node from its start on resume. A released held call
-   (`strategies.with_planner.deferred`) brings the user's decision with it and is not asked again.
+   A gated call the policy says to ask about, with no decision yet, stops the round before
+   anything runs: the task hands its calls to the graph (`awaiting`), which says in the
+   conversation what it wants to do, asks (`nodes.approve`), and then sends the task back here
+   with the decisions (`TaskState.decisions`, by call key). A released held call
+   (`strategies.with_planner.deferred`) brings the user's decision with it too.
+2. ask: the expert's `ask_user` questions, before the first tool runs, because LangGraph re-runs
+   this node from its start on resume.
 3. execute: the approval policy (`common.safety.policy.action_for`) says run, refuse or defer for
    each call; a call that runs goes through the execution policy
    (`common.safety.execution.execute_call`: checks, ledger, masking, trimming), never twice.
@@ -27,7 +31,7 @@ from common.safety.approval import (
     EditDecision,
     PendingCall,
     RejectDecision,
-    ask_for_approval,
+    is_resolved,
     unusable,
 )
 from common.safety.execution import (
@@ -60,10 +64,13 @@ from strategies.with_planner.nodes.tool_messages import (
 )
 from strategies.with_planner.plans import TaskState
 from strategies.with_planner.results import results_for
-from strategies.with_planner.state import TaskRun, TaskRunUpdate
+from strategies.with_planner.state import Awaiting, TaskRun, TaskRunUpdate
 from strategies.with_planner.templates import TemplateError, resolve
 
 logger = logging.getLogger(__name__)
+
+CLOSED_QUESTION = "(The user closed the question without answering it.)"
+"""The answer passed on when a question was marked as resolved instead of answered."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,8 @@ class Round:
     """The message with the tool calls (made up for a direct step)."""
     direct: bool
     """Whether this is a direct step (one call the plan named, no orchestrator)."""
+    new_message: bool
+    """Whether `message` was made this round (a direct step's first run): the report adds it."""
     calls: list[ToolCall]
     """The calls answered this round."""
     extra: list[ToolCall]
@@ -123,7 +132,10 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
     begun = await begin(state, runtime)
     if isinstance(begun, str):
         return task_update(state, runtime, status="failed", error=begun, attempts=1)
-    asked = ask(begun, await decide(begun))
+    known = await decide(begun)
+    if waiting := undecided(begun, known):
+        return pause(state, runtime, begun, waiting)
+    asked = ask(begun, known)
     answered = Answered(declined=list(begun.task["declined"]))
     for call in begun.calls:
         await answer(begun, asked, call, answered)
@@ -135,13 +147,15 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
     ctx = context_of(runtime, state)
     registry = await registry_for(ctx.mcp_config)
     task = state["task"]
-    direct = bool(task["tool"]) and not state.get("messages")
-    message = await direct_message(state, runtime) if direct else last_ai_message(state)
+    direct = bool(task["tool"])
+    new_message = direct and not state.get("messages")
+    message = await direct_message(state, runtime) if new_message else last_ai_message(state)
     if isinstance(message, str):
         return message
     calls, extra = conservative_split(ctx, list(message.tool_calls))
     gate = Gate(state["guard"]["verdicts"])
-    return Round(ctx, registry, ledger_for(runtime), gate, task, message, direct, calls, extra)
+    ledger = ledger_for(runtime)
+    return Round(ctx, registry, ledger, gate, task, message, direct, new_message, calls, extra)
 
 
 async def decide(r: Round) -> Asked:
@@ -156,21 +170,40 @@ async def decide(r: Round) -> Asked:
             )
             if verdict.needs_approval:
                 gated[cid] = pending_call(call, r.task["expert"], verdict.reason, verdict.source)
-    return Asked(recorded, gated, given_decisions(r.task, r.calls), {})
+    keys = {call["id"] or "": call_key(r.message, call) for call in r.calls}
+    return Asked(recorded, gated, given_decisions(r.task, keys), {})
+
+
+def undecided(r: Round, known: Asked) -> list[PendingCall]:
+    """Gated calls with no decision yet that the approval policy says to ask about."""
+    unanswered = [p for cid, p in known.gated.items() if cid not in known.decisions]
+    if unanswered and action_for(r.ctx.approval_mode, True) == "ask":
+        return unanswered
+    return []
+
+
+def pause(
+    state: TaskRun, runtime: Runtime[Context], r: Round, waiting: list[PendingCall]
+) -> TaskRunUpdate:
+    """Stop the round before any call runs: the graph asks about `waiting`, then it goes on."""
+    update = task_update(
+        state, runtime, [r.message] if r.new_message else [], status="awaiting_approval"
+    )
+    keys = {call["id"] or "": call_key(r.message, call) for call in r.calls}
+    update["awaiting"] = [
+        Awaiting(task_id=r.task["id"], key=keys[p["id"]], call=p) for p in waiting
+    ]
+    return update
 
 
 def ask(r: Round, known: Asked) -> Asked:
-    """Every interrupt of the round: approvals the policy asks for, then the expert's questions."""
-    decisions = dict(known.decisions)
-    unanswered = [p for cid, p in known.gated.items() if cid not in decisions]
-    if unanswered and action_for(r.ctx.approval_mode, True) == "ask":
-        decisions |= ask_for_approval(unanswered)
+    """The round's interrupts: the expert's questions to the user (approvals are asked before)."""
     answers = {
         cid: ask_user(str(call["args"].get("question", "")), r.task["id"])
         for call in r.calls
         if call["name"] == ASK_USER and (cid := call["id"] or "") not in known.recorded
     }
-    return Asked(known.recorded, known.gated, decisions, answers)
+    return Asked(known.recorded, known.gated, known.decisions, answers)
 
 
 async def answer(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> None:
@@ -238,7 +271,7 @@ async def report(
     A large result goes to the store (`results`), so the checkpointed plan keeps a view and a key.
     """
     results = results_for(runtime)
-    messages: list[AnyMessage] = [r.message] if r.direct else []
+    messages: list[AnyMessage] = [r.message] if r.new_message else []
     for m in answered.messages:
         if isinstance(m, ToolMessage) and not r.direct:
             m = await results.keep_output(r.task["id"], m)
@@ -263,6 +296,7 @@ async def report(
         asked_user,
         bool(answered.deferred),
     )
+    changes["decisions"] = {}
     changes = await results.keep(r.task["id"], changes)
     update = task_update(state, runtime, messages, **changes)
     update["deferred"] = answered.deferred
@@ -322,6 +356,8 @@ def ask_user(question: str, task_id: str) -> str:
         if error:
             request["error"] = error
         reply = interrupt(request)
+        if is_resolved(reply):
+            return CLOSED_QUESTION
         reason = unusable(reply)
         if reason is None:
             return reply if isinstance(reply, str) else str(reply)

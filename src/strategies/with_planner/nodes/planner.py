@@ -24,6 +24,7 @@ from common.structured import BadOutput, structured_call
 from strategies.with_planner.context import Context, turn_context
 from strategies.with_planner.dates import describe_periods
 from strategies.with_planner.deferred import release_held_calls
+from strategies.with_planner.nodes.approve import NOT_RUN_HEADING, not_run_lines, set_aside
 from strategies.with_planner.nodes.common import (
     context_of,
     emit,
@@ -130,12 +131,41 @@ def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
 
 
 async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
-    """Ask the planner model for a PlannerResult and validate it against the live experts."""
+    """Ask the planner model for a PlannerResult and validate it against the live experts.
+
+    A new message on a thread whose calls still wait for approval first sets that plan aside
+    (`set_aside`): its calls are not run, and this turn's answer names them.
+    """
+    aside: PlannerUpdate = {}
+    if state.get("awaiting"):
+        aside = cast(PlannerUpdate, set_aside(state))
+        state = cast(State, {**state, **aside})
     if state.get("plan") or state.get("planner_attempts"):
-        return await _plan(state, runtime)
+        return _said(await _plan(state, runtime), state)
     turn = start_turn(state, runtime)
+    turn.update(aside)
     turn.update(await _plan(cast(State, {**state, **turn}), runtime))
-    return turn
+    return _said(turn, state)
+
+
+def _said(update: PlannerUpdate, state: State) -> PlannerUpdate:
+    """An update that ends the turn here names the calls a new message left undecided."""
+    abandoned = update.get("abandoned", state.get("abandoned")) or []
+    ends_turn = update.get("planner_outcome") in ("clarify", "failed")
+    if not (abandoned and ends_turn and update.get("messages")):
+        return update
+    *before, last = update["messages"]
+    lines = "\n".join(f"- {line}" for line in not_run_lines(abandoned))
+    text = f"{last.text}\n\n{NOT_RUN_HEADING}\n{lines}"
+    said = PlannerUpdate(**update)
+    said["messages"] = [*before, AIMessage(text, id=last.id)]
+    said["abandoned"] = []
+    if "report" in update:
+        report = update["report"]
+        said["report"] = TurnReport(
+            ok=False, problems=[*report["problems"], *not_run_lines(abandoned)]
+        )
+    return said
 
 
 async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:

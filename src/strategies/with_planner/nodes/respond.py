@@ -27,6 +27,7 @@ from common.safety.approval import PendingCall
 from common.settings import get_settings
 from common.structured import text_answer
 from strategies.with_planner.context import Context
+from strategies.with_planner.nodes.approve import NOT_RUN_HEADING, not_run_lines
 from strategies.with_planner.nodes.common import (
     HELD_BACK,
     context_of,
@@ -140,6 +141,7 @@ def honest_answer(
     held: list[PendingCall] | None = None,
     unknown: list[str] | None = None,
     plan: list[TaskState] | None = None,
+    not_run: list[str] | None = None,
 ) -> str:
     """The model's answer with every problem, unknown outcome, held call and notice appended.
 
@@ -152,6 +154,7 @@ def honest_answer(
         parts += _section("Declined by you:", declined_calls(plan))
     parts += _section("Not done:", problems)
     parts += _section(UNKNOWN_HEADING, unknown or [])
+    parts += _section(NOT_RUN_HEADING, not_run or [])
     if held:
         calls = "\n".join(f"- {c['expert']}: {describe_call(c['name'], c['args'])}" for c in held)
         parts.append(
@@ -187,14 +190,17 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     unknown = unknown_outcomes(plan)
     notices = [n for n in state.get("turn_notes") or [] if n == ANNOUNCEMENT]
     held = state.get("deferred") or []
-    text = honest_answer(str(answer.text), problems, notices, held, unknown, plan)
+    not_run = not_run_lines(state.get("abandoned") or [])
+    text = honest_answer(str(answer.text), problems, notices, held, unknown, plan, not_run)
     answer = AIMessage(text, id=answer.id)
     if runtime.store is not None and plan:
         record = run_record(state, plan, str(answer.content), now_iso(ctx))
         embeddings = await configured_embeddings(get_settings().embedding_model)
         await save_run(runtime.store, ctx.user_id, record, embeddings)
     return ResponseUpdate(
-        report=TurnReport(ok=not (problems or unknown), problems=problems + unknown),
+        report=TurnReport(
+            ok=not (problems or unknown or not_run), problems=problems + unknown + not_run
+        ),
         messages=[answer],
         previous_plan=plan,
         plan=[],
@@ -204,6 +210,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
         steps_spent=0,
         turn_notes=[],
         planner_feedback=[],
+        abandoned=[],
     )
 
 

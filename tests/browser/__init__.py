@@ -1,0 +1,1 @@
+"""Agent Chat UI in headless Chromium against the served graph."""

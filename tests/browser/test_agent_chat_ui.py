@@ -1,0 +1,219 @@
+"""Approving in LangChain's Agent Chat UI: a real page in headless Chromium, a served graph.
+
+The graph runs with INTERRUPT_FORMAT=agent_inbox (offline:rules, no key) over the demo
+inventory and notes servers; the page is `ui/dist` (`make ui`). Each test asks for the demo
+request with a note title of its own on a fresh thread, waits for the approval card (the tool
+name, and the assistant message above it saying what would run), answers with one of the card's
+controls and checks the answer shown in the page and what the notes server wrote (its store
+and its write log). Waits are on the page (locators), with generous timeouts; no timing is
+asserted. The Accept test also runs against one Aegra instance and refreshes the screenshots
+in docs/images.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from tests.browser.conftest import IMAGES, Served, write_mcp_config
+from tests.integration_tests.aegra import aegra_cluster
+
+pytestmark = pytest.mark.integration
+
+RUN_MS = 180_000
+"""How long a run (start to interrupt, or answer to final message) may take on a loaded host."""
+
+TOOL = "write_note"
+
+
+def request_for(title: str) -> str:
+    """The demo request, writing a note titled `title`."""
+    return f'How many units of WID-1 are in stock, then write a note titled "{title}"'
+
+
+def fresh_title(kind: str) -> str:
+    """A note title no other test uses."""
+    return f"{kind}-{os.urandom(3).hex()}"
+
+
+class Chat:
+    """Agent Chat UI's page, by what it shows: messages, the approval card, its controls."""
+
+    def __init__(self, page: Any, ui_url: str, api_url: str) -> None:
+        self.page = page
+        self.url = f"{ui_url}/?" + urlencode({"apiUrl": api_url, "assistantId": "with_planner"})
+        # Assistant messages (the template's AssistantMessage root); the card is drawn in one.
+        self.ai_messages = page.locator("div.group.mr-auto")
+        self.resolve_button = page.get_by_role("button", name="Mark as Resolved")
+        self.card = self.ai_messages.filter(has=self.resolve_button)
+
+    async def open(self) -> None:
+        """Load the page on a new thread."""
+        await self.page.goto(self.url)
+        await self.expect(self.page.get_by_placeholder("Type your message...")).to_be_visible(
+            timeout=60_000
+        )
+
+    @staticmethod
+    def expect(locator: Any) -> Any:
+        """Playwright's `expect`, imported only once the browser fixture has checked it."""
+        from playwright.async_api import expect
+
+        return expect(locator)
+
+    async def send(self, text: str) -> None:
+        """Type `text` into the chat box and send it."""
+        box = self.page.get_by_placeholder("Type your message...")
+        await box.fill(text)
+        await self.page.get_by_role("button", name="Send", exact=True).click()
+
+    async def approval_card(self) -> Any:
+        """Wait for the approval card; check it names the tool under a message that says why."""
+        await self.expect(self.resolve_button).to_be_visible(timeout=RUN_MS)
+        await self.expect(self.card.get_by_text(TOOL, exact=True)).to_be_visible()
+        # The assistant message the card is drawn under says what would run and why it asks.
+        await self.expect(self.card.locator("div.py-1").first).to_contain_text(TOOL)
+        return self.card
+
+    def field(self, label: str) -> Any:
+        """The Edit card's text box of the argument shown as `label` (e.g. "Title")."""
+        return self.card.locator(
+            f"xpath=.//p[normalize-space()='{label}']/following-sibling::textarea"
+        )
+
+    async def answer(self, *parts: str | re.Pattern[str]) -> str:
+        """Wait until the last assistant message contains each of `parts`; its text."""
+        last = self.ai_messages.last
+        for part in parts:
+            await self.expect(last).to_contain_text(part, timeout=RUN_MS)
+        await self.expect(self.resolve_button).to_have_count(0, timeout=RUN_MS)
+        text: str = await last.inner_text()
+        return text
+
+
+@pytest.fixture
+def chat_on(page: Any, ui_server: str) -> Any:
+    """A `Chat` of the page against a server URL."""
+
+    def make(api_url: str) -> Chat:
+        return Chat(page, ui_server, api_url)
+
+    return make
+
+
+async def _accept(chat: Chat, served: Served, screenshots: bool) -> None:
+    title = fresh_title("accept")
+    await chat.open()
+    await chat.send(request_for(title))
+    card = await chat.approval_card()
+    assert served.store.writes(title) == 0, "nothing may run before the answer"
+    await chat.expect(chat.field("Title")).to_have_value(title)
+    if screenshots:
+        await _screenshot(chat, card, IMAGES / "agent-chat-ui-approval.png")
+    await card.get_by_role("button", name="Accept", exact=True).click()
+    await chat.answer(f"Saved note '{title}'")
+    assert served.store.writes(title) == 1, served.store.log.read_text()
+    assert "120" in served.store.read()[title]
+    if screenshots:
+        await _screenshot(chat, chat.ai_messages.last, IMAGES / "agent-chat-ui-answer.png")
+
+
+async def _screenshot(chat: Chat, shown: Any, path: Path) -> None:
+    """A screenshot of the page with `shown` (a message or the card) scrolled into view."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    await shown.scroll_into_view_if_needed()
+    await chat.page.screenshot(path=str(path))
+
+
+async def test_accept_runs_the_call_once(chat_on: Any, dev_server: Served) -> None:
+    await _accept(chat_on(dev_server.url), dev_server, screenshots=True)
+
+
+async def test_edit_runs_the_edited_arguments(chat_on: Any, dev_server: Served) -> None:
+    chat = chat_on(dev_server.url)
+    title, edited = fresh_title("edit"), fresh_title("edited")
+    await chat.open()
+    await chat.send(request_for(title))
+    card = await chat.approval_card()
+    await chat.field("Title").fill(edited)
+    await card.get_by_role("button", name="Submit", exact=True).click()
+    await chat.answer(f"Saved note '{edited}'")
+    notes = dev_server.store.read()
+    assert edited in notes
+    assert title not in notes
+    assert dev_server.store.writes(edited) == 1
+    assert dev_server.store.writes(title) == 0
+
+
+async def test_respond_declines_with_the_reason(chat_on: Any, dev_server: Served) -> None:
+    chat = chat_on(dev_server.url)
+    title = fresh_title("respond")
+    reason = f"no notes this week {os.urandom(2).hex()}"
+    await chat.open()
+    await chat.send(request_for(title))
+    card = await chat.approval_card()
+    await card.get_by_placeholder("Your response here...").fill(reason)
+    await card.get_by_role("button", name="Send Response", exact=True).click()
+    await chat.answer(re.compile("declined", re.IGNORECASE), reason, TOOL)
+    assert dev_server.store.writes(title) == 0
+    assert title not in dev_server.store.read()
+
+
+async def test_ignore_runs_nothing(chat_on: Any, dev_server: Served) -> None:
+    chat = chat_on(dev_server.url)
+    title = fresh_title("ignore")
+    await chat.open()
+    await chat.send(request_for(title))
+    card = await chat.approval_card()
+    await card.get_by_role("button", name="Ignore", exact=True).click()
+    await chat.answer(TOOL, re.compile("not run", re.IGNORECASE))
+    assert dev_server.store.writes(title) == 0
+    assert title not in dev_server.store.read()
+
+
+async def test_new_message_while_pending_runs_nothing(chat_on: Any, dev_server: Served) -> None:
+    chat = chat_on(dev_server.url)
+    title = fresh_title("superseded")
+    await chat.open()
+    await chat.send(request_for(title))
+    await chat.approval_card()
+    await chat.send("How many units of GAD-7 are in stock")
+    await chat.answer(TOOL, re.compile("not run", re.IGNORECASE))
+    assert dev_server.store.writes(title) == 0
+    assert title not in dev_server.store.read()
+
+
+async def test_mark_as_resolved_runs_nothing(chat_on: Any, dev_server: Served) -> None:
+    chat = chat_on(dev_server.url)
+    title = fresh_title("resolved")
+    await chat.open()
+    await chat.send(request_for(title))
+    await chat.approval_card()
+    await chat.resolve_button.click()
+    await chat.answer(TOOL, re.compile("not run", re.IGNORECASE))
+    assert dev_server.store.writes(title) == 0
+    assert title not in dev_server.store.read()
+
+
+@pytest.fixture(scope="module")
+async def aegra_server(
+    ui_dist: Path, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Served]:
+    """One Aegra instance (PostgreSQL + Redis, no key) with INTERRUPT_FORMAT=agent_inbox."""
+    workdir = tmp_path_factory.mktemp("browser-aegra")
+    config, store = write_mcp_config(workdir)
+    async with aegra_cluster(
+        workdir, INTERRUPT_FORMAT="agent_inbox", MCP_CONFIG=str(config)
+    ) as cluster:
+        instance = await cluster.add()
+        yield Served(instance.url, store, instance.log)
+
+
+async def test_accept_on_aegra(chat_on: Any, aegra_server: Served) -> None:
+    await _accept(chat_on(aegra_server.url), aegra_server, screenshots=False)
