@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from langgraph.types import Command
 from mcp.server.fastmcp import FastMCP
 
 from common.mcp.inprocess import register_inprocess_server
