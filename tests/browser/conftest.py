@@ -13,7 +13,7 @@ import json
 import os
 import sys
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -158,12 +158,14 @@ async def dev_server(
         yield Served(url, store, workdir / "server.log")
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Keep each phase's report on the item, so a fixture can tell that its test failed."""
-    outcome = yield
-    report = outcome.get_result()
+    report = yield
     setattr(item, f"report_{report.when}", report)
+    return report
 
 
 @pytest.fixture

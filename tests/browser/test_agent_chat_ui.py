@@ -31,6 +31,12 @@ RUN_MS = 180_000
 
 TOOL = "write_note"
 
+NOT_RUN_STRICT = re.compile("not run", re.IGNORECASE)
+"""How an answer says a held call did not run."""
+
+NOT_RUN = re.compile(r"not run|declined", re.IGNORECASE)
+"""How an answer says the held call did not run (Ignore's answer says it was declined)."""
+
 
 def request_for(title: str) -> str:
     """The demo request, writing a note titled `title`."""
@@ -116,6 +122,7 @@ async def _accept(chat: Chat, served: Served, screenshots: bool) -> None:
     await chat.expect(chat.field("Title")).to_have_value(title)
     if screenshots:
         await _screenshot(chat, card, IMAGES / "agent-chat-ui-approval.png")
+        await chat.expect(card).to_be_visible()
     await card.get_by_role("button", name="Accept", exact=True).click()
     await chat.answer(f"Saved note '{title}'")
     assert served.store.writes(title) == 1, served.store.log.read_text()
@@ -124,10 +131,19 @@ async def _accept(chat: Chat, served: Served, screenshots: bool) -> None:
         await _screenshot(chat, chat.ai_messages.last, IMAGES / "agent-chat-ui-answer.png")
 
 
+SCROLL_TO_TOP = """element => {
+  element.scrollIntoView({block: "start"});
+  let box = element.parentElement;
+  while (box && box.scrollHeight <= box.clientHeight) box = box.parentElement;
+  if (box) box.scrollTop -= 80;
+}"""
+
+
 async def _screenshot(chat: Chat, shown: Any, path: Path) -> None:
     """A screenshot of the page with `shown` (a message or the card) scrolled into view."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    await shown.scroll_into_view_if_needed()
+    # Its top to the top of the message list, clear of the page's header.
+    await shown.evaluate(SCROLL_TO_TOP)
     await chat.page.screenshot(path=str(path))
 
 
@@ -172,7 +188,7 @@ async def test_ignore_runs_nothing(chat_on: Any, dev_server: Served) -> None:
     await chat.send(request_for(title))
     card = await chat.approval_card()
     await card.get_by_role("button", name="Ignore", exact=True).click()
-    await chat.answer(TOOL, re.compile("not run", re.IGNORECASE))
+    await chat.answer(TOOL, NOT_RUN)
     assert dev_server.store.writes(title) == 0
     assert title not in dev_server.store.read()
 
@@ -184,7 +200,7 @@ async def test_new_message_while_pending_runs_nothing(chat_on: Any, dev_server: 
     await chat.send(request_for(title))
     await chat.approval_card()
     await chat.send("How many units of GAD-7 are in stock")
-    await chat.answer(TOOL, re.compile("not run", re.IGNORECASE))
+    await chat.answer(TOOL, NOT_RUN_STRICT)
     assert dev_server.store.writes(title) == 0
     assert title not in dev_server.store.read()
 
@@ -196,7 +212,7 @@ async def test_mark_as_resolved_runs_nothing(chat_on: Any, dev_server: Served) -
     await chat.send(request_for(title))
     await chat.approval_card()
     await chat.resolve_button.click()
-    await chat.answer(TOOL, re.compile("not run", re.IGNORECASE))
+    await chat.answer(TOOL, NOT_RUN_STRICT)
     assert dev_server.store.writes(title) == 0
     assert title not in dev_server.store.read()
 
