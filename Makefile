@@ -57,7 +57,7 @@ aegra-serve: aegra
 # the native packages (rollup, esbuild, tailwind oxide...) of this platform only, which `npm ci`
 # refuses as out of sync; `npm install` keeps every locked version and adds only those. A second
 # `make ui` is instant unless the lock, the pin or the VITE_* settings change.
-# `plain npm run build` needs the template's monorepo (turbo.json), so build:internal.
+# The build is `npm run build:internal`: `npm run build` needs the template's monorepo (turbo.json).
 UI_DIR := ui
 UI_TEMPLATE := create-agent-chat-app@0.1.6
 UI_TEMPLATE_SHA256 := 233d24e6d2a69d5941282b25fb3da9939ff4e1cab286b212e7f202ad260bca5c
@@ -69,9 +69,8 @@ NPM_QUIET := --no-audit --no-fund --loglevel=error
 
 ui: $(UI_DIR)/dist/.built
 
-$(UI_DIR)/.installed: $(UI_LOCK)
-	mkdir -p $(UI_DIR)
-	find $(UI_DIR) -mindepth 1 -maxdepth 1 ! -name .config -exec rm -rf {} +
+$(UI_DIR)/.installed: $(UI_LOCK) $(UI_DIR)/.template
+	find $(UI_DIR) -mindepth 1 -maxdepth 1 ! -name .config ! -name .template -exec rm -rf {} +
 	mkdir -p $(UI_DIR)/.pack
 	cd $(UI_DIR)/.pack && npm pack $(UI_TEMPLATE) --silent $(NPM_QUIET) >/dev/null
 	echo "$(UI_TEMPLATE_SHA256)  $(UI_DIR)/.pack/$(subst @,-,$(UI_TEMPLATE)).tgz" | sha256sum -c --quiet
@@ -82,7 +81,12 @@ $(UI_DIR)/.installed: $(UI_LOCK)
 	cd $(UI_DIR) && npm install $(NPM_QUIET)
 	touch $@
 
-# Rewritten only when the settings change, so that a change rebuilds and nothing else does.
+# Each rewritten only when what it records changes, so that a change rebuilds and nothing else does.
+$(UI_DIR)/.template: FORCE
+	@mkdir -p $(UI_DIR)
+	@echo '$(UI_TEMPLATE) $(UI_TEMPLATE_SHA256)' | cmp -s - $@ \
+		|| echo '$(UI_TEMPLATE) $(UI_TEMPLATE_SHA256)' > $@
+
 $(UI_DIR)/.config: FORCE
 	@mkdir -p $(UI_DIR)
 	@echo 'VITE_API_URL=$(VITE_API_URL) VITE_ASSISTANT_ID=$(VITE_ASSISTANT_ID)' | cmp -s - $@ \
@@ -90,7 +94,7 @@ $(UI_DIR)/.config: FORCE
 
 $(UI_DIR)/dist/.built: $(UI_DIR)/.installed $(UI_DIR)/.config
 	cd $(UI_DIR) && VITE_API_URL='$(VITE_API_URL)' VITE_ASSISTANT_ID='$(VITE_ASSISTANT_ID)' \
-		npm run --silent build:internal -- --logLevel warn
+		npm run --silent build:internal -- --logLevel error
 	touch $@
 
 # Serves ui/dist on http://127.0.0.1:$(UI_PORT)/ (vite preview: static files, SPA fallback).
