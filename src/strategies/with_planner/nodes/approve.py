@@ -22,7 +22,7 @@ from common.mcp import ExpertUnavailable, registry_for
 from common.safety.approval import Decision, PendingCall, ask_for_approval, record_of
 from common.safety.inbox import InterruptFormat, ask_one_by_one
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes.common import context_of, describe_call, emit
+from strategies.with_planner.nodes.common import context_of, describe_call, emit, truncate
 from strategies.with_planner.plans import TaskState
 from strategies.with_planner.state import (
     ApprovalRequestUpdate,
@@ -42,6 +42,10 @@ HOW_TO_ANSWER: dict[str, str] = {
 """The last line of the question, by interrupt format."""
 
 
+SHOWN = 500
+"""Characters of a call the question shows; the approval request itself has every argument."""
+
+
 def approval_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat) -> str:
     """The question in words: each call that waits, on which expert, and why it needs approval."""
     count = len(awaiting)
@@ -52,7 +56,7 @@ def approval_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat
     for a in awaiting:
         call = a["call"]
         lines.append(
-            f"- {call['expert']}: `{describe_call(call['name'], call['args'])}` "
+            f"- {call['expert']}: `{truncate(describe_call(call['name'], call['args']), SHOWN)}` "
             f"(task {a['task_id']}). Why approval: {call['reason']}."
         )
     lines.append(HOW_TO_ANSWER.get(interrupt_format, HOW_TO_ANSWER["hitl"]))
@@ -122,7 +126,7 @@ NOT_RUN_HEADING = (
 
 def not_run_lines(calls: list[PendingCall]) -> list[str]:
     """One line per call a new message left undecided."""
-    return [f"{c['expert']}: {describe_call(c['name'], c['args'])}" for c in calls]
+    return [f"{c['expert']}: {truncate(describe_call(c['name'], c['args']), SHOWN)}" for c in calls]
 
 
 def set_aside(state: State) -> PlanAside:

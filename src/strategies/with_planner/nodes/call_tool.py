@@ -149,7 +149,12 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
     task = state["task"]
     direct = bool(task["tool"])
     new_message = direct and not state.get("messages")
-    message = await direct_message(state, runtime) if new_message else last_ai_message(state)
+    message: AIMessage | str = last_ai_message(state) if state.get("messages") else ""
+    if direct:
+        # Going on after a decision, the same call is made again from the templates: the
+        # transcript keeps only a view of a large argument.
+        same = message.id if isinstance(message, AIMessage) else None
+        message = await direct_message(state, runtime, same)
     if isinstance(message, str):
         return message
     calls, extra = conservative_split(ctx, list(message.tool_calls))
@@ -310,11 +315,14 @@ def last_ai_message(state: TaskRun) -> AIMessage:
     return found
 
 
-async def direct_message(state: TaskRun, runtime: Runtime[Context]) -> AIMessage | str:
+async def direct_message(
+    state: TaskRun, runtime: Runtime[Context], call_id: str | None = None
+) -> AIMessage | str:
     """The direct step as a tool call with its templates resolved, or the template error.
 
     Templates read the dependencies' whole results (from the store when kept there). A
     released held call runs with the exact arguments the user approved: no templates.
+    `call_id` names the call when the step goes on after a decision on it.
     """
     task = state["task"]
     args = task["args"] or {}
@@ -327,7 +335,7 @@ async def direct_message(state: TaskRun, runtime: Runtime[Context]) -> AIMessage
             return str(exc)
     # Stable across a resume of this task run (same namespace), new for every other run.
     run_ns = str(get_config().get("configurable", {}).get("checkpoint_ns", "")).split("|")[0]
-    call_id = f"direct-{task['id']}-{run_ns or task['started_at']}"
+    call_id = call_id or f"direct-{task['id']}-{run_ns or task['started_at']}"
     return AIMessage(
         content="",
         id=call_id,
