@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
 
 from common.mcp.outcome import blocks_of
-from common.safety.approval import RejectDecision
+from common.safety.approval import RESOLVED_REASON, RejectDecision
 from common.safety.execution import Executed, Refused
 from strategies.with_planner.results import INLINE_CHARS, json_chars, trim
 
@@ -115,8 +115,10 @@ def held_back(call: ToolCall, mode: str) -> ToolMessage:
 
 
 def declined(call: ToolCall, decision: RejectDecision) -> ToolMessage:
-    """The answer to a call the user rejected, with their reason."""
-    why = f" Their reason: {decision.message}" if decision.message else ""
+    """The answer to a call the user rejected, with their reason (or closed the question on)."""
+    if decision.message == RESOLVED_REASON:
+        return tool_message(call, f"Not run: {call['name']!r}: {RESOLVED_REASON}.", error=True)
+    why = f" Their reason: {decision.message.rstrip('.')}." if decision.message else ""
     return tool_message(call, f"The user declined to run {call['name']!r}.{why}", error=True)
 
 
