@@ -59,8 +59,9 @@ def approval_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat
             f"- {call['expert']}: `{truncate(describe_call(call['name'], call['args']), SHOWN)}` "
             f"(task {a['task_id']}). Why approval: {call['reason']}."
         )
-    lines.append(HOW_TO_ANSWER.get(interrupt_format, HOW_TO_ANSWER["hitl"]))
-    return "\n".join(lines)
+    how = HOW_TO_ANSWER.get(interrupt_format, HOW_TO_ANSWER["hitl"])
+    # A paragraph of its own: in Markdown a line right after a list item continues the item.
+    return "\n".join(lines) + f"\n\n{how}"
 
 
 async def request_approval(state: State, runtime: Runtime[Context]) -> ApprovalRequestUpdate:
