@@ -9,7 +9,7 @@ planner's `start_turn`; `context_of` for any later step).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from copy import copy
 from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
@@ -18,8 +18,8 @@ from typing import Any, Literal, get_args
 
 from common.guardrails.config import GuardrailConfig
 from common.models import ModelConfigError, load_chat_model
-from common.safety.inbox import InterruptFormat, InterruptFormatError, parse_interrupt_format
-from common.safety.policy import ApprovalMode, ApprovalModeError, parse_approval_mode
+from common.safety.inbox import InterruptFormat, parse_interrupt_format
+from common.safety.policy import ApprovalMode, parse_approval_mode
 from common.settings import MAX_TASK_ATTEMPTS_CAP, Settings, get_settings
 from strategies.with_planner.dates import system_clock
 from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
@@ -231,24 +231,23 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _check_mode(ctx: Context) -> str | None:
-    if ctx.approval_mode is UNSET:
+def _check_closed(value: object, parse: Callable[[object, str], object], source: str) -> str | None:
+    """Why a closed-set field's value is refused (the parser's sentence), or None."""
+    if value is UNSET:
         return None
     try:
-        parse_approval_mode(ctx.approval_mode, "context approval_mode")
-    except ApprovalModeError as exc:
+        parse(value, source)
+    except ValueError as exc:
         return str(exc).rstrip(".")
     return None
+
+
+def _check_mode(ctx: Context) -> str | None:
+    return _check_closed(ctx.approval_mode, parse_approval_mode, "context approval_mode")
 
 
 def _check_format(ctx: Context) -> str | None:
-    if ctx.interrupt_format is UNSET:
-        return None
-    try:
-        parse_interrupt_format(ctx.interrupt_format, "context interrupt_format")
-    except InterruptFormatError as exc:
-        return str(exc).rstrip(".")
-    return None
+    return _check_closed(ctx.interrupt_format, parse_interrupt_format, "context interrupt_format")
 
 
 def _check_strategy(ctx: Context) -> str | None:
