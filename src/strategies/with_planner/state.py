@@ -320,20 +320,3 @@ class ApprovalUpdate(TypedDict):
     """The tasks whose calls were decided, ready to continue."""
     awaiting: None
     """Cleared."""
-
-
-class PlanAside(TypedDict):
-    """What a new message does to a plan whose calls wait for approval (see `set_aside`)."""
-
-    awaiting: None
-    """Cleared: nobody is asked any more."""
-    abandoned: list[PendingCall]
-    """The calls not run, for this turn's answer."""
-    previous_plan: list[TaskState]
-    """The stopped plan, its waiting tasks cancelled."""
-    plan: list[TaskState]
-    """Cleared: the new message gets a plan of its own."""
-    wave: list[str]
-    """Cleared."""
-    planner_attempts: int
-    """Cleared: a new planning round."""

@@ -28,7 +28,7 @@ from strategies.with_planner.state import (
     ApprovalRequestUpdate,
     ApprovalUpdate,
     Awaiting,
-    PlanAside,
+    PlannerUpdate,
     State,
 )
 
@@ -130,7 +130,7 @@ def not_run_lines(calls: list[PendingCall]) -> list[str]:
     return [f"{c['expert']}: {truncate(describe_call(c['name'], c['args']), SHOWN)}" for c in calls]
 
 
-def set_aside(state: State) -> PlanAside:
+def set_aside(state: State) -> PlannerUpdate:
     """A new message while calls wait for approval: the old plan stops, its calls are not run.
 
     The tasks that stopped for approval are cancelled with the reason; the rest of the plan is
@@ -145,7 +145,7 @@ def set_aside(state: State) -> PlanAside:
         else t
         for t in state.get("plan") or []
     ]
-    return PlanAside(
+    return PlannerUpdate(
         awaiting=None,
         abandoned=[a["call"] for a in awaiting],
         previous_plan=plan,

@@ -148,13 +148,12 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
     registry = await registry_for(ctx.mcp_config)
     task = state["task"]
     direct = bool(task["tool"])
-    new_message = direct and not state.get("messages")
-    message: AIMessage | str = last_ai_message(state) if state.get("messages") else ""
-    if direct:
-        # Going on after a decision, the same call is made again from the templates: the
-        # transcript keeps only a view of a large argument.
-        same = message.id if isinstance(message, AIMessage) else None
-        message = await direct_message(state, runtime, same)
+    previous = last_ai_message(state) if state.get("messages") else None
+    new_message = direct and previous is None
+    # A direct step going on after a decision makes the same call again from the templates
+    # (its transcript keeps only a view of a large argument).
+    same_id = previous.id if previous else None
+    message = await direct_message(state, runtime, same_id) if direct else last_ai_message(state)
     if isinstance(message, str):
         return message
     calls, extra = conservative_split(ctx, list(message.tool_calls))

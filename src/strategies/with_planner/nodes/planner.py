@@ -138,7 +138,7 @@ async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     """
     aside: PlannerUpdate = {}
     if state.get("awaiting"):
-        aside = cast(PlannerUpdate, set_aside(state))
+        aside = set_aside(state)
         state = cast(State, {**state, **aside})
     if state.get("plan") or state.get("planner_attempts"):
         return _said(await _plan(state, runtime), state)
