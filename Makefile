@@ -129,6 +129,7 @@ format: install
 bench: install
 	$(PY) bench/bench_sessions.py
 	$(PY) bench/bench_parallel.py
+	$(PY) bench/bench_perf.py --no-check
 	$(MAKE) aegra
 	$(PY) bench/bench_aegra.py --no-check
 

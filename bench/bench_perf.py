@@ -1,0 +1,717 @@
+"""Whole-graph performance against the physical limit: warm, cold, CPU, load and long threads.
+
+    python bench/bench_perf.py [--model-s 0.3] [--tool-s 0.2] [--quick] [--json] [--no-check]
+    python bench/bench_perf.py --profile        # cProfile of the in-memory CPU part only
+
+Scenario, "the 4-task stock plan": three independent lookups, then a dependent write. The
+planner's plan is all direct steps (tool and args given), so no orchestrate or assess model call:
+
+- t1, t2, t3: `get_stock(sku)` on `stock` (bench/servers.py), one SKU each;
+- t4: `reorder(skus, note)` on `orders`, depending on all three, its args templates over their
+  results (`${t1.data.sku}`, `${t1.data.units}`...).
+
+Experts are stdio MCP servers (bench/servers.py run with this interpreter), started once and
+kept, as in a service, so the process CPU measured here is the graph's and the MCP client's,
+not the servers'. `orders` is configured `sandboxed: true`: the write is reversible and runs
+without an approval interrupt. `get_stock` is annotated readOnlyHint=true on a server whose
+annotations are NOT trusted (the default), so the guard still consults the analyser, which may
+overrule an untrusted hint: the analysis is exercised whenever the code decides it is needed.
+
+Models are `ScriptedChatModel`s sleeping `--model-s` (300 ms); they pick replies by content
+(the request's SKUs, the results in the prompt), never by call order, because runs overlap.
+Model calls per turn: planner, analysis (when the code asks), response. Physical limit of a
+turn = 2 model latencies + 2 tool latencies (planner, lookups, write, response) = 1.0 s.
+
+Figures, all from one run (medians; CPU is `time.process_time`):
+- warm: one turn with servers already open, SQLite checkpointer and store; ratio to the limit;
+- cold: a fresh `python bench/bench_perf.py --cold-child` (imports, stdio servers, SQLite, one
+  turn): wall time from spawn to the answer line on its stdout;
+- CPU per run: 40 concurrent warm runs with latencies 0 (CPU is what is measured, so waiting
+  adds nothing), with SQLite checkpointer + store and with InMemorySaver + InMemoryStore;
+- checkpoints, writes and bytes per run (SQLite rows of the thread, all namespaces);
+- load: 100 concurrent threads at the default latencies, p50/p95 against the warm single turn,
+  errors, and that every thread's plan and answer carry its own SKUs;
+- long thread: 30 turns of the same request in one thread (latencies 0): CPU per turn around
+  turn 5 against around turn 30, checkpoint bytes added per turn and in total.
+
+Targets (exit 1 when one is missed, unless --no-check): warm <= 1.3x the limit, cold <= 2.0 s,
+CPU <= 35 ms per run, load p95 <= 3x single with 0 errors and 0 leaks, CPU per turn at turn
+30 <= +10% over turn 5, checkpoint bytes added per turn <= 50 KB and not growing (+10%).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import json
+import os
+import platform
+import pstats
+import re
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+STARTED = time.perf_counter()
+ROOT = Path(__file__).resolve().parents[1]
+# The test doubles live in the repository's `tests` package, the servers beside this file.
+sys.path[:0] = [str(ROOT), str(Path(__file__).resolve().parent)]
+
+from langchain_core.messages import BaseMessage, HumanMessage  # noqa: E402
+from langgraph.checkpoint.memory import InMemorySaver  # noqa: E402
+from langgraph.store.memory import InMemoryStore  # noqa: E402
+from tests.doubles import ScriptedChatModel, install_scripted  # noqa: E402
+
+from common.mcp.inprocess import register_inprocess_server  # noqa: E402
+from common.mcp.registry import shutdown_pool  # noqa: E402
+from common.persistence import sqlite_checkpointer, sqlite_store  # noqa: E402
+from servers import build, units_of  # noqa: E402
+from strategies.with_planner.graph import build_graph  # noqa: E402
+
+IMPORTS_S = time.perf_counter() - STARTED
+"""Seconds this module's imports took (the graph, LangChain, the MCP client, the doubles)."""
+
+MAX_WARM_RATIO = 1.3
+MAX_COLD_S = 2.0
+MAX_CPU_MS = 35.0
+MAX_P95_RATIO = 3.0
+MAX_CPU_GROWTH = 0.10
+MAX_TURN_BYTES = 50_000
+MAX_BYTES_GROWTH = 0.10
+ROLES = ("planner", "irreversibility", "orchestrate", "assess", "response")
+SKU = re.compile(r"\bSKU-\d+-[A-Z]\b")
+ANALYSER_ANSWER = "IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE"
+
+
+def skus_for(n: int) -> list[str]:
+    """The three SKUs of request number `n`: unique per request, so leaks show."""
+    return [f"SKU-{n:04d}-{letter}" for letter in "ABC"]
+
+
+def note_for(skus: Sequence[str]) -> str:
+    """The note the write should receive: each lookup's SKU and units, through templates."""
+    return ", ".join(f"{sku} has {units_of(sku)}" for sku in skus)
+
+
+def request_for(skus: Sequence[str]) -> str:
+    """The user's request for three SKUs."""
+    return f"Check the stock of {skus[0]}, {skus[1]} and {skus[2]}, then reorder all three."
+
+
+def plan_for(skus: Sequence[str]) -> dict[str, Any]:
+    """The planner's answer: three direct lookups, then a direct write over their results."""
+    ids = ["t1", "t2", "t3"]
+    lookups = [
+        {
+            "id": tid,
+            "expert": "stock",
+            "task": f"Get the stock of {sku}.",
+            "tool": "get_stock",
+            "args": {"sku": sku},
+        }
+        for tid, sku in zip(ids, skus, strict=True)
+    ]
+    write = {
+        "id": "t4",
+        "expert": "orders",
+        "task": "Reorder the three SKUs.",
+        "depends_on": ids,
+        "tool": "reorder",
+        "args": {
+            "skus": [f"${{{tid}.data.sku}}" for tid in ids],
+            "note": ", ".join(f"${{{tid}.data.sku}} has ${{{tid}.data.units}}" for tid in ids),
+        },
+    }
+    return {"plan": [*lookups, write]}
+
+
+def _last_request(messages: Sequence[BaseMessage]) -> str:
+    found = [m for m in messages if isinstance(m, HumanMessage)]
+    if not found:
+        raise AssertionError("a model was asked without a user request")
+    return str(found[-1].content)
+
+
+def _planner(messages: list[BaseMessage], _meta: Any) -> dict[str, Any]:
+    # The system prompt may recall past runs' SKUs: read the request alone.
+    return plan_for(SKU.findall(_last_request(messages)))
+
+
+def _response(messages: list[BaseMessage], _meta: Any) -> str:
+    # The order id comes from the write's result in the prompt: the data that crossed the graph.
+    found = re.search(r"PO-[\w+-]+", str(messages[0].content))
+    if found is None:
+        return "No order was placed."
+    return f"Reordered {', '.join(found.group(0)[3:].split('+'))}: order {found.group(0)}."
+
+
+def _unexpected(role: str) -> Callable[[list[BaseMessage], Any], Any]:
+    def reply(_messages: list[BaseMessage], _meta: Any) -> Any:
+        raise AssertionError(f"the all-direct plan should not call the {role} model")
+
+    return reply
+
+
+REPLIES: dict[str, Callable[[list[BaseMessage], Any], Any] | str] = {
+    "planner": _planner,
+    "irreversibility": ANALYSER_ANSWER,
+    "orchestrate": _unexpected("orchestrate"),
+    "assess": _unexpected("assess"),
+    "response": _response,
+}
+
+
+@dataclass
+class Models:
+    """One scripted model per role, at one latency; replies never run out."""
+
+    model_s: float
+    models: dict[str, ScriptedChatModel] = field(default_factory=dict)
+    specs: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for role in ROLES:
+            model = ScriptedChatModel(script=[], name_=role, delay_s=self.model_s)
+            self.models[role] = model
+            self.specs[f"{role}_model"] = install_scripted(model)
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget past requests and refill the scripts (replies depend on content, not order)."""
+        for role, model in self.models.items():
+            model.requests.clear()
+            model.script[:] = [REPLIES[role]] * 100_000
+
+    def calls(self) -> dict[str, int]:
+        """Requests per role since the last reset."""
+        return {role: len(m.requests) for role, m in self.models.items()}
+
+
+def mcp_config(transport: str, tool_s: float) -> dict[str, Any]:
+    """The two experts at a tool latency, as stdio subprocesses or in-process servers."""
+    entries: dict[str, dict[str, Any]] = {}
+    for name in ("stock", "orders"):
+        if transport == "stdio":
+            script = str(Path(__file__).resolve().parent / "servers.py")
+            entry: dict[str, Any] = {
+                "command": sys.executable,
+                "args": [script, name, "--tool-s", str(tool_s)],
+            }
+        else:
+            registered = f"bench-{name}-{uuid4().hex[:8]}"
+            register_inprocess_server(registered, build(name, tool_s, registered))
+            entry = {"inprocess": registered}
+        entries[name] = entry
+    entries["stock"]["description"] = "Stock levels per SKU (read-only)."
+    entries["orders"] |= {"description": "Purchase orders (sandboxed).", "sandboxed": True}
+    return {"mcpServers": entries}
+
+
+@dataclass
+class Setup:
+    """What one kind of run needs: models, experts and the run context."""
+
+    model_s: float
+    tool_s: float
+    transport: str = "stdio"
+    models: Models = field(init=False)
+    context: dict[str, Any] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.models = Models(self.model_s)
+        self.context = {
+            "mcp_config": mcp_config(self.transport, self.tool_s),
+            "model": "scripted:unused",
+            **self.models.specs,
+        }
+
+
+@dataclass
+class Turn:
+    """One turn's outcome: time, problems found in its result, what the write received."""
+
+    thread_id: str
+    wall_s: float
+    problems: list[str]
+    written: dict[str, Any] | None
+
+
+def check_turn(values: dict[str, Any], skus: Sequence[str]) -> tuple[list[str], Any]:
+    """Problems with a finished turn: incomplete plan, wrong write data, a foreign SKU."""
+    if "__interrupt__" in values:
+        return [f"interrupted: {values['__interrupt__']!r}"], None
+    tasks = values.get("previous_plan") or []
+    problems = [
+        f"{t['id']} {t['status']}: {t['error']}" for t in tasks if t["status"] != "completed"
+    ]
+    if len(tasks) != 4:
+        problems.append(f"expected 4 tasks, got {len(tasks)}")
+    written = tasks[-1].get("data") if tasks else None
+    want = {"skus": list(skus), "note": note_for(skus)}
+    if not isinstance(written, dict) or {k: written.get(k) for k in want} != want:
+        problems.append(f"the write received {written!r}, expected {want}")
+    answer = str(values["messages"][-1].content)
+    if "PO-" + "+".join(skus) not in answer:
+        problems.append(f"the answer lacks the order of {skus}: {answer[:200]!r}")
+    foreign = set(SKU.findall(answer)) - set(skus)
+    if foreign:
+        problems.append(f"the answer names another request's SKUs: {sorted(foreign)}")
+    return problems, written
+
+
+async def run_turn(graph: Any, setup: Setup, n: int, thread_id: str | None = None) -> Turn:
+    """Run one turn of request `n` on a thread (a new one unless given) and check it."""
+    skus = skus_for(n)
+    thread = thread_id or uuid4().hex
+    config = {"configurable": {"thread_id": thread}}
+    payload = {"messages": [{"role": "user", "content": request_for(skus)}]}
+    begin = time.perf_counter()
+    values = await graph.ainvoke(payload, config, context=setup.context)
+    wall = time.perf_counter() - begin
+    problems, written = check_turn(values, skus)
+    return Turn(thread, wall, problems, written)
+
+
+async def guarded(turn: Awaitable[Turn]) -> Turn | str:
+    """A turn, or its exception as text: under load one failure is a figure, not the end."""
+    try:
+        return await turn
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+@dataclass
+class Backend:
+    """A compiled graph on one persistence backend, and the SQLite file when there is one."""
+
+    graph: Any
+    db: Path | None
+
+
+@asynccontextmanager
+async def backend(kind: str, folder: Path) -> AsyncIterator[Backend]:
+    """The graph with SQLite checkpointer + store in `folder`, or in-memory ones."""
+    if kind == "memory":
+        yield Backend(build_graph(InMemorySaver(), InMemoryStore()), None)
+        return
+    db = folder / f"checkpoints-{uuid4().hex[:8]}.sqlite"
+    async with (
+        sqlite_checkpointer(db) as saver,
+        sqlite_store(folder / f"store-{uuid4().hex[:8]}.sqlite") as store,
+    ):
+        yield Backend(build_graph(saver, store), db)
+
+
+def storage(db: Path, thread_id: str) -> dict[str, int]:
+    """A thread's checkpoint rows, write rows and their bytes (every namespace)."""
+    with sqlite3.connect(db) as conn:
+        cps, cp_bytes = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) "
+            "FROM checkpoints WHERE thread_id = ?",
+            (thread_id,),
+        ).fetchone()
+        writes, w_bytes = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(LENGTH(value)), 0) FROM writes WHERE thread_id = ?",
+            (thread_id,),
+        ).fetchone()
+    return {"checkpoints": cps, "writes": writes, "bytes": cp_bytes + w_bytes}
+
+
+def failed(turns: Sequence[Turn | str]) -> list[str]:
+    """Every error and problem of a set of turns."""
+    return [t if isinstance(t, str) else "; ".join(t.problems) for t in turns if bad(t)]
+
+
+def bad(turn: Turn | str) -> bool:
+    """Whether a turn raised or finished wrong."""
+    return isinstance(turn, str) or bool(turn.problems)
+
+
+async def warm(setup: Setup, folder: Path, runs: int) -> dict[str, Any]:
+    """Single turns one after another, servers open, SQLite; storage of each thread."""
+    async with backend("sqlite", folder) as be:
+        await run_turn(be.graph, setup, 0)  # untimed: sessions open, imports settle
+        setup.models.reset()
+        turns = [await run_turn(be.graph, setup, n + 1) for n in range(runs)]
+        assert be.db is not None
+        stored = [await asyncio.to_thread(storage, be.db, t.thread_id) for t in turns]
+    calls = setup.models.calls()
+    walls = [t.wall_s for t in turns]
+    return {
+        "wall_s": walls,
+        "median_s": statistics.median(walls),
+        "model_calls_per_turn": {k: v / runs for k, v in calls.items() if v},
+        "storage_per_run": {k: statistics.median(s[k] for s in stored) for k in stored[0]},
+        "errors": failed(turns),
+    }
+
+
+async def cpu(setup: Setup, folder: Path, kind: str, runs: int) -> dict[str, Any]:
+    """Process CPU per run over `runs` concurrent turns on one backend."""
+    async with backend(kind, folder) as be:
+        await run_turn(be.graph, setup, 0)
+        begin_cpu, begin = time.process_time(), time.perf_counter()
+        turns = await asyncio.gather(*(guarded(run_turn(be.graph, setup, n)) for n in range(runs)))
+        spent, wall = time.process_time() - begin_cpu, time.perf_counter() - begin
+    return {"cpu_ms_per_run": spent * 1000 / runs, "wall_s": wall, "errors": failed(turns)}
+
+
+async def load(setup: Setup, folder: Path, threads: int, single_s: float) -> dict[str, Any]:
+    """`threads` concurrent turns on one process, each checked for its own data."""
+    async with backend("sqlite", folder) as be:
+        await run_turn(be.graph, setup, 0)
+        begin = time.perf_counter()
+        turns = await asyncio.gather(
+            *(guarded(run_turn(be.graph, setup, 1000 + n)) for n in range(threads))
+        )
+        wall = time.perf_counter() - begin
+    walls = sorted(t.wall_s for t in turns if isinstance(t, Turn))
+    errors = [t for t in turns if isinstance(t, str)]
+    leaks = [p for t in turns if isinstance(t, Turn) for p in t.problems]
+    p50 = statistics.median(walls) if walls else float("nan")
+    p95 = walls[max(0, round(0.95 * len(walls)) - 1)] if walls else float("nan")
+    return {
+        "threads": threads,
+        "wall_s": wall,
+        "p50_s": p50,
+        "p95_s": p95,
+        "single_s": single_s,
+        "p50_ratio": p50 / single_s,
+        "p95_ratio": p95 / single_s,
+        "errors": errors,
+        "wrong_data": leaks,
+    }
+
+
+def window(turn: int, last: int) -> list[int]:
+    """Turn numbers averaged around `turn`: it and its neighbours, within 2..last."""
+    return [n for n in (turn - 1, turn, turn + 1) if 2 <= n <= last]
+
+
+async def long_thread(setup: Setup, folder: Path, turns: int, early: int) -> dict[str, Any]:
+    """Turns of the same request on one thread: CPU per turn and checkpoint bytes over time."""
+    cpu_ms: dict[int, float] = {}
+    total: dict[int, int] = {0: 0}
+    problems: list[str] = []
+    async with backend("sqlite", folder) as be:
+        thread = uuid4().hex
+        assert be.db is not None
+        for n in range(1, turns + 1):
+            begin = time.process_time()
+            turn = await run_turn(be.graph, setup, 7, thread)
+            cpu_ms[n] = (time.process_time() - begin) * 1000
+            problems += turn.problems
+            total[n] = (await asyncio.to_thread(storage, be.db, thread))["bytes"]
+    added = {n: total[n] - total[n - 1] for n in range(1, turns + 1)}
+    early_w, late_w = window(early, turns), window(turns - 1, turns)
+    cpu_early = statistics.mean(cpu_ms[n] for n in early_w)
+    cpu_late = statistics.mean(cpu_ms[n] for n in late_w)
+    bytes_early = statistics.mean(added[n] for n in early_w)
+    bytes_late = statistics.mean(added[n] for n in late_w)
+    return {
+        "turns": turns,
+        "early_turns": early_w,
+        "late_turns": late_w,
+        "cpu_ms_early": cpu_early,
+        "cpu_ms_late": cpu_late,
+        "cpu_growth": cpu_late / cpu_early - 1,
+        "bytes_added_early": bytes_early,
+        "bytes_added_late": bytes_late,
+        "bytes_added_last_turn": added[turns],
+        "bytes_growth": bytes_late / bytes_early - 1,
+        "bytes_total_early": total[early],
+        "bytes_total_last": total[turns],
+        "cpu_ms_per_turn": [round(cpu_ms[n], 2) for n in range(1, turns + 1)],
+        "bytes_added_per_turn": [added[n] for n in range(1, turns + 1)],
+        "errors": problems,
+    }
+
+
+async def once(folder: Path, transport: str = "inprocess") -> tuple[Turn, dict[str, int]]:
+    """One checked turn at zero latency on SQLite in `folder`, and its thread's storage."""
+    setup = Setup(0.0, 0.0, transport)
+    async with backend("sqlite", folder) as be:
+        turn = await run_turn(be.graph, setup, 1)
+        assert be.db is not None
+        return turn, await asyncio.to_thread(storage, be.db, turn.thread_id)
+
+
+def cold(model_s: float, tool_s: float) -> dict[str, Any]:
+    """Spawn a fresh process that runs one turn; time to its answer line and to its exit."""
+    command = [sys.executable, __file__, "--cold-child"]
+    command += ["--model-s", str(model_s), "--tool-s", str(tool_s)]
+    begin = time.perf_counter()
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT
+    ) as child:
+        assert child.stdout is not None
+        assert child.stderr is not None
+        line = child.stdout.readline()
+        answered = time.perf_counter() - begin
+        rest, err = child.communicate(timeout=60)
+        exited = time.perf_counter() - begin
+    if child.returncode != 0 or not line:
+        return {"answer_s": answered, "exit_s": exited, "errors": [err[-2000:] or rest]}
+    report = json.loads(line)
+    return {
+        "answer_s": answered,
+        "exit_s": exited,
+        "imports_s": report["imports_s"],
+        "first_turn_s": report["turn_s"],
+        "errors": report["problems"],
+    }
+
+
+async def cold_child(model_s: float, tool_s: float) -> int:
+    """The cold run's body: one turn with stdio servers and SQLite, then one JSON line."""
+    setup = Setup(model_s, tool_s, "stdio")
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            async with backend("sqlite", Path(folder)) as be:
+                turn = await run_turn(be.graph, setup, 1)
+                report = {"problems": turn.problems, "imports_s": IMPORTS_S}
+                report["turn_s"] = turn.wall_s  # the first turn also starts the servers
+                print(json.dumps(report), flush=True)
+        finally:
+            await shutdown_pool()
+    return 0
+
+
+@dataclass
+class Options:
+    """How much of each figure to measure."""
+
+    model_s: float
+    tool_s: float
+    warm_runs: int
+    cpu_runs: int
+    threads: int
+    turns: int
+    early_turn: int
+
+
+async def measure(opts: Options, folder: Path) -> dict[str, Any]:
+    """Every in-process figure, in one event loop (one pool of MCP sessions)."""
+    timed = Setup(opts.model_s, opts.tool_s)
+    fast = Setup(0.0, 0.0)
+    try:
+        result = {"warm": await warm(timed, folder, opts.warm_runs)}
+        result["cpu_sqlite"] = await cpu(fast, folder, "sqlite", opts.cpu_runs)
+        result["cpu_memory"] = await cpu(fast, folder, "memory", opts.cpu_runs)
+        single = result["warm"]["median_s"]
+        result["load"] = await load(timed, folder, opts.threads, single)
+        result["long_thread"] = await long_thread(fast, folder, opts.turns, opts.early_turn)
+    finally:
+        await shutdown_pool()
+    return result
+
+
+async def profile(runs: int, top: int) -> str:
+    """cProfile of `runs` concurrent in-memory turns: top entries of our code and langgraph's."""
+    setup = Setup(0.0, 0.0)
+    profiler = cProfile.Profile()
+    try:
+        async with backend("memory", ROOT) as be:
+            await run_turn(be.graph, setup, 0)
+            profiler.enable()
+            await asyncio.gather(*(run_turn(be.graph, setup, n) for n in range(runs)))
+            profiler.disable()
+    finally:
+        await shutdown_pool()
+    parts = []
+    for label, pattern in (
+        ("ours (src/)", r"/src/(common|strategies)/"),
+        ("langgraph", "/langgraph/"),
+    ):
+        out = io.StringIO()
+        stats = pstats.Stats(profiler, stream=out).sort_stats("cumulative")
+        stats.print_stats(pattern, top)
+        parts.append(f"== {label}, top {top} by cumulative time ==\n" + _stats_rows(out.getvalue()))
+    return "\n".join(parts)
+
+
+def _stats_rows(text: str) -> str:
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith("ncalls")), 0)
+    # Paths from the repository or site-packages on, so the listing reads the same anywhere.
+    rows = (re.sub(r"\S*/(src|site-packages)/", "", line) for line in lines[start:])
+    return "\n".join(row for row in rows if row.strip())
+
+
+def machine() -> dict[str, Any]:
+    """Cores, CPU model, Python and library versions."""
+    cpu_name = platform.processor() or platform.machine()
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        names = re.findall(r"^model name\s*:\s*(.+)$", cpuinfo.read_text(), re.MULTILINE)
+        cpu_name = names[0] if names else cpu_name
+    return {
+        "cores": os.cpu_count(),
+        "cpu": cpu_name,
+        "python": platform.python_version(),
+        "langgraph": version("langgraph"),
+        "langgraph_checkpoint_sqlite": version("langgraph-checkpoint-sqlite"),
+        "mcp": version("mcp"),
+    }
+
+
+def misses(r: dict[str, Any]) -> list[str]:
+    """The targets a result misses, one sentence each."""
+    w, ld, lt = r["warm"], r["load"], r["long_thread"]
+    checks = [
+        (
+            w["ratio"] <= MAX_WARM_RATIO,
+            f"warm turn {w['ratio']:.2f}x the limit > {MAX_WARM_RATIO}x",
+        ),
+        (r["cold"]["answer_s"] <= MAX_COLD_S, f"cold run {r['cold']['answer_s']:.2f} s > 2.0 s"),
+        (ld["p95_ratio"] <= MAX_P95_RATIO, f"load p95 {ld['p95_ratio']:.2f}x single > 3x"),
+        (
+            not ld["errors"],
+            f"load: {len(ld['errors'])} errors, first: {str(ld['errors'][:1])[:300]}",
+        ),
+        (
+            not ld["wrong_data"],
+            f"load: {len(ld['wrong_data'])} wrong data, first: {str(ld['wrong_data'][:1])[:300]}",
+        ),
+        (lt["cpu_growth"] <= MAX_CPU_GROWTH, f"CPU per turn grew {lt['cpu_growth']:+.0%}"),
+        (lt["bytes_added_late"] <= MAX_TURN_BYTES, "over 50 KB of checkpoints per turn"),
+        (lt["bytes_growth"] <= MAX_BYTES_GROWTH, f"bytes per turn grew {lt['bytes_growth']:+.0%}"),
+    ]
+    for kind in ("cpu_sqlite", "cpu_memory"):
+        ms = r[kind]["cpu_ms_per_run"]
+        checks.append((ms <= MAX_CPU_MS, f"{kind} {ms:.1f} ms per run > {MAX_CPU_MS} ms"))
+    for part in ("warm", "cold", "cpu_sqlite", "cpu_memory", "long_thread"):
+        errors = r[part]["errors"]
+        first = str(errors[0])[:300] if errors else ""
+        checks.append((not errors, f"{part}: {len(errors)} errors, first: {first}"))
+    return [why for ok, why in checks if not ok]
+
+
+def table(r: dict[str, Any]) -> str:
+    """The figures as one table, with the machine and scenario above it."""
+    m, w, c, ld, lt = r["machine"], r["warm"], r["cold"], r["load"], r["long_thread"]
+    sq, mem, st, opts = r["cpu_sqlite"], r["cpu_memory"], w["storage_per_run"], r["options"]
+    calls = ", ".join(
+        f"{k.removesuffix('_model')} {v:g}" for k, v in w["model_calls_per_turn"].items()
+    )
+    rows = [
+        ("warm turn, median (s)", f"{w['median_s']:.3f}", f"limit {r['limit_s']:.3f}"),
+        ("warm turn / physical limit", f"{w['ratio']:.2f}x", f"<= {MAX_WARM_RATIO}x"),
+        ("cold run, spawn to answer (s)", f"{c['answer_s']:.3f}", f"<= {MAX_COLD_S} s"),
+        (
+            "cold run: imports / first turn (s)",
+            f"{c.get('imports_s', 0):.3f} / {c.get('first_turn_s', 0):.3f}",
+            "report",
+        ),
+        ("cold run, spawn to exit (s)", f"{c['exit_s']:.3f}", "report"),
+        (
+            f"CPU per run, SQLite, {r['options']['cpu_runs']} at once (ms)",
+            f"{sq['cpu_ms_per_run']:.1f}",
+            f"<= {MAX_CPU_MS:g}",
+        ),
+        (
+            f"CPU per run, memory, {r['options']['cpu_runs']} at once (ms)",
+            f"{mem['cpu_ms_per_run']:.1f}",
+            f"<= {MAX_CPU_MS:g}",
+        ),
+        ("checkpoints / writes per run", f"{st['checkpoints']:g} / {st['writes']:g}", "report"),
+        ("checkpoint bytes per run", f"{st['bytes']:,.0f}", "report"),
+        (
+            f"load, {ld['threads']} threads: p50 / p95 (s)",
+            f"{ld['p50_s']:.3f} / {ld['p95_s']:.3f}",
+            "",
+        ),
+        ("load p95 / single turn", f"{ld['p95_ratio']:.2f}x", f"<= {MAX_P95_RATIO:g}x"),
+        ("load errors / wrong data", f"{len(ld['errors'])} / {len(ld['wrong_data'])}", "0 / 0"),
+        (
+            f"CPU per turn, turn {lt['early_turns']} vs {lt['late_turns']} (ms)",
+            f"{lt['cpu_ms_early']:.1f} -> {lt['cpu_ms_late']:.1f}",
+            "",
+        ),
+        ("CPU per turn growth", f"{lt['cpu_growth']:+.1%}", f"<= +{MAX_CPU_GROWTH:.0%}"),
+        (
+            "checkpoint bytes added per turn, early -> late",
+            f"{lt['bytes_added_early']:,.0f} -> {lt['bytes_added_late']:,.0f}",
+            f"<= {MAX_TURN_BYTES:,}, +{MAX_BYTES_GROWTH:.0%}",
+        ),
+        (
+            f"checkpoint bytes in total, turn {r['options']['early_turn']} / {lt['turns']}",
+            f"{lt['bytes_total_early']:,} / {lt['bytes_total_last']:,}",
+            "report",
+        ),
+    ]
+    width = max(len(k) for k, _, _ in rows) + 2
+    lines = [
+        f"Machine: {m['cores']} cores, {m['cpu']}, Python {m['python']}, "
+        f"langgraph {m['langgraph']}, mcp {m['mcp']}.",
+        f"Scenario: 3 direct lookups, then a dependent direct write; model "
+        f"{opts['model_s'] * 1000:.0f} ms, tool {opts['tool_s'] * 1000:.0f} ms; "
+        f"physical limit {r['limit_s']:.3f} s (2 models + 2 tools).",
+        f"Model calls per warm turn: {calls}.",
+        "",
+        f"{'figure':{width}}{'measured':>24}  target",
+    ]
+    lines += [f"{k:{width}}{v:>24}  {t}" for k, v, t in rows]
+    return "\n".join(lines)
+
+
+OPTIONS_FULL = {"warm_runs": 5, "cpu_runs": 40, "threads": 100, "turns": 30, "early_turn": 5}
+OPTIONS_QUICK = {"warm_runs": 2, "cpu_runs": 8, "threads": 10, "turns": 8, "early_turn": 3}
+
+
+def arguments() -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model-s", type=float, default=0.3, help="seconds per model call")
+    parser.add_argument("--tool-s", type=float, default=0.2, help="seconds per tool call")
+    parser.add_argument("--quick", action="store_true", help="a fast smoke run, fewer of each")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--no-check", action="store_true", help="exit 0 even if a target is missed")
+    parser.add_argument("--profile", action="store_true", help="only profile the CPU part")
+    parser.add_argument("--cold-child", action="store_true", help=argparse.SUPPRESS)
+    return parser.parse_args()
+
+
+def run_all(args: argparse.Namespace) -> dict[str, Any]:
+    """Every figure, the machine and the options, with the targets checked."""
+    opts = Options(args.model_s, args.tool_s, **(OPTIONS_QUICK if args.quick else OPTIONS_FULL))
+    result: dict[str, Any] = {"machine": machine(), "options": vars(opts)}
+    result["limit_s"] = 2 * opts.model_s + 2 * opts.tool_s
+    result["cold"] = cold(opts.model_s, opts.tool_s)
+    with tempfile.TemporaryDirectory() as folder:
+        result |= asyncio.run(measure(opts, Path(folder)))
+    result["warm"]["ratio"] = result["warm"]["median_s"] / result["limit_s"]
+    result["missed"] = misses(result)
+    return result
+
+
+def main() -> int:
+    """Measure, print, and exit 1 when a checked target is missed."""
+    args = arguments()
+    if args.cold_child:
+        return asyncio.run(cold_child(args.model_s, args.tool_s))
+    if args.profile:
+        print(asyncio.run(profile(OPTIONS_FULL["cpu_runs"], 10)))
+        return 0
+    result = run_all(args)
+    print(json.dumps(result, indent=2) if args.json else table(result))
+    if result["missed"] and not args.no_check:
+        print("Target missed: " + "; ".join(result["missed"]), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,73 @@
+"""The two experts of the whole-graph benchmark, as FastMCP servers with a fixed tool latency.
+
+    python bench/servers.py stock|orders [--tool-s 0.2]     # a stdio MCP server
+
+- `stock`: `get_stock(sku)`, annotated readOnlyHint=true, returns `{"sku", "units"}`;
+- `orders`: `reorder(skus, note)`, a write, returns `{"order_id", "skus", "note"}`.
+
+Every tool call sleeps `--tool-s` seconds. The same factories serve in-process (registered with
+`common.mcp.inprocess`) for tests, so both transports run the same tools.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import zlib
+from typing import Any
+
+from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
+
+NAMES = ("stock", "orders")
+"""The servers this module can build."""
+
+
+def units_of(sku: str) -> int:
+    """The units in stock for a SKU: stable across processes, different per SKU."""
+    return zlib.crc32(sku.encode()) % 90 + 10
+
+
+def stock_server(tool_s: float, name: str = "stock") -> FastMCP:
+    """The read-only stock expert."""
+    server = FastMCP(name, log_level="WARNING")
+
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    async def get_stock(sku: str) -> dict[str, Any]:
+        """Get the units in stock for one SKU."""
+        await asyncio.sleep(tool_s)
+        return {"sku": sku, "units": units_of(sku)}
+
+    return server
+
+
+def orders_server(tool_s: float, name: str = "orders") -> FastMCP:
+    """The orders expert: one write, reorder."""
+    server = FastMCP(name, log_level="WARNING")
+
+    @server.tool()
+    async def reorder(skus: list[str], note: str) -> dict[str, Any]:
+        """Place one purchase order for the given SKUs, with a note for the buyer."""
+        await asyncio.sleep(tool_s)
+        return {"order_id": "PO-" + "+".join(skus), "skus": skus, "note": note}
+
+    return server
+
+
+def build(name: str, tool_s: float, server_name: str | None = None) -> FastMCP:
+    """The server called `name` (stock or orders), optionally under another server name."""
+    factory = stock_server if name == "stock" else orders_server
+    return factory(tool_s, server_name or name)
+
+
+def main() -> None:
+    """Serve one expert over stdio."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("name", choices=NAMES)
+    parser.add_argument("--tool-s", type=float, default=0.2, help="seconds per tool call")
+    args = parser.parse_args()
+    build(args.name, args.tool_s).run("stdio")
+
+
+if __name__ == "__main__":
+    main()
