@@ -3,15 +3,27 @@
 Every remote model gets the request timeout (`MODEL_TIMEOUT_S`) and its client's retries
 (`MODEL_MAX_RETRIES`: 429 and 5xx, honouring `Retry-After`); a call that still fails to reach
 its model ends the node with one `ModelCallError` sentence (`model_errors`).
+
+A remote model is built once per spec, resolved settings and running event loop, and reused:
+building one costs about half a millisecond of CPU and it holds no per-call state (callbacks,
+tags and run names come with each call's config). `IdentityCache` is written here rather than
+taken from a library because its owners (chat models, event loops) cannot be dict keys
+(pydantic models are unhashable) and must not share entries when an id is reused;
+`functools.lru_cache` keys by hash, and no cache library is a dependency.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import importlib
+import json
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Hashable, Sequence
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import urlparse
 
 from langchain.chat_models import init_chat_model
@@ -23,6 +35,8 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
 from common.settings import get_settings
+
+ValueT = TypeVar("ValueT")
 
 ModelFactory = Callable[[str], BaseChatModel]
 """Builds a chat model from the part of the spec after the provider."""
@@ -79,6 +93,44 @@ class ModelCallError(RuntimeError):
         return self.advice()
 
 
+class IdentityCache(Generic[ValueT]):
+    """A bounded, thread-safe LRU of values built for an owner object, by owner identity and key.
+
+    Each entry keeps its owner alive, so the owner's id cannot be reused by another object while
+    the entry exists: two owners never share a value, whether or not they compare equal.
+    """
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._entries: OrderedDict[tuple[int, Hashable], tuple[object, ValueT]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, owner: object, key: Hashable, build: Callable[[], ValueT]) -> ValueT:
+        """The value kept for (`owner`, `key`), built by `build` on a miss (its errors raise)."""
+        slot = (id(owner), key)
+        with self._lock:
+            hit = self._entries.get(slot)
+            if hit is not None and hit[0] is owner:
+                self._entries.move_to_end(slot)
+                return hit[1]
+        # Built outside the lock: two concurrent misses build twice, which is harmless.
+        value = build()
+        with self._lock:
+            self._entries[slot] = (owner, value)
+            self._entries.move_to_end(slot)
+            while len(self._entries) > self._size:
+                self._entries.popitem(last=False)
+        return value
+
+
+MODEL_CACHE_SIZE = 64
+"""Remote chat models kept: one per spec, settings and event loop in use."""
+
+_MODELS: IdentityCache[BaseChatModel] = IdentityCache(MODEL_CACHE_SIZE)
+_NO_LOOP = object()
+"""The owner of models built outside any event loop."""
+
+
 def register_provider(name: str, factory: ModelFactory) -> None:
     """Register an in-process provider (no network), e.g. scripted test doubles."""
     _LOCAL_PROVIDERS[name] = factory
@@ -123,6 +175,17 @@ def load_chat_model(spec: str) -> BaseChatModel:
     if provider == "openai" and base_url and not os.environ.get("OPENAI_API_KEY"):
         kwargs["api_key"] = "not-needed"
     kwargs.update(_limits(provider, settings.model_timeout_s, settings.model_max_retries))
+    cache_key = (
+        provider,
+        name,
+        json.dumps(kwargs, sort_keys=True, default=repr),
+        _client_env(provider),
+    )
+    return _MODELS.get(_loop_owner(), cache_key, lambda: _init_model(spec, provider, name, kwargs))
+
+
+def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> BaseChatModel:
+    """A new chat model from its provider's package; a missing package is a ModelConfigError."""
     try:
         model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
     except (ImportError, ValueError) as exc:
@@ -131,6 +194,37 @@ def load_chat_model(spec: str) -> BaseChatModel:
             "e.g. openai:gpt-4o-mini, and install the provider's package."
         ) from exc
     return model
+
+
+_CLIENT_ENV_MARKS = ("API_KEY", "BASE_URL", "API_BASE", "ENDPOINT", "PROXY", "ORGANIZATION")
+"""Parts of environment variable names that provider clients read when a model is built."""
+
+
+def _client_env(provider: str) -> str:
+    """A digest of the environment a provider's client reads at build time (keys, URLs).
+
+    Part of the model cache key, so a changed key or endpoint builds a new model; a digest,
+    so the cache holds no second copy of a secret.
+    """
+    prefix = provider.upper().split("_")[0] + "_"
+    seen = sorted(
+        (k, v)
+        for k, v in os.environ.items()
+        if k.startswith(prefix) or any(mark in k for mark in _CLIENT_ENV_MARKS)
+    )
+    return hashlib.sha256(json.dumps(seen).encode()).hexdigest()
+
+
+def _loop_owner() -> object:
+    """The running event loop, or a marker outside one.
+
+    Some clients (e.g. Ollama's) keep an HTTP connection pool per model, tied to the loop
+    that used it first: a model is never shared between loops.
+    """
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return _NO_LOOP
 
 
 def _limits(provider: str, timeout: float, retries: int) -> dict[str, Any]:

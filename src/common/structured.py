@@ -5,6 +5,12 @@ unparsable answer, one that fails validation, an empty one or one with no choice
 same way everywhere: the caller gets a `BadOutput` with the reason and decides (retry, count a
 failed round, "not completed", the deterministic summary). Connection, timeout and HTTP status
 errors are not malformed output: the node turns them into `common.models.ModelCallError`.
+
+The structured-output and tool-bound runnables are built once per model and schema (or exact
+tool list) and reused: building one generates the schema's JSON schema (with OpenAI models,
+milliseconds of CPU for the planner's schema). They are keyed by the model object's identity,
+so two models never share one, and carry no per-call state: callbacks, tags and run names reach
+the model through each call's config.
 """
 
 from __future__ import annotations
@@ -12,13 +18,15 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
+
+from common.models import IdentityCache
 
 MALFORMED: tuple[type[Exception], ...] = (
     OutputParserException,
@@ -32,6 +40,35 @@ MALFORMED: tuple[type[Exception], ...] = (
 """Errors that mean the model answered, but not in the required shape."""
 
 SchemaT = TypeVar("SchemaT", bound=BaseModel)
+
+
+RUNNABLE_CACHE_SIZE = 256
+"""Structured-output and tool-bound runnables kept (least recently used dropped first)."""
+
+_RUNNABLES: IdentityCache[Runnable[LanguageModelInput, Any]] = IdentityCache(RUNNABLE_CACHE_SIZE)
+
+
+def structured_runnable(
+    model: BaseChatModel, schema: type[BaseModel], *, include_raw: bool = False
+) -> Runnable[LanguageModelInput, Any]:
+    """`model.with_structured_output(schema, include_raw=...)`, built once per model and schema."""
+    return _RUNNABLES.get(
+        model,
+        ("structured", schema, include_raw),
+        lambda: model.with_structured_output(schema, include_raw=include_raw),
+    )
+
+
+def with_tools(
+    model: BaseChatModel, specs: Sequence[dict[str, Any]]
+) -> Runnable[LanguageModelInput, BaseMessage]:
+    """`model.bind_tools(specs)`, built once per model and exact tool definitions.
+
+    Keyed by the specs' content (names, descriptions, schemas), so a changed tool list
+    binds again while the same list, even as new dicts, is reused.
+    """
+    key = ("tools", json.dumps(list(specs), sort_keys=True, default=repr))
+    return _RUNNABLES.get(model, key, lambda: model.bind_tools(list(specs)))
 
 
 REASON_CHARS = 300
@@ -58,7 +95,7 @@ async def structured_call(
     """Ask `model` for an answer validated into `schema`; malformed or empty output is BadOutput."""
     name = schema.__name__
     try:
-        raw = await model.with_structured_output(schema).ainvoke(list(messages))
+        raw = await structured_runnable(model, schema).ainvoke(list(messages))
         if raw is None:
             # Tool-calling parsers return None when the model answered without the tool.
             return BadOutput(f"The answer was empty; expected {name}.")

@@ -23,6 +23,7 @@ from common.safety.verdict import (
     from_structured,
     parse_verdict_text,
 )
+from common.structured import structured_runnable
 
 AnalysisStatus = Literal["skipped", "ok", "error"]
 """Whether the analyser ran, and how it went."""
@@ -91,7 +92,7 @@ async def analyse(
     prompt = IRREVERSIBILITY_SYSTEM_PROMPT.format(
         catalog=render_catalog(catalog), plan=plan, conversation=_conversation(messages)
     )
-    runnable = model.with_structured_output(IrreversibilityAnalysis, include_raw=True)
+    runnable = structured_runnable(model, IrreversibilityAnalysis, include_raw=True)
     try:
         async with asyncio.timeout(timeout_s):
             out: Any = await runnable.ainvoke([SystemMessage(prompt), HumanMessage(request)])

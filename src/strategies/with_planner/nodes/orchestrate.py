@@ -12,7 +12,7 @@ from mcp.types import Tool
 from common.mcp import ExpertUnavailable, registry_for
 from common.models import model_errors
 from common.safety.gate import Gate
-from common.structured import BadOutput, tool_round
+from common.structured import BadOutput, tool_round, with_tools
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, model_for, task_update, truncate
 from strategies.with_planner.plans import TaskStatus
@@ -57,7 +57,7 @@ _CONTROL_SPECS: list[dict[str, Any]] = [
 
 
 def tool_spec(tool: Tool) -> dict[str, Any]:
-    """An MCP tool as an OpenAI-style function spec, for `bind_tools` (we execute it ourselves)."""
+    """An MCP tool as an OpenAI-style function spec, for binding (we execute it ourselves)."""
     return {
         "type": "function",
         "function": {
@@ -90,7 +90,7 @@ async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdat
         tools = await registry.tools(task["expert"])
     except ExpertUnavailable as exc:
         return task_update(state, runtime, status="failed", error=str(exc))
-    model = model_for(ctx, "orchestrate").bind_tools(_specs(tools))
+    model = with_tools(model_for(ctx, "orchestrate"), _specs(tools))
     async with model_errors("orchestrate", ctx.model_for("orchestrate")):
         reply = await tool_round(model, _conversation(state))
     attempts = task["attempts"] + 1
