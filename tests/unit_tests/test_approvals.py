@@ -41,7 +41,6 @@ async def test_write_note_pauses_with_the_approval_request(scripted: Any, workdi
     assert nodes == [
         "planner",
         "irreversibility_check",
-        "advance",
         "orchestrate",
         "call_tool",
         "advance",
@@ -86,7 +85,6 @@ async def test_approve_runs_the_call_exactly_once(scripted: Any, workdir: Path) 
 
     assert nodes == [
         "await_approval",
-        "advance",
         "call_tool",
         "assess_task",
         "advance",

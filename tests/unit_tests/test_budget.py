@@ -43,9 +43,9 @@ async def test_task_fails_after_its_budget_and_the_plan_moves_on(scripted: Any) 
 
     nodes = await thread.send("Find the answer, then say ok.")
 
-    # t1 and t2 run side by side in one wave: t1 uses both rounds, t2 finishes in one.
+    # t1 and t2 run side by side in one round: t1 uses both rounds, t2 finishes in one.
     main = [n for n in nodes if n in MAIN_NODES]
-    assert main == ["planner", "irreversibility_check", "advance", "advance", "generate_response"]
+    assert main == ["planner", "irreversibility_check", "advance", "generate_response"]
     assert sorted(n for n in nodes if n not in MAIN_NODES) == sorted(
         ["orchestrate", "assess_task"] * 3
     )

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from common.settings import get_settings
 from strategies.with_planner import graph as graph_module
-from strategies.with_planner.graph import build_graph, build_task_graph
+from strategies.with_planner.graph import build_graph
+from strategies.with_planner.task_graph import build_task_graph
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "graph.mmd"
 
@@ -18,16 +19,15 @@ EXPECTED_EDGES = {
     ("planner", "generate_response", True),
     ("planner", "__end__", True),
     ("irreversibility_check", "advance", False),
-    ("advance", "run_task", True),
+    ("advance", "advance", True),
     ("advance", "planner", True),
     ("advance", "generate_response", True),
     ("advance", "request_approval", True),
-    ("run_task", "advance", False),
     ("request_approval", "await_approval", False),
     ("await_approval", "advance", False),
     ("generate_response", "__end__", False),
 }
-"""The plan loop: planner → irreversibility_check → advance ⇄ run_task → generate_response,
+"""The plan loop: planner → irreversibility_check → advance (rounds of tasks) → generate_response,
 with advance → request_approval → await_approval → advance when tasks stop for approval."""
 
 EXPECTED_TASK_EDGES = {
@@ -63,38 +63,15 @@ def test_every_edge_is_declared() -> None:
     drawn = build_graph().get_graph()
     edges = {(e.source, e.target, e.conditional) for e in drawn.edges}
     assert edges == EXPECTED_EDGES
-    # The task loop is hidden behind run_task: none of its nodes is a node of the main graph.
+    # The task loop runs inside advance (the scheduler): none of its nodes is a main-graph node.
     assert not set(TASK_NODES) & set(drawn.nodes)
+    assert "run_task" not in drawn.nodes
 
 
 def test_task_subgraph_edges() -> None:
     drawn = build_task_graph().get_graph()
     edges = {(e.source, e.target, e.conditional) for e in drawn.edges}
     assert edges == EXPECTED_TASK_EDGES
-
-
-def test_xray_drawing_shows_the_task_loop_inside_run_task() -> None:
-    drawn = build_graph().get_graph(xray=True)
-    for node in TASK_NODES:
-        assert f"run_task:{node}" in drawn.nodes
-    assert "run_task" not in drawn.nodes
-    edges = {(e.source, e.target, e.conditional) for e in drawn.edges}
-    # The subgraph's edges appear under its prefix, wired to the main loop through advance.
-    inner = {
-        (_prefixed(source), _prefixed(target), conditional)
-        for source, target, conditional in EXPECTED_TASK_EDGES
-    }
-    assert inner <= edges
-    assert ("advance", "run_task:__start__", True) in edges
-    assert ("run_task:__end__", "advance", False) in edges
-    mermaid = drawn.draw_mermaid()
-    assert "subgraph run_task" in mermaid
-    for node in TASK_NODES:
-        assert f"run_task\\3a{node}({node})" in mermaid
-
-
-def _prefixed(node: str) -> str:
-    return f"run_task:{node}"
 
 
 def test_served_graph_has_no_checkpointer_and_an_explicit_recursion_limit() -> None:

@@ -89,7 +89,6 @@ async def test_irreversible_request_blocks_the_named_tool_and_asks_before_it_run
     assert nodes == [
         "planner",
         "irreversibility_check",
-        "advance",
         "orchestrate",
         "call_tool",
         "advance",

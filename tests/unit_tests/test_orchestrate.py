@@ -60,7 +60,7 @@ async def test_ask_user_interrupts_and_the_answer_comes_back(scripted: Any) -> N
 
     nodes = await thread.send("How many of my product are in stock?")
 
-    assert nodes == ["planner", "irreversibility_check", "advance", "orchestrate"]
+    assert nodes == ["planner", "irreversibility_check", "orchestrate"]
     (value,) = await thread.interrupts()
     assert value["type"] == "ask_user"
     assert value["question"] == question
@@ -100,9 +100,9 @@ async def test_cannot_complete_fails_the_task_and_the_next_one_runs(scripted: An
 
     nodes = await thread.send("Book a flight and say hi")
 
-    # Both tasks run in the first wave; t1 ends at call_tool without an assessment.
+    # Both tasks run in the first round; t1 ends at call_tool without an assessment.
     main = [n for n in nodes if n in MAIN_NODES]
-    assert main == ["planner", "irreversibility_check", "advance", "advance", "generate_response"]
+    assert main == ["planner", "irreversibility_check", "advance", "generate_response"]
     assert sorted(n for n in nodes if n not in MAIN_NODES) == sorted(
         ["orchestrate", "call_tool", "orchestrate", "assess_task"]
     )
@@ -135,9 +135,9 @@ async def test_unavailable_expert_fails_its_task_and_others_still_run(
 
     nodes = await thread.send("Haunt, then echo")
 
-    # Both run in one wave; the ghost task fails in orchestrate without a model call.
+    # Both run in one round; the ghost task fails in orchestrate without a model call.
     main = [n for n in nodes if n in MAIN_NODES]
-    assert main == ["planner", "irreversibility_check", "advance", "advance", "generate_response"]
+    assert main == ["planner", "irreversibility_check", "advance", "generate_response"]
     assert sorted(n for n in nodes if n not in MAIN_NODES) == sorted(
         ["orchestrate", "orchestrate", "assess_task"]
     )

@@ -3,10 +3,10 @@
 LangGraph counts super-steps per graph: the main loop and each run of the task subgraph have
 their own count, each checked against the same `recursion_limit`. The longest runs are:
 
-- main graph: (retries + 1) planner calls, irreversibility_check, two steps per wave (advance,
-  run_task), and once per turn after a failure a replan (advance, planner calls, the check
-  again), then the last advance and generate_response. One replan launches at most one wave
-  more than the plan has tasks, so a turn has at most `max_plan_tasks + 1` waves.
+- main graph: (retries + 1) planner calls, irreversibility_check, one `advance` round that runs
+  every task it can (each as soon as its own dependencies completed), and once per turn after
+  a failure with work left a replan (planner calls, the check again, another round), then
+  generate_response.
 - task subgraph: orchestrate → call_tool → assess_task per attempt, up to the attempt cap.
 """
 
@@ -28,9 +28,8 @@ INVALID = plan(task("t1", "weather", "forecast"))
 def main_graph_steps(retries: int, tasks: int) -> int:
     """Super-steps of the longest main-graph run (see the module docstring)."""
     planning = retries + 1 + 1
-    waves = tasks + 1
-    replan = 1 + retries + 1 + 1
-    return planning + 2 * waves + replan + 2
+    replan = retries + 1 + 1
+    return planning + 1 + replan + 1 + 1
 
 
 def task_graph_steps(attempts: int) -> int:
@@ -48,15 +47,18 @@ def echo_rounds(count: int) -> list[Any]:
 
 
 async def test_longest_main_loop_fits_the_recursion_limit(scripted: Any) -> None:
-    """Every planner call retried, one task per wave, a replan after the first wave.
+    """Every planner call retried, and a replan after the first round.
 
-    The planner is sent back `retries` times, plans `max_plan_tasks` tasks; the first fails,
-    the replan is sent back `retries` times, then replaces the rest with `max_plan_tasks` new
-    tasks that each complete: `max_plan_tasks + 1` waves.
+    The planner is sent back `retries` times, plans `max_plan_tasks` tasks; the first fails and
+    the others, which depend on it, are skipped; the replan is sent back `retries` times, then
+    replaces them with `max_plan_tasks` new tasks that each complete.
     """
     settings = get_settings()
     retries, tasks = settings.max_planner_retries, settings.max_plan_tasks
-    first = plan(*(optional(f"t{i}", f"echo {i}") for i in range(tasks)))
+    first = plan(
+        optional("t0", "echo 0"),
+        *({**optional(f"t{i}", f"echo {i}"), "depends_on": ["t0"]} for i in range(1, tasks)),
+    )
     second = plan(*(task(f"n{i}", "testkit", f"echo n{i}") for i in range(tasks)))
     steps = main_graph_steps(retries, tasks)
     assert settings.recursion_limit > steps
@@ -122,16 +124,13 @@ async def test_largest_plan_with_every_task_exhausting_its_budget_ends_normally(
 
     Bug (fixed): the recursion limit was a fixed 200 while a run's length grows with the
     attempt budget times the plan length; with 6 attempts a 12-task plan died with
-    GraphRecursionError instead of answering. Tasks run one per wave here (the most main-graph
-    steps) with a step budget large enough for all of them.
+    GraphRecursionError instead of answering. Tasks run one at a time here, with a step budget
+    large enough for all of them.
     """
     settings = get_settings()
     tasks, attempts = settings.max_plan_tasks, 6
     ctx, models = scripted(
-        planner=[
-            plan(*(optional(f"t{i}", f"echo {i}") for i in range(tasks))),
-            plan(decision="continue"),
-        ],
+        planner=[plan(*(optional(f"t{i}", f"echo {i}") for i in range(tasks)))],
         orchestrate=echo_rounds(tasks * attempts),
         assess=[not_done("never enough")] * (tasks * attempts),
         response=["Every task ran out of attempts."],
@@ -147,8 +146,8 @@ async def test_largest_plan_with_every_task_exhausting_its_budget_ends_normally(
     state = await thread.values()
     assert [t["status"] for t in state["previous_plan"]] == ["failed"] * tasks
     assert len(models["orchestrate"].requests) == tasks * attempts
-    # After the first failure the planner was asked once to replan, and kept the plan.
-    assert nodes.count("planner") == 2
+    # Every task ran in the one round: nothing was left to replan around.
+    assert nodes.count("planner") == 1
 
 
 async def test_largest_plan_with_default_budgets_ends_within_the_limit(scripted: Any) -> None:

@@ -6,10 +6,10 @@ from typing import Any, cast
 
 import pytest
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
-from langgraph.types import Send
 
 from strategies.with_planner import routing
 from strategies.with_planner.plans import Task, TaskState, new_task_state
+from strategies.with_planner.scheduler import task_input
 from strategies.with_planner.state import GuardVerdict, State, TaskRun
 
 GUARD = GuardVerdict(irreversible={}, verdicts=[], unavailable={}, analysis="skipped", notes=[])
@@ -95,7 +95,7 @@ def test_after_assess() -> None:
     assert routing.after_assess(failed) == "__end__"
 
 
-def test_dispatch_sends_one_task_run_per_task_of_the_wave() -> None:
+def test_a_task_run_gets_its_task_its_dependencies_results_and_its_budget() -> None:
     done = task_state("completed", "t1")
     done["result"], done["data"] = "alpha", {"n": 1}
     second = task_state("running", "t2", depends_on=["t1"])
@@ -107,15 +107,10 @@ def test_dispatch_sends_one_task_run_per_task_of_the_wave() -> None:
         third,
         later,
         messages=[HumanMessage("first"), AIMessage("ok"), HumanMessage("echo twice")],
-        wave=["t2", "t3"],
-        attempt_budget=2,
     )
 
-    sends = routing.dispatch(main)
+    first, other = (task_input(main, tid, 2) for tid in ("t2", "t3"))
 
-    assert isinstance(sends, list)
-    assert all(isinstance(s, Send) and s.node == "run_task" for s in sends)
-    first, other = (cast(dict[str, Any], s.arg) for s in sends)
     assert [first["task"]["id"], other["task"]["id"]] == ["t2", "t3"]
     assert first["inputs"] == {"t1": {"result": "alpha", "data": {"n": 1}}}
     assert other["inputs"] == {}
@@ -126,6 +121,14 @@ def test_dispatch_sends_one_task_run_per_task_of_the_wave() -> None:
     assert "- t2 [running] (testkit after t1): do t2" in first["plan_view"]
     # Nothing of the main conversation goes into a task run.
     assert "messages" not in first
+
+
+def test_dispatch_runs_another_round_while_tasks_are_ready() -> None:
+    finished = task_state("completed", "t1")
+    ready = task_state("pending", "t2", depends_on=["t1"])
+    assert routing.dispatch(state(finished, ready, wave=[])) == "advance"
+    awaiting = state(finished, ready, awaiting=[{"task_id": "t1"}])
+    assert routing.dispatch(awaiting) == "request_approval"
 
 
 def test_dispatch_without_a_wave_answers_or_replans_once() -> None:

@@ -1,4 +1,8 @@
-"""Wire the with_planner graph: the plan loop, the per-task subgraph, and entry points."""
+"""Wire the with_planner graph: the plan loop and its entry points.
+
+`advance` runs each round of tasks (`scheduler`), a task on the `run_task` subgraph
+(`task_graph.build_task_graph`) or, for a direct step, on `call_tool` alone.
+"""
 
 from __future__ import annotations
 
@@ -16,32 +20,14 @@ from strategies.with_planner import routing
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes import (
     advance,
-    assess_task,
     await_approval,
-    call_tool,
     generate_response,
     irreversibility_check,
-    orchestrate,
     planner,
     request_approval,
 )
 from strategies.with_planner.resume import screening
-from strategies.with_planner.state import InputState, State, TaskInput, TaskOutput, TaskRun
-
-
-def build_task_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
-    """The per-task loop: orchestrate → call_tool → assess_task, on the task's own messages."""
-    builder = StateGraph(
-        TaskRun, context_schema=Context, input_schema=TaskInput, output_schema=TaskOutput
-    )
-    builder.add_node("orchestrate", orchestrate)
-    builder.add_node("call_tool", call_tool)
-    builder.add_node("assess_task", assess_task)
-    builder.add_conditional_edges(START, routing.task_start)
-    builder.add_conditional_edges("orchestrate", routing.after_orchestrate)
-    builder.add_conditional_edges("call_tool", routing.after_call_tool)
-    builder.add_conditional_edges("assess_task", routing.after_assess)
-    return builder.compile(name="run_task")
+from strategies.with_planner.state import InputState, State
 
 
 def build_graph(
@@ -66,7 +52,6 @@ def build_graph(
     builder.add_node("planner", planner)
     builder.add_node("irreversibility_check", irreversibility_check)
     builder.add_node("advance", advance)
-    builder.add_node("run_task", build_task_graph())
     builder.add_node("request_approval", request_approval)
     builder.add_node("await_approval", await_approval)
     builder.add_node("generate_response", generate_response)
@@ -77,9 +62,8 @@ def build_graph(
     builder.add_conditional_edges(
         "advance",
         routing.dispatch,
-        ["run_task", "request_approval", "planner", "generate_response"],
+        ["request_approval", "planner", "advance", "generate_response"],
     )
-    builder.add_edge("run_task", "advance")
     builder.add_edge("request_approval", "await_approval")
     builder.add_edge("await_approval", "advance")
     builder.add_edge("generate_response", "__end__")

@@ -5,12 +5,9 @@ from __future__ import annotations
 from typing import Literal
 
 from langchain_core.messages import AIMessage, HumanMessage
-from langgraph.types import Send
 
-from common.messages import last_request
-from strategies.with_planner.nodes.common import render_plan
-from strategies.with_planner.plans import TERMINAL, TaskState
-from strategies.with_planner.state import DependencyOutput, State, TaskInput, TaskRun
+from strategies.with_planner.plans import TERMINAL, ready_tasks
+from strategies.with_planner.state import State, TaskRun
 
 
 def after_planner(
@@ -29,46 +26,16 @@ def after_planner(
 
 def dispatch(
     state: State,
-) -> list[Send] | Literal["request_approval", "planner", "generate_response"]:
-    """Ask about calls tasks stopped at, run the wave, replan after a failure, or answer."""
+) -> Literal["request_approval", "planner", "advance", "generate_response"]:
+    """Ask about calls tasks stopped at, replan after a failure, run what is left, or answer."""
     if state.get("awaiting"):
         return "request_approval"
-    wave = state.get("wave") or []
-    if wave:
-        return [Send("run_task", task_input(state, task_id)) for task_id in wave]
     if state.get("planner_feedback") and state.get("replanned"):
         return "planner"
+    if ready_tasks(state.get("plan") or []):
+        # Left by a round that stopped to ask the user (its dependents could not start).
+        return "advance"
     return "generate_response"
-
-
-def task_input(state: State, task_id: str) -> TaskInput:
-    """What one task run gets: its task, the request, and its dependencies' results."""
-    plan = state["plan"]
-    by_id = {t["id"]: t for t in plan}
-    task = by_id[task_id]
-    inputs = {dep: dependency_output(by_id[dep]) for dep in task["depends_on"]}
-    given = TaskInput(
-        task=task,
-        request=last_request(state["messages"]),
-        plan_view=render_plan(plan),
-        inputs=inputs,
-        order=[t["id"] for t in plan],
-        guard=state["guard"],
-        max_attempts=state.get("attempt_budget", 1),
-        run_context=state.get("run_context") or {},
-    )
-    if task.get("decisions"):
-        # It stopped for approval: it goes on from the round it stopped at.
-        given["messages"] = list(task["messages"])
-    return given
-
-
-def dependency_output(task: TaskState) -> DependencyOutput:
-    """What a finished task hands on: its result view, data, and where its whole text is."""
-    out = DependencyOutput(result=task["result"], data=task["data"])
-    if full := task.get("full"):
-        out["full"] = full
-    return out
 
 
 def task_start(state: TaskRun) -> Literal["orchestrate", "call_tool"]:

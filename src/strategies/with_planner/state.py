@@ -95,7 +95,7 @@ class State(InputState, total=False):
     plan_status: PlanStatus
     """Status of the plan as a whole."""
     wave: list[str]
-    """Ids of the tasks launched by the last dispatch."""
+    """Ids of the tasks that ran in the scheduler's last round."""
     guard: GuardVerdict
     """This turn's irreversibility verdict."""
     guard_stats: GuardStats
@@ -112,8 +112,6 @@ class State(InputState, total=False):
     """What the answer must mention: budgets that ran out, replans after failures."""
     steps_spent: int
     """Steps of tasks dropped by a replan this turn, still counted against max_steps."""
-    attempt_budget: int
-    """Orchestrate rounds each task of the current wave may use."""
     previous_plan: list[TaskState]
     """The last turn's plan, so the planner can continue or replace it."""
     deferred: Annotated[list[PendingCall], add_deferred]
@@ -244,16 +242,18 @@ class GuardUpdate(TypedDict):
 
 
 class AdvanceUpdate(TypedDict, total=False):
-    """What the scheduler writes: the settled plan and the next wave (or a replan request)."""
+    """What the scheduler writes: the plan after a round of tasks (and a replan request)."""
 
     plan: list[TaskState]
-    """The plan with finished tasks settled and the wave started."""
+    """The plan with the round's tasks updated and the rest settled."""
     plan_status: PlanStatus
     """The plan's status after settling."""
     wave: list[str]
-    """Ids of the tasks launched now (empty: replan or answer)."""
-    attempt_budget: int
-    """Orchestrate rounds each task of the wave may use."""
+    """Ids of the tasks that ran in this round."""
+    deferred: list[PendingCall]
+    """Calls the round's tasks held back in plan_only mode."""
+    awaiting: list[Awaiting]
+    """Calls the round's tasks stopped at, waiting for a human's decision."""
     turn_notes: list[str]
     """Notes with a replan or a spent step budget added."""
     replanned: bool
