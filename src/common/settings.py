@@ -94,6 +94,9 @@ class Settings(BaseSettings):
     mcp_startup_timeout_s: float = Field(default=30.0, gt=0)
     """Seconds an MCP server may take to start and answer `initialize`."""
 
+    mcp_tool_cache_dir: Path | None = None
+    """Folder of the MCP tool-list cache; default `$XDG_CACHE_HOME/mcp-planner/tools`."""
+
     recursion_limit: int = Field(default=RECURSION_LIMIT, ge=10)
     """LangGraph super-step limit for one run: a backstop, budgets stop loops first."""
 

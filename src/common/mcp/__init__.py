@@ -1,7 +1,7 @@
 """MCP experts: configuration, persistent sessions and the registry nodes talk to."""
 
 from common.mcp.config import McpConfig, McpConfigError, ServerConfig, load_mcp_config
-from common.mcp.loader import registry_for
+from common.mcp.loader import prestart, registry_for
 from common.mcp.outcome import (
     MediaBlock,
     OutcomeStatus,
@@ -26,5 +26,6 @@ __all__ = [
     "is_error",
     "load_mcp_config",
     "outcome",
+    "prestart",
     "registry_for",
 ]

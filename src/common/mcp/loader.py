@@ -14,7 +14,8 @@ from typing import Any, Generic, TypeVar
 
 from common.mcp.config import McpConfig, load_mcp_config
 from common.mcp.registry import ExpertRegistry
-from common.settings import get_settings
+from common.mcp.tool_cache import ToolCache, default_cache_dir
+from common.settings import Settings, get_settings
 
 K = TypeVar("K", bound=Hashable)
 
@@ -78,4 +79,21 @@ async def registry_for(raw: dict[str, Any] | None) -> ExpertRegistry:
         key = config_key(raw)
         parse = partial(load_mcp_config, raw, settings.mcp_config)
         config = parse() if key is None else _RAW_CACHE.get(key, parse)
-    return ExpertRegistry(config, settings.mcp_startup_timeout_s)
+    return ExpertRegistry(config, settings.mcp_startup_timeout_s, tool_cache(settings))
+
+
+def tool_cache(settings: Settings) -> ToolCache:
+    """The tool cache in MCP_TOOL_CACHE_DIR, else in the user's cache folder."""
+    return ToolCache(settings.mcp_tool_cache_dir or default_cache_dir())
+
+
+async def prestart(raw: dict[str, Any] | None) -> ExpertRegistry:
+    """Begin starting every expert of the run's config; return once their servers are launched.
+
+    Call it first thing on the loop that runs the graph: the servers initialize in their own
+    processes while this one builds and starts the graph.
+    """
+    registry = await registry_for(raw)
+    registry.start_all()
+    await registry.launched()
+    return registry

@@ -1,8 +1,15 @@
-"""The expert registry: the only way nodes reach MCP servers."""
+"""The expert registry: the only way nodes reach MCP servers.
+
+Sessions are opened lazily by their first use, or all at once in the background by
+`start_all` (a CLI run starts them before it builds the graph). `catalog(..., cached_ok=True)`
+answers a server that is still starting from the tool cache, so planning need not wait; every
+call still waits for the live session and is refused when the live list lacks its tool.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -19,10 +26,17 @@ from common.mcp.session import (
     PersistentSession,
     SessionState,
 )
+from common.mcp.tool_cache import ToolCache
 
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, PersistentSession]] = (
     weakref.WeakKeyDictionary()
 )
+_STARTERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Task[None]]] = (
+    weakref.WeakKeyDictionary()
+)
+LAUNCH_WAIT_S = 2.0
+"""Longest `launched` waits for servers to be launched; their starts go on regardless."""
+logger = logging.getLogger(__name__)
 
 __all__ = ["ExpertRegistry", "ExpertUnavailable", "ToolOutcome", "get_registry", "shutdown_pool"]
 
@@ -61,12 +75,38 @@ def _pool() -> dict[str, PersistentSession]:
     return _POOLS[loop]
 
 
+def _starters() -> dict[str, asyncio.Task[None]]:
+    """Background starts under way on the running loop, by server fingerprint."""
+    return _STARTERS.setdefault(asyncio.get_running_loop(), {})
+
+
+async def _open_in_background(session: PersistentSession) -> None:
+    try:
+        await session.ensure_open()
+    except ExpertUnavailable:
+        # Not lost: the session keeps the failure (its cool-down) and the next lookup reports it.
+        return
+
+
+def _log_unexpected(task: asyncio.Task[None]) -> None:
+    """A background start has no caller to raise to: an unexpected failure is logged."""
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        logger.error("Starting MCP session %s failed: %r", task.get_name(), exc)
+
+
 class ExpertRegistry:
     """Experts of one MCP config, backed by the process-wide pool of persistent sessions."""
 
-    def __init__(self, config: McpConfig, startup_timeout_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        config: McpConfig,
+        startup_timeout_s: float = 30.0,
+        tool_cache: ToolCache | None = None,
+    ) -> None:
         self.config = config
         self.startup_timeout_s = startup_timeout_s
+        self.tool_cache = tool_cache
+        """Remembered tool lists (None: no cache, every listing is live)."""
 
     @property
     def experts(self) -> list[str]:
@@ -83,7 +123,68 @@ class ExpertRegistry:
         key = cfg.fingerprint()
         if key not in pool:
             pool[key] = PersistentSession(expert, cfg, self.startup_timeout_s)
-        return pool[key]
+        session = pool[key]
+        if session.tool_cache is None and self._cacheable(expert):
+            session.tool_cache = self.tool_cache
+        return session
+
+    def _cacheable(self, expert: str) -> bool:
+        # An in-process server starts at once and is known only by name: nothing to gain.
+        return self.tool_cache is not None and self.server(expert).inprocess is None
+
+    def start_all(self, experts: list[str] | None = None) -> None:
+        """Begin opening the sessions of `experts` (default: all) in the background.
+
+        Returns at once; call it on the event loop that will use the sessions. Each session
+        is opened by its own owner task as on first use, so `shutdown_pool` closes it; a
+        failure to start is kept by the session and reported by the next lookup.
+        """
+        for name in dict.fromkeys(self.experts if experts is None else experts):
+            self._begin(name)
+
+    def _begin(self, expert: str) -> asyncio.Task[None] | None:
+        """The background start of `expert` under way (begun now if none); None when open."""
+        session = self._session(expert)
+        if session.alive:
+            return None
+        starters = _starters()
+        key = self.server(expert).fingerprint()
+        task = starters.get(key)
+        if task is None or task.done():
+            task = asyncio.get_running_loop().create_task(
+                _open_in_background(session), name=f"mcp-start:{expert}"
+            )
+            task.add_done_callback(_log_unexpected)
+            starters[key] = task
+        return task
+
+    async def launched(
+        self, experts: list[str] | None = None, timeout_s: float = LAUNCH_WAIT_S
+    ) -> None:
+        """Wait (at most `timeout_s`) until the servers being started have been launched.
+
+        A launched server initializes in its own process while this one goes on working:
+        the CLI waits for this much before its own blocking start-up work, not for `ready`.
+        """
+        names = list(dict.fromkeys(self.experts if experts is None else experts))
+        waits = {asyncio.ensure_future(self._launch_of(n)) for n in names}
+        if not waits:
+            return
+        try:
+            await asyncio.wait(waits, timeout=timeout_s)
+        finally:
+            for wait in waits:
+                wait.cancel()
+
+    async def _launch_of(self, expert: str) -> None:
+        starter = _starters().get(self.server(expert).fingerprint())
+        if starter is None or starter.done():
+            return
+        launch = asyncio.ensure_future(self._session(expert).launched())
+        try:
+            await asyncio.wait({starter, launch}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            launch.cancel()
 
     async def tools(self, expert: str) -> list[Tool]:
         """The expert's tools, listed once per session (raises ExpertUnavailable)."""
@@ -94,14 +195,36 @@ class ExpertRegistry:
             raise ExpertUnavailable(expert, exc.reason) from exc
         return list(session.tools)
 
+    async def _listing(self, expert: str, cached_ok: bool) -> list[Tool]:
+        """The cached tools of a server still starting when allowed and known, else the live."""
+        cache = self.tool_cache
+        starting = cached_ok and self.state(expert).status == "closed"
+        if starting and cache is not None and self._cacheable(expert):
+            cached = await asyncio.to_thread(cache.load, self.server(expert))
+            if cached is not None:
+                return cached
+        return await self.tools(expert)
+
     def state(self, expert: str) -> SessionState:
         """Whether the expert's session is open, closed, or unavailable (with its reason)."""
         return self._session(expert).state()
 
-    async def catalog(self, experts: list[str]) -> dict[str, list[Tool] | ExpertUnavailable]:
-        """Tools of several experts, started concurrently; a failure is kept as a value."""
+    async def catalog(
+        self, experts: list[str], cached_ok: bool = False
+    ) -> dict[str, list[Tool] | ExpertUnavailable]:
+        """Tools of several experts, started concurrently; a failure is kept as a value.
+
+        With `cached_ok`, a server still starting answers from the tool cache when it has an
+        entry (its start goes on in the background); one without an entry, an open one and
+        one cooling down after a failed start answer live, as without it. Only for planning:
+        safety decisions and calls use live lists.
+        """
         names = list(dict.fromkeys(experts))
-        results = await asyncio.gather(*(self.tools(n) for n in names), return_exceptions=True)
+        if cached_ok:
+            self.start_all(names)
+        results = await asyncio.gather(
+            *(self._listing(n, cached_ok) for n in names), return_exceptions=True
+        )
         out: dict[str, list[Tool] | ExpertUnavailable] = {}
         for name, res in zip(names, results, strict=True):
             if isinstance(res, BaseException) and not isinstance(res, ExpertUnavailable):
@@ -162,13 +285,22 @@ class ExpertRegistry:
         return from_result(result)
 
 
-def get_registry(config: McpConfig, startup_timeout_s: float = 30.0) -> ExpertRegistry:
+def get_registry(
+    config: McpConfig, startup_timeout_s: float = 30.0, tool_cache: ToolCache | None = None
+) -> ExpertRegistry:
     """A registry over `config`; sessions are shared process-wide by identical servers."""
-    return ExpertRegistry(config, startup_timeout_s)
+    return ExpertRegistry(config, startup_timeout_s, tool_cache)
 
 
 async def shutdown_pool() -> None:
-    """Close every session opened on the running event loop."""
+    """Stop the background starts, then close every session opened on the running event loop."""
+    starters = _starters()
+    pending = list(starters.values())
+    starters.clear()
+    for task in pending:
+        task.cancel()
+    # Their outcomes are cancellations or failures already logged; our own cancellation propagates.
+    await asyncio.gather(*pending, return_exceptions=True)
     pool = _pool()
     sessions = list(pool.values())
     pool.clear()

@@ -8,7 +8,11 @@ A session decides three things about its server's lifetime:
   the MCP `notifications/cancelled` notification;
 - a server that fails to start or to initialize is not started again for a cool-down that
   doubles with each failure (5 s up to 5 min, reset on success): meanwhile every lookup gets the
-  cached reason at once, so one turn pays for one start attempt, not one per node.
+  cached reason at once, so one turn pays for one start attempt, not one per node;
+- a start whose caller is cancelled is torn down at once (the server may be half-initialized
+  and would not hear a polite stop), and the cancellation propagates;
+- each start's live tool list is written to the session's `tool_cache` (when it has one), so
+  the next process can plan before its servers are up.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import tempfile
 import time
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from typing import Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import anyio
 from mcp import ClientSession, StdioServerParameters
@@ -43,6 +47,9 @@ from mcp.types import (
 
 from common.mcp.config import ServerConfig
 from common.mcp.inprocess import inprocess_server
+
+if TYPE_CHECKING:
+    from common.mcp.tool_cache import ToolCache
 
 STDERR_TAIL_CHARS = 1500
 CLOSE_GRACE_S = 5.0
@@ -133,8 +140,11 @@ class PersistentSession:
         self._ended = asyncio.Event()
         self._cooldown: Cooldown | None = None
         self._teardown: asyncio.Task[None] | None = None
+        self._launched = asyncio.Event()
         self.close_grace_s = CLOSE_GRACE_S
         """How long a closing session may take before its owner task is cancelled."""
+        self.tool_cache: ToolCache | None = None
+        """Where each start's live tool list is remembered (None: nowhere)."""
 
     @property
     def alive(self) -> bool:
@@ -187,6 +197,8 @@ class PersistentSession:
         loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         self._ended = asyncio.Event()
+        # Cleared, not replaced: a waiter from before this start must hear of its launch.
+        self._launched.clear()
         self._ready = loop.create_future()
         if self.config.resolved_transport == "stdio":
             # A fresh log per start, so an error quotes this start's stderr, not every restart's.
@@ -204,6 +216,9 @@ class PersistentSession:
         except ExpertUnavailable:
             await self._close_owner()
             raise
+        except asyncio.CancelledError:
+            self._tear_down_in_background()
+            raise
         assert self._session is not None
         return self._session
 
@@ -212,9 +227,11 @@ class PersistentSession:
         try:
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack)
+                self._launched.set()
                 session = await stack.enter_async_context(ClientSession(read, write))
                 await session.initialize()
                 self.tools = await _list_all_tools(session)
+                await self._remember_tools()
                 self._session = session
                 self._ready.set_result(None)
                 await self._stop.wait()
@@ -231,8 +248,18 @@ class PersistentSession:
                 )
         finally:
             self._session = None
+            self._launched.set()
             # Requests still waiting on this session fail now, not at their timeout.
             self._ended.set()
+
+    async def _remember_tools(self) -> None:
+        """Refresh the tool cache with this start's live list (a failed write is only logged)."""
+        if self.tool_cache is not None:
+            await asyncio.to_thread(self.tool_cache.store, self.config, list(self.tools))
+
+    async def launched(self) -> None:
+        """Wait until a start has launched its transport (the server process runs) or ended."""
+        await self._launched.wait()
 
     async def _open_transport(self, stack: AsyncExitStack) -> tuple[Any, Any]:
         cfg = self.config

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any, cast
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.types import Command, Interrupt
 from rich.live import Live
 
+from common.mcp.loader import prestart
 from common.mcp.registry import shutdown_pool
 from common.models import ModelCallError
 from common.persistence import open_persistence
@@ -98,10 +100,10 @@ async def run_thread(
     close_sessions: bool = True,
 ) -> Outcome:
     """Run (payload) or resume (payload None) the thread until it ends or waits for a person."""
-    from strategies.with_planner.graph import build_graph
-
     config: RunnableConfig = {"configurable": {"thread_id": thread}}
-    async with open_persistence() as (saver, store):
+    async with experts_started(ctx, close_sessions), open_persistence() as (saver, store):
+        from strategies.with_planner.graph import build_graph
+
         graph = build_graph(checkpointer=saver, store=store)
         try:
             if payload is None:
@@ -124,12 +126,23 @@ async def run_thread(
         except ModelCallError as exc:
             # The thread stays at its last step; resuming retries the node that failed.
             return model_failed(thread, exc.advice(f"run `{hint}` to retry"), hint)
-        finally:
-            if close_sessions:
-                await shutdown_pool()
         state = await graph.aget_state(config)
     show_guard_stats(state.values)
     return finished(thread, state.values)
+
+
+@asynccontextmanager
+async def experts_started(ctx: Context, close: bool) -> AsyncIterator[None]:
+    """Start every expert before the graph is built, so servers start while this process works.
+
+    With `close`, every session is closed at the end (a chat keeps them for its next turn).
+    """
+    try:
+        await prestart(ctx.mcp_config)
+        yield
+    finally:
+        if close:
+            await shutdown_pool()
 
 
 def show_guard_stats(values: dict[str, Any]) -> None:
