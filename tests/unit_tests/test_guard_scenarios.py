@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from strategies.with_planner.nodes.guard import PLAN_NOT_MADE
 from tests.doubles import calls, tool_call
 from tests.unit_tests.guard_helpers import (
     Expert,
@@ -269,10 +270,34 @@ async def test_analyser_has_no_tools_and_sees_the_real_catalog(scripted: Any) ->
     assert "Broadcast a text to every member of the company" in prompt
     assert '"readOnlyHint": true' in prompt
     assert '"destructiveHint": true' in prompt
-    assert "t1 [pending] (chat): work with the team chat" in prompt
+    # Asked alongside the planner, before any plan exists: about the request and every tool.
+    assert PLAN_NOT_MADE in prompt
     assert str(request["messages"][-1].content) == request_text
     orchestrate_tools = models["orchestrate"].requests[0]["tools"]
     assert "announce" in orchestrate_tools
+
+
+async def test_the_analyser_is_asked_while_the_planner_plans_not_after(scripted: Any) -> None:
+    chat = chat_server()
+    thread, models = chat_thread(
+        scripted, chat, ["IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE"], [read_messages()]
+    )
+    planned = models["planner"].script[0]
+    asked_before_the_plan: list[int] = []
+
+    def plan_once_answered(messages: Any, meta: Any) -> Any:
+        asked_before_the_plan.append(len(models["irreversibility"].requests))
+        return planned
+
+    models["planner"].script[0] = plan_once_answered
+    # The planner takes a second: time enough for the analyser's request to go out meanwhile.
+    models["planner"].delay_s = 1.0
+
+    await thread.send("Summarise #general for me")
+
+    assert asked_before_the_plan == [1], "the analyser was asked before the plan came back"
+    assert len(models["irreversibility"].requests) == 1, "and not asked again after it"
+    assert (await thread.values())["guard"]["analysis"] == "ok"
 
 
 # --- sandboxed servers, trusted annotations, skipped analyses ----------------------------------

@@ -6,7 +6,7 @@ import asyncio
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
@@ -176,3 +176,63 @@ def apply_analysis(
             v["irreversible"], v["source"] = True, "llm"
             v["reason"] = f"the analyser: {reason}"
     return final
+
+
+class AnalysisRecord(TypedDict):
+    """An analysis outcome as graph state keeps it (JSON), with the catalog it was asked about."""
+
+    status: AnalysisStatus
+    """skipped, ok or error (see `AnalysisOutcome.status`)."""
+    irreversible: bool | None
+    """The understood verdict (None without one)."""
+    tools: list[list[str]]
+    """Flagged [server, tool] pairs."""
+    unknown: list[str]
+    """Names the answer mentioned that match no catalog tool."""
+    reasons: dict[str, str]
+    """"server/tool" -> the analyser's reason."""
+    error: str | None
+    """Why the answer could not be used."""
+    notes: list[str]
+    """Things worth reporting."""
+    catalog: dict[str, list[str]]
+    """Server -> the tool names the analyser was shown (what the outcome can speak for)."""
+
+
+def to_record(outcome: AnalysisOutcome, catalog: Mapping[str, Sequence[Tool]]) -> AnalysisRecord:
+    """The outcome, as state keeps it, with the tool names of the catalog it judged."""
+    verdict = outcome.verdict
+    return AnalysisRecord(
+        status=outcome.status,
+        irreversible=verdict.irreversible if verdict else None,
+        tools=[list(ref) for ref in verdict.tools] if verdict else [],
+        unknown=list(verdict.unknown) if verdict else [],
+        reasons=dict(verdict.reasons) if verdict else {},
+        error=outcome.error,
+        notes=list(outcome.notes),
+        catalog={server: [t.name for t in tools] for server, tools in catalog.items()},
+    )
+
+
+def from_record(record: AnalysisRecord) -> AnalysisOutcome:
+    """The outcome a record keeps (a record without a verdict gives none)."""
+    verdict = None
+    if record["status"] == "ok":
+        verdict = ParsedVerdict(
+            irreversible=record["irreversible"],
+            tools=tuple((server, tool) for server, tool in record["tools"]),
+            unknown=tuple(record["unknown"]),
+            reasons=dict(record["reasons"]),
+        )
+    return AnalysisOutcome(
+        record["status"], verdict=verdict, error=record["error"], notes=list(record["notes"])
+    )
+
+
+def covers(record: AnalysisRecord, catalog: Mapping[str, Sequence[Tool]]) -> bool:
+    """Whether the analyser was shown exactly these servers' tools (live lists may change)."""
+    return all(
+        sorted(record["catalog"].get(server, [])) == sorted(t.name for t in tools)
+        and server in record["catalog"]
+        for server, tools in catalog.items()
+    )

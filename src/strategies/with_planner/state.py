@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 
+from common.safety.analysis import AnalysisRecord
 from common.safety.approval import PendingCall
 from common.safety.classify import ToolVerdict
 from strategies.with_planner.plans import PlanStatus, TaskState
@@ -100,6 +101,8 @@ class State(InputState, total=False):
     """This turn's irreversibility verdict."""
     guard_stats: GuardStats
     """Analyser calls and skips so far on this thread."""
+    analysis: AnalysisRecord | None
+    """This turn's analyser answer, asked alongside the planner (None: not asked)."""
     planner_outcome: PlannerOutcome
     """The planner's decision, read by the router."""
     planner_attempts: int
@@ -201,6 +204,8 @@ class TurnStart(TypedDict, total=False):
     """Cleared: no replan yet this turn."""
     steps_spent: int
     """Cleared: no steps spent yet this turn."""
+    analysis: AnalysisRecord | None
+    """Cleared: the analyser has not been asked this turn."""
 
 
 class PlannerUpdate(TurnStart, total=False):

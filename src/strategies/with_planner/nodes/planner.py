@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import cast
@@ -31,6 +32,7 @@ from strategies.with_planner.nodes.common import (
     model_for,
     render_plan,
 )
+from strategies.with_planner.nodes.guard import prefetch_analysis
 from strategies.with_planner.plans import (
     PlannerResult,
     TaskState,
@@ -127,6 +129,7 @@ def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
         unavailable={},
         replanned=False,
         steps_spent=0,
+        analysis=None,
     )
 
 
@@ -185,11 +188,30 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     prompt = await _prompt(state, runtime, describe_experts(registry, catalog, errors))
     attempts = state.get("planner_attempts", 0) + 1
     messages = [SystemMessage(prompt), *state["messages"]]
-    async with model_errors("planner", ctx.model_for("planner")):
-        result = await structured_call(model_for(ctx, "planner"), PlannerResult, messages)
-    if isinstance(result, BadOutput):
-        return _retry_or_fail(state, attempts, [result.reason])
-    return _use_answer(state, runtime, result, catalog, errors, attempts)
+    # The analysis needs the request and the tools, not the plan: it runs meanwhile, once a turn.
+    analysing = None
+    if state.get("analysis") is None:
+        reachable = {name: list(tools) for name, tools in catalog.items() if tools is not None}
+        analysing = asyncio.ensure_future(prefetch_analysis(state, runtime, registry, reachable))
+    try:
+        async with model_errors("planner", ctx.model_for("planner")):
+            result = await structured_call(model_for(ctx, "planner"), PlannerResult, messages)
+    except BaseException:
+        if analysing is not None:
+            analysing.cancel()
+        raise
+    update = (
+        _retry_or_fail(state, attempts, [result.reason])
+        if isinstance(result, BadOutput)
+        else _use_answer(state, runtime, result, catalog, errors, attempts)
+    )
+    if analysing is not None:
+        if update.get("planner_outcome") in ("planned", "retry"):
+            update["analysis"] = await analysing
+        else:
+            # The turn ends without running a tool: its answer does not wait for the analyser.
+            analysing.cancel()
+    return update
 
 
 async def _prompt(state: State, runtime: Runtime[Context], experts: str) -> str:
