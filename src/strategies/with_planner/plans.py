@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NotRequired
 
+from langchain_core.messages import AIMessage, ToolMessage
 from mcp.types import Tool
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
 from common.mcp.schema import check_args
 from common.safety.approval import DecisionRecord
-from strategies.with_planner.results import FullResult
+from strategies.with_planner.results import VIEW_CHARS, FullResult, trim
 from strategies.with_planner.templates import TemplateError, date_problems, referenced_tasks
 
 TaskStatus = Literal[
@@ -122,6 +123,28 @@ class PlannerResult(BaseModel):
     """Parts of the request no available expert can do: named in the answer as not done."""
 
 
+CALL_OUTPUT_CHARS = VIEW_CHARS
+"""Characters of a call's output an ended task keeps: as much as a result's view."""
+
+CALL_ARG_CHARS = 500
+"""Characters of one string argument an ended task keeps of a call it made."""
+
+
+class CallRecord(TypedDict):
+    """A call an ended task made, as it is remembered: what was called and a view of its answer."""
+
+    id: str
+    """The call's id (as on its tool message)."""
+    name: str
+    """The tool called."""
+    args: dict[str, Any]
+    """Its arguments, long strings trimmed."""
+    status: Literal["success", "error"]
+    """Whether the tool answered or the call failed, was declined or was not run."""
+    output: str
+    """What it answered, as the model saw it (at most `CALL_OUTPUT_CHARS`, said when cut)."""
+
+
 class TaskState(Task):
     """A task as tracked in graph state: the planner's fields plus its run."""
 
@@ -148,7 +171,9 @@ class TaskState(Task):
     ended_at: str | None
     """ISO time it reached a final status."""
     messages: list[Any]
-    """The task's own exchange (orchestrator turns, tool calls and results)."""
+    """The task's own exchange while it runs or waits for approval; empty once it ended."""
+    calls: NotRequired[list[CallRecord]]
+    """The calls it made, kept when it ended instead of its exchange (absent in older threads)."""
 
 
 PLANNED_FIELDS: tuple[str, ...] = tuple(Task.__annotations__)
@@ -184,7 +209,57 @@ def new_task_state(task: Task) -> TaskState:
         started_at=None,
         ended_at=None,
         messages=[],
+        calls=[],
     )
+
+
+def call_records(messages: Sequence[Any]) -> list[CallRecord]:
+    """The calls of an exchange, each with a bounded view of its arguments and answer."""
+    sent = {c["id"]: c for m in messages if isinstance(m, AIMessage) for c in m.tool_calls}
+    records: list[CallRecord] = []
+    for m in messages:
+        if not isinstance(m, ToolMessage):
+            continue
+        call = sent.get(m.tool_call_id)
+        records.append(
+            CallRecord(
+                id=m.tool_call_id,
+                name=call["name"] if call else str(m.name),
+                args=_bounded(call["args"]) if call else {},
+                status="error" if m.status == "error" else "success",
+                output=trim(str(m.content), CALL_OUTPUT_CHARS),
+            )
+        )
+    return records
+
+
+def _bounded(value: Any) -> Any:
+    """`value` with every string longer than `CALL_ARG_CHARS` cut to a view."""
+    if isinstance(value, str):
+        return trim(value, CALL_ARG_CHARS)
+    if isinstance(value, dict):
+        return {k: _bounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_bounded(v) for v in value]
+    return value
+
+
+def ended(task: TaskState) -> TaskState:
+    """An ended task as the plan keeps it: its calls recorded, its exchange dropped.
+
+    The exchange is written into every later checkpoint of the thread, while what dependents,
+    the planner and the answer read is the result, data, error and the calls. A task that has
+    not ended keeps its exchange (one waiting for approval goes on from it).
+    """
+    if task["status"] not in TERMINAL or not task["messages"]:
+        return task
+    calls = [*task.get("calls", []), *call_records(task["messages"])]
+    return TaskState(**{**task, "messages": [], "calls": calls})
+
+
+def remembered(task: TaskState) -> TaskState:
+    """A task as the next turn keeps it (`previous_plan`): ended, no exchange."""
+    return ended(task) if task["status"] in TERMINAL else TaskState(**{**task, "messages": []})
 
 
 def _cycle(plan: Sequence[Task]) -> list[str] | None:

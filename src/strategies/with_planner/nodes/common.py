@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 from common.models import load_chat_model
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.tool_messages import for_state
-from strategies.with_planner.plans import TERMINAL, TaskState
+from strategies.with_planner.plans import TERMINAL, TaskState, call_records
 from strategies.with_planner.results import VIEW_CHARS, trim
 from strategies.with_planner.state import TaskRun, TaskRunUpdate
 
@@ -60,14 +60,18 @@ def task_update(
 
     Returns the node update: `messages` (when new ones came), `task`, and `plan` (the task
     by id, which the parent merges when the run ends). A large tool output is not kept on
-    its message in state: the task's result keeps it once (see `results`).
+    its message in state: the task's result keeps it once (see `results`). An ended task
+    keeps a record of its calls, not its exchange (`plans.ended`): the plan is checkpointed
+    at every step of the turn, and the exchange stays in the task run's own state.
     """
     direct = bool(state["task"]["tool"])
     new_messages = [for_state(m, direct) for m in new_messages]
     task = TaskState(**{**state["task"], **changes})  # type: ignore[typeddict-item]
-    task["messages"] = [*state.get("messages", []), *new_messages]
-    if task["status"] in TERMINAL and not task["ended_at"]:
-        task["ended_at"] = now_iso(context_of(runtime, state))
+    exchange = [*state.get("messages", []), *new_messages]
+    task["messages"] = exchange
+    if task["status"] in TERMINAL:
+        task["ended_at"] = task["ended_at"] or now_iso(context_of(runtime, state))
+        task["messages"], task["calls"] = [], call_records(exchange)
     update = TaskRunUpdate(task=task, plan={task["id"]: task})
     if new_messages:
         update["messages"] = list(new_messages)

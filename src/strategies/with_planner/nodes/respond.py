@@ -10,7 +10,6 @@ from langchain_core.messages import (
     BaseMessage,
     HumanMessage,
     SystemMessage,
-    ToolMessage,
 )
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
@@ -38,7 +37,14 @@ from strategies.with_planner.nodes.common import (
     truncate,
 )
 from strategies.with_planner.offline import ANNOUNCEMENT
-from strategies.with_planner.plans import TaskState, plan_status
+from strategies.with_planner.plans import (
+    CallRecord,
+    TaskState,
+    call_records,
+    ended,
+    plan_status,
+    remembered,
+)
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
 from strategies.with_planner.state import ResponseUpdate, State, TurnReport
 
@@ -81,19 +87,19 @@ def unknown_outcomes(plan: list[TaskState]) -> list[str]:
 
     Such a call is never resent: only the user can tell whether it took effect.
     """
-    found: list[str] = []
-    for t in plan:
-        sent = {c["id"]: c for m in t["messages"] if isinstance(m, AIMessage) for c in m.tool_calls}
-        for m in t["messages"]:
-            if not (isinstance(m, ToolMessage) and UNKNOWN_OUTCOME in str(m.content)):
-                continue
-            call = sent.get(m.tool_call_id)
-            what = describe_call(call["name"], call["args"]) if call else repr(m.name)
-            found.append(
-                f"{t['id']} ({t['expert']}: {t['task']}): {what} may have happened. Check "
-                f"{t['expert']!r} (list or read what it changes) before asking for it again."
-            )
-    return found
+    return [
+        f"{t['id']} ({t['expert']}: {t['task']}): {describe_call(c['name'], c['args'])} may "
+        f"have happened. Check {t['expert']!r} (list or read what it changes) before asking "
+        "for it again."
+        for t in plan
+        for c in calls_of(t)
+        if UNKNOWN_OUTCOME in c["output"]
+    ]
+
+
+def calls_of(task: TaskState) -> list[CallRecord]:
+    """The calls a task made (recorded when it ended; read from its exchange in older threads)."""
+    return ended(task).get("calls") or call_records(task["messages"])
 
 
 def declined_calls(plan: list[TaskState]) -> list[str]:
@@ -202,7 +208,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
             ok=not (problems or unknown or not_run), problems=problems + unknown + not_run
         ),
         messages=[answer],
-        previous_plan=plan,
+        previous_plan=[remembered(t) for t in plan],
         plan=[],
         plan_status=plan_status(plan),
         wave=[],
@@ -236,12 +242,8 @@ def guard_answer(
         text = summarise_blobs(text, cfg)
     text = mask_banned(text, cfg)
     if cfg.check_numbers:
-        outputs = [
-            str(m.additional_kwargs.get("full_output") or m.content)
-            for t in plan
-            for m in t["messages"]
-            if isinstance(m, ToolMessage)
-        ]
+        outputs = [c["output"] for t in plan for c in calls_of(t)]
+        outputs += [text for t in plan for text in _result_texts(t)]
         computed = any(
             re.search(
                 r"\b(compute|calculate|total|sum|average|how many)\b", t["task"], re.IGNORECASE
@@ -254,21 +256,22 @@ def guard_answer(
     return AIMessage(content=text, id=answer.id)
 
 
+def _result_texts(task: TaskState) -> list[str]:
+    """What a task's result says: its view, and its whole text when that is kept in state.
+
+    The answer model reads only the views; numbers it quotes come from them or from calls.
+    """
+    full = task.get("full")
+    return [text for text in (task["result"], full["text"] if full else None) if text]
+
+
 def run_record(state: State, plan: list[TaskState], answer: str, now: str) -> RunRecord:
     """What is remembered of this turn."""
-    calls: list[ToolCallRecord] = []
-    for t in plan:
-        results = {
-            m.tool_call_id: str(m.content) for m in t["messages"] if isinstance(m, ToolMessage)
-        }
-        for m in t["messages"]:
-            for c in getattr(m, "tool_calls", None) or []:
-                result = results.get(c["id"] or "", "(no result)")
-                calls.append(
-                    ToolCallRecord(
-                        expert=t["expert"], tool=c["name"], args=c["args"], result=result[:300]
-                    )
-                )
+    calls = [
+        ToolCallRecord(expert=t["expert"], tool=c["name"], args=c["args"], result=c["output"][:300])
+        for t in plan
+        for c in calls_of(t)
+    ]
     started = [t["started_at"] for t in plan if t["started_at"]]
     return RunRecord(
         question=last_request(state["messages"]),
