@@ -117,19 +117,28 @@ def context(workdir: Path) -> dict[str, Any]:
     return ctx
 
 
+def tool_results(task: dict[str, Any]) -> list[dict[str, str]]:
+    """Status and text of each call a task made, from its exchange or its call records.
+
+    A task keeps its exchange while it runs; an ended one may keep only records of its calls.
+    """
+    results = [
+        {"status": str(m.status), "content": str(m.content)}
+        for m in task.get("messages", [])
+        if isinstance(m, ToolMessage)
+    ]
+    results += [{"status": c["status"], "content": c["output"]} for c in task.get("calls", [])]
+    return results
+
+
 def summary(values: dict[str, Any], interrupts: list[Any]) -> dict[str, Any]:
     """What the test checks: interrupts, tool messages, statuses and the last message."""
     messages = values.get("messages", [])
     last = messages[-1] if messages else None
     tasks = [*(values.get("plan") or []), *(values.get("previous_plan") or [])]
-    transcript = [m for t in tasks for m in t.get("messages", [])]
     return {
         "interrupts": [i.value for i in interrupts],
-        "tool_messages": [
-            {"status": m.status, "content": str(m.content)}
-            for m in transcript
-            if isinstance(m, ToolMessage)
-        ],
+        "tool_messages": [c for t in tasks for c in tool_results(t)],
         "statuses": [t["status"] for t in values.get("previous_plan") or values.get("plan") or []],
         "answer": last.content if isinstance(last, AIMessage) and not last.tool_calls else None,
     }
