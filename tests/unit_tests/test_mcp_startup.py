@@ -7,6 +7,7 @@ starting" are facts the servers observe, not durations the test measures.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import uuid
@@ -18,8 +19,11 @@ import pytest
 from mcp.types import Tool
 
 from common.mcp.config import ServerConfig, parse_mcp_config
+from common.mcp.loader import registry_for
 from common.mcp.registry import ExpertRegistry, ExpertUnavailable, shutdown_pool
 from common.mcp.tool_cache import ToolCache, cache_key
+from strategies.cli.drive import experts_started
+from strategies.with_planner.context import Context
 from tests.integration_tests.helpers import TAG_VAR, child_servers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +85,17 @@ async def _closed_after() -> AsyncIterator[None]:
     await shutdown_pool()
 
 
+async def servers_running(tag: str, count: int) -> set[int]:
+    """The tagged server processes, once `count` of them can be seen (or after 30 s)."""
+    # A process just launched shows its environment (hence its tag) a moment after exec.
+    for _ in range(1500):
+        found = child_servers(tag)
+        if len(found) >= count:
+            return found
+        await asyncio.sleep(0.02)
+    return child_servers(tag)
+
+
 def names(tools: list[Tool] | ExpertUnavailable) -> list[str]:
     """The tool names of a catalog entry (fails the test on an unavailable expert)."""
     assert isinstance(tools, list), tools
@@ -137,7 +152,7 @@ async def test_a_server_still_starting_is_planned_from_its_cached_tools(
     assert names(catalog["kit"]) == ["ghost"]
     assert reg.state("kit").status == "closed"
     await reg.launched(timeout_s=60)
-    assert child_servers(tag), "the server was not started in the background"
+    assert await servers_running(tag, 1), "the server was not started in the background"
 
 
 async def test_a_call_is_checked_against_the_live_list_and_refreshes_the_cache(
@@ -198,7 +213,7 @@ async def test_shutdown_while_starting_leaves_no_server_process(tmp_path: Path, 
     await reg.catalog(["open"])
     reg.start_all()
     await reg.launched(timeout_s=60)
-    assert len(child_servers(tag)) == 2
+    assert len(await servers_running(tag, 2)) == 2
 
     await shutdown_pool()
 
@@ -212,8 +227,22 @@ async def test_launched_returns_once_the_servers_run(tmp_path: Path, tag: str) -
     reg.start_all()
     await reg.launched(timeout_s=60)
 
-    assert len(child_servers(tag)) == 2
+    assert len(await servers_running(tag, 2)) == 2
     assert {reg.state(n).status for n in ("a", "b")} == {"closed"}
+
+
+async def test_a_cli_run_starts_its_experts_before_the_graph_and_stops_them_after(
+    tmp_path: Path, tag: str
+) -> None:
+    gate = tmp_path / "gate"
+    raw = {"mcpServers": {n: server(tag, GATE=str(gate), NAME=n) for n in ("a", "b")}}
+
+    async with experts_started(Context(mcp_config=raw), close=True):
+        await (await registry_for(raw)).launched(timeout_s=60)
+        running = await servers_running(tag, 2)
+
+    assert len(running) == 2
+    assert child_servers(tag) == set()
 
 
 async def test_a_failed_background_start_is_reported_by_the_next_lookup(tag: str) -> None:
