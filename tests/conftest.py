@@ -6,6 +6,7 @@ import ipaddress
 import os
 import socket
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,9 @@ from tests.doubles import ScriptedChatModel, install_scripted
 os.environ["ALLOW_MODEL_REQUESTS"] = "false"
 os.environ.pop("OPENAI_API_KEY", None)
 os.environ.pop("OPENAI_BASE_URL", None)
+# The planner may plan from cached tool lists: tests never see an entry left by another checkout
+# (a folder of this session's own; subprocesses started by tests inherit it).
+os.environ["MCP_TOOL_CACHE_DIR"] = tempfile.mkdtemp(prefix="mcp-tool-cache-")
 
 # No test may depend on machine speed: CI machines are loaded, so Hypothesis gets no deadline
 # and no "too slow" health check anywhere (a test's own @settings may still add more).

@@ -144,8 +144,8 @@ def worst_case_steps(settings: Settings) -> int:
     """Super-steps of the longest possible run under these budgets.
 
     The main graph and each task run count their steps separately: the main graph takes
-    two planner rounds per retry, two steps per wave and a few more; a task run three steps
-    per attempt.
+    two planner rounds per retry, at most two steps per task (rounds of the scheduler) and a
+    few more; a task run three steps per attempt.
     """
     main = 2 * settings.max_planner_retries + 2 * settings.max_plan_tasks + 9
     return max(main, 3 * MAX_TASK_ATTEMPTS_CAP) + 1

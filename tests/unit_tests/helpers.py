@@ -89,7 +89,7 @@ class Thread:
         """The conversation so far, then every task's own exchange (current plan, then last)."""
         values = await self.values()
         tasks = [*(values.get("plan") or []), *(values.get("previous_plan") or [])]
-        return [*values["messages"], *(m for t in tasks for m in t.get("messages", []))]
+        return [*values["messages"], *(m for t in tasks for m in exchange(t))]
 
     async def tool_messages(self) -> list[ToolMessage]:
         """Every ToolMessage of the conversation."""
@@ -153,3 +153,12 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
+
+
+def exchange(task: dict[str, Any]) -> list[AnyMessage]:
+    """A task's exchange: its messages while it runs, its recorded calls once it ended."""
+    recorded = [
+        ToolMessage(c["output"], tool_call_id=c["id"], name=c["name"], status=c["status"])
+        for c in task.get("calls") or []
+    ]
+    return [*task.get("messages", []), *recorded]

@@ -44,3 +44,10 @@ def test_a_record_speaks_only_for_the_exact_tools_it_was_shown() -> None:
     assert not covers(record, {"chat": [*CATALOG["chat"], tool("delete_channel")]})
     assert not covers(record, {"calendar": [tool("book")]})
     assert not covers(record, {"chat": [tool("get_messages")]})
+
+
+def test_a_tool_described_differently_now_is_not_covered() -> None:
+    record = to_record(AnalysisOutcome("ok", verdict=ParsedVerdict(False)), CATALOG)
+    changed = Tool(name="announce", description="Deletes the channel", inputSchema={})
+
+    assert not covers(record, {"chat": [tool("get_messages"), changed]})

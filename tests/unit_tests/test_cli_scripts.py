@@ -137,7 +137,16 @@ def test_resume_decisions_edit_runs_the_edited_call(
 
 def test_run_json_of_a_completed_run(chdir_tmp: Path, mcp_config: dict[str, Any]) -> None:
     (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
-    script: list[Any] = [PlannerResult(plan=[]), "Hello there."]
+
+    def reply(messages: list[Any], meta: dict[str, Any]) -> Any:
+        # One model for every role: the analyser is asked alongside the planner.
+        if meta.get("schema") == "PlannerResult":
+            return PlannerResult(plan=[])
+        if meta.get("schema"):
+            return {"irreversible": False, "blocked_tools": [], "reasons": {}}
+        return "Hello there."
+
+    script: list[Any] = [reply] * 3
     model = install_scripted(ScriptedChatModel(script=script, name_="scripts-hello"))
     result = runner.invoke(app, ["run", "Say hello", "--model", model, "--json"])
     assert result.exit_code == 0, result.output

@@ -9,7 +9,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
 from tests.doubles import calls, tool_call
-from tests.unit_tests.helpers import Thread, done, plan, system_prompt, task
+from tests.unit_tests.helpers import Thread, done, exchange, plan, system_prompt, task
 
 FIRST_PLAN = plan(
     task("t1", "testkit", "echo alpha"),
@@ -67,8 +67,8 @@ async def test_state_is_reset_after_each_turn(scripted: Any) -> None:
     # stays with its task.
     assert [type(m) for m in state["messages"]] == [HumanMessage, AIMessage]
     t1, t2 = state["previous_plan"]
-    assert [m.content for m in t1["messages"] if isinstance(m, ToolMessage)] == ["alpha"]
-    assert [m.name for m in t2["messages"] if isinstance(m, ToolMessage)] == ["cannot_complete"]
+    assert [m.content for m in exchange(t1) if isinstance(m, ToolMessage)] == ["alpha"]
+    assert [m.name for m in exchange(t2) if isinstance(m, ToolMessage)] == ["cannot_complete"]
 
 
 async def test_second_turn_planner_sees_the_previous_plan(scripted: Any) -> None:

@@ -115,7 +115,12 @@ async def test_assess_fails_the_task_when_budget_is_spent_keeping_partial_result
     assert failed["error"] == "not completed after 2 attempt(s): only half the data"
     assert failed["result"] == "first half"
     assert failed["ended_at"] == NOW
-    assert failed["messages"] == exchange
+    # An ended task keeps a record of its calls, not its whole exchange.
+    assert failed["messages"] == []
+    assert [(c["id"], c["status"], c["output"]) for c in failed.get("calls") or []] == [
+        ("c1", "success", "first half"),
+        ("c2", "error", "broken"),
+    ]
     assert update["task_completed"] is False
     assert "messages" not in update
     assert models["assess"].requests[0]["messages"][1:] == exchange
@@ -136,7 +141,8 @@ async def test_assess_completes_the_task_with_its_result_and_data(scripted: Any)
     assert completed["result"] == "120 in stock\nThere are 120."
     assert completed["data"] == {"stock": 120}
     assert completed["ended_at"] == NOW
-    assert completed["messages"] == exchange
+    assert completed["messages"] == []
+    assert [c["name"] for c in completed.get("calls") or []] == ["get_stock"]
     assert update["task_completed"] is True
 
 

@@ -16,13 +16,12 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from mcp.server.fastmcp import FastMCP
 
 from common.mcp.inprocess import register_inprocess_server
 from tests.doubles import calls, tool_call
-from tests.unit_tests.helpers import Thread, done, not_done, plan, system_prompt, unique
+from tests.unit_tests.helpers import Thread, done, exchange, not_done, plan, system_prompt, unique
 
 TOOL_S = 0.15
 """How long a tool call takes unless a test says otherwise."""
@@ -367,7 +366,7 @@ async def test_orchestrated_tasks_run_in_parallel_each_on_its_own_messages(
     tasks = await final_plan(thread)
     for tid, key in (("t1", "alpha"), ("t2", "beta")):
         assert tasks[tid]["status"] == "completed"
-        results = [m for m in tasks[tid]["messages"] if isinstance(m, ToolMessage)]
+        results = [m for m in exchange(tasks[tid]) if isinstance(m, ToolMessage)]
         assert len(results) == 1
         assert f'"{key}"' in str(results[0].content)
         assert tasks[tid]["data"]["key"] == key
@@ -579,7 +578,7 @@ async def test_conservative_strategy_runs_one_tool_call_per_turn(scripted: Any) 
     assert "Prefer direct steps" in system_prompt(models["planner"].requests[0])
     results = {
         m.tool_call_id: m
-        for m in (await final_plan(thread))["t1"]["messages"]
+        for m in exchange((await final_plan(thread))["t1"])
         if isinstance(m, ToolMessage)
     }
     assert results[first["id"]].status == "success"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -196,7 +197,7 @@ class AnalysisRecord(TypedDict):
     notes: list[str]
     """Things worth reporting."""
     catalog: dict[str, list[str]]
-    """Server -> the tool names the analyser was shown (what the outcome can speak for)."""
+    """Server -> a fingerprint of each tool the analyser was shown (what it can speak for)."""
 
 
 def to_record(outcome: AnalysisOutcome, catalog: Mapping[str, Sequence[Tool]]) -> AnalysisRecord:
@@ -210,8 +211,18 @@ def to_record(outcome: AnalysisOutcome, catalog: Mapping[str, Sequence[Tool]]) -
         reasons=dict(verdict.reasons) if verdict else {},
         error=outcome.error,
         notes=list(outcome.notes),
-        catalog={server: [t.name for t in tools] for server, tools in catalog.items()},
+        catalog={server: sorted(map(fingerprint, tools)) for server, tools in catalog.items()},
     )
+
+
+def fingerprint(tool: Tool) -> str:
+    """The tool's name and a digest of everything the analyser reads about it."""
+    shown = json.dumps(
+        [tool.description, tool.annotations.model_dump() if tool.annotations else None],
+        sort_keys=True,
+        default=str,
+    )
+    return f"{tool.name}#{hashlib.sha256(shown.encode()).hexdigest()[:16]}"
 
 
 def from_record(record: AnalysisRecord) -> AnalysisOutcome:
@@ -230,9 +241,11 @@ def from_record(record: AnalysisRecord) -> AnalysisOutcome:
 
 
 def covers(record: AnalysisRecord, catalog: Mapping[str, Sequence[Tool]]) -> bool:
-    """Whether the analyser was shown exactly these servers' tools (live lists may change)."""
+    """Whether the analyser was shown exactly these servers' tools, as described now.
+
+    The planner may plan on cached tool lists while servers start; verdicts use live ones.
+    """
     return all(
-        sorted(record["catalog"].get(server, [])) == sorted(t.name for t in tools)
-        and server in record["catalog"]
+        server in record["catalog"] and record["catalog"][server] == sorted(map(fingerprint, tools))
         for server, tools in catalog.items()
     )

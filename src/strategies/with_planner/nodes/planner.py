@@ -52,10 +52,11 @@ Catalog = dict[str, Sequence[Tool] | None]
 
 
 async def expert_catalog(registry: ExpertRegistry) -> tuple[Catalog, dict[str, str]]:
-    """Every expert's live tools (None when unreachable), and why the unreachable ones are."""
+    """Every expert's tools (None when unreachable), and why the unreachable ones are."""
     catalog: Catalog = {}
     errors: dict[str, str] = {}
-    for name, tools in (await registry.catalog(registry.experts)).items():
+    # Cached lists are fine for planning (servers keep starting); verdicts and calls use live ones.
+    for name, tools in (await registry.catalog(registry.experts, cached_ok=True)).items():
         if isinstance(tools, ExpertUnavailable):
             catalog[name], errors[name] = None, str(tools)
         else:
