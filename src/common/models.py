@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib
 import json
 import os
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Hashable, Sequence
@@ -26,7 +26,6 @@ from contextlib import asynccontextmanager
 from typing import Any, Generic, TypeVar
 from urllib.parse import urlparse
 
-from langchain.chat_models import init_chat_model
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage
@@ -186,6 +185,9 @@ def load_chat_model(spec: str) -> BaseChatModel:
 
 def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> BaseChatModel:
     """A new chat model from its provider's package; a missing package is a ModelConfigError."""
+    # Imported here: `langchain.chat_models` is only needed once a remote model is built.
+    from langchain.chat_models import init_chat_model
+
     try:
         model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
     except (ImportError, ValueError) as exc:
@@ -237,26 +239,30 @@ def _limits(provider: str, timeout: float, retries: int) -> dict[str, Any]:
     return {}
 
 
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """Errors that mean the request did not get a usable answer from the endpoint."""
+_CLIENT_ERRORS = (
+    ("openai", "APIConnectionError"),
+    ("openai", "APIStatusError"),
+    ("httpx", "HTTPError"),
+    ("httpx2", "HTTPError"),
+    ("anthropic", "APIConnectionError"),
+    ("anthropic", "APIStatusError"),
+)
+"""Client libraries' errors that mean the endpoint gave no usable answer (after retries)."""
+
+
+def transport_errors() -> tuple[type[BaseException], ...]:
+    """Errors that mean the request did not get a usable answer from the endpoint.
+
+    Read from the client libraries already imported, not imported here: a library that was
+    never imported cannot have raised, and importing the provider SDKs (`openai.types` alone
+    is about half a second) would slow every process start, including runs that use none.
+    """
     found: list[type[BaseException]] = [ConnectionError, TimeoutError]
-    for module, name in (
-        ("openai", "APIConnectionError"),
-        ("openai", "APIStatusError"),
-        ("httpx", "HTTPError"),
-        ("httpx2", "HTTPError"),
-        ("anthropic", "APIConnectionError"),
-        ("anthropic", "APIStatusError"),
-    ):
-        try:
-            found.append(getattr(importlib.import_module(module), name))
-        except (ImportError, AttributeError):
-            continue
+    for module, name in _CLIENT_ERRORS:
+        error = getattr(sys.modules.get(module), name, None)
+        if isinstance(error, type) and issubclass(error, BaseException):
+            found.append(error)
     return tuple(found)
-
-
-TRANSPORT_ERRORS = _transport_errors()
-"""Connection, timeout and HTTP status errors of the installed clients (after their retries)."""
 
 
 @asynccontextmanager
@@ -264,7 +270,9 @@ async def model_errors(role: str, spec: str) -> AsyncIterator[None]:
     """Turn a transport error of `role`'s model call into one `ModelCallError` sentence."""
     try:
         yield
-    except TRANSPORT_ERRORS as exc:
+    except Exception as exc:
+        if not isinstance(exc, transport_errors()):
+            raise
         raise ModelCallError(describe_failure(role, spec, exc)) from exc
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langgraph.types import Interrupt
-
-from common.safety.approval import ApprovalFormatError, parse_decisions
 from strategies.cli.exits import CliProblem
+
+if TYPE_CHECKING:
+    from langgraph.types import Interrupt
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,8 @@ def _decisions(text: str) -> list[dict[str, Any]]:
             '--decisions must be a JSON object {"decisions": [...]}, one decision per pending '
             "call (see mcp-planner resume --help)."
         )
+    from common.safety.approval import ApprovalFormatError, parse_decisions
+
     try:
         parse_decisions(value, len(listed))
     except ApprovalFormatError as exc:

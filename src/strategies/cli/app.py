@@ -10,21 +10,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
-from rich.text import Text
 
-from common.mcp import ExpertRegistry, ExpertUnavailable, McpConfig
-from common.mcp.registry import shutdown_pool
-from common.safety.classify import ToolVerdict, classify_tools
-from strategies.cli import prompts, remote
+from strategies.cli import prompts
 from strategies.cli.answers import preset_from_options, resume_hint
-from strategies.cli.drive import no_thread, run_thread
 from strategies.cli.exits import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
 from strategies.cli.help import PlainCommand, PlainGroup
 from strategies.cli.outcome import Outcome, error, print_json, show, stopped
-from strategies.cli.records import list_threads, nothing_saved, past_runs
 from strategies.cli.render import (
     cut,
     fit_output,
@@ -35,8 +29,23 @@ from strategies.cli.render import (
     print_table,
     problem,
 )
-from strategies.cli.setup import USER_ERRORS, build_context, read_mcp_config, settings
-from strategies.with_planner.context import Context
+
+if TYPE_CHECKING:
+    from common.mcp import McpConfig
+    from common.safety.classify import ToolVerdict
+    from strategies.with_planner.context import Context
+
+# LangChain, LangGraph, the MCP SDK and the persistence backends are imported by the commands
+# that use them, not here: `--help` and a mistyped option answer at once, and `run` starts its
+# MCP servers (strategies.cli.drive) before it imports the graph.
+
+
+def _user_error_types() -> tuple[type[Exception], ...]:
+    """Errors a person causes (strategies.cli.setup.USER_ERRORS), imported when one is raised."""
+    from strategies.cli.setup import USER_ERRORS
+
+    return USER_ERRORS
+
 
 PACKAGE = "langgraph-mcp-planner"
 """The distribution whose version `--version` prints."""
@@ -124,7 +133,9 @@ def _user_errors() -> Iterator[None]:
     """A mistake the user can fix ends the command with one line on stderr and exit 2."""
     try:
         yield
-    except USER_ERRORS as exc:
+    except Exception as exc:
+        if not isinstance(exc, _user_error_types()):
+            raise
         problem(one_line(exc))
         raise typer.Exit(getattr(exc, "code", EXIT_USAGE)) from None
 
@@ -138,11 +149,13 @@ def _conclude(
     try:
         try:
             outcome = body()
-        except USER_ERRORS as exc:
-            problem(one_line(exc))
-            outcome, shown = error(one_line(exc), getattr(exc, "code", EXIT_USAGE)), True
         except (KeyboardInterrupt, prompts.Stopped):
             outcome, shown = stopped(thread, hint), False
+        except Exception as exc:
+            if not isinstance(exc, _user_error_types()):
+                raise
+            problem(one_line(exc))
+            outcome, shown = error(one_line(exc), getattr(exc, "code", EXIT_USAGE)), True
         if not shown:
             show(outcome)
         if as_json:
@@ -176,6 +189,9 @@ def run(
     hint = resume_hint(thread_id, _options(model, mode, config))
 
     def body() -> Outcome:
+        from strategies.cli.drive import run_thread
+        from strategies.cli.setup import build_context
+
         ctx = build_context(model, mode, config)
         payload = {"messages": [{"role": "user", "content": request}]}
         return asyncio.run(run_thread(payload, thread_id, ctx, hint))
@@ -229,9 +245,15 @@ def resume(
     def body() -> Outcome:
         preset = preset_from_options(approve, reject, message, decisions, answer)
         if server is not None:
+            from strategies.cli import remote
+
             url = remote.server_url(server)
             context = remote.server_context(model, mode, config)
             return asyncio.run(remote.resume_remote(url, thread, context, hint, preset))
+        from strategies.cli.drive import no_thread, run_thread
+        from strategies.cli.records import nothing_saved
+        from strategies.cli.setup import build_context
+
         ctx = build_context(model, mode, config)
         if nothing_saved("checkpoints"):
             raise no_thread(thread)
@@ -250,6 +272,8 @@ def _run_on_server(
     as_json: bool,
 ) -> NoReturn:
     """`run --server`: the same command, on a thread of the server's."""
+    from strategies.cli import remote
+
     thread_id = thread or remote.new_thread_id()
     hint = resume_hint(thread_id, _options(model, mode, config, server))
 
@@ -265,6 +289,9 @@ def _run_on_server(
 
 async def _chat(thread: str, hint: str, ctx: Context) -> Outcome:
     """Turn after turn on one thread until exit, quit, Ctrl-D, or a wait with no terminal."""
+    from common.mcp.registry import shutdown_pool
+    from strategies.cli.drive import run_thread
+
     outcome = Outcome(thread_id=thread, status="completed", exit_code=EXIT_OK)
     try:
         while True:
@@ -295,6 +322,8 @@ def chat(
     hint = resume_hint(thread_id, _options(model, mode, config))
 
     def body() -> Outcome:
+        from strategies.cli.setup import build_context
+
         ctx = build_context(model, mode, config)
         line(f"thread {thread_id}; exit, quit or Ctrl-D to stop", "dim")
         return asyncio.run(_chat(thread_id, hint, ctx))
@@ -303,6 +332,11 @@ def chat(
 
 
 async def _classify_all(config: McpConfig) -> tuple[list[ToolVerdict], dict[str, str]]:
+    from common.mcp import ExpertRegistry, ExpertUnavailable
+    from common.mcp.registry import shutdown_pool
+    from common.safety.classify import classify_tools
+    from strategies.cli.setup import settings
+
     registry = ExpertRegistry(config, settings().mcp_startup_timeout_s)
     try:
         catalog = await registry.catalog(registry.experts)
@@ -327,6 +361,10 @@ def tools(config: ConfigOption = None, as_json: JsonOption = False) -> None:
 
     Example: mcp-planner tools --config mcp.json --json
     """
+    from rich.text import Text
+
+    from strategies.cli.setup import read_mcp_config
+
     fit_output()
     with _user_errors():
         _, mcp = read_mcp_config(config)
@@ -362,11 +400,17 @@ def threads(
 
     Example: mcp-planner threads --json
     """
+    from rich.text import Text
+
     fit_output()
     with _user_errors():
         if server is not None:
+            from strategies.cli import remote
+
             rows = asyncio.run(remote.list_remote_threads(remote.server_url(server)))
         else:
+            from strategies.cli.records import list_threads, nothing_saved
+
             rows = [] if nothing_saved("checkpoints") else asyncio.run(list_threads())
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
@@ -398,6 +442,10 @@ def history(
 
     Example: mcp-planner history "stock widgets" --limit 5
     """
+    from rich.text import Text
+
+    from strategies.cli.records import nothing_saved, past_runs
+
     fit_output()
     with _user_errors():
         runs = [] if nothing_saved("store") else asyncio.run(past_runs(query, user, limit))

@@ -4,23 +4,28 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, cast
-
-from langchain_core.runnables import RunnableConfig
-from langgraph.types import Command, Interrupt
-from rich.live import Live
+from typing import TYPE_CHECKING, Any, cast
 
 from common.mcp.loader import prestart
 from common.mcp.registry import shutdown_pool
 from common.models import ModelCallError
-from common.persistence import open_persistence
 from strategies.cli import prompts
 from strategies.cli.answers import Preset, pending_of, preset_values
 from strategies.cli.exits import CliProblem
 from strategies.cli.outcome import Outcome, finished, model_failed, waiting
 from strategies.cli.render import PlanBoard, line, notice, out, render_event, render_update
-from strategies.with_planner.context import Context
 from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
+
+if TYPE_CHECKING:
+    from langchain_core.runnables import RunnableConfig
+    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.store.base import BaseStore
+    from langgraph.types import Command, Interrupt
+
+    from strategies.with_planner.context import Context
+
+# The persistence backends and the graph are imported once the experts are starting
+# (`run_thread`): the servers initialize in their own processes meanwhile.
 
 
 def resume_command(interrupts: list[Interrupt], answers: list[Any]) -> Command[Any]:
@@ -28,6 +33,8 @@ def resume_command(interrupts: list[Interrupt], answers: list[Any]) -> Command[A
 
     LangGraph stores a plain resume value at once, so a crash cannot lose a single approval.
     """
+    from langgraph.types import Command
+
     if len(interrupts) == 1:
         return Command(resume=answers[0])
     return Command(resume={i.id: a for i, a in zip(interrupts, answers, strict=True)})
@@ -55,6 +62,8 @@ async def _stream(graph: Any, payload: Any, config: RunnableConfig, ctx: Context
 
 async def show_progress(parts: AsyncIterator[tuple[str, Any]], plan: list[Any]) -> None:
     """Show a run's (stream mode, chunk) parts as they come: the live plan, nodes and events."""
+    from rich.live import Live
+
     board = PlanBoard()
     board.seed(plan)
     # The live table stops before any prompt, so questions are never overdrawn.
@@ -101,7 +110,7 @@ async def run_thread(
 ) -> Outcome:
     """Run (payload) or resume (payload None) the thread until it ends or waits for a person."""
     config: RunnableConfig = {"configurable": {"thread_id": thread}}
-    async with experts_started(ctx, close_sessions), open_persistence() as (saver, store):
+    async with experts_started(ctx, close_sessions), _persistence() as (saver, store):
         from strategies.with_planner.graph import build_graph
 
         graph = build_graph(checkpointer=saver, store=store)
@@ -129,6 +138,15 @@ async def run_thread(
         state = await graph.aget_state(config)
     show_guard_stats(state.values)
     return finished(thread, state.values)
+
+
+@asynccontextmanager
+async def _persistence() -> AsyncIterator[tuple[BaseCheckpointSaver[Any], BaseStore]]:
+    """The settings' checkpointer and store (`common.persistence`), imported when opened."""
+    from common.persistence import open_persistence
+
+    async with open_persistence() as opened:
+        yield opened
 
 
 @asynccontextmanager

@@ -7,8 +7,6 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from langchain_core.messages import AIMessage
-
 from strategies.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, EXIT_WAITING
 from strategies.cli.render import line, notice, out, panel, problem
 
@@ -54,6 +52,8 @@ def tasks_of(plan: list[Any]) -> list[dict[str, Any]]:
 
 def finished(thread: str, values: dict[str, Any]) -> Outcome:
     """The outcome of a finished turn, from the thread's state."""
+    from langchain_core.messages import AIMessage
+
     messages = values.get("messages") or []
     last = messages[-1] if messages else None
     plan = values.get("previous_plan") or []
