@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint format bench clean third-party aegra aegra-serve ui ui-serve FORCE
+.PHONY: install demo test lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve FORCE
 
 install: $(STAMP)
 
@@ -20,6 +20,12 @@ third-party:
 	.venv-tools/bin/python -m pip install --quiet mcp-server-time
 	npm install --prefix .ci/mcp-servers --no-audit --no-fund --silent \
 		@modelcontextprotocol/server-filesystem @modelcontextprotocol/server-memory
+
+# Records the tool lists of real MCP servers (pinned PyPI and npm packages, installed under
+# build/tool-catalog) into tests/data/tool_catalog.json; the labels in tests/data/tool_labels.json
+# are written by hand. `make tool-catalog ARGS='--only github'` records one server.
+tool-catalog: install
+	$(PY) tests/data/record_tool_catalog.py --workdir build/tool-catalog $(ARGS)
 
 # Aegra (the self-hosted LangGraph Agent Server: PostgreSQL + Redis, several instances) needs
 # Python >= 3.12: found on PATH or under pyenv. Pinned, because a resolve on an older Python

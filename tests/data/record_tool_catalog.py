@@ -1,0 +1,440 @@
+"""Record the tool lists of real, widely used MCP servers into tests/data/tool_catalog.json.
+
+The catalog (with its hand-written labels in tests/data/tool_labels.json, which this script never
+touches) measures the deterministic safety guard against tools it did not see when it was written.
+
+Run it from the repository root with the project's interpreter (its ``mcp`` client lists tools):
+
+    .venv/bin/python tests/data/record_tool_catalog.py [--workdir build/tool-catalog] [--only NAME]
+
+or ``make tool-catalog``. It installs the pinned PyPI servers into their own virtual environment
+under the workdir (they need mcp 2.x, never the project's .venv) and the pinned npm servers with
+``npm install --prefix WORKDIR/npm`` (no browser downloads), starts each server over stdio with
+placeholder credentials, temporary directories, and the local PostgreSQL / Redis where a server
+connects at start, lists its tools (following pagination cursors) and stops it. ``--only`` (may be
+repeated) records just those servers and keeps the other entries of the existing catalog.
+
+The output is deterministic: servers and tools sorted by name, JSON keys sorted, annotations
+without unset fields. Nothing is called but ``initialize`` and ``tools/list``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+REPO = Path(__file__).resolve().parents[2]
+CATALOG = REPO / "tests" / "data" / "tool_catalog.json"
+POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
+REDIS_URL = "redis://127.0.0.1:6379"
+LIST_TIMEOUT_S = 90.0
+PIP_FLAGS = ("--disable-pip-version-check",)
+NPM_FLAGS = ("--loglevel=error", "--no-audit", "--no-fund")
+
+# Variables that keep npm packages from fetching browsers or telemetry at install or start.
+NO_DOWNLOAD_ENV = {
+    "PUPPETEER_SKIP_DOWNLOAD": "1",
+    "PUPPETEER_SKIP_CHROMIUM_DOWNLOAD": "1",
+    "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1",
+    "PLAYWRIGHT_BROWSERS_PATH": "0",
+    "npm_config_audit": "false",
+    "npm_config_fund": "false",
+    "npm_config_update_notifier": "false",
+    "DO_NOT_TRACK": "1",
+    "HF_HUB_OFFLINE": "1",
+}
+
+
+@dataclass
+class Ctx:
+    """Where a server may keep state while it is listed (all of it thrown away afterwards)."""
+
+    workdir: Path
+    tmp: Path
+
+
+@dataclass
+class Server:
+    """One server to record: its package, pinned version and how to start it."""
+
+    name: str
+    registry: str  # "pypi" or "npm"
+    package: str
+    version: str
+    # PyPI: console script in the server's venv; npm: the package's bin name (None: its only bin).
+    entry: str | None = None
+    args: Callable[[Ctx], list[str]] = field(default=lambda _ctx: [])
+    env: Callable[[Ctx], dict[str, str]] = field(default=lambda _ctx: {})
+    # PyPI: further requirements installed beside it (a server written for an older mcp).
+    extra: tuple[str, ...] = ()
+
+
+def _git_repo(ctx: Ctx) -> list[str]:
+    repo = ctx.tmp / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    return ["--repository", str(repo)]
+
+
+def _fs_root(ctx: Ctx) -> list[str]:
+    root = ctx.tmp / "root"
+    root.mkdir()
+    return [str(root)]
+
+
+def _kubeconfig(ctx: Ctx) -> dict[str, str]:
+    path = ctx.tmp / "kubeconfig"
+    path.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+        "clusters:\n- name: fake\n  cluster:\n    server: https://127.0.0.1:6443\n"
+        "contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\n"
+        "users:\n- name: fake\n  user:\n    token: unused\n"
+    )
+    return {"KUBECONFIG": str(path)}
+
+
+# Tried and left out, because they cannot list their tools offline: mcp-server-qdrant (loads its
+# embedding model from a hub at start), @stripe/mcp >= 0.3 (forwards tools/list to Stripe's remote
+# server, hence 0.2.5, the last release that serves the toolkit's tools itself), and the docs
+# feature of @supabase/mcp-server-supabase (fetches the docs schema while listing).
+SERVERS: list[Server] = [
+    # PyPI (reference servers and popular third-party ones).
+    Server("git", "pypi", "mcp-server-git", "2026.10.19", "mcp-server-git", _git_repo),
+    Server(
+        "sqlite",
+        "pypi",
+        "mcp-server-sqlite",
+        "2025.4.25",
+        "mcp-server-sqlite",
+        lambda c: ["--db-path", str(c.tmp / "test.db")],
+        extra=("mcp<2",),  # its last release uses the low-level server API that mcp 2 dropped
+    ),
+    Server("fetch", "pypi", "mcp-server-fetch", "2026.10.24", "mcp-server-fetch"),
+    Server(
+        "time",
+        "pypi",
+        "mcp-server-time",
+        "2026.10.19",
+        "mcp-server-time",
+        lambda _c: ["--local-timezone", "UTC"],
+    ),
+    Server(
+        "atlassian",
+        "pypi",
+        "mcp-atlassian",
+        "0.23.1",
+        "mcp-atlassian",
+        env=lambda _c: {
+            "JIRA_URL": "https://example.atlassian.net",
+            "JIRA_USERNAME": "unused@example.com",
+            "JIRA_API_TOKEN": "unused",
+            "CONFLUENCE_URL": "https://example.atlassian.net/wiki",
+            "CONFLUENCE_USERNAME": "unused@example.com",
+            "CONFLUENCE_API_TOKEN": "unused",
+            "TOOLSETS": "all",
+        },
+    ),
+    # npm: the reference servers.
+    Server(
+        "filesystem", "npm", "@modelcontextprotocol/server-filesystem", "2026.8.31", args=_fs_root
+    ),
+    Server(
+        "memory",
+        "npm",
+        "@modelcontextprotocol/server-memory",
+        "2026.8.31",
+        env=lambda c: {"MEMORY_FILE_PATH": str(c.tmp / "memory.json")},
+    ),
+    Server(
+        "everything",
+        "npm",
+        "@modelcontextprotocol/server-everything",
+        "2026.8.31",
+        args=lambda _c: ["stdio"],
+    ),
+    Server(
+        "github",
+        "npm",
+        "@modelcontextprotocol/server-github",
+        "2025.4.8",
+        env=lambda _c: {"GITHUB_PERSONAL_ACCESS_TOKEN": "unused"},
+    ),
+    Server(
+        "gitlab",
+        "npm",
+        "@modelcontextprotocol/server-gitlab",
+        "2025.4.25",
+        env=lambda _c: {
+            "GITLAB_PERSONAL_ACCESS_TOKEN": "unused",
+            "GITLAB_API_URL": "https://gitlab.example.com/api/v4",
+        },
+    ),
+    Server("puppeteer", "npm", "@modelcontextprotocol/server-puppeteer", "2025.5.12"),
+    Server(
+        "slack",
+        "npm",
+        "@modelcontextprotocol/server-slack",
+        "2025.4.25",
+        env=lambda _c: {"SLACK_BOT_TOKEN": "xoxb-unused", "SLACK_TEAM_ID": "T00000000"},
+    ),
+    Server(
+        "postgres",
+        "npm",
+        "@modelcontextprotocol/server-postgres",
+        "0.6.2",
+        args=lambda _c: [POSTGRES_URL],
+    ),
+    Server(
+        "redis",
+        "npm",
+        "@modelcontextprotocol/server-redis",
+        "2025.4.25",
+        args=lambda _c: [REDIS_URL],
+    ),
+    Server(
+        "brave-search",
+        "npm",
+        "@modelcontextprotocol/server-brave-search",
+        "0.6.2",
+        env=lambda _c: {"BRAVE_API_KEY": "unused"},
+    ),
+    Server(
+        "sequential-thinking",
+        "npm",
+        "@modelcontextprotocol/server-sequential-thinking",
+        "2026.8.31",
+    ),
+    Server(
+        "google-maps",
+        "npm",
+        "@modelcontextprotocol/server-google-maps",
+        "0.6.2",
+        env=lambda _c: {"GOOGLE_MAPS_API_KEY": "unused"},
+    ),
+    # npm: popular vendor servers.
+    Server("playwright", "npm", "@playwright/mcp", "0.0.83", args=lambda _c: ["--headless"]),
+    Server(
+        "notion",
+        "npm",
+        "@notionhq/notion-mcp-server",
+        "2.5.2",
+        env=lambda _c: {"NOTION_TOKEN": "ntn_unused"},
+    ),
+    Server("context7", "npm", "@upstash/context7-mcp", "4.1.1"),
+    Server("kubernetes", "npm", "mcp-server-kubernetes", "4.1.7", env=_kubeconfig),
+    Server(
+        "stripe",
+        "npm",
+        "@stripe/mcp",
+        "0.2.5",
+        args=lambda _c: ["--tools=all", "--api-key=sk_test_unused"],
+    ),
+    Server("tavily", "npm", "tavily-mcp", "0.2.22", env=lambda _c: {"TAVILY_API_KEY": "unused"}),
+    Server(
+        "firecrawl",
+        "npm",
+        "firecrawl-mcp",
+        "3.22.2",
+        env=lambda _c: {"FIRECRAWL_API_KEY": "fc-unused"},
+    ),
+    Server(
+        "supabase",
+        "npm",
+        "@supabase/mcp-server-supabase",
+        "0.13.0",
+        args=lambda _c: [
+            "--access-token=unused",
+            "--features=account,database,debugging,development,functions,branching,storage",
+        ],
+    ),
+]
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _venv(workdir: Path, server: Server) -> Path:
+    return workdir / "pypi" / server.name
+
+
+def install(workdir: Path, servers: list[Server]) -> None:
+    """Install the servers' pinned packages (a no-op for those already at their pin).
+
+    Each PyPI server gets a virtual environment of its own: their mcp and fastmcp requirements
+    conflict with each other (and with the project's).
+    """
+    env = {**os.environ, **NO_DOWNLOAD_ENV}
+    for server in servers:
+        if server.registry != "pypi" or installed_version(workdir, server) == server.version:
+            continue
+        venv = _venv(workdir, server)
+        if not (venv / "bin" / "python").exists():
+            base = shutil.which("python3") or sys.executable
+            subprocess.run([base, "-m", "venv", str(venv)], check=True)
+        pins = [f"{server.package}=={server.version}", *server.extra]
+        _log(f"pip install {' '.join(pins)} (into {venv})")
+        subprocess.run(
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", *PIP_FLAGS, *pins],
+            check=True,
+            env=env,
+        )
+    npm = [s for s in servers if s.registry == "npm" and installed_version(workdir, s) != s.version]
+    if npm:
+        (workdir / "npm").mkdir(parents=True, exist_ok=True)
+        pins = [f"{s.package}@{s.version}" for s in npm]
+        _log(f"npm install {' '.join(pins)}")
+        subprocess.run(
+            ["npm", "install", "--prefix", str(workdir / "npm"), *NPM_FLAGS, *pins],
+            check=True,
+            env=env,
+        )
+
+
+def installed_version(workdir: Path, server: Server) -> str | None:
+    """The version of the server's package installed in the workdir, or None."""
+    if server.registry == "npm":
+        manifest = workdir / "npm" / "node_modules" / server.package / "package.json"
+        if not manifest.exists():
+            return None
+        return str(json.loads(manifest.read_text())["version"])
+    python = _venv(workdir, server) / "bin" / "python"
+    if not python.exists():
+        return None
+    code = "import importlib.metadata as m, sys; print(m.version(sys.argv[1]))"
+    done = subprocess.run(
+        [str(python), "-c", code, server.package], capture_output=True, text=True, check=False
+    )
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def command(workdir: Path, server: Server, ctx: Ctx) -> tuple[str, list[str]]:
+    """The executable and arguments that start the server over stdio."""
+    if server.registry == "pypi":
+        assert server.entry is not None
+        return str(_venv(workdir, server) / "bin" / server.entry), server.args(ctx)
+    pkg_dir = workdir / "npm" / "node_modules" / server.package
+    bins: str | dict[str, str] = json.loads((pkg_dir / "package.json").read_text())["bin"]
+    if isinstance(bins, dict):
+        script = bins[server.entry] if server.entry else next(iter(bins.values()))
+    else:
+        script = bins
+    return shutil.which("node") or "node", [str(pkg_dir / script), *server.args(ctx)]
+
+
+def tool_record(tool: Any) -> dict[str, Any]:
+    """The catalog's view of one tool: name, description, inputSchema, set annotations."""
+    annotations = tool.annotations.model_dump(exclude_none=True) if tool.annotations else {}
+    return {
+        "name": tool.name,
+        "description": tool.description,
+        "inputSchema": tool.inputSchema,
+        "annotations": annotations,
+    }
+
+
+async def list_tools(workdir: Path, server: Server) -> list[dict[str, Any]]:
+    """Start the server, list all its tools (every page) and stop it."""
+    with tempfile.TemporaryDirectory(prefix=f"catalog-{server.name}-") as tmp:
+        ctx = Ctx(workdir=workdir, tmp=Path(tmp))
+        home = ctx.tmp / "home"
+        home.mkdir()
+        exe, args = command(workdir, server, ctx)
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            # mcp-atlassian builds a default from a set: fixed hashing keeps its order stable.
+            "PYTHONHASHSEED": "0",
+            **NO_DOWNLOAD_ENV,
+            **server.env(ctx),
+        }
+        params = StdioServerParameters(command=exe, args=args, env=env, cwd=str(ctx.tmp))
+        log_path = workdir / "logs" / f"{server.name}.log"
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with log_path.open("w") as errlog:
+            async with (
+                stdio_client(params, errlog=errlog) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                tools: list[Any] = []
+                cursor: str | None = None
+                while True:
+                    page = await session.list_tools(cursor=cursor)
+                    tools.extend(page.tools)
+                    cursor = page.nextCursor
+                    if not cursor:
+                        break
+    return sorted((tool_record(t) for t in tools), key=lambda t: str(t["name"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Install, list and write the catalog; exit 1 if any selected server failed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--workdir", type=Path, default=REPO / "build" / "tool-catalog")
+    parser.add_argument("--only", action="append", metavar="SERVER", help="record this server")
+    parser.add_argument("--output", type=Path, default=CATALOG)
+    opts = parser.parse_args(argv)
+    known = {s.name: s for s in SERVERS}
+    unknown = sorted(set(opts.only or []) - set(known))
+    if unknown:
+        parser.error(f"unknown server(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    selected = [known[n] for n in sorted(set(opts.only))] if opts.only else list(SERVERS)
+    workdir: Path = opts.workdir.resolve()
+    workdir.mkdir(parents=True, exist_ok=True)
+
+    started = time.monotonic()
+    install(workdir, selected)
+    catalog: dict[str, Any] = {}
+    if opts.only and opts.output.exists():
+        catalog = json.loads(opts.output.read_text())
+    servers: dict[str, Any] = catalog.get("servers", {})
+    failed: list[str] = []
+    for server in selected:
+        version = installed_version(workdir, server)
+        t0 = time.monotonic()
+        try:
+            tools = asyncio.run(asyncio.wait_for(list_tools(workdir, server), LIST_TIMEOUT_S))
+        except Exception as exc:  # one server's failure must not lose the others
+            _log(f"{server.name}: FAILED ({type(exc).__name__}: {exc}); see logs/{server.name}.log")
+            failed.append(server.name)
+            continue
+        _log(f"{server.name}: {len(tools)} tools in {time.monotonic() - t0:.1f}s")
+        servers[server.name] = {
+            "registry": server.registry,
+            "package": server.package,
+            "version": version,
+            "tools": tools,
+        }
+    catalog = {
+        "_about": (
+            "Tool lists of real MCP servers as their tools/list returned them, recorded by "
+            "tests/data/record_tool_catalog.py; labels are in tests/data/tool_labels.json."
+        ),
+        "servers": dict(sorted(servers.items())),
+    }
+    opts.output.write_text(json.dumps(catalog, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    _log(
+        f"wrote {opts.output} ({len(servers)} servers) in {time.monotonic() - started:.0f}s"
+        + (f"; failed: {', '.join(failed)}" if failed else "")
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
