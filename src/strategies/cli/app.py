@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -33,6 +33,7 @@ from strategies.cli.render import (
 if TYPE_CHECKING:
     from common.mcp import McpConfig
     from common.safety.classify import ToolVerdict
+    from strategies.cli.answers import Preset
     from strategies.with_planner.context import Context
 
 # LangChain, LangGraph, the MCP SDK and the persistence backends are imported by the commands
@@ -189,14 +190,32 @@ def run(
     hint = resume_hint(thread_id, _options(model, mode, config))
 
     def body() -> Outcome:
-        from strategies.cli.drive import run_thread
         from strategies.cli.setup import build_context
 
         ctx = build_context(model, mode, config)
         payload = {"messages": [{"role": "user", "content": request}]}
-        return asyncio.run(run_thread(payload, thread_id, ctx, hint))
+        return asyncio.run(_run_and_show(payload, thread_id, ctx, hint))
 
-    _conclude(body, as_json, thread_id, hint)
+    _conclude(body, as_json, thread_id, hint, shown=True)
+
+
+async def _run_and_show(
+    payload: Any, thread: str, ctx: Context, hint: str, preset: Preset | None = None
+) -> Outcome:
+    """Run or resume the thread and show how it ended, then close its experts.
+
+    Shown before the experts are closed: closing the stdio servers takes a moment, which the
+    person reading the answer need not wait for.
+    """
+    from common.mcp.registry import shutdown_pool
+    from strategies.cli.drive import run_thread
+
+    try:
+        outcome = await run_thread(payload, thread, ctx, hint, preset, close_sessions=False)
+        show(outcome)
+        return outcome
+    finally:
+        await shutdown_pool()
 
 
 @app.command(cls=PlainCommand, epilog=EXIT_CODES_HELP)
@@ -250,16 +269,16 @@ def resume(
             url = remote.server_url(server)
             context = remote.server_context(model, mode, config)
             return asyncio.run(remote.resume_remote(url, thread, context, hint, preset))
-        from strategies.cli.drive import no_thread, run_thread
+        from strategies.cli.drive import no_thread
         from strategies.cli.records import nothing_saved
         from strategies.cli.setup import build_context
 
         ctx = build_context(model, mode, config)
         if nothing_saved("checkpoints"):
             raise no_thread(thread)
-        return asyncio.run(run_thread(None, thread, ctx, hint, preset))
+        return asyncio.run(_run_and_show(None, thread, ctx, hint, preset))
 
-    _conclude(body, as_json, thread, hint)
+    _conclude(body, as_json, thread, hint, shown=server is None)
 
 
 def _run_on_server(
