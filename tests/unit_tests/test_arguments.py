@@ -358,3 +358,34 @@ def test_destructive_payloads_stay_flagged_in_context(
     command: str, prefix: str, suffix: str
 ) -> None:
     assert destructive_intent("run_query", None, {"query": prefix + command + suffix}) is not None
+
+
+@pytest.mark.parametrize(
+    ("args", "held"),
+    [
+        ({"url": "https://a.example", "allowDangerous": True}, "'allowDangerous' is true"),
+        ({"url": "https://a.example", "allowDangerous": False}, None),
+        ({"options": {"allow_unsafe_scripts": True}}, "'options.allow_unsafe_scripts' is true"),
+        ({"force": True}, "'force' is true"),
+        ({"forceRefresh": True}, None),
+        ({"launchOptions": {"executablePath": "/usr/bin/evil"}}, "names a program to run"),
+        ({"launchOptions": {"executablePath": ""}}, None),
+        (
+            {"scrapeOptions": {"actions": [{"type": "wait"}, {"type": "executeJavascript"}]}},
+            "'scrapeOptions.actions[1]' asks a page to executeJavascript",
+        ),
+        ({"scrapeOptions": {"actions": [{"type": "scroll"}, {"type": "screenshot"}]}}, None),
+        ({"steps": [{"action": "Click", "selector": "#buy"}]}, "asks a page to Click"),
+        ({"type": "click"}, None),
+    ],
+)
+def test_any_tool_is_held_when_its_arguments_lift_a_check_launch_a_program_or_act_on_a_page(
+    args: dict[str, Any], held: str | None
+) -> None:
+    """A read tool (`navigate`, `search`) is held for a call whose arguments make it so."""
+    reason = destructive_intent("search", {"type": "object"}, args)
+    if held is None:
+        assert reason is None
+    else:
+        assert reason is not None
+        assert held in reason

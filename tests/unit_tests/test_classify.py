@@ -8,7 +8,8 @@ import pytest
 from mcp.types import Tool, ToolAnnotations
 
 from common.mcp.config import ServerConfig
-from common.safety.classify import classify_tool, classify_tools, name_tokens
+from common.safety.classify import classify_tool, classify_tools
+from common.safety.wording import name_tokens
 
 PLAIN = ServerConfig(command="srv")
 
@@ -33,7 +34,6 @@ def verdict(t: Tool, cfg: ServerConfig = PLAIN) -> tuple[bool, str]:
 @pytest.mark.parametrize(
     ("hints", "expected"),
     [
-        ({"readOnlyHint": True}, False),
         ({"readOnlyHint": False}, True),
         ({"readOnlyHint": False, "destructiveHint": True}, True),
         ({"destructiveHint": True}, True),
@@ -42,6 +42,23 @@ def verdict(t: Tool, cfg: ServerConfig = PLAIN) -> tuple[bool, str]:
 )
 def test_annotations_decide_for_a_neutral_name(hints: dict[str, Any], expected: bool) -> None:
     assert verdict(tool("frobnicate", None, **hints)) == (expected, "annotation")
+
+
+def test_an_untrusted_read_only_hint_counts_only_when_nothing_disagrees() -> None:
+    """A server's own `readOnlyHint` is a claim: a name or description saying what the tool
+    changes outweighs it; a name without a verb (`sequentialthinking`) cannot disagree."""
+    assert verdict(tool("frobnicate", None, readOnlyHint=True)) == (False, "annotation")
+    assert verdict(tool("git_log", "Shows the commit logs", readOnlyHint=True)) == (
+        False,
+        "annotation",
+    )
+    assert verdict(tool("frobnicate", "Deletes the record", readOnlyHint=True))[0] is True
+    assert verdict(tool("frobnicate", "Creates a record", readOnlyHint=True))[0] is True
+    context = tool("kubectl_context", "Manage contexts - list, get, or set one", readOnlyHint=True)
+    assert verdict(context) == (True, "heuristic")
+    assert verdict(tool("create_note", None, readOnlyHint=True)) == (True, "heuristic")
+    trusted = ServerConfig(command="srv", trust_annotations=True)
+    assert verdict(tool("create_note", None, readOnlyHint=True), trusted) == (False, "annotation")
 
 
 def test_trusted_additive_hint_clears_a_write() -> None:

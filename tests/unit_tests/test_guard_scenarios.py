@@ -267,7 +267,7 @@ async def test_analyser_has_no_tools_and_sees_the_real_catalog(scripted: Any) ->
     prompt = system_prompt(request)
     for name in ("chat/get_messages", "chat/announce", "chat/post_message"):
         assert name in prompt
-    assert "Broadcast a text to every member of the company" in prompt
+    assert "Show a text to every member of the company" in prompt
     assert '"readOnlyHint": true' in prompt
     assert '"destructiveHint": true' in prompt
     # Asked alongside the planner, before any plan exists: about the request and every tool.

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from common.mcp.config import ServerConfig
 from common.messages import last_request
-from common.safety.classify import ToolVerdict, name_verdict
+from common.safety.classify import ToolVerdict, read_only_hint_counts
 from common.safety.prompts import IRREVERSIBILITY_SYSTEM_PROMPT
 from common.safety.verdict import (
     IrreversibilityAnalysis,
@@ -123,16 +123,14 @@ def _understand(out: Any, names: Mapping[str, Sequence[str]]) -> ParsedVerdict |
 
 
 def is_read_only(verdict: ToolVerdict, tool: Tool, config: ServerConfig) -> bool:
-    """Read-only for the safe default: cleared by config, or annotated readOnlyHint=true.
+    """Read-only for the safe default: cleared by config, or by a `readOnlyHint` that counts.
 
-    An untrusted hint only counts when the name agrees, so a mislabelled tool gets no pass.
+    Without the analyser an untrusted hint only counts when the name's own verb agrees, so a
+    mislabelled tool with a verbless name gets no pass.
     """
     if verdict["source"] == "config" and not verdict["irreversible"]:
         return True
-    if not (tool.annotations and tool.annotations.readOnlyHint):
-        return False
-    by_name = name_verdict(tool)
-    return config.trust_annotations or (by_name is not None and not by_name[0])
+    return read_only_hint_counts(tool, config, strict=True)
 
 
 def apply_analysis(

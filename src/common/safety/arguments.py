@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from common.patterns import then_in_segment as _then
-from common.safety.classify import name_tokens, with_stems
+from common.safety.wording import name_tokens, with_stems
 
 COMMAND_NAME_TOKENS = frozenset(
     " ".join(
@@ -298,15 +298,77 @@ def _strings(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]
             yield from _strings(item, f"{path}[{i}]", depth + 1)
 
 
+SAFETY_SWITCH_TOKENS = frozenset({"dangerous", "unsafe", "insecure"})
+"""Words in a boolean argument's name that, set true, lift a safety check (`allowDangerous`)."""
+PROGRAM_TOKENS = frozenset({"executable"})
+"""Words in an argument's name that make its value a program to run (`executablePath`)."""
+ACTION_LIST_TOKENS = frozenset({"actions", "steps"})
+"""Words naming a list of things a browser should do (`scrapeOptions.actions`)."""
+PAGE_ACTIONS = frozenset(
+    {"click", "write", "type", "press", "fill", "select", "submit", "drag", "upload", "tap"}
+    | {"executejavascript", "evaluate"}
+)
+"""Browser actions whose effect the page decides (a click may buy, a script may post)."""
+
+
+def _entries(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str, Any]]:
+    """Every (path, key, value) inside an argument value, nested mappings and lists included."""
+    if depth > 32:
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            yield f"{path}.{key}", str(key), item
+            yield from _entries(item, f"{path}.{key}", depth + 1)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _entries(item, f"{path}[{i}]", depth + 1)
+
+
+def _page_action(item: Any) -> str | None:
+    """The page-changing action an action-list item asks for, if any."""
+    if not isinstance(item, Mapping):
+        return None
+    for key in ("type", "action", "kind"):
+        kind = item.get(key)
+        if isinstance(kind, str) and kind.lower().replace("_", "") in PAGE_ACTIONS:
+            return kind
+    return None
+
+
+def risky_settings(args: Mapping[str, Any]) -> str | None:
+    """Why a call's arguments need a human whatever the tool's verdict, or None.
+
+    A safety check switched off (`allowDangerous: true`), a program to launch
+    (`executablePath`), or page actions whose effect the page decides (click, type, a script).
+    """
+    for path, key, value in _entries(dict(args), ""):
+        path = path.removeprefix(".")
+        words = set(name_tokens(key))
+        if value is True and (words & SAFETY_SWITCH_TOKENS or key.lower() == "force"):
+            return f"argument {path!r} is true (it lifts a safety check)"
+        if words & PROGRAM_TOKENS and isinstance(value, str) and value.strip():
+            return f"argument {path!r} names a program to run"
+        if words & ACTION_LIST_TOKENS and isinstance(value, list | tuple):
+            for i, item in enumerate(value):
+                action = _page_action(item)
+                if action is not None:
+                    return f"argument '{path}[{i}]' asks a page to {action}"
+    return None
+
+
 def destructive_intent(
     tool_name: str, input_schema: Mapping[str, Any] | None, args: Mapping[str, Any]
 ) -> str | None:
-    """Why the call's arguments look destructive, for a tool that runs queries or commands.
+    """Why the call's arguments look destructive.
 
-    Every string argument (nested ones included) is scanned for destructive SQL, shell, git,
-    HTTP and file-writing patterns. Returns a short reason such as "argument 'query' contains
-    SQL DROP", or None when nothing is found or the tool does not take queries or commands.
+    For every tool: `risky_settings`. For a tool that runs queries or commands, every string
+    argument (nested ones included) is also scanned for destructive SQL, shell, git, HTTP and
+    file-writing patterns. Returns a short reason such as "argument 'query' contains SQL DROP",
+    or None when nothing is found.
     """
+    risky = risky_settings(args)
+    if risky is not None:
+        return risky
     if not takes_commands(tool_name, input_schema, args):
         return None
     for key, value in args.items():

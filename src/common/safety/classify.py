@@ -1,37 +1,25 @@
-"""Deterministic tool classification: server config, then MCP annotations, then the name."""
+"""Deterministic tool classification: server config, MCP annotations, then the name and description.
+
+Precedence: config patterns decide outright; a trusted server's annotations decide next; then
+whatever says a tool changes something (the name's verb, a destructive verb in the description,
+a `readOnlyHint: false` or `destructiveHint` annotation) makes it irreversible; an untrusted
+`readOnlyHint: true` clears it only when the name (or, for a name without a verb, the
+description) agrees; then the name's read verb, then the description's; nothing at all leaves it
+irreversible. How names and descriptions are read lives in `common.safety.wording`.
+"""
 
 from __future__ import annotations
 
-import re
 from fnmatch import fnmatchcase
 from typing import Literal, TypedDict
 
 from mcp.types import Tool
 
 from common.mcp.config import ServerConfig
+from common.safety.wording import read_description, read_name
 
 VerdictSource = Literal["config", "annotation", "heuristic", "llm", "default"]
 """Which signal decided a tool's classification."""
-
-IRREVERSIBLE_VERBS = frozenset(
-    " ".join(
-        (
-            "send post publish delete del remove rm drop truncate write create update insert move",
-            "mv rename execute exec run commit push merge transfer pay book cancel purge destroy",
-            "kill overwrite replace set put patch upload deploy email tweet reply approve archive",
-            "revoke charge refund order submit erase wipe reset modify edit append save store",
-        )
-    ).split()
-)
-READ_VERBS = frozenset(
-    " ".join(
-        (
-            "get list read search fetch view describe show find lookup look query count check",
-            "inspect stat stats info status preview peek browse explore summarize summarise",
-            "current now forecast convert calculate compute validate",
-        )
-    ).split()
-)
 
 
 class ToolVerdict(TypedDict):
@@ -49,40 +37,6 @@ class ToolVerdict(TypedDict):
     """Why, in words a user can check."""
 
 
-def name_tokens(name: str) -> list[str]:
-    """Split a tool name into lower-case words (snake, kebab, dotted and camel case)."""
-    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name)
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", spaced)
-    return [t for t in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if t]
-
-
-def with_stems(words: list[str] | set[str]) -> set[str]:
-    """The words plus their stems without -s/-es/-d/-ed, so "Deletes" meets "delete"."""
-    stems = {w.removesuffix(s) for w in words for s in ("s", "es", "d", "ed") if w.endswith(s)}
-    return set(words) | stems
-
-
-def _words(text: str) -> set[str]:
-    return with_stems(set(re.findall(r"[a-z]+", text.lower())))
-
-
-def name_verdict(tool: Tool) -> tuple[bool, str] | None:
-    """What the tool's name and description say: (irreversible, why), or None when silent."""
-    tokens = sorted(with_stems(name_tokens(tool.name)))
-    risky = [t for t in tokens if t in IRREVERSIBLE_VERBS]
-    if risky:
-        return True, f"its name contains {risky[0]!r}"
-    if any(t in READ_VERBS for t in tokens):
-        return False, "its name reads as a read-only operation"
-    first_sentence = (tool.description or "").split(".")[0]
-    words = _words(first_sentence)
-    if words & IRREVERSIBLE_VERBS:
-        return True, f"its description mentions {sorted(words & IRREVERSIBLE_VERBS)[0]!r}"
-    if words & READ_VERBS:
-        return False, "its description reads as a read-only operation"
-    return None
-
-
 def _config_verdict(tool: str, cfg: ServerConfig) -> tuple[bool, str] | None:
     for pattern in cfg.irreversible_tools:
         if fnmatchcase(tool, pattern):
@@ -95,45 +49,109 @@ def _config_verdict(tool: str, cfg: ServerConfig) -> tuple[bool, str] | None:
     return None
 
 
-def _annotation_verdict(tool: Tool, trusted: bool) -> tuple[bool, str] | None:
+def read_only_hint_counts(tool: Tool, cfg: ServerConfig, *, strict: bool = False) -> bool:
+    """Whether the tool's `readOnlyHint: true` clears it on this server.
+
+    A trusted server's hint counts. An untrusted hint counts only when the name agrees: its verb
+    reads (`git_log`), or it has no verb this guard knows (`sequentialthinking`) and the
+    description does not say the tool changes anything. A mislabelled tool whose name or
+    description says what it changes gets no pass. `strict` (the safe default's fallback, when
+    the analyser could not be consulted) wants the name's own read verb.
+    """
+    ann = tool.annotations
+    if ann is None or ann.readOnlyHint is not True or ann.destructiveHint is True:
+        return False
+    if cfg.trust_annotations:
+        return True
+    name = read_name(tool.name)
+    description = read_description(tool.description)
+    if description.leaning == "destructive":
+        return False
+    if name.leaning == "read":
+        return True
+    return not strict and name.leaning is None and description.leaning != "change"
+
+
+def _open_world(tool: Tool) -> str:
+    """What the verdict reports about openWorldHint (it decides nothing by itself)."""
+    ann = tool.annotations
+    if ann is not None and ann.openWorldHint:
+        return "; it reaches outside systems (openWorldHint=true)"
+    return ""
+
+
+def _annotation_verdict(tool: Tool, cfg: ServerConfig) -> tuple[bool, str] | None:
+    """What the annotations say when they can decide: a trusted server's, or a stricter one's."""
     ann = tool.annotations
     if ann is None or (ann.readOnlyHint is None and ann.destructiveHint is None):
         return None
-    if ann.readOnlyHint:
-        return False, "annotated readOnlyHint=true"
+    if read_only_hint_counts(tool, cfg):
+        trust = (
+            "" if cfg.trust_annotations else ", and nothing in its name or description disagrees"
+        )
+        return False, f"annotated readOnlyHint=true{trust}"
+    if ann.readOnlyHint is True and ann.destructiveHint is not True:
+        return None  # an untrusted hint nothing agrees with: the other signals decide
     # Per the MCP spec destructiveHint defaults to true for a tool that is not read-only.
     if ann.destructiveHint:
         return True, "annotated destructiveHint=true"
     if ann.destructiveHint is None:
         return True, "annotated readOnlyHint=false; destructiveHint defaults to true"
-    if trusted:
+    if cfg.trust_annotations:
         return False, "annotated destructiveHint=false on a trusted server (additive only)"
-    return True, "annotated as a write (readOnlyHint=false) on a server whose hints are not trusted"
+    idempotent = " and idempotentHint=true" if ann.idempotentHint else ""
+    return True, (
+        f"annotated as a write (readOnlyHint=false, destructiveHint=false{idempotent}) on a "
+        "server whose hints are not trusted: weak evidence, not clearance"
+    )
+
+
+def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
+    """The deterministic decision below config: annotations, name, description, default."""
+    name = read_name(tool.name)
+    description = read_description(tool.description)
+    by_annotation = _annotation_verdict(tool, cfg)
+    if by_annotation is not None and (cfg.trust_annotations or by_annotation[0]):
+        return by_annotation[0], "annotation", by_annotation[1]
+    untrusted_hint = (
+        " (readOnlyHint not trusted)"
+        if tool.annotations is not None and tool.annotations.readOnlyHint
+        else ""
+    )
+    if name.leaning in ("destructive", "change"):
+        return True, "heuristic", name.why + untrusted_hint
+    if description.leaning == "destructive":
+        return True, "heuristic", description.why + untrusted_hint
+    if by_annotation is not None:
+        return by_annotation[0], "annotation", by_annotation[1]
+    if name.leaning == "read":
+        return False, "heuristic", name.why
+    if description.leaning is not None:
+        return description.leaning != "read", "heuristic", description.why
+    return (
+        True,
+        "default",
+        (
+            "no signal says it is read-only, so it is treated as irreversible"
+            + (" (readOnlyHint=true is not trusted and nothing agrees)" if untrusted_hint else "")
+        ),
+    )
 
 
 def classify_tool(server: str, tool: Tool, cfg: ServerConfig) -> ToolVerdict:
     """Classify one tool by the deterministic signals, in order of precedence."""
-
-    def verdict(irreversible: bool, source: VerdictSource, reason: str) -> ToolVerdict:
-        return ToolVerdict(
-            server=server, tool=tool.name, irreversible=irreversible, source=source, reason=reason
-        )
-
     by_config = _config_verdict(tool.name, cfg)
+    source: VerdictSource
     if by_config is not None:
-        return verdict(by_config[0], "config", by_config[1])
-    by_annotation = _annotation_verdict(tool, cfg.trust_annotations)
-    by_name = name_verdict(tool)
-    if by_annotation is not None:
-        cleared = not by_annotation[0]
-        # Untrusted hints may make a tool stricter but never clear one the name flags.
-        if cleared and not cfg.trust_annotations and by_name is not None and by_name[0]:
-            return verdict(True, "heuristic", by_name[1] + " (readOnlyHint not trusted)")
-        return verdict(by_annotation[0], "annotation", by_annotation[1])
-    if by_name is not None:
-        return verdict(by_name[0], "heuristic", by_name[1])
-    return verdict(
-        True, "default", "no signal says it is read-only, so it is treated as irreversible"
+        irreversible, source, reason = by_config[0], "config", by_config[1]
+    else:
+        irreversible, source, reason = _decide(tool, cfg)
+    return ToolVerdict(
+        server=server,
+        tool=tool.name,
+        irreversible=irreversible,
+        source=source,
+        reason=reason + _open_world(tool),
     )
 
 

@@ -1,0 +1,173 @@
+"""Reading a tool's name and description the way a person does: which verb leads, what it changes.
+
+Names are split into words (snake_case, camelCase, kebab-case, dotted), words before the first
+known verb are a prefix (`git_`, `puppeteer_`, `jira_`), and the leading verb decides:
+`list_commits` lists, `git_diff` diffs. Nouns that look like verbs (`commits`, `messages`,
+`runs`) are then weighed as nouns. Two vocabularies say what changes things:
+
+- `DESTRUCTIVE_VERBS` (delete, drop, send, pay, push, merge, transfer, revoke...) are rarely nouns
+  in tool names and win anywhere: `get_and_delete`, `message_send`, `list_transfers` (the last
+  over-blocked on purpose: a missed payment cannot be undone, a needless question can).
+- `CHANGE_VERBS` (create, update, write, commit, post, run, click...) change something when they
+  lead, or follow a conjunction (`get_or_create`), but are nouns after a read verb.
+
+A description weighs less than a name: it can add risk only by saying what the tool changes (a
+leading change verb, or a destructive verb anywhere in its first sentence), not by mentioning a
+noun ("Shows the commit log"), and it speaks for the tool only when the name says nothing.
+
+Hand-written rather than a part-of-speech tagger: the vocabulary of MCP tool names is small, the
+result must be deterministic and auditable, and a tagger would pull a model into every process.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+DESTRUCTIVE_VERBS = frozenset(
+    " ".join(
+        (
+            "delete del remove rm drop truncate purge destroy kill terminate erase wipe overwrite",
+            "send publish unpublish pay push merge transfer refund charge revoke deploy undeploy",
+            "uninstall ban forward broadcast notify",
+        )
+    ).split()
+)
+"""Verbs whose call cannot be undone, and that tool names rarely use as nouns: they win anywhere."""
+CHANGE_VERBS = frozenset(
+    " ".join(
+        (
+            "create add insert update upsert write edit modify patch put set unset save store",
+            "append replace rename move mv copy cp commit post reply comment submit approve",
+            "reject assign unassign invite archive unarchive book order upload import install",
+            "enable disable toggle start stop restart trigger schedule cancel close reopen reset",
+            "execute exec run eval evaluate call invoke apply sync pull checkout clone fork star",
+            "follow unfollow like mark lock unlock grant share link unlink attach detach",
+            "tag label clear flush restore rollback revert scale rebase cherry stage unstage init",
+            "fill click press select drag uncheck tap login logout sign email tweet",
+            "transcode mutate register unregister subscribe unsubscribe configure",
+            "increment decrement",
+        )
+    ).split()
+)
+"""Verbs that change something when they lead a name (or follow "and"/"or"); nouns otherwise."""
+READ_VERBS = frozenset(
+    " ".join(
+        (
+            "get list read search fetch view describe show find lookup look query count inspect",
+            "stat stats info status preview peek browse explore summarize summarise current now",
+            "forecast convert calculate compute validate diff retrieve hover navigate screenshot",
+            "snapshot scroll wait echo analyze analyse explain compare parse extract detect",
+            "ping measure estimate check crawl research",
+        )
+    ).split()
+)
+"""Verbs of operations that only read or compute: they clear a tool when they lead its name."""
+NOUN_ONLY_READS = frozenset({"log", "logs"})
+"""Read words only as the last word (`git_log`); leading, "log" records something (`log_event`)."""
+CONJUNCTIONS = frozenset({"and", "or", "then"})
+"""Words after which another verb follows (`get_or_create`, `search_and_replace`)."""
+_LEAD_INS = re.compile(
+    r"^\s*(?:(?:use|call)\s+(?:this\s+)?(?:tool\s+)?to|this\s+tool|the\s+tool|a\s+tool\s+"
+    r"(?:that|to|for)|tool\s+(?:that|to|for)|allows?\s+(?:you\s+)?to|lets?\s+you|used\s+to|"
+    r"it|will|can|helps?\s+(?:you\s+)?)\s+",
+    re.IGNORECASE,
+)
+"""Openings of descriptions that come before the verb ("Use this tool to ...")."""
+
+Leaning = Literal["destructive", "change", "read"]
+"""What a verb says a tool does."""
+
+
+def name_tokens(name: str) -> list[str]:
+    """Split a tool name into lower-case words (snake, kebab, dotted and camel case)."""
+    spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name)
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", spaced)
+    return [t for t in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if t]
+
+
+def stems(word: str) -> set[str]:
+    """The word and its stems without -s/-es/-d/-ed, so "Deletes" meets "delete"."""
+    return {word} | {word.removesuffix(s) for s in ("s", "es", "d", "ed") if word.endswith(s)}
+
+
+def with_stems(words: list[str] | set[str]) -> set[str]:
+    """The words plus their stems (see `stems`)."""
+    return {stem for w in words for stem in stems(w)}
+
+
+def _vocabulary(word: str, last: bool) -> tuple[Leaning, str] | None:
+    """Which vocabulary a word (or one of its stems) belongs to, destructive first."""
+    forms = stems(word)
+    for leaning, vocabulary in (
+        ("destructive", DESTRUCTIVE_VERBS),
+        ("change", CHANGE_VERBS),
+        ("read", READ_VERBS),
+    ):
+        hit = sorted(forms & vocabulary)
+        if hit:
+            return leaning, hit[0]  # type: ignore[return-value]
+    if last and forms & NOUN_ONLY_READS:
+        return "read", word
+    return None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a name or a description says about a tool's effect."""
+
+    leaning: Leaning | None
+    """destructive, change or read; None when it says nothing this module understands."""
+    verb: str | None
+    """The word that decided, as the vocabulary spells it."""
+    why: str
+    """The decision in words, e.g. "its name leads with the read verb 'list'"."""
+
+
+def _read_words(words: list[str], what: str, lead_within: int | None = None) -> Reading:
+    """The reading of a sequence of words: destructive anywhere, else the verbs that lead.
+
+    A verb leads when it is the first known word (and, with `lead_within`, among that many
+    first words) or follows a conjunction.
+    """
+    found = [_vocabulary(w, i == len(words) - 1) for i, w in enumerate(words)]
+    destructive = [hit[1] for hit in found if hit is not None and hit[0] == "destructive"]
+    if destructive:
+        return Reading("destructive", destructive[0], f"its {what} contains {destructive[0]!r}")
+    first = next(((i, hit) for i, hit in enumerate(found) if hit is not None), None)
+    verbs = [hit for i, hit in enumerate(found) if hit and i and words[i - 1] in CONJUNCTIONS]
+    if first is not None and (lead_within is None or first[0] < lead_within):
+        verbs.insert(0, first[1])
+    changes = [verb for leaning, verb in verbs if leaning == "change"]
+    if changes:
+        return Reading(
+            "change", changes[0], f"its {what} says it changes something ({changes[0]!r})"
+        )
+    if verbs:
+        return Reading("read", verbs[0][1], f"its {what} leads with the read verb {verbs[0][1]!r}")
+    return Reading(None, None, f"its {what} has no verb this guard knows")
+
+
+def read_name(name: str) -> Reading:
+    """What a tool's name says: its leading verb, or a destructive verb anywhere in it."""
+    return _read_words(name_tokens(name), "name")
+
+
+def first_sentence(description: str | None) -> str:
+    """The description's first sentence, its lead-in ("Use this tool to") removed."""
+    sentence = re.split(r"(?<=[.!?])\s|\n\s*\n", (description or "").strip(), maxsplit=1)[0]
+    previous = None
+    while previous != sentence:
+        previous, sentence = sentence, _LEAD_INS.sub("", sentence, count=1)
+    return sentence
+
+
+def read_description(description: str | None) -> Reading:
+    """What a description's first sentence says the tool does, verbs only (nouns are ignored).
+
+    A verb leads only among the first three words: a later one describes the result ("Shows the
+    files that were added"), except a destructive verb or one after "and"/"or", which count.
+    """
+    words = re.findall(r"[a-z]+", first_sentence(description).lower())
+    return _read_words(words, "description", lead_within=3)

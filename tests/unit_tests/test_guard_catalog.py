@@ -1,0 +1,168 @@
+"""Guard precision on the tool lists of real MCP servers, each tool labelled by a person.
+
+`tests/data/tool_catalog.json` holds what real servers list (recorded by
+`tests/data/record_tool_catalog.py`); `tests/data/tool_labels.json` says, for every tool, whether
+a call can be undone, with a one-line reason. The deterministic layers (no model, a plain server
+config: hints not trusted, nothing sandboxed) must miss no irreversible tool and hold at most 5%
+of the reversible ones; an analyser that answers in any malformed way must not change the first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from langchain_core.messages import HumanMessage
+from mcp.types import Tool
+
+from common.mcp.config import ServerConfig
+from common.safety.analysis import analyse, apply_analysis
+from common.safety.classify import ToolVerdict, classify_tools
+from common.safety.gate import Gate
+from tests.doubles import ScriptedChatModel
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+PLAIN = ServerConfig(command="srv")
+MAX_OVER_BLOCKED = 0.05
+"""At most this share of reversible tools waits for a human because of how we read them."""
+MAX_OVER_BLOCKED_IN_ALL = 0.10
+"""Ceiling with the tools their own server declares writes (9.3% when this was written)."""
+
+
+def _load() -> tuple[dict[str, list[Tool]], dict[str, dict[str, Any]]]:
+    catalog = json.loads((DATA / "tool_catalog.json").read_text())
+    labels = json.loads((DATA / "tool_labels.json").read_text())
+    servers = catalog.get("servers", catalog)
+    tools = {
+        server: [Tool.model_validate(t) for t in entry["tools"]]
+        for server, entry in servers.items()
+    }
+    return tools, {k: v for k, v in labels.items() if not k.startswith("_")}
+
+
+CATALOG, LABELS = _load()
+
+
+def _verdicts(catalog: Mapping[str, Sequence[Tool]]) -> list[ToolVerdict]:
+    return [
+        v for server, tools in catalog.items() for v in classify_tools(server, list(tools), PLAIN)
+    ]
+
+
+Finding = tuple[tuple[str, str], str]
+"""(server, tool) and what went wrong, in words."""
+
+
+def _misses_and_over_blocked(
+    verdicts: Sequence[ToolVerdict],
+) -> tuple[list[Finding], list[Finding]]:
+    misses, over = [], []
+    for v in verdicts:
+        label = LABELS[v["server"]][v["tool"]]
+        key = (v["server"], v["tool"])
+        if label["irreversible"] and not v["irreversible"]:
+            misses.append((key, f"{key}: cleared ({v['reason']}) but {label['reason']}"))
+        if not label["irreversible"] and v["irreversible"]:
+            over.append((key, f"{key}: held ({v['reason']}) but {label['reason']}"))
+    return misses, over
+
+
+def test_the_catalog_is_real_labelled_and_large_enough() -> None:
+    assert len(CATALOG) >= 12, sorted(CATALOG)
+    listed = {(s, t.name) for s, tools in CATALOG.items() for t in tools}
+    labelled = {(s, t) for s, tools in LABELS.items() for t in tools}
+    assert listed == labelled, {"unlabelled": listed - labelled, "stale": labelled - listed}
+    for server, tools in LABELS.items():
+        for tool, label in tools.items():
+            assert isinstance(label["irreversible"], bool), (server, tool)
+            reason = label["reason"]
+            assert isinstance(reason, str), (server, tool)
+            assert reason.strip(), (server, tool)
+            assert "\n" not in reason, (server, tool)
+    kinds = {label["irreversible"] for tools in LABELS.values() for label in tools.values()}
+    assert kinds == {True, False}
+
+
+def _declared_a_write(tool: Tool) -> bool:
+    """Whether the tool's own server annotates it as a write (readOnlyHint=false or destructive)."""
+    ann = tool.annotations
+    return ann is not None and (ann.readOnlyHint is False or ann.destructiveHint is True)
+
+
+def test_no_irreversible_tool_is_missed_and_few_reversible_ones_wait() -> None:
+    """0 misses; our own reading over-blocks at most 5% of the reversible tools.
+
+    A tool its own server annotates as a write is held whatever its name says (annotations may
+    only make a tool stricter: `read_message` that pops a queue looks like a read). Those are
+    over-blocked by the server's declaration, not by our reading, and are bounded separately.
+    """
+    misses, over = _misses_and_over_blocked(_verdicts(CATALOG))
+    tools = {(s, t.name): t for s, ts in CATALOG.items() for t in ts}
+    reversible = sum(not label["irreversible"] for t in LABELS.values() for label in t.values())
+    ours = [text for key, text in over if not _declared_a_write(tools[key])]
+
+    assert misses == []
+    assert len(ours) <= MAX_OVER_BLOCKED * reversible, "\n".join(ours)
+    assert len(over) <= MAX_OVER_BLOCKED_IN_ALL * reversible, "\n".join(t for _, t in over)
+
+
+def test_arguments_that_make_a_cleared_tool_irreversible_are_held_call_by_call() -> None:
+    """A read-only SQL tool handed `COMMIT; DROP ...`, a search told to click: held per call."""
+    gate = Gate(_verdicts(CATALOG))
+    held_when = [
+        (server, tool, label["held_when"])
+        for server, tools in LABELS.items()
+        for tool, label in tools.items()
+        if "held_when" in label
+    ]
+    assert len(held_when) >= 4
+    for server, name, args in held_when:
+        tools = {t.name: t for t in CATALOG[server]}
+        decision = gate.check(server, name, args, tools, PLAIN)
+        assert decision.needs_approval, (server, name, decision)
+        assert decision.source == "arguments", (server, name, decision)
+        assert "argument" in decision.reason
+
+
+def test_every_reason_is_one_readable_line() -> None:
+    for v in _verdicts(CATALOG):
+        reason = v["reason"]
+        assert reason[:1].isalpha(), v
+        assert "\n" not in reason, v
+        assert len(reason) <= 220, v
+        # Objects' reprs or raw schemas are not reasons a person can check.
+        assert not any(mark in reason for mark in ("{", "Tool(", "None", "<")), v
+
+
+MALFORMED_ANSWERS: list[Any] = [
+    RuntimeError("model is down"),
+    TimeoutError("too slow"),
+    "",
+    "I'm not sure",
+    "IRREVERSIBLE: maybe\nBLOCKED_TOOLS: delete_file",
+    "IRREVERSIBLE: YES and NO",
+    "IRREVERSIBLE: YES\nBLOCKED_TOOLS: no_such_tool",
+    "IRREVERSIBLE: NO",
+    {"irreversible": "perhaps"},
+    {"irreversible": False, "blocked_tools": []},
+    {"irreversible": True, "blocked_tools": ["a/b/c", "", "`"]},
+    {"blocked_tools": None},
+]
+"""Every way an analyser has answered badly: errors, nonsense, refusals, wrong verdicts."""
+
+
+@pytest.mark.parametrize("answer", MALFORMED_ANSWERS, ids=repr)
+async def test_a_malformed_analyser_answer_misses_nothing(answer: Any) -> None:
+    model = ScriptedChatModel(script=[answer])
+    outcome = await analyse(
+        model, CATALOG, "(plan)", [HumanMessage("Tidy up everything you can reach")], 5.0
+    )
+    configs = dict.fromkeys(CATALOG, PLAIN)
+
+    final = apply_analysis(_verdicts(CATALOG), outcome, CATALOG, configs)
+
+    misses, _ = _misses_and_over_blocked(final)
+    assert misses == []

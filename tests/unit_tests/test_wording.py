@@ -1,0 +1,184 @@
+"""Reading tool names and descriptions: leading verbs decide, destructive verbs win anywhere."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from mcp.types import Tool, ToolAnnotations
+
+from common.mcp.config import ServerConfig
+from common.safety.classify import classify_tool
+from common.safety.wording import (
+    CHANGE_VERBS,
+    DESTRUCTIVE_VERBS,
+    READ_VERBS,
+    first_sentence,
+    read_description,
+    read_name,
+)
+
+PLAIN = ServerConfig(command="srv")
+
+
+def tool(name: str, description: str | None = None, **hints: Any) -> Tool:
+    annotations = ToolAnnotations(**hints) if hints else None
+    return Tool(name=name, description=description, inputSchema={}, annotations=annotations)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "list_commits",
+        "git_diff",
+        "git_log",
+        "git_status",
+        "puppeteer_hover",
+        "puppeteer_navigate",
+        "puppeteer_screenshot",
+        "slack_get_channel_history",
+        "searchRepositories",
+        "get-pull-request-comments",
+        "browser.take_screenshot",
+        "jira_get_issue",
+        "fetch",
+    ],
+)
+def test_a_leading_read_verb_clears_a_name_whatever_nouns_follow(name: str) -> None:
+    assert read_name(name).leaning == "read", read_name(name)
+    assert classify_tool("srv", tool(name), PLAIN)["irreversible"] is False
+
+
+@pytest.mark.parametrize(
+    ("name", "verb"),
+    [
+        ("get_and_delete", "delete"),
+        ("list_then_send", "send"),
+        ("message_send", "send"),
+        ("git_push", "push"),
+        ("merge_pull_request", "merge"),
+        ("revokeToken", "revoke"),
+        ("PAY-INVOICE", "pay"),
+        ("list_transfers", "transfer"),
+        ("search_and_replace", "replace"),
+        ("get_or_create_user", "create"),
+        ("git_commit", "commit"),
+        ("slack_post_message", "post"),
+        ("puppeteer_click", "click"),
+        ("issue_create", "create"),
+        ("log_event", None),
+    ],
+)
+def test_names_that_change_something_are_held(name: str, verb: str | None) -> None:
+    reading = read_name(name)
+    if verb is None:
+        assert reading.leaning is None  # "log" leading a name records something: no clearance
+    else:
+        assert reading.leaning in ("destructive", "change")
+        assert reading.verb == verb
+        assert repr(verb) in reading.why
+    assert classify_tool("srv", tool(name), PLAIN)["irreversible"] is True
+
+
+def test_a_description_adds_risk_only_when_it_says_what_changes() -> None:
+    """Mentioning a noun ("commit") is not changing anything; a destructive verb always counts."""
+    assert read_description("Shows the commit logs of the repository.").leaning == "read"
+    assert read_description("Use this tool to delete a page.").leaning == "destructive"
+    assert read_description("Creates a branch.").leaning == "change"
+    assert read_description("Returns files, then sends a summary to Slack.").leaning == (
+        "destructive"
+    )
+    # A verb deep in the sentence describes the result, not the tool.
+    assert read_description("Provides the files that were added.").leaning is None
+    git_diff = tool("git_diff", "Shows differences between branches or commits", readOnlyHint=True)
+    assert classify_tool("srv", git_diff, PLAIN)["irreversible"] is False
+
+
+def test_a_read_name_keeps_its_clearance_against_a_change_worded_description() -> None:
+    """`read_query` says "Execute a SELECT": the arguments are checked per call instead."""
+    v = classify_tool("srv", tool("read_query", "Execute a SELECT query"), PLAIN)
+    assert v["irreversible"] is False
+    assert "'read'" in v["reason"]
+
+
+def test_a_read_name_with_a_destructive_description_is_held() -> None:
+    v = classify_tool("srv", tool("get_messages", "Reads and deletes the messages."), PLAIN)
+    assert v["irreversible"] is True
+    assert "description" in v["reason"]
+    assert "'delete'" in v["reason"]
+
+
+def test_untrusted_additive_idempotent_hints_are_weak_evidence_and_open_world_is_reported() -> None:
+    t = tool(
+        "create_directory",
+        readOnlyHint=False,
+        destructiveHint=False,
+        idempotentHint=True,
+        openWorldHint=True,
+    )
+    v = classify_tool("srv", t, PLAIN)
+    assert v["irreversible"] is True
+    assert "weak evidence, not clearance" in v["reason"]
+    assert "openWorldHint" in v["reason"]
+    read = classify_tool("srv", tool("fetch", "Fetches a URL.", openWorldHint=True), PLAIN)
+    assert read["irreversible"] is False
+    assert "openWorldHint" in read["reason"]
+
+
+def test_first_sentence_drops_lead_ins() -> None:
+    assert first_sentence("Use this tool to list files. It deletes nothing.") == "list files."
+    assert first_sentence("This tool lets you search issues") == "search issues"
+    assert first_sentence(None) == ""
+
+
+# --- the old guarantee, drawn with bad values too -----------------------------------------------
+
+_INFLECTIONS = ("", "s", "es", "d")
+_SEPARATORS = ("_", "-", ".", " ", "/", ":", "__")
+_WORDS = sorted(READ_VERBS | CHANGE_VERBS | {"and", "or", "all", "the", "x2"})
+_filler = st.one_of(st.sampled_from(_WORDS), st.text(st.characters(codec="utf-8"), max_size=8))
+
+
+@st.composite
+def destructive_names(draw: st.DrawFn) -> tuple[str, str]:
+    """A name carrying a destructive verb among read verbs, nouns and (between separators) any text.
+
+    Camel case only splits at a lower-to-upper step, so camel-cased names are drawn from words.
+    """
+    verb = draw(st.sampled_from(sorted(DESTRUCTIVE_VERBS)))
+    word = verb + draw(st.sampled_from(_INFLECTIONS))
+    if draw(st.booleans()):
+        before = draw(st.lists(st.sampled_from(_WORDS), max_size=3))
+        after = draw(st.lists(st.sampled_from(_WORDS), max_size=3))
+        words = [*before, word, *after]
+        return words[0] + "".join(w.capitalize() for w in words[1:]), verb
+    before = draw(st.lists(_filler, max_size=3))
+    after = draw(st.lists(_filler, max_size=3))
+    style = draw(st.sampled_from((str.lower, str.upper, str.capitalize)))
+    return draw(st.sampled_from(_SEPARATORS)).join(map(style, [*before, word, *after])), verb
+
+
+@settings(max_examples=400, deadline=None)
+@given(drawn=destructive_names(), description=st.one_of(st.none(), st.text(max_size=60)))
+def test_no_name_with_a_destructive_verb_is_ever_cleared_by_the_name_layer(
+    drawn: tuple[str, str], description: str | None
+) -> None:
+    name, _ = drawn
+    reading = read_name(name)
+    assert reading.leaning == "destructive", (name, reading)
+    for hints in ({}, {"readOnlyHint": True}, {"readOnlyHint": True, "idempotentHint": True}):
+        v = classify_tool("srv", tool(name, description, **hints), PLAIN)
+        assert v["irreversible"] is True, (name, hints, v)
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.text(max_size=40), description=st.one_of(st.none(), st.text(max_size=80)))
+def test_any_name_gets_a_verdict_with_a_reason_and_unknown_words_are_held(
+    name: str, description: str | None
+) -> None:
+    v = classify_tool("srv", tool(name, description), PLAIN)
+    assert v["reason"]
+    if read_name(name).leaning is None and read_description(description).leaning is None:
+        assert (v["irreversible"], v["source"]) == (True, "default")
