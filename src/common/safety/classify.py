@@ -86,10 +86,14 @@ def _annotation_verdict(tool: Tool, cfg: ServerConfig) -> tuple[bool, str] | Non
     if ann is None or (ann.readOnlyHint is None and ann.destructiveHint is None):
         return None
     if read_only_hint_counts(tool, cfg):
-        trust = (
-            "" if cfg.trust_annotations else ", and nothing in its name or description disagrees"
-        )
-        return False, f"annotated readOnlyHint=true{trust}"
+        name = read_name(tool.name)
+        if cfg.trust_annotations:
+            agreement = ""
+        elif name.leaning == "read":
+            agreement = f", and its name agrees ({name.verb!r})"
+        else:
+            agreement = ", and nothing in its name or description disagrees"
+        return False, f"annotated readOnlyHint=true{agreement}"
     if ann.readOnlyHint is True and ann.destructiveHint is not True:
         return None  # an untrusted hint nothing agrees with: the other signals decide
     # Per the MCP spec destructiveHint defaults to true for a tool that is not read-only.
