@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
-from strategies.cli import prompts
+from strategies.cli import prompts, startup_done
 from strategies.cli.answers import preset_from_options, resume_hint
 from strategies.cli.exits import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
 from strategies.cli.help import PlainCommand, PlainGroup
@@ -110,6 +110,7 @@ def _show_version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     show_version: Annotated[
         bool,
         typer.Option(
@@ -118,6 +119,8 @@ def _root(
     ] = False,
 ) -> None:
     """Plan a request over MCP expert servers and run it, asking before anything irreversible."""
+    # Only a local run imports the graph: every other command collects garbage from here on.
+    startup_done(ctx.invoked_subcommand)
 
 
 def _options(
@@ -266,6 +269,7 @@ def resume(
         if server is not None:
             from strategies.cli import remote
 
+            startup_done()
             url = remote.server_url(server)
             context = remote.server_context(model, mode, config)
             return asyncio.run(remote.resume_remote(url, thread, context, hint, preset))
@@ -292,6 +296,8 @@ def _run_on_server(
 ) -> NoReturn:
     """`run --server`: the same command, on a thread of the server's."""
     from strategies.cli import remote
+
+    startup_done()
 
     thread_id = thread or remote.new_thread_id()
     hint = resume_hint(thread_id, _options(model, mode, config, server))

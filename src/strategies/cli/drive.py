@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, cast
 from common.mcp.loader import prestart
 from common.mcp.registry import shutdown_pool
 from common.models import ModelCallError
-from strategies.cli import prompts
+from strategies.cli import prompts, startup_done
 from strategies.cli.answers import Preset, pending_of, preset_values
 from strategies.cli.exits import CliProblem
 from strategies.cli.outcome import Outcome, finished, model_failed, waiting
@@ -114,6 +114,7 @@ async def run_thread(
         from strategies.with_planner.graph import build_graph
 
         graph = build_graph(checkpointer=saver, store=store)
+        startup_done()
         try:
             if payload is None:
                 payload = await _first_payload(graph, config, thread, preset)
