@@ -182,3 +182,42 @@ def test_any_name_gets_a_verdict_with_a_reason_and_unknown_words_are_held(
     assert v["reason"]
     if read_name(name).leaning is None and read_description(description).leaning is None:
         assert (v["irreversible"], v["source"]) == (True, "default")
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "read_only_hint"),
+    [
+        ("compute.instances.insert", "Creates an instance.", None),
+        ("snapshot_revert", None, None),
+        ("search_replace", "Replace an exact block of text in a file.", None),
+        ("status_update", None, None),
+        ("ticket_status_set", None, None),
+        ("list_archive", None, None),
+        ("query_save", None, None),
+        ("BigQueryInsertRows", None, None),
+        ("search_console_submit_sitemap", None, None),
+        ("manage_issues", "Search, view, edit issues.", None),
+        ("complete_purchase", "Checks out the current cart with the saved card.", None),
+        ("bulk_mail", "Given a list of email addresses, creates an account for each.", None),
+        ("cleanup_inbox", "Finds messages older than 30 days; archives them.", None),
+        ("webhook", "Fires a webhook that posts the payload.", True),
+        ("jira_transition", "Moves an issue to another status.", True),
+        ("void_invoice", None, True),
+        ("git_stash", None, True),
+    ],
+)
+def test_change_verbs_after_noun_like_reads_lists_and_punctuation_are_held(
+    name: str, description: str | None, read_only_hint: bool | None
+) -> None:
+    """Names that start with a noun that is also a read word (`status_update`), descriptions
+    whose change verb follows a comma, and untrusted read-only hints on tools that change."""
+    hints = {"readOnlyHint": read_only_hint} if read_only_hint else {}
+    v = classify_tool("srv", tool(name, description, **hints), PLAIN)
+    assert v["irreversible"] is True, v
+
+
+@pytest.mark.parametrize(
+    "name", ["list_pull_requests", "view_run_logs", "jira_get_create_fields", "git_diff_staged"]
+)
+def test_nouns_after_a_read_verb_stay_nouns(name: str) -> None:
+    assert classify_tool("srv", tool(name), PLAIN)["irreversible"] is False

@@ -16,7 +16,7 @@ from typing import Literal, TypedDict
 from mcp.types import Tool
 
 from common.mcp.config import ServerConfig
-from common.safety.wording import read_description, read_name
+from common.safety.wording import mentions_change, read_description, read_name
 
 VerdictSource = Literal["config", "annotation", "heuristic", "llm", "default"]
 """Which signal decided a tool's classification."""
@@ -65,11 +65,11 @@ def read_only_hint_counts(tool: Tool, cfg: ServerConfig, *, strict: bool = False
         return True
     name = read_name(tool.name)
     description = read_description(tool.description)
-    if description.leaning == "destructive":
+    if description.leaning in ("change", "destructive") or mentions_change(tool.description):
         return False
     if name.leaning == "read":
         return True
-    return not strict and name.leaning is None and description.leaning != "change"
+    return not strict and name.leaning is None
 
 
 def _open_world(tool: Tool) -> str:
@@ -132,14 +132,15 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
         return False, "heuristic", name.why
     if description.leaning is not None:
         return description.leaning != "read", "heuristic", description.why
-    return (
-        True,
-        "default",
-        (
-            "no signal says it is read-only, so it is treated as irreversible"
-            + (" (readOnlyHint=true is not trusted and nothing agrees)" if untrusted_hint else "")
-        ),
-    )
+    reason = "no signal says it is read-only, so it is treated as irreversible"
+    if untrusted_hint:
+        change = mentions_change(tool.description)
+        reason += (
+            f" (readOnlyHint=true is not trusted: its description mentions {change!r})"
+            if change
+            else " (readOnlyHint=true is not trusted and nothing agrees)"
+        )
+    return True, "default", reason
 
 
 def classify_tool(server: str, tool: Tool, cfg: ServerConfig) -> ToolVerdict:

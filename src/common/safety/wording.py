@@ -47,7 +47,8 @@ CHANGE_VERBS = frozenset(
             "tag label clear flush restore rollback revert scale rebase cherry stage unstage init",
             "fill click press select drag uncheck tap login logout sign email tweet",
             "transcode mutate register unregister subscribe unsubscribe configure",
-            "increment decrement",
+            "increment decrement manage purchase buy trash transition acknowledge ack provision",
+            "promote dispatch void capture reboot rerun retry stash consume dequeue pop",
         )
     ).split()
 )
@@ -64,10 +65,34 @@ READ_VERBS = frozenset(
     ).split()
 )
 """Verbs of operations that only read or compute: they clear a tool when they lead its name."""
+NOUN_LIKE_READS = frozenset(
+    " ".join(
+        (
+            "compute snapshot status stats stat list view check query search preview info current",
+            "estimate forecast diff count echo wait ping measure research crawl explore browse",
+            "peek now screenshot convert",
+        )
+    ).split()
+)
+"""Read words that are also nouns (`status_update`, `compute_instances_insert`): after them a
+change verb in its bare form still says what the tool does."""
+NOUN_LIKE_CHANGES = frozenset(
+    " ".join(
+        (
+            "commit post comment reply order book run archive schedule tag label link lock star",
+            "like stage fill select press call sign email tweet import upload sync patch set copy",
+            "clone fork scale start stop close mark share pull type drag tap trigger",
+        )
+    ).split()
+)
+"""Change verbs that are also common nouns (`list_pull_requests`, `view_run_logs`): after a
+noun-like read word they count only as the name's last word."""
 NOUN_ONLY_READS = frozenset({"log", "logs"})
 """Read words only as the last word (`git_log`); leading, "log" records something (`log_event`)."""
-CONJUNCTIONS = frozenset({"and", "or", "then"})
-"""Words after which another verb follows (`get_or_create`, `search_and_replace`)."""
+CONJUNCTIONS = frozenset({"and", "or", "then", ",", ";"})
+"""Words after which another verb follows (`get_or_create`, "Finds messages; archives them")."""
+TWO_WORD_CHANGES = frozenset({("check", "out"), ("check", "in")})
+"""Read words that change something with the next word ("Checks out the cart")."""
 _LEAD_INS = re.compile(
     r"^\s*(?:(?:use|call)\s+(?:this\s+)?(?:tool\s+)?to|this\s+tool|the\s+tool|a\s+tool\s+"
     r"(?:that|to|for)|tool\s+(?:that|to|for)|allows?\s+(?:you\s+)?to|lets?\s+you|used\s+to|"
@@ -125,20 +150,43 @@ class Reading:
     """The decision in words, e.g. "its name leads with the read verb 'list'"."""
 
 
-def _read_words(words: list[str], what: str, lead_within: int | None = None) -> Reading:
+def _found(words: list[str]) -> list[tuple[Leaning, str] | None]:
+    """Each word's vocabulary, two-word changes ("check out") included."""
+    found = [_vocabulary(w, i == len(words) - 1) for i, w in enumerate(words)]
+    for i, hit in enumerate(found[:-1]):
+        if hit is not None and (hit[1], words[i + 1]) in TWO_WORD_CHANGES:
+            found[i] = ("change", f"{hit[1]} {words[i + 1]}")
+    return found
+
+
+def _read_words(words: list[str], what: str, read_within: int | None = None) -> Reading:
     """The reading of a sequence of words: destructive anywhere, else the verbs that lead.
 
-    A verb leads when it is the first known word (and, with `lead_within`, among that many
-    first words) or follows a conjunction.
+    A verb leads when it is the first known word or follows a conjunction; with `read_within`,
+    a read verb leads only among that many first words (a change verb within three). After a
+    noun-like read word (`status_update`) a later change verb in its bare form counts too.
     """
-    found = [_vocabulary(w, i == len(words) - 1) for i, w in enumerate(words)]
+    found = _found(words)
     destructive = [hit[1] for hit in found if hit is not None and hit[0] == "destructive"]
     if destructive:
         return Reading("destructive", destructive[0], f"its {what} contains {destructive[0]!r}")
     first = next(((i, hit) for i, hit in enumerate(found) if hit is not None), None)
     verbs = [hit for i, hit in enumerate(found) if hit and i and words[i - 1] in CONJUNCTIONS]
-    if first is not None and (lead_within is None or first[0] < lead_within):
-        verbs.insert(0, first[1])
+    if first is not None:
+        index, (leaning, verb) = first
+        limit = None if read_within is None else (read_within if leaning == "read" else 3)
+        if limit is None or index < limit:
+            verbs.insert(0, (leaning, verb))
+        if leaning == "read" and verb in NOUN_LIKE_READS:
+            last = len(words) - 1
+            verbs += [
+                hit
+                for i, hit in enumerate(found[index + 1 :], index + 1)
+                if hit is not None
+                and hit[0] == "change"
+                and words[i] == hit[1]
+                and (hit[1] not in NOUN_LIKE_CHANGES or i == last)
+            ]
     changes = [verb for leaning, verb in verbs if leaning == "change"]
     if changes:
         return Reading(
@@ -166,8 +214,32 @@ def first_sentence(description: str | None) -> str:
 def read_description(description: str | None) -> Reading:
     """What a description's first sentence says the tool does, verbs only (nouns are ignored).
 
-    A verb leads only among the first three words: a later one describes the result ("Shows the
-    files that were added"), except a destructive verb or one after "and"/"or", which count.
+    A read verb leads only as the first word and a change verb among the first three: a later
+    one describes the result ("Shows the files that were added"), except a destructive verb or
+    one after "and", "or", "," or ";", which count.
+    """
+    words = re.findall(r"[a-z]+|[,;]", first_sentence(description).lower())
+    return _read_words(words, "description", read_within=1)
+
+
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "gets", "get"})
+"""Words before a participle that describes a state ("if `part` is set"), not an action."""
+_VERB_PLACES = frozenset({"that", "which", "who", "to", "and", "or", "then"})
+"""Words after which a noun-like verb is a verb ("that posts", "to commit")."""
+
+
+def mentions_change(description: str | None) -> str | None:
+    """A verb in the description's first sentence saying the tool changes something, if any.
+
+    Anywhere in the sentence, not only leading ("Fires a webhook that posts the payload"), but
+    not a word that is mostly a noun ("the commit log") unless in a verb's place ("that posts"),
+    nor a state ("if `part` is set").
     """
     words = re.findall(r"[a-z]+", first_sentence(description).lower())
-    return _read_words(words, "description", lead_within=3)
+    for i, hit in enumerate(_found(words)):
+        if hit is None or hit[0] == "read" or (i and words[i - 1] in _BE):
+            continue
+        verb_place = i > 0 and words[i - 1] in _VERB_PLACES
+        if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or verb_place:
+            return hit[1]
+    return None
