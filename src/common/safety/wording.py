@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 DESTRUCTIVE_VERBS = frozenset(
@@ -81,7 +82,7 @@ NOUN_LIKE_CHANGES = frozenset(
         (
             "commit post comment reply order book run archive schedule tag label link lock star",
             "like stage fill select press call sign email tweet import upload sync patch set copy",
-            "clone fork scale start stop close mark share pull type drag tap trigger",
+            "clone fork scale start stop close mark share pull drag tap trigger",
         )
     ).split()
 )
@@ -197,6 +198,8 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
     return Reading(None, None, f"its {what} has no verb this guard knows")
 
 
+# Readings are pure and asked for several times per tool and turn (verdict, hint, reason).
+@lru_cache(maxsize=4096)
 def read_name(name: str) -> Reading:
     """What a tool's name says: its leading verb, or a destructive verb anywhere in it."""
     return _read_words(name_tokens(name), "name")
@@ -211,6 +214,7 @@ def first_sentence(description: str | None) -> str:
     return sentence
 
 
+@lru_cache(maxsize=4096)
 def read_description(description: str | None) -> Reading:
     """What a description's first sentence says the tool does, verbs only (nouns are ignored).
 
@@ -228,6 +232,7 @@ _VERB_PLACES = frozenset({"that", "which", "who", "to", "and", "or", "then"})
 """Words after which a noun-like verb is a verb ("that posts", "to commit")."""
 
 
+@lru_cache(maxsize=4096)
 def mentions_change(description: str | None) -> str | None:
     """A verb in the description's first sentence saying the tool changes something, if any.
 
