@@ -377,6 +377,11 @@ def test_destructive_payloads_stay_flagged_in_context(
         ({"scrapeOptions": {"actions": [{"type": "scroll"}, {"type": "screenshot"}]}}, None),
         ({"steps": [{"action": "Click", "selector": "#buy"}]}, "asks a page to Click"),
         ({"type": "click"}, None),
+        ({"url": "javascript:document.forms[0].submit()"}, "'url' is a script URL"),
+        ({"options": {"targetHref": " JavaScript:void(0)"}}, "'options.targetHref' is a script"),
+        ({"url": "https://a.example/javascript:tips"}, None),
+        ({"text": "javascript:alert(1)"}, None),
+        ({"title": "JavaScript: the good parts"}, None),
     ],
 )
 def test_any_tool_is_held_when_its_arguments_lift_a_check_launch_a_program_or_act_on_a_page(

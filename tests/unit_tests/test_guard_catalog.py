@@ -28,8 +28,8 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 PLAIN = ServerConfig(command="srv")
 MAX_OVER_BLOCKED = 0.05
 """At most this share of reversible tools waits for a human because of how we read them."""
-MAX_OVER_BLOCKED_IN_ALL = 0.10
-"""Ceiling with the tools their own server declares writes (9.3% when this was written)."""
+MAX_OVER_BLOCKED_IN_ALL = 0.07
+"""Ceiling with the tools their own server declares writes (6.7% when this was written)."""
 
 
 def _load() -> tuple[dict[str, list[Tool]], dict[str, dict[str, Any]]]:
@@ -95,9 +95,10 @@ def _declared_a_write(tool: Tool) -> bool:
 def test_no_irreversible_tool_is_missed_and_few_reversible_ones_wait() -> None:
     """0 misses; our own reading over-blocks at most 5% of the reversible tools.
 
-    A tool its own server annotates as a write is held whatever its name says (annotations may
-    only make a tool stricter: `read_message` that pops a queue looks like a read). Those are
-    over-blocked by the server's declaration, not by our reading, and are bounded separately.
+    A tool its own server annotates as a write is held whatever its read verb says (annotations
+    may only make a tool stricter: `read_message` that pops a queue looks like a read), unless
+    its name only acts on the server's own session (`browser_hover`). The rest are over-blocked
+    by the server's declaration, not by our reading, and are bounded separately.
     """
     misses, over = _misses_and_over_blocked(_verdicts(CATALOG))
     tools = {(s, t.name): t for s, ts in CATALOG.items() for t in ts}

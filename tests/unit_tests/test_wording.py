@@ -18,6 +18,7 @@ from common.safety.wording import (
     first_sentence,
     read_description,
     read_name,
+    session_action,
 )
 
 PLAIN = ServerConfig(command="srv")
@@ -221,3 +222,88 @@ def test_change_verbs_after_noun_like_reads_lists_and_punctuation_are_held(
 )
 def test_nouns_after_a_read_verb_stay_nouns(name: str) -> None:
     assert classify_tool("srv", tool(name), PLAIN)["irreversible"] is False
+
+
+DECLARED_WRITE = {"readOnlyHint": False, "destructiveHint": True}
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "action"),
+    [
+        ("browser_hover", "Hover over element on page", "hover"),
+        ("browser_navigate", "Navigate to a URL", "navigate"),
+        ("browser_navigate_back", "Go back to the previous page in the history", "navigate back"),
+        ("go_back", None, "go back"),
+        ("browser_resize", "Resize the browser window", "resize"),
+        ("resizeViewport", None, "resize"),
+        ("emulate_media", "Emulate CSS media features for the page.", "emulate"),
+        ("scroll_and_get_text", None, "scroll"),
+        ("kubectl_reconnect", "Reconnect to the API server by recreating clients.", "reconnect"),
+    ],
+)
+def test_session_only_actions_are_cleared_against_an_untrusted_write_declaration(
+    name: str, description: str | None, action: str
+) -> None:
+    """Browser servers declare hovering a destructive write; the name says it only changes what
+    the session's page shows, and the reason says which word decided and which hint was ignored."""
+    v = classify_tool("srv", tool(name, description, **DECLARED_WRITE), PLAIN)
+    assert v["irreversible"] is False, v
+    assert f"session ({action!r})" in v["reason"], v
+    assert "destructiveHint=true" in v["reason"], v
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("navigate_and_submit", None),
+        ("hover_delete_button", None),
+        ("navigate_to_checkout", None),
+        ("resize_disk", "Resize a persistent disk."),
+        ("resize_image", None),
+        ("go_forward", None),
+        ("browser_close", "Close the page"),
+        ("browser_hover", "Hover over the buy button and click it."),
+        ("browser_navigate", "Navigates to the URL and deletes the cookies."),
+        ("scroll", "Posts the feed item that is scrolled into view."),
+    ],
+)
+def test_a_change_anywhere_in_the_name_or_description_keeps_a_session_tool_held(
+    name: str, description: str | None
+) -> None:
+    v = classify_tool("srv", tool(name, description, **DECLARED_WRITE), PLAIN)
+    assert v["irreversible"] is True, v
+
+
+def test_a_trusted_servers_write_declaration_still_decides_for_session_actions() -> None:
+    trusted = ServerConfig(command="srv", trust_annotations=True)
+    v = classify_tool("srv", tool("browser_hover", "Hover over element", **DECLARED_WRITE), trusted)
+    assert (v["irreversible"], v["source"]) == (True, "annotation")
+
+
+_SESSION_WORDS = ["hover", "scroll", "navigate", "emulate", "reconnect", "go back", "browser"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    before=st.lists(st.sampled_from([*_SESSION_WORDS, *sorted(READ_VERBS)]), max_size=3),
+    verb=st.sampled_from(sorted(DESTRUCTIVE_VERBS | CHANGE_VERBS)),
+    inflection=st.sampled_from(_INFLECTIONS),
+    after=st.lists(st.one_of(st.sampled_from(_SESSION_WORDS), _filler), max_size=3),
+    separator=st.sampled_from(_SEPARATORS),
+    style=st.sampled_from((str.lower, str.upper, str.capitalize)),
+)
+def test_no_name_carrying_a_change_or_destructive_verb_is_a_session_action(
+    before: list[str],
+    verb: str,
+    inflection: str,
+    after: list[str],
+    separator: str,
+    style: Any,
+) -> None:
+    """Session verbs around any change or destructive verb (inflected, in any case, with any
+    text between separators) never make a session action, so the write declaration holds."""
+    words = [w for part in [*before, verb + inflection, *after] for w in part.split()]
+    name = separator.join(map(style, words))
+    assert session_action(name) is None, name
+    v = classify_tool("srv", tool(name, None, **DECLARED_WRITE), PLAIN)
+    assert v["irreversible"] is True, (name, v)

@@ -304,6 +304,10 @@ PROGRAM_TOKENS = frozenset({"executable"})
 """Words in an argument's name that make its value a program to run (`executablePath`)."""
 ACTION_LIST_TOKENS = frozenset({"actions", "steps"})
 """Words naming a list of things a browser should do (`scrapeOptions.actions`)."""
+URL_TOKENS = frozenset({"url", "uri", "href", "link", "location", "src", "address"})
+"""Words in an argument's name that make its value a place to go (`url`, `targetHref`)."""
+_SCRIPT_URL = re.compile(r"^\s*(?:javascript|vbscript):\S", re.IGNORECASE)
+"""A URL that runs a script in the page instead of loading one (`javascript:form.submit()`)."""
 PAGE_ACTIONS = frozenset(
     {"click", "write", "type", "press", "fill", "select", "submit", "drag", "upload", "tap"}
     | {"executejavascript", "evaluate"}
@@ -339,7 +343,8 @@ def risky_settings(args: Mapping[str, Any]) -> str | None:
     """Why a call's arguments need a human whatever the tool's verdict, or None.
 
     A safety check switched off (`allowDangerous: true`), a program to launch
-    (`executablePath`), or page actions whose effect the page decides (click, type, a script).
+    (`executablePath`), page actions whose effect the page decides (click, type, a script), or a
+    `javascript:` URL to go to (a navigation that runs code).
     """
     for path, key, value in _entries(dict(args), ""):
         path = path.removeprefix(".")
@@ -348,6 +353,8 @@ def risky_settings(args: Mapping[str, Any]) -> str | None:
             return f"argument {path!r} is true (it lifts a safety check)"
         if words & PROGRAM_TOKENS and isinstance(value, str) and value.strip():
             return f"argument {path!r} names a program to run"
+        if words & URL_TOKENS and isinstance(value, str) and _SCRIPT_URL.match(value):
+            return f"argument {path!r} is a script URL (it runs code in the page)"
         if words & ACTION_LIST_TOKENS and isinstance(value, list | tuple):
             for i, item in enumerate(value):
                 action = _page_action(item)

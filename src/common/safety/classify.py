@@ -1,11 +1,14 @@
 """Deterministic tool classification: server config, MCP annotations, then the name and description.
 
-Precedence: config patterns decide outright; a trusted server's annotations decide next; then
-whatever says a tool changes something (the name's verb, a destructive verb in the description,
-a `readOnlyHint: false` or `destructiveHint` annotation) makes it irreversible; an untrusted
-`readOnlyHint: true` clears it only when the name (or, for a name without a verb, the
-description) agrees; then the name's read verb, then the description's; nothing at all leaves it
-irreversible. How names and descriptions are read lives in `common.safety.wording`.
+Precedence: config patterns decide outright; a trusted server's annotations decide next. A name
+that only acts on the server's own session (`browser_hover`, `go_back`) with a description that
+names no change clears the tool even when an untrusted server declares it a write: the
+declaration says the page changes, not that anything lasting does. Then whatever says a tool
+changes something (the name's verb, a destructive verb in the description, a `readOnlyHint:
+false` or `destructiveHint` annotation) makes it irreversible; an untrusted `readOnlyHint: true`
+clears it only when the name (or, for a name without a verb, the description) agrees; then the
+name's read verb, then the description's; nothing at all leaves it irreversible. How names and
+descriptions are read lives in `common.safety.wording`.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Literal, TypedDict
 from mcp.types import Tool
 
 from common.mcp.config import ServerConfig
-from common.safety.wording import mentions_change, read_description, read_name
+from common.safety.wording import mentions_change, read_description, read_name, session_action
 
 VerdictSource = Literal["config", "annotation", "heuristic", "llm", "default"]
 """Which signal decided a tool's classification."""
@@ -110,12 +113,30 @@ def _annotation_verdict(tool: Tool, cfg: ServerConfig) -> tuple[bool, str] | Non
     )
 
 
+def _session_reason(tool: Tool) -> str | None:
+    """Why a tool only acts on the server's own session, or None when its words say otherwise."""
+    action = session_action(tool.name)
+    description = read_description(tool.description)
+    if action is None or description.leaning in ("change", "destructive"):
+        return None
+    if mentions_change(tool.description):
+        return None
+    return f"its name only acts on the server's own session ({action!r})"
+
+
 def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
     """The deterministic decision below config: annotations, name, description, default."""
     name = read_name(tool.name)
     description = read_description(tool.description)
     by_annotation = _annotation_verdict(tool, cfg)
-    if by_annotation is not None and (cfg.trust_annotations or by_annotation[0]):
+    if by_annotation is not None and cfg.trust_annotations:
+        return by_annotation[0], "annotation", by_annotation[1]
+    session = _session_reason(tool)
+    if session is not None:
+        if by_annotation is not None and by_annotation[0]:
+            session += f" (the server's hint is not trusted: {by_annotation[1]})"
+        return False, "heuristic", session
+    if by_annotation is not None and by_annotation[0]:
         return by_annotation[0], "annotation", by_annotation[1]
     untrusted_hint = (
         " (readOnlyHint not trusted)"

@@ -11,6 +11,12 @@ known verb are a prefix (`git_`, `puppeteer_`, `jira_`), and the leading verb de
 - `CHANGE_VERBS` (create, update, write, commit, post, run, click...) change something when they
   lead, or follow a conjunction (`get_or_create`), but are nouns after a read verb.
 
+A third, `SESSION_VERBS` (hover, scroll, navigate, go back, emulate, resize the window,
+reconnect), names actions that touch only the server's own session: `session_action` finds a name
+made of those and read verbs alone. Browser servers declare such tools writes (Playwright marks
+`browser_hover` destructive); holding them teaches people to approve browser steps unread, or to
+clear a whole browser server, clicks and scripts included.
+
 A description weighs less than a name: it can add risk only by saying what the tool changes (a
 leading change verb, or a destructive verb anywhere in its first sentence), not by mentioning a
 noun ("Shows the commit log"), and it speaks for the tool only when the name says nothing.
@@ -24,6 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Literal
 
 DESTRUCTIVE_VERBS = frozenset(
@@ -94,6 +101,12 @@ CONJUNCTIONS = frozenset({"and", "or", "then", ",", ";"})
 """Words after which another verb follows (`get_or_create`, "Finds messages; archives them")."""
 TWO_WORD_CHANGES = frozenset({("check", "out"), ("check", "in")})
 """Read words that change something with the next word ("Checks out the cart")."""
+SESSION_VERBS = frozenset({"hover", "scroll", "navigate", "emulate", "reconnect"})
+"""Verbs that act only on the server's own session: what its browser shows, its connection."""
+SESSION_PHRASES = frozenset({("go", "back"), ("navigate", "back")})
+"""Two-word session actions (`go_forward` stays held: a destructive verb wins anywhere)."""
+RESIZABLE = frozenset({"browser", "window", "viewport"})
+"""What `resize` must name to stay in the session (`resize_disk` or `resize_image` does not)."""
 _LEAD_INS = re.compile(
     r"^\s*(?:(?:use|call)\s+(?:this\s+)?(?:tool\s+)?to|this\s+tool|the\s+tool|a\s+tool\s+"
     r"(?:that|to|for)|tool\s+(?:that|to|for)|allows?\s+(?:you\s+)?to|lets?\s+you|used\s+to|"
@@ -248,3 +261,30 @@ def mentions_change(description: str | None) -> str | None:
         if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or verb_place:
             return hit[1]
     return None
+
+
+@lru_cache(maxsize=4096)
+def session_action(name: str) -> str | None:
+    """The session-only action a tool's name names (`browser_hover`, `go_back`), or None.
+
+    At least one session verb or phrase, and every other verb in the name a read verb: a single
+    change or destructive word anywhere (`navigate_and_submit`, `hover_delete`) disqualifies it.
+    """
+    words = name_tokens(name)
+    action: str | None = None
+    in_phrase: set[int] = set()
+    for i, pair in enumerate(pairwise(words)):
+        if pair in SESSION_PHRASES:
+            action = action or " ".join(pair)
+            in_phrase |= {i, i + 1}
+    for i, word in enumerate(words):
+        if i in in_phrase:
+            continue
+        forms = stems(word)
+        if forms & SESSION_VERBS or ("resize" in forms and RESIZABLE & set(words)):
+            action = action or min(forms & (SESSION_VERBS | {"resize"}))
+            continue
+        hit = _vocabulary(word, i == len(words) - 1)
+        if hit is not None and hit[0] != "read":
+            return None
+    return action
