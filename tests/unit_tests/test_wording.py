@@ -19,6 +19,7 @@ from common.safety.wording import (
     read_description,
     read_name,
     session_action,
+    stems,
 )
 
 PLAIN = ServerConfig(command="srv")
@@ -307,3 +308,74 @@ def test_no_name_carrying_a_change_or_destructive_verb_is_a_session_action(
     assert session_action(name) is None, name
     v = classify_tool("srv", tool(name, None, **DECLARED_WRITE), PLAIN)
     assert v["irreversible"] is True, (name, v)
+
+
+@pytest.mark.parametrize(
+    ("word", "stem"),
+    [
+        ("deleting", "delete"),
+        ("sending", "send"),
+        ("paying", "pay"),
+        ("dropping", "drop"),
+        ("cancelled", "cancel"),
+        ("cancelling", "cancel"),
+        ("committed", "commit"),
+        ("copied", "copy"),
+        ("sent", "send"),
+        ("paid", "pay"),
+        ("written", "write"),
+        ("Deletes".lower(), "delete"),
+    ],
+)
+def test_inflected_forms_meet_their_verb(word: str, stem: str) -> None:
+    assert stem in stems(word)
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("get_report", "Fetches the report, deleting it afterwards."),
+        ("get_report", "Fetches the report and sent it to the team."),
+        ("read_inbox", "Reads new mail, paying any invoice found."),
+        ("list_jobs", "Lists jobs, cancelling stale ones."),
+        ("list_jobs", "Lists jobs and cancels stale ones."),
+        ("get_mail", "Reads the inbox; archives old mail."),
+        ("fetch_feed", "Fetches the feed, then posts a summary."),
+    ],
+)
+def test_a_read_name_is_held_when_its_description_adds_a_change(
+    name: str, description: str
+) -> None:
+    """A second verb after "and", ",", ";" or "then" is a second action, in any inflection, and
+    an untrusted readOnlyHint does not clear it either."""
+    for hints in ({}, {"readOnlyHint": True}):
+        v = classify_tool("srv", tool(name, description, **hints), PLAIN)
+        assert v["irreversible"] is True, (hints, v)
+        assert "description" in v["reason"], v
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("list_prs", "Lists pull requests and comments."),
+        ("confluence_get_page_restrictions", "Get view and edit restrictions for a page."),
+        ("get_cost", "Returns the cost of creating a new project or branch."),
+        ("read_query", "Execute a SELECT query"),
+    ],
+)
+def test_nouns_modifiers_and_activities_in_a_description_do_not_hold_a_read_name(
+    name: str, description: str
+) -> None:
+    for hints in ({}, {"readOnlyHint": True}):
+        v = classify_tool("srv", tool(name, description, **hints), PLAIN)
+        assert v["irreversible"] is False, (hints, v)
+
+
+def test_a_read_only_hint_counts_when_the_description_names_a_change_only_as_an_activity() -> None:
+    """Supabase's `confirm_cost` speaks of "the cost of creating a project": it creates nothing."""
+    description = "Ask the user to confirm the cost of creating a new project."
+    v = classify_tool("srv", tool("confirm_cost", description, readOnlyHint=True), PLAIN)
+    assert v["irreversible"] is False, v
+    deleting = "Ask the user to confirm the cost of deleting a project."
+    v = classify_tool("srv", tool("confirm_cost", deleting, readOnlyHint=True), PLAIN)
+    assert v["irreversible"] is True, v

@@ -19,7 +19,13 @@ from typing import Literal, TypedDict
 from mcp.types import Tool
 
 from common.mcp.config import ServerConfig
-from common.safety.wording import mentions_change, read_description, read_name, session_action
+from common.safety.wording import (
+    also_changes,
+    mentions_change,
+    read_description,
+    read_name,
+    session_action,
+)
 
 VerdictSource = Literal["config", "annotation", "heuristic", "llm", "default"]
 """Which signal decided a tool's classification."""
@@ -150,6 +156,9 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
     if by_annotation is not None:
         return by_annotation[0], "annotation", by_annotation[1]
     if name.leaning == "read":
+        added = also_changes(tool.description)
+        if added is not None:
+            return True, "heuristic", f"its description says it also changes something ({added!r})"
         return False, "heuristic", name.why
     if description.leaning is not None:
         return description.leaning != "read", "heuristic", description.why

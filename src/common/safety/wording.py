@@ -126,9 +126,36 @@ def name_tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if t]
 
 
+IRREGULAR_FORMS = {
+    "sent": "send",
+    "paid": "pay",
+    "wrote": "write",
+    "written": "write",
+    "ran": "run",
+    "bought": "buy",
+}
+"""Inflected forms no suffix rule reaches ("and sent it", "paid the invoice")."""
+
+
 def stems(word: str) -> set[str]:
-    """The word and its stems without -s/-es/-d/-ed, so "Deletes" meets "delete"."""
-    return {word} | {word.removesuffix(s) for s in ("s", "es", "d", "ed") if word.endswith(s)}
+    """The word and its possible stems, so "Deletes", "deleting", "cancelled", "sent" meet theirs.
+
+    Suffixes -s/-es/-d/-ed/-ing (with a dropped final e or a doubled consonant restored), -ied/-ies
+    to -y, and `IRREGULAR_FORMS`. Over-generating is harmless: only known verbs are looked up.
+    """
+    forms = {word} | {word.removesuffix(s) for s in ("s", "es", "d", "ed") if word.endswith(s)}
+    for suffix in ("ing", "ed"):
+        base = word.removesuffix(suffix)
+        if base != word and len(base) >= 2:
+            forms |= {base, base + "e"}
+            if base[-1] == base[-2]:
+                forms.add(base[:-1])
+    for suffix in ("ied", "ies"):
+        if word.endswith(suffix):
+            forms.add(word.removesuffix(suffix) + "y")
+    if word in IRREGULAR_FORMS:
+        forms.add(IRREGULAR_FORMS[word])
+    return forms
 
 
 def with_stems(words: list[str] | set[str]) -> set[str]:
@@ -241,6 +268,8 @@ def read_description(description: str | None) -> Reading:
 
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "gets", "get"})
 """Words before a participle that describes a state ("if `part` is set"), not an action."""
+_OF = frozenset({"of", "for"})
+"""Words after which an -ing form names an activity ("the cost of creating"), not an action."""
 _VERB_PLACES = frozenset({"that", "which", "who", "to", "and", "or", "then"})
 """Words after which a noun-like verb is a verb ("that posts", "to commit")."""
 
@@ -251,12 +280,15 @@ def mentions_change(description: str | None) -> str | None:
 
     Anywhere in the sentence, not only leading ("Fires a webhook that posts the payload"), but
     not a word that is mostly a noun ("the commit log") unless in a verb's place ("that posts"),
-    nor a state ("if `part` is set").
+    nor a state ("if `part` is set"), nor a change named as an activity ("the cost of creating";
+    a destructive one counts even there).
     """
     words = re.findall(r"[a-z]+", first_sentence(description).lower())
     for i, hit in enumerate(_found(words)):
         if hit is None or hit[0] == "read" or (i and words[i - 1] in _BE):
             continue
+        if hit[0] == "change" and words[i].endswith("ing") and i and words[i - 1] in _OF:
+            continue  # a gerund as a noun: "the cost of creating a project"
         verb_place = i > 0 and words[i - 1] in _VERB_PLACES
         if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or verb_place:
             return hit[1]
@@ -288,3 +320,25 @@ def session_action(name: str) -> str | None:
         if hit is not None and hit[0] != "read":
             return None
     return action
+
+
+@lru_cache(maxsize=4096)
+def also_changes(description: str | None) -> str | None:
+    """A change the description's first sentence adds after "and", "then", "," or ";", if any.
+
+    "Lists jobs and cancels stale ones" reads, then changes: the second verb says so even when the
+    name reads. Words that are also common nouns ("pull requests and comments") count only after
+    ";" or "then", and a verb paired with another as a modifier ("view and edit restrictions")
+    does not count.
+    """
+    words = re.findall(r"[a-z]+|[,;]", first_sentence(description).lower())
+    found = _found(words)
+    for i, hit in enumerate(found):
+        if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
+            continue
+        if found[i - 2] is not None:
+            continue
+        clause = words[i - 1] in (";", "then")  # a new clause: "; archives old mail"
+        if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or clause:
+            return hit[1]
+    return None
