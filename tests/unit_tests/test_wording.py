@@ -372,10 +372,64 @@ def test_nouns_modifiers_and_activities_in_a_description_do_not_hold_a_read_name
 
 
 def test_a_read_only_hint_counts_when_the_description_names_a_change_only_as_an_activity() -> None:
-    """Supabase's `confirm_cost` speaks of "the cost of creating a project": it creates nothing."""
-    description = "Ask the user to confirm the cost of creating a new project."
-    v = classify_tool("srv", tool("confirm_cost", description, readOnlyHint=True), PLAIN)
+    """Supabase's cost notice speaks of "the cost of creating a project": it creates nothing."""
+    description = "Tells the user the cost of creating a new project."
+    v = classify_tool("srv", tool("project_cost", description, readOnlyHint=True), PLAIN)
     assert v["irreversible"] is False, v
-    deleting = "Ask the user to confirm the cost of deleting a project."
-    v = classify_tool("srv", tool("confirm_cost", deleting, readOnlyHint=True), PLAIN)
+    deleting = "Tells the user the cost of deleting a project."
+    v = classify_tool("srv", tool("project_cost", deleting, readOnlyHint=True), PLAIN)
+    assert v["irreversible"] is True, v
+    # Named `confirm_cost`, it is held: `confirm_payment_intent` charges a card.
+    v = classify_tool("srv", tool("confirm_cost", description, readOnlyHint=True), PLAIN)
+    assert v["irreversible"] is True, v
+
+
+_RO = {"readOnlyHint": False, "openWorldHint": False}
+_DW = DECLARED_WRITE
+SESSION_LOOKALIKES: list[tuple[str, str | None, dict[str, Any] | None]] = [
+    # Real servers: a ROS navigation server, Flipper Zero servers (a radio that opens doors).
+    ("navigate_to_pose", "Navigate the robot to a specific pose in the map frame.", _RO),
+    ("rfid_emulate", "Emulate an RFID tag by protocol + data.", None),
+    ("ibutton_emulate", "Emulate an iButton key.", None),
+    (
+        "rfid_emulate",
+        "Emulate a 125 kHz card for a duration (Flipper pretends to BE the card).",
+        None,
+    ),
+    # Input injection, motion in the world, reconnects with side effects.
+    ("emulate_hid_keyboard", "Emulate a USB keyboard and type keystrokes into the host.", _DW),
+    ("emulate_keystrokes", "Emulate keystrokes in the focused window.", _DW),
+    ("robot_navigate", "Navigate the robot to a waypoint.", _DW),
+    ("drone_hover", "Hover the drone at the current altitude.", _DW),
+    ("hover_and_land", "Hover then land the drone.", _DW),
+    ("reconnect", "Reconnect to the broker and replay buffered messages.", _DW),
+    ("reconnect_and_resubmit", "Reconnect to the exchange and resubmit open orders.", _DW),
+    ("reconnect_bank_account", None, None),
+    ("reconnect_peer", "Reconnect to the peer, force-closing the channel if it is silent.", _DW),
+    ("reconnect", "Reconnect to the exchange, i.e. re-authenticate and resubmit open orders.", _DW),
+    # Change words next to a session verb, "check out" split in two.
+    ("navigate_and_confirm", None, _DW),
+    ("scroll_and_accept_terms", None, _DW),
+    ("go_back_and_resend", None, _DW),
+    ("navigate_and_check_out", None, _DW),
+    ("scroll_and_upvote", None, _DW),
+    ("navigate_and_vote", None, _DW),
+    # "Back" to a lasting state; resizing what is not the session's window.
+    ("go_back_to_snapshot", "Go back to a VM snapshot (the current disk is discarded).", _DW),
+    ("resize_browser_fleet", "Resize the browser fleet (billed per instance).", _DW),
+    ("resize_maintenance_window", "Resize the maintenance window of the cluster.", _DW),
+    # What a later sentence or an abbreviation hides.
+    ("browser_navigate", "Navigate to a page (e.g. the cart) and pay for the items in it.", _DW),
+    ("browser_navigate", "Navigate to the URL.\nIf it is a form action, payment is charged.", _DW),
+    ("browser_hover", "Hover over an element. Note: hovering the 1-click button sends it.", _DW),
+    ("browser_navigate", "Navigate to the URL and accept the terms.", _DW),
+]
+"""Tools that look like session actions but act in the world (from an adversarial review)."""
+
+
+@pytest.mark.parametrize(("name", "description", "hints"), SESSION_LOOKALIKES)
+def test_session_lookalikes_stay_held(
+    name: str, description: str | None, hints: dict[str, Any] | None
+) -> None:
+    v = classify_tool("srv", tool(name, description, **(hints or {})), PLAIN)
     assert v["irreversible"] is True, v

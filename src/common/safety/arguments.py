@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from common.patterns import then_in_segment as _then
 from common.safety.wording import name_tokens, with_stems
@@ -304,10 +305,60 @@ PROGRAM_TOKENS = frozenset({"executable"})
 """Words in an argument's name that make its value a program to run (`executablePath`)."""
 ACTION_LIST_TOKENS = frozenset({"actions", "steps"})
 """Words naming a list of things a browser should do (`scrapeOptions.actions`)."""
-URL_TOKENS = frozenset({"url", "uri", "href", "link", "location", "src", "address"})
+URL_TOKENS = frozenset(
+    {"url", "urls", "uri", "href", "link", "location", "src", "address", "target", "goto"}
+    | {"destination", "redirect", "endpoint"}
+)
 """Words in an argument's name that make its value a place to go (`url`, `targetHref`)."""
-_SCRIPT_URL = re.compile(r"^\s*(?:javascript|vbscript):\S", re.IGNORECASE)
-"""A URL that runs a script in the page instead of loading one (`javascript:form.submit()`)."""
+_SCRIPT_SCHEMES = ("javascript:", "vbscript:", "data:text/html", "data:image/svg", "data:app")
+"""URL schemes that run code in the page instead of loading one (`javascript:form.submit()`)."""
+_ACTION_QUERY_KEYS = frozenset({"action", "op", "do", "cmd", "command", "method"})
+"""Query parameters whose value says what a link does (`?action=delete`)."""
+
+
+def _as_browser_reads(url: str) -> str:
+    """The URL as a browser reads it: tabs and newlines dropped, leading controls stripped."""
+    return re.sub(r"[\t\n\r]", "", url).lstrip("".join(map(chr, range(33))))
+
+
+LINK_ACTIONS = frozenset(
+    " ".join(
+        (
+            "unsubscribe subscribe confirm approve reject decline accept cancel delete remove",
+            "destroy logout signout pay checkout vote unfollow follow like activate deactivate",
+            "revoke disable enable purchase buy order transfer send",
+        )
+    ).split()
+)
+"""Words in a link that does something when followed (`/unsubscribe`, `/orders/3/cancel`); form
+pages (`/login`, `/edit`, `/register`) only show something and are not listed."""
+
+
+def _acting_word(text: str) -> str | None:
+    """The first `LINK_ACTIONS` word among the words of a URL part, if any."""
+    return next((w for w in name_tokens(text) if w in LINK_ACTIONS), None)
+
+
+def _url_risk(url: str) -> str | None:
+    """Why going to this URL may act, not only show: a script, or a link that names an action.
+
+    A link is acting when a word of its path is a `LINK_ACTIONS` word (`/orders/3/cancel`,
+    `/unsubscribe`, `/approve`) or its query names one (`?action=delete`, `?confirm=1`): such GET
+    links confirm, unsubscribe or pay when followed.
+    """
+    seen = _as_browser_reads(url)
+    if seen.lower().startswith(_SCRIPT_SCHEMES):
+        return "is a script URL (it runs code in the page)"
+    parts = urlsplit(seen)
+    if parts.scheme.lower() not in ("http", "https", ""):
+        return None
+    verbs = [_acting_word(parts.path)]
+    for key, value in parse_qsl(parts.query, keep_blank_values=True):
+        verbs += [_acting_word(key), _acting_word(value) if key in _ACTION_QUERY_KEYS else None]
+    verb = next((v for v in verbs if v is not None), None)
+    return None if verb is None else f"is a link that acts ({verb!r}) when followed"
+
+
 PAGE_ACTIONS = frozenset(
     {"click", "write", "type", "press", "fill", "select", "submit", "drag", "upload", "tap"}
     | {"executejavascript", "evaluate"}
@@ -344,7 +395,7 @@ def risky_settings(args: Mapping[str, Any]) -> str | None:
 
     A safety check switched off (`allowDangerous: true`), a program to launch
     (`executablePath`), page actions whose effect the page decides (click, type, a script), or a
-    `javascript:` URL to go to (a navigation that runs code).
+    URL that acts when followed (`javascript:`, `/orders/3/cancel`, `?action=delete`).
     """
     for path, key, value in _entries(dict(args), ""):
         path = path.removeprefix(".")
@@ -353,8 +404,12 @@ def risky_settings(args: Mapping[str, Any]) -> str | None:
             return f"argument {path!r} is true (it lifts a safety check)"
         if words & PROGRAM_TOKENS and isinstance(value, str) and value.strip():
             return f"argument {path!r} names a program to run"
-        if words & URL_TOKENS and isinstance(value, str) and _SCRIPT_URL.match(value):
-            return f"argument {path!r} is a script URL (it runs code in the page)"
+        if words & URL_TOKENS:
+            urls = [value] if isinstance(value, str) else value
+            for url in urls if isinstance(urls, list | tuple) else ():
+                risk = _url_risk(url) if isinstance(url, str) else None
+                if risk is not None:
+                    return f"argument {path!r} {risk}"
         if words & ACTION_LIST_TOKENS and isinstance(value, list | tuple):
             for i, item in enumerate(value):
                 action = _page_action(item)

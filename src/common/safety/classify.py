@@ -24,7 +24,7 @@ from common.safety.wording import (
     mentions_change,
     read_description,
     read_name,
-    session_action,
+    session_only,
 )
 
 VerdictSource = Literal["config", "annotation", "heuristic", "llm", "default"]
@@ -121,11 +121,8 @@ def _annotation_verdict(tool: Tool, cfg: ServerConfig) -> tuple[bool, str] | Non
 
 def _session_reason(tool: Tool) -> str | None:
     """Why a tool only acts on the server's own session, or None when its words say otherwise."""
-    action = session_action(tool.name)
-    description = read_description(tool.description)
-    if action is None or description.leaning in ("change", "destructive"):
-        return None
-    if mentions_change(tool.description):
+    action = session_only(tool.name, tool.description)
+    if action is None:
         return None
     return f"its name only acts on the server's own session ({action!r})"
 

@@ -13,9 +13,11 @@ known verb are a prefix (`git_`, `puppeteer_`, `jira_`), and the leading verb de
 
 A third, `SESSION_VERBS` (hover, scroll, navigate, go back, emulate, resize the window,
 reconnect), names actions that touch only the server's own session: `session_action` finds a name
-made of those and read verbs alone. Browser servers declare such tools writes (Playwright marks
-`browser_hover` destructive); holding them teaches people to approve browser steps unread, or to
-clear a whole browser server, clicks and scripts included.
+made of one of those followed by session objects (page, url, tab, media...) and read verbs, and
+`session_only` also wants a description that names no change and mentions the session (a robot
+navigates and a drone hovers in the world). Browser servers declare such tools writes (Playwright
+marks `browser_hover` destructive); holding them teaches people to approve browser steps unread,
+or to clear a whole browser server, clicks and scripts included.
 
 A description weighs less than a name: it can add risk only by saying what the tool changes (a
 leading change verb, or a destructive verb anywhere in its first sentence), not by mentioning a
@@ -38,7 +40,7 @@ DESTRUCTIVE_VERBS = frozenset(
         (
             "delete del remove rm drop truncate purge destroy kill terminate erase wipe overwrite",
             "send publish unpublish pay push merge transfer refund charge revoke deploy undeploy",
-            "uninstall ban forward broadcast notify",
+            "uninstall ban forward broadcast notify resend transmit relay sell donate",
         )
     ).split()
 )
@@ -57,6 +59,8 @@ CHANGE_VERBS = frozenset(
             "transcode mutate register unregister subscribe unsubscribe configure",
             "increment decrement manage purchase buy trash transition acknowledge ack provision",
             "promote dispatch void capture reboot rerun retry stash consume dequeue pop",
+            "confirm accept resubmit replay deliver emit finalize finalise vote upvote downvote",
+            "retweet swipe enroll enrol",
         )
     ).split()
 )
@@ -89,7 +93,7 @@ NOUN_LIKE_CHANGES = frozenset(
         (
             "commit post comment reply order book run archive schedule tag label link lock star",
             "like stage fill select press call sign email tweet import upload sync patch set copy",
-            "clone fork scale start stop close mark share pull drag tap trigger",
+            "clone fork scale start stop close mark share pull drag tap trigger vote",
         )
     ).split()
 )
@@ -107,6 +111,28 @@ SESSION_PHRASES = frozenset({("go", "back"), ("navigate", "back")})
 """Two-word session actions (`go_forward` stays held: a destructive verb wins anywhere)."""
 RESIZABLE = frozenset({"browser", "window", "viewport"})
 """What `resize` must name to stay in the session (`resize_disk` or `resize_image` does not)."""
+SESSION_OBJECTS = frozenset(
+    " ".join(
+        (
+            "to the a an and url page pages tab tabs browser window viewport history back previous",
+            "current element media css cpu network geolocation timezone locale device text",
+        )
+    ).split()
+)
+"""Words a session-only name may carry after its session verb (`emulate_media`): anything else
+(`navigate_to_pose`, `go_back_to_snapshot`, `emulate_hid_keyboard`) is not the session."""
+SESSION_NOUNS = frozenset(
+    " ".join(
+        (
+            "browser page tab url element viewport window media history css dom connection",
+            "client clients session api",
+        )
+    ).split()
+)
+"""What the name or description must mention for a session verb to mean the session: a robot
+navigates, a drone hovers and a radio emulates a door key, in the world."""
+NOT_SESSION_SPECIFIC = frozenset({"scroll", "go back", "navigate back"})
+"""Session actions with no meaning outside a page, so they need no session noun."""
 _LEAD_INS = re.compile(
     r"^\s*(?:(?:use|call)\s+(?:this\s+)?(?:tool\s+)?to|this\s+tool|the\s+tool|a\s+tool\s+"
     r"(?:that|to|for)|tool\s+(?:that|to|for)|allows?\s+(?:you\s+)?to|lets?\s+you|used\s+to|"
@@ -245,9 +271,15 @@ def read_name(name: str) -> Reading:
     return _read_words(name_tokens(name), "name")
 
 
+_SENTENCE_END = re.compile(
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bE\.g\.)(?<=[.!?])\s|\n\s*\n"
+)
+"""Where a sentence ends: not after "e.g.", "i.e.", "etc." or "vs." ("(e.g. the cart) and pay")."""
+
+
 def first_sentence(description: str | None) -> str:
     """The description's first sentence, its lead-in ("Use this tool to") removed."""
-    sentence = re.split(r"(?<=[.!?])\s|\n\s*\n", (description or "").strip(), maxsplit=1)[0]
+    sentence = _SENTENCE_END.split((description or "").strip(), maxsplit=1)[0]
     previous = None
     while previous != sentence:
         previous, sentence = sentence, _LEAD_INS.sub("", sentence, count=1)
@@ -299,26 +331,58 @@ def mentions_change(description: str | None) -> str | None:
 def session_action(name: str) -> str | None:
     """The session-only action a tool's name names (`browser_hover`, `go_back`), or None.
 
-    At least one session verb or phrase, and every other verb in the name a read verb: a single
-    change or destructive word anywhere (`navigate_and_submit`, `hover_delete`) disqualifies it.
+    At least one session verb or phrase; words before it are a prefix, words after it session
+    objects (`SESSION_OBJECTS`) or read verbs that are not nouns; a change or destructive word
+    anywhere (`navigate_and_submit`, `scroll_and_check_out`) disqualifies it.
     """
     words = name_tokens(name)
+    found = _found(words)
+    if any(hit is not None and hit[0] != "read" for hit in found):
+        return None
     action: str | None = None
+    start = len(words)
     in_phrase: set[int] = set()
     for i, pair in enumerate(pairwise(words)):
         if pair in SESSION_PHRASES:
-            action = action or " ".join(pair)
+            action, start = action or " ".join(pair), min(start, i)
             in_phrase |= {i, i + 1}
     for i, word in enumerate(words):
-        if i in in_phrase:
-            continue
         forms = stems(word)
-        if forms & SESSION_VERBS or ("resize" in forms and RESIZABLE & set(words)):
-            action = action or min(forms & (SESSION_VERBS | {"resize"}))
-            continue
-        hit = _vocabulary(word, i == len(words) - 1)
-        if hit is not None and hit[0] != "read":
+        if i not in in_phrase and (
+            forms & SESSION_VERBS or ("resize" in forms and RESIZABLE & set(words))
+        ):
+            action, start = action or min(forms & (SESSION_VERBS | {"resize"})), min(start, i)
+            in_phrase.add(i)
+    for i in range(start, len(words)):
+        word, hit = words[i], found[i]
+        plain_read = hit is not None and hit[1] not in NOUN_LIKE_READS
+        if i not in in_phrase and word not in SESSION_OBJECTS and not plain_read:
             return None
+    return action
+
+
+def session_only(name: str, description: str | None) -> str | None:
+    """The session action a tool only performs, judged by its name and its whole description.
+
+    The name must be a `session_action`; the description's first sentence must name no change,
+    no later sentence a destructive verb ("Note: hovering the 1-click button sends the order"),
+    and, for verbs with meanings outside a page, the name or description a `SESSION_NOUNS` word.
+    """
+    action = session_action(name)
+    if action is None:
+        return None
+    if read_description(description).leaning in ("change", "destructive"):
+        return None
+    if mentions_change(description) or also_changes(description):
+        return None
+    text = (description or "").strip().lower()
+    rest = _SENTENCE_END.split(text, maxsplit=1)[1:]
+    later = re.findall(r"[a-z]+", " ".join(rest))
+    if any(hit is not None and hit[0] == "destructive" for hit in _found(later)):
+        return None
+    mentioned = set(name_tokens(name)) | set(re.findall(r"[a-z]+", text))
+    if action not in NOT_SESSION_SPECIFIC and not mentioned & SESSION_NOUNS:
+        return None
     return action
 
 
