@@ -234,7 +234,7 @@ DECLARED_WRITE = {"readOnlyHint": False, "destructiveHint": True}
         ("browser_hover", "Hover over element on page", "hover"),
         ("browser_navigate", "Navigate to a URL", "navigate"),
         ("browser_navigate_back", "Go back to the previous page in the history", "navigate back"),
-        ("go_back", None, "go back"),
+        ("go_back", "Go back to the previous page.", "go back"),
         ("browser_resize", "Resize the browser window", "resize"),
         ("resizeViewport", None, "resize"),
         ("emulate_media", "Emulate CSS media features for the page.", "emulate"),
@@ -423,6 +423,14 @@ SESSION_LOOKALIKES: list[tuple[str, str | None, dict[str, Any] | None]] = [
     ("browser_navigate", "Navigate to the URL.\nIf it is a form action, payment is charged.", _DW),
     ("browser_hover", "Hover over an element. Note: hovering the 1-click button sends it.", _DW),
     ("browser_navigate", "Navigate to the URL and accept the terms.", _DW),
+    # A second review: robots and rovers that mention an API or a connection, rollbacks, and a
+    # change in a later sentence.
+    ("robot_navigate", "Navigate the robot to a goal pose through the ROS action client.", _DW),
+    ("navigate", "Drive the rover to the GPS waypoint using the MAVLink connection.", _DW),
+    ("go_back", "Return the deployment to the previous release.", _DW),
+    ("navigate_back", "Roll the database back to the previous migration.", _DW),
+    ("browser_navigate", "Navigate to a URL. Submits the pending form first.", _DW),
+    ("browser_navigate", "Navigate to a URL. Confirms any open dialog.", _DW),
 ]
 """Tools that look like session actions but act in the world (from an adversarial review)."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from common.patterns import then_in_segment as _then
 from common.safety.wording import name_tokens, with_stems
@@ -310,10 +310,22 @@ URL_TOKENS = frozenset(
     | {"destination", "redirect", "endpoint"}
 )
 """Words in an argument's name that make its value a place to go (`url`, `targetHref`)."""
-_SCRIPT_SCHEMES = ("javascript:", "vbscript:", "data:text/html", "data:image/svg", "data:app")
+_SAFE_DATA = (
+    "data:image/png",
+    "data:image/jpeg",
+    "data:image/gif",
+    "data:image/webp",
+    "data:text/plain",
+)
+"""`data:` URLs that only show something; any other (`text/html`, `text/xml`, svg) can run code."""
+_SCRIPT_SCHEMES = ("javascript:", "vbscript:")
 """URL schemes that run code in the page instead of loading one (`javascript:form.submit()`)."""
-_ACTION_QUERY_KEYS = frozenset({"action", "op", "do", "cmd", "command", "method"})
-"""Query parameters whose value says what a link does (`?action=delete`)."""
+_ACTION_QUERY_KEYS = frozenset(
+    {"action", "op", "do", "cmd", "command", "method", "task", "_method"}
+)
+"""Query parameters whose value says what a link does (`?action=delete`, `?task=articles.trash`)."""
+_TRUE_FLAGS = frozenset({"", "1", "true", "yes", "y", "on", "t"})
+"""Values that switch a query flag on (`?unsubscribe=1`); `?order=asc` is a setting, not an act."""
 
 
 def _as_browser_reads(url: str) -> str:
@@ -326,7 +338,8 @@ LINK_ACTIONS = frozenset(
         (
             "unsubscribe subscribe confirm approve reject decline accept cancel delete remove",
             "destroy logout signout pay checkout vote unfollow follow like activate deactivate",
-            "revoke disable enable purchase buy order transfer send",
+            "revoke disable enable purchase buy order transfer send trash rollback reboot restart",
+            "optout verify",
         )
     ).split()
 )
@@ -339,22 +352,42 @@ def _acting_word(text: str) -> str | None:
     return next((w for w in name_tokens(text) if w in LINK_ACTIONS), None)
 
 
+def _acting_segment(path: str) -> str | None:
+    """The action a path ends with, as its whole last segment (`/orders/3/cancel`, `/optout`).
+
+    Only the whole segment: a page titled with the word (`/git-checkout`, `How-to-cancel-an-order`,
+    `/wiki/Transfer_learning`) is documentation, not an act.
+    """
+    segments = [seg for seg in unquote(path).split("/") if seg]
+    last = segments[-1].lower().removesuffix(".php").removesuffix(".cgi") if segments else ""
+    return last if last in LINK_ACTIONS else None
+
+
 def _url_risk(url: str) -> str | None:
     """Why going to this URL may act, not only show: a script, or a link that names an action.
 
-    A link is acting when a word of its path is a `LINK_ACTIONS` word (`/orders/3/cancel`,
-    `/unsubscribe`, `/approve`) or its query names one (`?action=delete`, `?confirm=1`): such GET
-    links confirm, unsubscribe or pay when followed.
+    A link is acting when its last path segment (or a `#/` route's) is a `LINK_ACTIONS` word
+    (`/orders/3/cancel`, `/unsubscribe`), or its query names one as an action
+    (`?action=delete`, `?_method=DELETE`) or switches one on (`?confirm=1`): such GET links
+    confirm, unsubscribe or pay when followed.
     """
     seen = _as_browser_reads(url)
-    if seen.lower().startswith(_SCRIPT_SCHEMES):
+    lowered = seen.lower()
+    if lowered.startswith(_SCRIPT_SCHEMES):
         return "is a script URL (it runs code in the page)"
+    if lowered.startswith("data:") and not lowered.startswith(_SAFE_DATA):
+        return "is a data: page (it can run code in the page)"
     parts = urlsplit(seen)
     if parts.scheme.lower() not in ("http", "https", ""):
         return None
-    verbs = [_acting_word(parts.path)]
+    route = parts.fragment if parts.fragment.startswith("/") else ""
+    verbs = [_acting_segment(parts.path), _acting_segment(route.split("?")[0])]
     for key, value in parse_qsl(parts.query, keep_blank_values=True):
-        verbs += [_acting_word(key), _acting_word(value) if key in _ACTION_QUERY_KEYS else None]
+        key, value = key.lower(), value.lower()
+        if key in _ACTION_QUERY_KEYS:
+            verbs.append(_acting_word(value))
+        elif key in LINK_ACTIONS and value in _TRUE_FLAGS:
+            verbs.append(key)
     verb = next((v for v in verbs if v is not None), None)
     return None if verb is None else f"is a link that acts ({verb!r}) when followed"
 

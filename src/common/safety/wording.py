@@ -14,10 +14,11 @@ known verb are a prefix (`git_`, `puppeteer_`, `jira_`), and the leading verb de
 A third, `SESSION_VERBS` (hover, scroll, navigate, go back, emulate, resize the window,
 reconnect), names actions that touch only the server's own session: `session_action` finds a name
 made of one of those followed by session objects (page, url, tab, media...) and read verbs, and
-`session_only` also wants a description that names no change and mentions the session (a robot
-navigates and a drone hovers in the world). Browser servers declare such tools writes (Playwright
-marks `browser_hover` destructive); holding them teaches people to approve browser steps unread,
-or to clear a whole browser server, clicks and scripts included.
+`session_only` also wants a description that names no change and mentions a page or, for
+reconnect, a connection (a robot navigates and a drone hovers in the world). Browser servers
+declare such tools writes (Playwright marks `browser_hover` destructive); holding them teaches
+people to approve browser steps unread, or to clear a whole browser server, clicks and scripts
+included.
 
 A description weighs less than a name: it can add risk only by saying what the tool changes (a
 leading change verb, or a destructive verb anywhere in its first sentence), not by mentioning a
@@ -121,18 +122,14 @@ SESSION_OBJECTS = frozenset(
 )
 """Words a session-only name may carry after its session verb (`emulate_media`): anything else
 (`navigate_to_pose`, `go_back_to_snapshot`, `emulate_hid_keyboard`) is not the session."""
-SESSION_NOUNS = frozenset(
-    " ".join(
-        (
-            "browser page tab url element viewport window media history css dom connection",
-            "client clients session api",
-        )
-    ).split()
+PAGE_NOUNS = frozenset(
+    {"browser", "page", "tab", "url", "element", "viewport", "window", "media", "history", "css"}
+    | {"dom", "html", "link"}
 )
-"""What the name or description must mention for a session verb to mean the session: a robot
-navigates, a drone hovers and a radio emulates a door key, in the world."""
-NOT_SESSION_SPECIFIC = frozenset({"scroll", "go back", "navigate back"})
-"""Session actions with no meaning outside a page, so they need no session noun."""
+"""What the name or description must mention for a session verb to mean a page: a robot
+navigates, a drone hovers, a deployment goes back and a radio emulates a door key, in the world."""
+CONNECTION_NOUNS = frozenset({"connection", "client", "clients", "api"})
+"""What `reconnect` must mention to mean the server's own connection to its service."""
 _LEAD_INS = re.compile(
     r"^\s*(?:(?:use|call)\s+(?:this\s+)?(?:tool\s+)?to|this\s+tool|the\s+tool|a\s+tool\s+"
     r"(?:that|to|for)|tool\s+(?:that|to|for)|allows?\s+(?:you\s+)?to|lets?\s+you|used\s+to|"
@@ -365,8 +362,9 @@ def session_only(name: str, description: str | None) -> str | None:
     """The session action a tool only performs, judged by its name and its whole description.
 
     The name must be a `session_action`; the description's first sentence must name no change,
-    no later sentence a destructive verb ("Note: hovering the 1-click button sends the order"),
-    and, for verbs with meanings outside a page, the name or description a `SESSION_NOUNS` word.
+    no later sentence a destructive verb ("Note: hovering the 1-click button sends the order") or
+    a leading change verb ("Submits the pending form first"), and the name or description must
+    mention a page (`PAGE_NOUNS`; `CONNECTION_NOUNS` for reconnect; scroll needs neither).
     """
     action = session_action(name)
     if action is None:
@@ -376,12 +374,15 @@ def session_only(name: str, description: str | None) -> str | None:
     if mentions_change(description) or also_changes(description):
         return None
     text = (description or "").strip().lower()
-    rest = _SENTENCE_END.split(text, maxsplit=1)[1:]
-    later = re.findall(r"[a-z]+", " ".join(rest))
-    if any(hit is not None and hit[0] == "destructive" for hit in _found(later)):
-        return None
+    for sentence in _SENTENCE_END.split(text)[1:]:
+        later = re.findall(r"[a-z]+", sentence)
+        if any(hit is not None and hit[0] == "destructive" for hit in _found(later)):
+            return None
+        if read_description(sentence).leaning == "change":  # "Submits the pending form first."
+            return None
     mentioned = set(name_tokens(name)) | set(re.findall(r"[a-z]+", text))
-    if action not in NOT_SESSION_SPECIFIC and not mentioned & SESSION_NOUNS:
+    nouns = CONNECTION_NOUNS if action == "reconnect" else PAGE_NOUNS
+    if action != "scroll" and not mentioned & nouns:
         return None
     return action
 
