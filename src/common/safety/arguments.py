@@ -440,8 +440,7 @@ def risky_settings(args: Mapping[str, Any]) -> str | None:
         if words & URL_TOKENS:
             urls = [value] if isinstance(value, str) else value
             for url in urls if isinstance(urls, list | tuple) else ():
-                risk = _url_risk(url) if isinstance(url, str) else None
-                if risk is not None:
+                if isinstance(url, str) and (risk := _url_risk(url)) is not None:
                     return f"argument {path!r} {risk}"
         if words & ACTION_LIST_TOKENS and isinstance(value, list | tuple):
             for i, item in enumerate(value):

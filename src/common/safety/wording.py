@@ -358,6 +358,7 @@ def session_action(name: str) -> str | None:
     return action
 
 
+@lru_cache(maxsize=4096)
 def session_only(name: str, description: str | None) -> str | None:
     """The session action a tool only performs, judged by its name and its whole description.
 
