@@ -27,9 +27,9 @@ from tests.doubles import ScriptedChatModel
 DATA = Path(__file__).resolve().parents[1] / "data"
 PLAIN = ServerConfig(command="srv")
 MAX_OVER_BLOCKED = 0.05
-"""At most this share of reversible tools waits for a human because of how we read them."""
-MAX_OVER_BLOCKED_IN_ALL = 0.075
-"""Ceiling with the tools their own server declares writes (7.1% when this was written)."""
+"""At most this share of reversible tools waits for a human (4.4% when this was written)."""
+MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
+"""At most this share waits because of how we read names and descriptions (2.2% when written)."""
 
 
 def _load() -> tuple[dict[str, list[Tool]], dict[str, dict[str, Any]]]:
@@ -93,12 +93,13 @@ def _declared_a_write(tool: Tool) -> bool:
 
 
 def test_no_irreversible_tool_is_missed_and_few_reversible_ones_wait() -> None:
-    """0 misses; our own reading over-blocks at most 5% of the reversible tools.
+    """0 misses; at most 5% of the reversible tools wait for a human.
 
     A tool its own server annotates as a write is held whatever its read verb says (annotations
-    may only make a tool stricter: `read_message` that pops a queue looks like a read), unless
-    its name only acts on the server's own session (`browser_hover`). The rest are over-blocked
-    by the server's declaration, not by our reading, and are bounded separately.
+    may only make a tool stricter: `read_message` that pops a queue looks like a read), unless it
+    only acts on the server's own session (`browser_hover`, `browser_tabs`) or is a demonstration
+    the server declares non-destructive. Those held by our own reading, not by the server's
+    declaration, are bounded more tightly.
     """
     misses, over = _misses_and_over_blocked(_verdicts(CATALOG))
     tools = {(s, t.name): t for s, ts in CATALOG.items() for t in ts}
@@ -106,8 +107,8 @@ def test_no_irreversible_tool_is_missed_and_few_reversible_ones_wait() -> None:
     ours = [text for key, text in over if not _declared_a_write(tools[key])]
 
     assert misses == []
-    assert len(ours) <= MAX_OVER_BLOCKED * reversible, "\n".join(ours)
-    assert len(over) <= MAX_OVER_BLOCKED_IN_ALL * reversible, "\n".join(t for _, t in over)
+    assert len(over) <= MAX_OVER_BLOCKED * reversible, "\n".join(t for _, t in over)
+    assert len(ours) <= MAX_OVER_BLOCKED_BY_OUR_READING * reversible, "\n".join(ours)
 
 
 def test_arguments_that_make_a_cleared_tool_irreversible_are_held_call_by_call() -> None:

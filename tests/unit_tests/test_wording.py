@@ -15,11 +15,14 @@ from common.safety.wording import (
     CHANGE_VERBS,
     DESTRUCTIVE_VERBS,
     READ_VERBS,
+    TAB_VERBS,
     first_sentence,
     read_description,
     read_name,
     session_action,
+    simulated_switch,
     stems,
+    tab_action,
 )
 
 PLAIN = ServerConfig(command="srv")
@@ -262,7 +265,7 @@ def test_session_only_actions_are_cleared_against_an_untrusted_write_declaration
         ("resize_disk", "Resize a persistent disk."),
         ("resize_image", None),
         ("go_forward", None),
-        ("browser_close", "Close the page"),
+        ("browser_close", "Close the page and submit the form"),
         ("browser_hover", "Hover over the buy button and click it."),
         ("browser_navigate", "Navigates to the URL and deletes the cookies."),
         ("scroll", "Posts the feed item that is scrolled into view."),
@@ -441,3 +444,235 @@ def test_session_lookalikes_stay_held(
 ) -> None:
     v = classify_tool("srv", tool(name, description, **(hints or {})), PLAIN)
     assert v["irreversible"] is True, v
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "tabs"),
+    [
+        ("browser_tabs", "List, create, close, or select a browser tab.", "create, close, or"),
+        ("browser_close", "Close the page", "close the page"),
+        ("browser_tab_close", "Close a browser tab.", "close a browser tab"),
+        ("browser_tab_new", "Open a new tab in the browser.", "open a new tab"),
+        ("browser_tab_select", "Select a browser tab by index.", "select a browser tab"),
+        ("browser_close", "Close the page. Call this when you are done.", "close the page"),
+    ],
+)
+def test_managing_the_sessions_own_browser_tabs_is_cleared_against_a_write_declaration(
+    name: str, description: str, tabs: str
+) -> None:
+    """Playwright declares `browser_tabs` and `browser_close` destructive; closing the session's
+    own tab loses nothing a person made, and the reason names the words that decided."""
+    v = classify_tool("srv", tool(name, description, **DECLARED_WRITE), PLAIN)
+    assert v["irreversible"] is False, v
+    assert "browser tabs" in v["reason"], v
+    assert tabs in v["reason"], v
+    assert "destructiveHint=true" in v["reason"], v
+
+
+TAB_LOOKALIKES = [
+    ("confluence_create_page", "Create a new Confluence page."),
+    ("close_tab", "Closes the customer's tab."),
+    ("browser_close_tab", "Close the customer's tab."),
+    ("close_window", "Close the living room window."),
+    ("puppeteer_select", "Select an element on the page with Select tag"),
+    ("browser_select_option", "Select an option in a dropdown of the browser page."),
+    ("browser_close", "Close the browser and delete its profile."),
+    ("browser_create_page", "Create a page in the wiki with the browser."),
+    ("browser_tabs", "List, create, close, or select a browser tab. Closing one posts its form."),
+    ("browser_tabs", "List or close browser tabs. Note: closing a tab sends the draft."),
+    ("browser_tabs", "Close a browser tab, then submit the order."),
+    ("browser_close_and_checkout", "Close the browser tab."),
+    ("browser_tabs", None),
+    ("stop_session", "Stop the user's remote desktop session."),
+]
+"""Tools that look like tab management but act on lasting things."""
+
+
+@pytest.mark.parametrize(("name", "description"), TAB_LOOKALIKES)
+def test_tab_management_lookalikes_stay_held(name: str, description: str | None) -> None:
+    assert tab_action(name, description) is None
+    v = classify_tool("srv", tool(name, description, **DECLARED_WRITE), PLAIN)
+    assert v["irreversible"] is True, v
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    verb=st.sampled_from(sorted((DESTRUCTIVE_VERBS | CHANGE_VERBS) - TAB_VERBS)),
+    inflection=st.sampled_from(_INFLECTIONS),
+    where=st.sampled_from(("name", "verb", "object", "later")),
+)
+def test_no_tab_tool_with_another_change_or_destructive_verb_is_cleared(
+    verb: str, inflection: str, where: str
+) -> None:
+    """A change or destructive verb other than opening, closing or selecting tabs, in the name,
+    the verb list, the object or a later sentence, keeps the write declaration deciding."""
+    word = verb + inflection
+    name = f"browser_{word}_tab" if where == "name" else "browser_tabs"
+    description = {
+        "verb": f"List, close or {word} a browser tab.",
+        "object": f"Close the browser tab and {word} it.",
+        "later": f"Close a browser tab. {word.capitalize()} the page too.",
+    }.get(where, "Close a browser tab.")
+    v = classify_tool("srv", tool(name, description, **DECLARED_WRITE), PLAIN)
+    assert v["irreversible"] is True, (name, description, v)
+
+
+_DEMO = {"destructiveHint": False, "openWorldHint": False}
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "hints"),
+    [
+        (
+            "trigger-long-running-operation",
+            "Demonstrates a long running operation with progress updates.",
+            {**_DEMO, "readOnlyHint": True, "idempotentHint": True},
+        ),
+        (
+            "simulate-research-query",
+            "Simulates a deep research operation that gathers, analyzes, and synthesizes "
+            "information. Demonstrates MCP task-based operations with progress through multiple "
+            "stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation "
+            "request for clarification.",
+            {**_DEMO, "readOnlyHint": False},
+        ),
+        ("start_demo", "Showcases streaming results from the server.", _DEMO),
+    ],
+)
+def test_a_declared_non_destructive_demonstration_is_cleared(
+    name: str, description: str, hints: dict[str, Any]
+) -> None:
+    """The reference server's demo operations only report progress (or ask the user): its
+    declaration of a non-destructive, closed-world tool and the description agree."""
+    v = classify_tool("srv", tool(name, description, **hints), PLAIN)
+    assert v["irreversible"] is False, v
+    assert "demonstration" in v["reason"], v
+    assert "non-destructive" in v["reason"], v
+
+
+DEMO_LOOKALIKES: list[tuple[str, str | None, dict[str, Any] | None]] = [
+    # The same demo without the server's word for it.
+    ("trigger-long-running-operation", "Demonstrates a long running operation.", None),
+    (
+        "trigger-long-running-operation",
+        "Demonstrates a long running operation.",
+        {**_DEMO, "openWorldHint": True},
+    ),
+    (
+        "trigger-long-running-operation",
+        "Demonstrates a long running operation.",
+        {"destructiveHint": True, "openWorldHint": False},
+    ),
+    # A demonstration that acts.
+    ("trigger_build", "Demonstrates CI by triggering a real build.", _DEMO),
+    ("create_branch", "Demonstrates creating a branch.", _DEMO),
+    ("demo_issue", "Demonstrates how to create issues in the repository.", _DEMO),
+    ("demo_webhook", "Demonstrates webhooks. Posts the payload to the URL.", _DEMO),
+    ("demo_payment", "Demonstrates payments by charging the card.", _DEMO),
+    ("demo_email", "Demonstrates email. Sends a message to the given address.", _DEMO),
+    ("run_demo", "Runs the deploy script. Demonstrates progress.", _DEMO),
+    ("purge_demo", "Demonstrates a purge.", _DEMO),
+    ("demo_flow", "Demonstrates a flow that deletes stale rows.", _DEMO),
+    ("simulate-research-query", "Demonstrates research. Sends the report to the team.", _DEMO),
+    ("demo", "Shows how it works. Demonstrates nothing. Then it drops the table.", _DEMO),
+    ("demo", None, _DEMO),
+]
+"""Tools that call themselves demonstrations but act, or whose server does not say otherwise."""
+
+
+@pytest.mark.parametrize(("name", "description", "hints"), DEMO_LOOKALIKES)
+def test_demonstration_lookalikes_stay_held(
+    name: str, description: str | None, hints: dict[str, Any] | None
+) -> None:
+    v = classify_tool("srv", tool(name, description, **(hints or {})), PLAIN)
+    assert v["irreversible"] is True, v
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    verb=st.sampled_from(sorted(DESTRUCTIVE_VERBS | CHANGE_VERBS)),
+    inflection=st.sampled_from(("", "s", "ing")),
+    form=st.sampled_from(
+        (
+            "Demonstrates how to {} the report.",
+            "Demonstrates progress. {} the report.",
+            "Demonstrates a job that {} the report.",
+            "Demonstrates the report by {} it.",
+            "{} the report. Demonstrates progress.",
+        )
+    ),
+)
+def test_a_demonstration_that_names_an_action_is_held(
+    verb: str, inflection: str, form: str
+) -> None:
+    """Any change or destructive verb where it acts (leading, after "to", "that" or "by")
+    keeps a self-declared demonstration held."""
+    word = verb + ("ing" if "by {}" in form else inflection)
+    description = form.format(
+        word.capitalize() if form.startswith("{}") or ". {}" in form else word
+    )
+    v = classify_tool("srv", tool("demo", description, **_DEMO), PLAIN)
+    assert v["irreversible"] is True, (description, v)
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("toggle-simulated-logging", "Toggles simulated, random-leveled logging on or off."),
+        ("toggle-subscriber-updates", "Toggles simulated resource subscription updates on or off."),
+        ("enable_notifications", "Enables simulated notifications."),
+    ],
+)
+def test_a_switch_of_simulated_session_notifications_is_cleared(
+    name: str, description: str
+) -> None:
+    v = classify_tool("srv", tool(name, description, readOnlyHint=False, **_DEMO), PLAIN)
+    assert v["irreversible"] is False, v
+    assert "simulated notifications" in v["reason"], v
+
+
+SWITCH_LOOKALIKES: list[tuple[str, str | None, dict[str, Any] | None]] = [
+    ("toggle_chaos", "Toggles simulated failures on the production service.", _DEMO),
+    (
+        "toggle-simulated-logging",
+        "Toggles simulated logging on or off. Also deletes old logs.",
+        _DEMO,
+    ),
+    ("toggle_logging", "Toggles logging on or off.", _DEMO),
+    ("toggle_audit_logging", "Toggles simulated logging on or off.", _DEMO),
+    ("enable_maintenance", "Enables simulated maintenance mode.", _DEMO),
+    ("toggle-simulated-logging", "Toggles simulated logging on or off.", None),
+    (
+        "toggle-simulated-logging",
+        "Toggles simulated logging on or off.",
+        {**_DEMO, "openWorldHint": True},
+    ),
+    ("toggle_and_purge_logging", "Toggles simulated logging on or off.", _DEMO),
+    ("toggle_logging", "Toggles simulated logging for all users.", _DEMO),
+]
+"""Switches that reach beyond simulated notifications to this session, or lack the declaration."""
+
+
+@pytest.mark.parametrize(("name", "description", "hints"), SWITCH_LOOKALIKES)
+def test_switch_lookalikes_stay_held(
+    name: str, description: str | None, hints: dict[str, Any] | None
+) -> None:
+    v = classify_tool("srv", tool(name, description, **(hints or {})), PLAIN)
+    assert v["irreversible"] is True, v
+
+
+@settings(max_examples=300, deadline=None)
+@given(word=st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=12))
+def test_a_switch_with_any_other_word_is_not_simulated_notifications(word: str) -> None:
+    """The switch reading is a closed set: one word outside it, anywhere, and it does not apply."""
+    known = {"simulated", "random", "leveled", "levelled", "on", "off", "the", "a", "and", "or"}
+    known |= {"logging", "log", "logs", "notifications", "notification", "updates", "update"}
+    known |= {"resource", "resources", "subscription", "subscriptions", "subscriber", "progress"}
+    if word in known:
+        return
+    assert (
+        simulated_switch("toggle_logging", f"Toggles simulated {word} logging on or off.") is None
+    )
+    assert (
+        simulated_switch(f"toggle_{word}_logging", "Toggles simulated logging on or off.") is None
+    )

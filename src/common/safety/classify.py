@@ -1,9 +1,11 @@
 """Deterministic tool classification: server config, MCP annotations, then the name and description.
 
 Precedence: config patterns decide outright; a trusted server's annotations decide next. A name
-that only acts on the server's own session (`browser_hover`, `go_back`) with a description that
-names no change clears the tool even when an untrusted server declares it a write: the
-declaration says the page changes, not that anything lasting does. Then whatever says a tool
+that only acts on the server's own session (`browser_hover`, `go_back`, `browser_tabs`) with a
+description that names no change clears the tool even when an untrusted server declares it a
+write: the declaration says the page changes, not that anything lasting does. So does a
+demonstration ("Demonstrates a long running operation") or a switch of simulated notifications
+that the server declares non-destructive and closed-world. Then whatever says a tool
 changes something (the name's verb, a destructive verb in the description, a `readOnlyHint:
 false` or `destructiveHint` annotation) makes it irreversible; an untrusted `readOnlyHint: true`
 clears it only when the name (or, for a name without a verb, the description) agrees; then the
@@ -21,10 +23,13 @@ from mcp.types import Tool
 from common.mcp.config import ServerConfig
 from common.safety.wording import (
     also_changes,
+    demonstration,
     mentions_change,
     read_description,
     read_name,
     session_only,
+    simulated_switch,
+    tab_action,
 )
 
 VerdictSource = Literal["config", "annotation", "heuristic", "llm", "default"]
@@ -120,11 +125,37 @@ def _annotation_verdict(tool: Tool, cfg: ServerConfig) -> tuple[bool, str] | Non
 
 
 def _session_reason(tool: Tool) -> str | None:
-    """Why a tool only acts on the server's own session, or None when its words say otherwise."""
+    """Why a tool only acts on the server's own session, or None when its words say otherwise.
+
+    Session actions (`browser_hover`) and tab management (`browser_tabs`) clear a tool whatever
+    an untrusted server declares.
+    """
     action = session_only(tool.name, tool.description)
-    if action is None:
+    if action is not None:
+        return f"its name only acts on the server's own session ({action!r})"
+    tabs = tab_action(tool.name, tool.description)
+    if tabs is not None:
+        return f"it only manages the session's browser tabs ({tabs!r})"
+    return None
+
+
+def _demo_reason(tool: Tool) -> str | None:
+    """Why a tool is only a demonstration or a switch of simulated notifications, or None.
+
+    Both readings rest on a description, which a sloppy server writes more freely than a name,
+    so they also need the server's own word that the tool is non-destructive and closed-world.
+    """
+    ann = tool.annotations
+    if ann is None or ann.destructiveHint is not False or ann.openWorldHint is not False:
         return None
-    return f"its name only acts on the server's own session ({action!r})"
+    declared = "and is declared non-destructive and closed-world"
+    demo = demonstration(tool.name, tool.description)
+    if demo is not None:
+        return f"its description says it is a demonstration ({demo!r}) {declared}"
+    switch = simulated_switch(tool.name, tool.description)
+    if switch is not None:
+        return f"it only switches simulated notifications to this session ({switch!r}) {declared}"
+    return None
 
 
 def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
@@ -139,6 +170,9 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
         if by_annotation is not None and by_annotation[0]:
             session += f" (the server's hint is not trusted: {by_annotation[1]})"
         return False, "heuristic", session
+    demo = _demo_reason(tool)
+    if demo is not None:
+        return False, "heuristic", demo
     if by_annotation is not None and by_annotation[0]:
         return by_annotation[0], "annotation", by_annotation[1]
     untrusted_hint = (

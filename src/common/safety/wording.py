@@ -303,6 +303,12 @@ _VERB_PLACES = frozenset({"that", "which", "who", "to", "and", "or", "then"})
 """Words after which a noun-like verb is a verb ("that posts", "to commit")."""
 
 
+def _acting(words: list[str], i: int) -> bool:
+    """Whether the word at `i` (> 0) stands in a verb's place: "that posts", "by deleting"."""
+    before = words[i - 1]
+    return before in _VERB_PLACES or (before == "by" and words[i].endswith("ing"))
+
+
 @lru_cache(maxsize=4096)
 def mentions_change(description: str | None) -> str | None:
     """A verb in the description's first sentence saying the tool changes something, if any.
@@ -318,7 +324,7 @@ def mentions_change(description: str | None) -> str | None:
             continue
         if hit[0] == "change" and words[i].endswith("ing") and i and words[i - 1] in _OF:
             continue  # a gerund as a noun: "the cost of creating a project"
-        verb_place = i > 0 and words[i - 1] in _VERB_PLACES
+        verb_place = i > 0 and _acting(words, i)
         if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or verb_place:
             return hit[1]
     return None
@@ -374,18 +380,206 @@ def session_only(name: str, description: str | None) -> str | None:
         return None
     if mentions_change(description) or also_changes(description):
         return None
+    if not _later_sentences_quiet(description):
+        return None
     text = (description or "").strip().lower()
-    for sentence in _SENTENCE_END.split(text)[1:]:
-        later = re.findall(r"[a-z]+", sentence)
-        if any(hit is not None and hit[0] == "destructive" for hit in _found(later)):
-            return None
-        if read_description(sentence).leaning == "change":  # "Submits the pending form first."
-            return None
     mentioned = set(name_tokens(name)) | set(re.findall(r"[a-z]+", text))
     nouns = CONNECTION_NOUNS if action == "reconnect" else PAGE_NOUNS
     if action != "scroll" and not mentioned & nouns:
         return None
     return action
+
+
+def sentences(description: str | None) -> list[str]:
+    """The description's sentences in lower case, each without its lead-in ("Use this tool to")."""
+    text = (description or "").strip().lower()
+    return [first_sentence(part) for part in _SENTENCE_END.split(text) if part.strip()]
+
+
+_INSTRUCTION = re.compile(r"^\W*(?:call|use|invoke)\s+(?:this|it|when|after|before|only|first)\b")
+"""A later sentence that tells the caller when to call the tool ("Call this when you are done")."""
+
+
+def _later_sentences_quiet(description: str | None) -> bool:
+    """Whether no sentence after the first names a destructive verb or leads with a change verb.
+
+    "Note: hovering the 1-click button sends it" and "Submits the pending form first" say what
+    else the tool does; "Call this when you are done" tells the caller when to call it.
+    """
+    for sentence in sentences(description)[1:]:
+        if any(hit is not None and hit[0] == "destructive" for hit in _found(_words(sentence))):
+            return False
+        if not _INSTRUCTION.match(sentence) and read_description(sentence).leaning == "change":
+            return False
+    return True
+
+
+def _words(text: str) -> list[str]:
+    """The lower-case words of a text, commas and semicolons kept as words."""
+    return re.findall(r"[a-z]+|[,;]", text.lower())
+
+
+TAB_VERBS = frozenset({"open", "new", "create", "close", "select", "switch", "focus", "stop"})
+"""What a browser server does to its own tabs and pages (`browser_tabs`, `browser_close`)."""
+TAB_HEADS = frozenset({"tab", "tabs", "page", "pages", "browser", "session", "window", "windows"})
+"""What those verbs must act on: the session's own browser, tabs, pages or session."""
+TAB_WORDS = TAB_HEADS | frozenset(
+    " ".join(
+        (
+            "a an the this that its their all current new active selected open other given",
+            "specified previous next last first index id number title url",
+        )
+    ).split()
+)
+"""Every other word the first sentence may carry ("Select a browser tab by index"): a closed
+set, so "Create a page in the wiki" or "Close the customer's tab" is not tab management."""
+_PREPOSITIONS = frozenset({"for", "on", "in", "with", "of", "to", "from", "at", "by", "into"})
+"""Words that end a noun phrase ("a browser tab | by index")."""
+_LISTING = frozenset({",", "and", "or"})
+"""Words between the verbs of a list ("List, create, close, or select")."""
+
+
+def _tab_verb(word: str) -> bool:
+    """Whether a word is a tab verb or a plain read verb (in any inflection)."""
+    hit = _vocabulary(word, last=False)
+    return bool(stems(word) & TAB_VERBS) or (hit is not None and hit[0] == "read")
+
+
+def _tab_name(name: str) -> bool:
+    """Whether a name only manages tabs: change words are tab verbs, the object a tab head."""
+    words = name_tokens(name)
+    found = _found(words)
+    for word, hit in zip(words, found, strict=True):
+        if hit is not None and hit[0] != "read" and not stems(word) & TAB_VERBS:
+            return False
+    verbs = [i for i, word in enumerate(words) if _tab_verb(word)]
+    if not verbs:
+        return bool(words) and words[-1] in TAB_HEADS  # `browser_tabs`
+    return all(w in TAB_HEADS or w in {"all", "current"} or _tab_verb(w) for w in words[verbs[0] :])
+
+
+@lru_cache(maxsize=4096)
+def tab_action(name: str, description: str | None) -> str | None:
+    """What a tool does to the session's own browser tabs or pages ("close the page"), or None.
+
+    The name's change words must all be `TAB_VERBS` with nothing but tabs, pages or the browser
+    after them; the description's first sentence must be a list of such verbs (or plain reads)
+    whose object ends in a `TAB_HEADS` word, every other word from `TAB_WORDS`; no later sentence
+    may name a destructive verb or lead with a change verb; the name must carry a tab head and
+    the name or description say "browser" (a Confluence page, a living-room window and a bar tab
+    are not the session's). Playwright declares `browser_tabs` and `browser_close` destructive:
+    closing the session's tab loses nothing a person made.
+    """
+    if not _tab_name(name):
+        return None
+    words = _words(first_sentence(description))
+    start = 0
+    while start < len(words) and (words[start] in _LISTING or _tab_verb(words[start])):
+        start += 1
+    verbs = [w for w in words[:start] if w not in _LISTING]
+    end = start
+    while end < len(words) and words[end] not in _PREPOSITIONS and words[end] not in _LISTING:
+        end += 1
+    phrase = words[start:end]
+    if not verbs or not phrase or phrase[-1] not in TAB_HEADS:
+        return None
+    if any(w not in TAB_WORDS | _PREPOSITIONS | _LISTING for w in words[start:]):
+        return None
+    if not _later_sentences_quiet(description):
+        return None
+    named = set(name_tokens(name))
+    if not named & TAB_HEADS or "browser" not in named | set(_words(description or "")):
+        return None
+    return " ".join(words[:end]).replace(" ,", ",")
+
+
+DEMO_VERBS = frozenset({"demonstrate", "showcase"})
+"""Verbs with which a tool says it exists to demonstrate something ("Demonstrates progress")."""
+_TO_CLIENT = frozenset({"elicitation", "sampling"})
+"""MCP requests a server sends to its own client, that is to the person running the session."""
+
+
+def _to_client(words: list[str], i: int) -> bool:
+    """Whether the verb at `i` sends an elicitation or sampling request to the client."""
+    return bool(set(words[i + 1 : i + 4]) & _TO_CLIENT)
+
+
+@lru_cache(maxsize=4096)
+def demonstration(name: str, description: str | None) -> str | None:
+    """The sentence in which a tool says it is a demonstration, when nothing says it changes more.
+
+    One sentence must lead with a `DEMO_VERBS` verb ("Demonstrates a long running operation with
+    progress updates"). In that sentence a change word counts only as an action: right after the
+    demo verb ("Demonstrates creating a branch") or in a verb's place ("how to create", "by
+    creating"); in the others as `mentions_change` counts it, or leading. A destructive verb in
+    the name or anywhere in the description holds, except sending an elicitation or sampling
+    request, which only asks the client. The caller also wants the server's own declaration that
+    the tool is non-destructive and closed-world: this reading alone does not clear a tool.
+    """
+    if any(hit is not None and hit[0] == "destructive" for hit in _found(name_tokens(name))):
+        return None
+    parts = sentences(description)
+    demo = next((s for s in parts if _words(s) and stems(_words(s)[0]) & DEMO_VERBS), None)
+    if demo is None:
+        return None
+    for sentence in parts:
+        words = _words(sentence)
+        for i, hit in enumerate(_found(words)):
+            if hit is None or hit[0] == "read":
+                continue
+            if hit[0] == "destructive":
+                if _to_client(words, i):
+                    continue
+                return None
+            acting = i > 0 and _acting(words, i)
+            if sentence is demo:
+                if i == 1 or acting:
+                    return None
+            elif i == 0 or acting or hit[1] not in NOUN_LIKE_CHANGES:
+                return None
+    return demo.rstrip(".")
+
+
+SWITCH_VERBS = frozenset({"toggle", "enable", "disable"})
+"""Verbs that switch something on or off."""
+SESSION_STREAMS = frozenset(
+    " ".join(
+        (
+            "logging log logs notifications notification updates update resource resources",
+            "subscription subscriptions subscriber progress",
+        )
+    ).split()
+)
+"""What an MCP server sends its own client: log messages, resource-update notifications."""
+_SWITCH_FILLERS = frozenset({"simulated", "random", "leveled", "levelled", "on", "off", "the", "a"})
+"""Words a switch of simulated session notifications may carry besides `SESSION_STREAMS`."""
+
+
+@lru_cache(maxsize=4096)
+def simulated_switch(name: str, description: str | None) -> str | None:
+    """The switch a tool is, when it only turns simulated notifications to this session on or off.
+
+    "Toggles simulated, random-leveled logging on or off": the name's first verb and the
+    description's first word are `SWITCH_VERBS`, the description's next word is "simulated", and
+    every other word of the name after its verb and of the whole description is a
+    `SESSION_STREAMS` word or a filler ("Toggles simulated failures on the production service"
+    has other words and stays held). The caller also wants the server's non-destructive,
+    closed-world declaration.
+    """
+    words = name_tokens(name)
+    found = _found(words)
+    verb = next((i for i, hit in enumerate(found) if hit is not None), None)
+    if verb is None or not stems(words[verb]) & SWITCH_VERBS:
+        return None
+    allowed = SESSION_STREAMS | _SWITCH_FILLERS | _LISTING
+    if any(w not in allowed for w in words[verb + 1 :]):
+        return None
+    text = _words((description or "").replace("-", " ").rstrip(". \n"))
+    if len(text) < 3 or not stems(text[0]) & SWITCH_VERBS or text[1] != "simulated":
+        return None
+    if any(w not in allowed for w in text[2:]):
+        return None
+    return f"{words[verb]} simulated {' '.join(w for w in text[2:] if w in SESSION_STREAMS)}"
 
 
 @lru_cache(maxsize=4096)
