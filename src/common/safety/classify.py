@@ -170,8 +170,8 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
         if by_annotation is not None and by_annotation[0]:
             session += f" (the server's hint is not trusted: {by_annotation[1]})"
         return False, "heuristic", session
-    demo = _demo_reason(tool)
-    if demo is not None:
+    demo = None if by_annotation is not None and not by_annotation[0] else _demo_reason(tool)
+    if demo is not None:  # only where it changes the verdict: a read's own reason reads better
         return False, "heuristic", demo
     if by_annotation is not None and by_annotation[0]:
         return by_annotation[0], "annotation", by_annotation[1]

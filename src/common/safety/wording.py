@@ -18,7 +18,11 @@ made of one of those followed by session objects (page, url, tab, media...) and 
 reconnect, a connection (a robot navigates and a drone hovers in the world). Browser servers
 declare such tools writes (Playwright marks `browser_hover` destructive); holding them teaches
 people to approve browser steps unread, or to clear a whole browser server, clicks and scripts
-included.
+included. `tab_action` reads the same way the management of the session's own browser tabs
+(`browser_tabs`: "List, create, close, or select a browser tab"), from closed sets of verbs and
+words. `demonstration` ("Demonstrates a long running operation with progress updates") and
+`simulated_switch` ("Toggles simulated logging on or off") read what a demo server says of its
+tools; the classifier trusts them only with the server's own non-destructive declaration.
 
 A description weighs less than a name: it can add risk only by saying what the tool changes (a
 leading change verb, or a destructive verb anywhere in its first sentence), not by mentioning a
