@@ -454,7 +454,12 @@ def test_session_lookalikes_stay_held(
         ("browser_tab_close", "Close a browser tab.", "close a browser tab"),
         ("browser_tab_new", "Open a new tab in the browser.", "open a new tab"),
         ("browser_tab_select", "Select a browser tab by index.", "select a browser tab"),
-        ("browser_close", "Close the page. Call this when you are done.", "close the page"),
+        (
+            "browser_switch_tab",
+            "Switch to the given browser tab.",
+            "switch to the given browser tab",
+        ),
+        ("close_browser_window", "Close the browser window.", "close the browser window"),
     ],
 )
 def test_managing_the_sessions_own_browser_tabs_is_cleared_against_a_write_declaration(
@@ -484,6 +489,23 @@ TAB_LOOKALIKES = [
     ("browser_close_and_checkout", "Close the browser tab."),
     ("browser_tabs", None),
     ("stop_session", "Stop the user's remote desktop session."),
+    # From an adversarial review: wiki pages, remote sessions, desktop windows, what a later
+    # sentence or another script says.
+    ("create_page", "Create a new page. Returns the page URL, which you can open in a browser."),
+    ("confluence_create_page", "Create a new page with the given title in the browser."),
+    ("wiki_new_page", "Create a new page with the given title and url. Works without a browser."),
+    ("browserbase_session_create", "Create a new browser session."),
+    ("stop_session", "Stop the current browser session."),
+    ("close_window", "Close the window with the given title. Works for any application."),
+    ("open_tab", "Open a new tab. Shown in the browser dashboard."),
+    ("browser_close", "Close the browser. The profile directory is discarded."),
+    ("browser_close", "Close the browser. Unsaved changes are lost."),
+    ("browser_close", "Close the page. If it has a beforeunload handler, it is confirmed."),
+    (
+        "browser_tabs",
+        "Close the browser tab. \u540c\u65f6\u63d0\u4ea4\u8868\u5355\u5e76\u4ed8\u6b3e\u3002",
+    ),
+    ("browser_tabs", "Close browser tab 3 and 555-0100"),
 ]
 """Tools that look like tab management but act on lasting things."""
 
@@ -536,7 +558,7 @@ _DEMO = {"destructiveHint": False, "openWorldHint": False}
             "request for clarification.",
             {**_DEMO, "readOnlyHint": False},
         ),
-        ("start_demo", "Showcases streaming results from the server.", _DEMO),
+        ("start-progress-demo", "Demonstrates progress notifications of a long task.", _DEMO),
     ],
 )
 def test_a_declared_non_destructive_demonstration_is_cleared(
@@ -576,6 +598,32 @@ DEMO_LOOKALIKES: list[tuple[str, str | None, dict[str, Any] | None]] = [
     ("simulate-research-query", "Demonstrates research. Sends the report to the team.", _DEMO),
     ("demo", "Shows how it works. Demonstrates nothing. Then it drops the table.", _DEMO),
     ("demo", None, _DEMO),
+    # From an adversarial review: actions after a colon, in a bullet list, in words the verb
+    # lists lack, in the world, and "showcase" as publishing.
+    ("git_workflow_demo", "Demonstrates the git workflow\n- Creates a branch\n- Commits", _DEMO),
+    ("notes_demo", "Demonstrates the notes API: creates a note, then lists it.", _DEMO),
+    ("write_demo_file", "Demonstrates file output: writes a report to disk.", _DEMO),
+    ("demo_persistence", "Demonstrates persistence, writing the value to the database.", _DEMO),
+    ("execute_sql", "Demonstrates SQL execution against the database.", _DEMO),
+    ("load_sample_data", "Demonstrates analytics by loading a sample dataset.", _DEMO),
+    ("load_demo_data", "Demonstrates the CRM. Any existing contacts are lost.", _DEMO),
+    (
+        "issue_invoice",
+        "Issues a new invoice to the customer. Demonstrates the billing flow.",
+        _DEMO,
+    ),
+    ("demo_sms", "Demonstrates SMS delivery to the given phone number.", _DEMO),
+    ("sample_llm", "Demonstrates sampling. Sends sampling results to the team channel.", _DEMO),
+    ("demo_git", "Demonstrates a git workflow. Each step commits to the current branch.", _DEMO),
+    ("demo_migration", "Demonstrates schema migration on the connected database.", _DEMO),
+    ("demo_wave", "Demonstrates the robot arm's range of motion.", _DEMO),
+    ("unlock_demo", "Demonstrates the smart lock integration by opening the front door.", _DEMO),
+    ("feature_product", "Showcases a product on the store's homepage.", _DEMO),
+    (
+        "demo_cleanup",
+        "Demonstrates cleanup. \u5220\u9664\u6240\u6709\u7528\u6237\u6570\u636e\u3002",
+        _DEMO,
+    ),
 ]
 """Tools that call themselves demonstrations but act, or whose server does not say otherwise."""
 
@@ -649,6 +697,13 @@ SWITCH_LOOKALIKES: list[tuple[str, str | None, dict[str, Any] | None]] = [
     ),
     ("toggle_and_purge_logging", "Toggles simulated logging on or off.", _DEMO),
     ("toggle_logging", "Toggles simulated logging for all users.", _DEMO),
+    (
+        "toggle-simulated-logging",
+        "Toggles simulated logging on or off. \u6e05\u7a7a\u5ba1\u8ba1\u65e5\u5fd7",
+        _DEMO,
+    ),
+    ("enable_notifications", "Enables simulated notifications on 555-0100", _DEMO),
+    ("disable_subscription", "Disables simulated subscription.", _DEMO),
 ]
 """Switches that reach beyond simulated notifications to this session, or lack the declaration."""
 
@@ -676,3 +731,19 @@ def test_a_switch_with_any_other_word_is_not_simulated_notifications(word: str) 
     assert (
         simulated_switch(f"toggle_{word}_logging", "Toggles simulated logging on or off.") is None
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(word=st.text(min_size=1, max_size=12).filter(lambda w: w.strip() != ""))
+def test_a_demonstration_with_any_word_outside_its_vocabulary_is_not_cleared(word: str) -> None:
+    """The demonstration reading is a closed vocabulary: any other word (a verb the lists lack,
+    a robot, a digit, another script) anywhere in the description keeps the tool held."""
+    from common.safety.wording import DEMO_WORDS, closed_words, demonstration, stems
+
+    base = "Demonstrates a long running operation with progress updates."
+    extra = closed_words(word)
+    if not extra or all(w in DEMO_WORDS or READ_VERBS & stems(w) for w in extra):
+        return
+    for description in (f"{base} {word}", f"Demonstrates {word} with progress updates."):
+        assert demonstration("trigger-long-running-operation", description) is None, description
+    assert demonstration(f"trigger_{word.lower()}", base) is None, word

@@ -378,7 +378,7 @@ def session_only(name: str, description: str | None) -> str | None:
     mention a page (`PAGE_NOUNS`; `CONNECTION_NOUNS` for reconnect; scroll needs neither).
     """
     action = session_action(name)
-    if action is None:
+    if action is None or foreign_letters(description):
         return None
     if read_description(description).leaning in ("change", "destructive"):
         return None
@@ -423,10 +423,24 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z]+|[,;]", text.lower())
 
 
-TAB_VERBS = frozenset({"open", "new", "create", "close", "select", "switch", "focus", "stop"})
+def closed_words(text: str | None) -> list[str]:
+    """Every word of a text, lower case, digits and any script included, commas kept.
+
+    For the readings that clear a tool from a closed vocabulary: a word they do not know, even
+    "555-0100" or a sentence in another language, must make them decline, not be skipped.
+    """
+    return re.findall(r"[^\W_]+|[,;]", (text or "").lower())
+
+
+def foreign_letters(text: str | None) -> bool:
+    """Whether a text has letters outside ASCII, which the vocabularies here cannot read."""
+    return any(not ch.isascii() and ch.isalpha() for ch in text or "")
+
+
+TAB_VERBS = frozenset({"open", "new", "create", "close", "select", "switch", "focus"})
 """What a browser server does to its own tabs and pages (`browser_tabs`, `browser_close`)."""
-TAB_HEADS = frozenset({"tab", "tabs", "page", "pages", "browser", "session", "window", "windows"})
-"""What those verbs must act on: the session's own browser, tabs, pages or session."""
+TAB_HEADS = frozenset({"tab", "tabs", "page", "pages", "browser", "window", "windows"})
+"""What those verbs may act on: a page or window only as the browser's ("a browser window")."""
 TAB_WORDS = TAB_HEADS | frozenset(
     " ".join(
         (
@@ -435,8 +449,8 @@ TAB_WORDS = TAB_HEADS | frozenset(
         )
     ).split()
 )
-"""Every other word the first sentence may carry ("Select a browser tab by index"): a closed
-set, so "Create a page in the wiki" or "Close the customer's tab" is not tab management."""
+"""Every other word the sentence may carry ("Select a browser tab by index"): a closed set, so
+"Create a page in the wiki" or "Close the customer's tab" is not tab management."""
 _PREPOSITIONS = frozenset({"for", "on", "in", "with", "of", "to", "from", "at", "by", "into"})
 """Words that end a noun phrase ("a browser tab | by index")."""
 _LISTING = frozenset({",", "and", "or"})
@@ -449,11 +463,9 @@ def _tab_verb(word: str) -> bool:
     return bool(stems(word) & TAB_VERBS) or (hit is not None and hit[0] == "read")
 
 
-def _tab_name(name: str) -> bool:
+def _tab_name(words: list[str]) -> bool:
     """Whether a name only manages tabs: change words are tab verbs, the object a tab head."""
-    words = name_tokens(name)
-    found = _found(words)
-    for word, hit in zip(words, found, strict=True):
+    for word, hit in zip(words, _found(words), strict=True):
         if hit is not None and hit[0] != "read" and not stems(word) & TAB_VERBS:
             return False
     verbs = [i for i, word in enumerate(words) if _tab_verb(word)]
@@ -467,80 +479,105 @@ def tab_action(name: str, description: str | None) -> str | None:
     """What a tool does to the session's own browser tabs or pages ("close the page"), or None.
 
     The name's change words must all be `TAB_VERBS` with nothing but tabs, pages or the browser
-    after them; the description's first sentence must be a list of such verbs (or plain reads)
-    whose object ends in a `TAB_HEADS` word, every other word from `TAB_WORDS`; no later sentence
-    may name a destructive verb or lead with a change verb; the name must carry a tab head and
-    the name or description say "browser" (a Confluence page, a living-room window and a bar tab
-    are not the session's). Playwright declares `browser_tabs` and `browser_close` destructive:
-    closing the session's tab loses nothing a person made.
+    after them. The description must be one sentence: a list of such verbs (or plain reads)
+    whose object is a tab, the browser, or a page or window of the browser ("a browser window";
+    "the page" only for a `browser_` name), every other word from `TAB_WORDS`. "browser" must be
+    in the name or that sentence. A Confluence page, a living-room window, a bar tab and a
+    remote session are not the session's own; "Unsaved changes are lost" is a second sentence.
+    Playwright declares `browser_tabs` and `browser_close` destructive: closing the session's
+    own tab loses nothing a person made (a server attached to a person's own browser is
+    another matter: list its tools in `irreversible_tools`).
     """
-    if not _tab_name(name):
+    named = name_tokens(name)
+    if not name.isascii() or not _tab_name(named) or len(sentences(description)) != 1:
         return None
-    words = _words(first_sentence(description))
+    words = closed_words(first_sentence(description).rstrip(". "))
     start = 0
     while start < len(words) and (words[start] in _LISTING or _tab_verb(words[start])):
         start += 1
     verbs = [w for w in words[:start] if w not in _LISTING]
+    if verbs and stems(verbs[-1]) & {"switch"} and words[start : start + 1] == ["to"]:
+        start += 1  # "Switch to the browser tab"
     end = start
     while end < len(words) and words[end] not in _PREPOSITIONS and words[end] not in _LISTING:
         end += 1
     phrase = words[start:end]
     if not verbs or not phrase or phrase[-1] not in TAB_HEADS:
         return None
+    of_browser = "browser" in phrase or phrase[-1] in {"tab", "tabs"}
+    page_of_browser = named[:1] == ["browser"] and phrase[-1] in {"page", "pages"}
+    if not (of_browser or page_of_browser):
+        return None
     if any(w not in TAB_WORDS | _PREPOSITIONS | _LISTING for w in words[start:]):
         return None
-    if not _later_sentences_quiet(description):
-        return None
-    named = set(name_tokens(name))
-    if not named & TAB_HEADS or "browser" not in named | set(_words(description or "")):
+    if "browser" not in set(named) | set(words):
         return None
     return " ".join(words[:end]).replace(" ,", ",")
 
 
-DEMO_VERBS = frozenset({"demonstrate", "showcase"})
-"""Verbs with which a tool says it exists to demonstrate something ("Demonstrates progress")."""
+DEMO_VERBS = frozenset({"demonstrate", "demonstrates"})
+"""The verb with which a tool says it exists to demonstrate something ("Demonstrates progress")."""
+_DEMO_LEADS = [[verb] for verb in sorted(DEMO_VERBS)]
+"""A sentence's first word, as `closed_words(sentence)[:1]`, that makes it a demonstration."""
+DEMO_WORDS = frozenset(
+    " ".join(
+        (
+            # What the MCP protocol offers that a reference server demonstrates.
+            "mcp protocol long running operation operations progress update updates",
+            "notification notifications stage stages step steps task tasks based multiple",
+            "annotation annotations metadata content structured output elicitation sampling",
+            "request requests resource resources link links prompt prompts tool tools client",
+            "server message messages logging completion completions cancellation",
+            # A simulated research task only reads.
+            "deep research information gathers analyzes analyses synthesizes synthesises",
+            "ambiguous clarification supports provide simulates simulated",
+            # Words that carry no action.
+            "a an the with of and or that through for if is are true false can be used to how",
+            "about its this these when it in on as each demonstrates demonstrate",
+            ", ;",
+        )
+    ).split()
+)
+"""Every word a demonstration's description may use: what it demonstrates must be a protocol
+feature, so a demonstration of a robot arm, a checkout or a migration is not cleared."""
+DEMO_NAME_VERBS = frozenset({"trigger", "start", "run", "simulate", "demo"})
+"""Verbs a demonstration's name may lead with (`trigger-long-running-operation`)."""
 _TO_CLIENT = frozenset({"elicitation", "sampling"})
 """MCP requests a server sends to its own client, that is to the person running the session."""
 
 
-def _to_client(words: list[str], i: int) -> bool:
-    """Whether the verb at `i` sends an elicitation or sampling request to the client."""
-    return bool(set(words[i + 1 : i + 4]) & _TO_CLIENT)
+def _demo_word(words: list[str], i: int) -> bool:
+    """Whether the word at `i` of a demonstration is in its closed vocabulary."""
+    word = words[i]
+    if word in DEMO_WORDS:
+        return True
+    if stems(word) & {"send"}:  # "sends an elicitation request": a question to the client
+        return bool(set(words[i + 1 : i + 4]) & _TO_CLIENT)
+    hit = _vocabulary(word, last=False)
+    return hit is not None and hit[0] == "read"
 
 
 @lru_cache(maxsize=4096)
 def demonstration(name: str, description: str | None) -> str | None:
-    """The sentence in which a tool says it is a demonstration, when nothing says it changes more.
+    """The sentence in which a tool says it demonstrates a protocol feature, or None.
 
-    One sentence must lead with a `DEMO_VERBS` verb ("Demonstrates a long running operation with
-    progress updates"). In that sentence a change word counts only as an action: right after the
-    demo verb ("Demonstrates creating a branch") or in a verb's place ("how to create", "by
-    creating"); in the others as `mentions_change` counts it, or leading. A destructive verb in
-    the name or anywhere in the description holds, except sending an elicitation or sampling
-    request, which only asks the client. The caller also wants the server's own declaration that
-    the tool is non-destructive and closed-world: this reading alone does not clear a tool.
+    One sentence must lead with "Demonstrates" ("Demonstrates a long running operation with
+    progress updates"), and every word of the name and the description must be in a closed
+    vocabulary: protocol features (`DEMO_WORDS`), plain read verbs, words that carry no action,
+    and sending an elicitation or sampling request, which only asks the client. The name may
+    lead with `DEMO_NAME_VERBS`. The caller also wants the server's own declaration that the
+    tool is non-destructive and closed-world: this reading alone does not clear a tool.
     """
-    if any(hit is not None and hit[0] == "destructive" for hit in _found(name_tokens(name))):
+    named = name_tokens(name)
+    if not name.isascii():
         return None
-    parts = sentences(description)
-    demo = next((s for s in parts if _words(s) and stems(_words(s)[0]) & DEMO_VERBS), None)
-    if demo is None:
+    for i, word in enumerate(named):
+        if word not in DEMO_NAME_VERBS and not _demo_word(named, i):
+            return None
+    demo = next((p for p in sentences(description) if closed_words(p)[:1] in _DEMO_LEADS), None)
+    words = closed_words(description)
+    if demo is None or not all(_demo_word(words, i) for i in range(len(words))):
         return None
-    for sentence in parts:
-        words = _words(sentence)
-        for i, hit in enumerate(_found(words)):
-            if hit is None or hit[0] == "read":
-                continue
-            if hit[0] == "destructive":
-                if _to_client(words, i):
-                    continue
-                return None
-            acting = i > 0 and _acting(words, i)
-            if sentence is demo:
-                if i == 1 or acting:
-                    return None
-            elif i == 0 or acting or hit[1] not in NOUN_LIKE_CHANGES:
-                return None
     return demo.rstrip(".")
 
 
@@ -555,6 +592,8 @@ SESSION_STREAMS = frozenset(
     ).split()
 )
 """What an MCP server sends its own client: log messages, resource-update notifications."""
+_STREAM_HEADS = frozenset({"logging", "log", "logs", "notifications", "notification", "updates"})
+"""What the switch must name: a "simulated subscription" alone may be a billing one."""
 _SWITCH_FILLERS = frozenset({"simulated", "random", "leveled", "levelled", "on", "off", "the", "a"})
 """Words a switch of simulated session notifications may carry besides `SESSION_STREAMS`."""
 
@@ -567,21 +606,21 @@ def simulated_switch(name: str, description: str | None) -> str | None:
     description's first word are `SWITCH_VERBS`, the description's next word is "simulated", and
     every other word of the name after its verb and of the whole description is a
     `SESSION_STREAMS` word or a filler ("Toggles simulated failures on the production service"
-    has other words and stays held). The caller also wants the server's non-destructive,
-    closed-world declaration.
+    has other words and stays held; so do digits and other scripts). The caller also wants the
+    server's non-destructive, closed-world declaration.
     """
     words = name_tokens(name)
     found = _found(words)
     verb = next((i for i, hit in enumerate(found) if hit is not None), None)
-    if verb is None or not stems(words[verb]) & SWITCH_VERBS:
+    if not name.isascii() or verb is None or not stems(words[verb]) & SWITCH_VERBS:
         return None
     allowed = SESSION_STREAMS | _SWITCH_FILLERS | _LISTING
     if any(w not in allowed for w in words[verb + 1 :]):
         return None
-    text = _words((description or "").replace("-", " ").rstrip(". \n"))
+    text = closed_words((description or "").replace("-", " "))
     if len(text) < 3 or not stems(text[0]) & SWITCH_VERBS or text[1] != "simulated":
         return None
-    if any(w not in allowed for w in text[2:]):
+    if any(w not in allowed for w in text[2:]) or not set(text) & _STREAM_HEADS:
         return None
     return f"{words[verb]} simulated {' '.join(w for w in text[2:] if w in SESSION_STREAMS)}"
 
