@@ -506,6 +506,13 @@ TAB_LOOKALIKES = [
         "Close the browser tab. \u540c\u65f6\u63d0\u4ea4\u8868\u5355\u5e76\u4ed8\u6b3e\u3002",
     ),
     ("browser_tabs", "Close browser tab 3 and 555-0100"),
+    # A second review: provisioning a browser, a prefix that is not a browser's, a second clause.
+    ("create_browser", "Create a new browser."),
+    ("bar_open_tab", "Open a new tab in the browser."),
+    ("bar_close_tab", "Close the tab by number in the browser."),
+    ("sheets_create_tab", "Create a new tab in the browser."),
+    ("kiosk_close_browser", "Close the browser."),
+    ("browser_tabs", "Close the browser tab, open the url"),
 ]
 """Tools that look like tab management but act on lasting things."""
 
@@ -558,7 +565,7 @@ _DEMO = {"destructiveHint": False, "openWorldHint": False}
             "request for clarification.",
             {**_DEMO, "readOnlyHint": False},
         ),
-        ("start-progress-demo", "Demonstrates progress notifications of a long task.", _DEMO),
+        ("demo-progress-stages", "Demonstrates progress updates through multiple stages.", _DEMO),
     ],
 )
 def test_a_declared_non_destructive_demonstration_is_cleared(
@@ -619,6 +626,26 @@ DEMO_LOOKALIKES: list[tuple[str, str | None, dict[str, Any] | None]] = [
     ("demo_wave", "Demonstrates the robot arm's range of motion.", _DEMO),
     ("unlock_demo", "Demonstrates the smart lock integration by opening the front door.", _DEMO),
     ("feature_product", "Showcases a product on the store's homepage.", _DEMO),
+    # A second review: verbs the first vocabulary allowed (update, run, stage, link, message,
+    # provide), read verbs that act, a write stated in another sentence, emoji, "each client".
+    ("update_task", "Updates the task status. Demonstrates task updates.", _DEMO),
+    ("update_task_status", "Demonstrates task status updates.", _DEMO),
+    ("update_resource_content", "Demonstrates how to update the content of a resource.", _DEMO),
+    ("run_query", "Demonstrates running a query on the server.", _DEMO),
+    ("run_tool", "Demonstrates running a tool on the server.", _DEMO),
+    ("trigger_updates", "Demonstrates server updates.", _DEMO),
+    ("query", "Demonstrates a query. The query can update resources.", _DEMO),
+    ("trigger_cancellation", "Demonstrates cancellation of each running task.", _DEMO),
+    ("trigger_notifications", "Demonstrates notifications to each client of the server.", _DEMO),
+    (
+        "send_elicitation",
+        "Demonstrates elicitation. Sends an elicitation request to each client.",
+        _DEMO,
+    ),
+    ("demo_sampling", "Demonstrates sampling. Sends messages or sampling requests.", _DEMO),
+    ("check_in", "Demonstrates how to check in a task.", _DEMO),
+    ("stage_resources", "Demonstrates how to stage resources on the server.", _DEMO),
+    ("demo", "Demonstrates resource updates \U0001f4a5 \U0001f5d1", _DEMO),
     (
         "demo_cleanup",
         "Demonstrates cleanup. \u5220\u9664\u6240\u6709\u7528\u6237\u6570\u636e\u3002",
@@ -704,6 +731,10 @@ SWITCH_LOOKALIKES: list[tuple[str, str | None, dict[str, Any] | None]] = [
     ),
     ("enable_notifications", "Enables simulated notifications on 555-0100", _DEMO),
     ("disable_subscription", "Disables simulated subscription.", _DEMO),
+    ("disable_subscription", "Disables simulated updates and the subscription.", _DEMO),
+    ("disable_subscriber_notifications", "Disables simulated logging and the subscriber.", _DEMO),
+    ("pagerduty_disable_notifications", "Disables simulated notifications.", _DEMO),
+    ("prod_toggle_logging", "Toggles simulated logging on or off.", _DEMO),
 ]
 """Switches that reach beyond simulated notifications to this session, or lack the declaration."""
 
@@ -733,17 +764,28 @@ def test_a_switch_with_any_other_word_is_not_simulated_notifications(word: str) 
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=400, deadline=None)
 @given(word=st.text(min_size=1, max_size=12).filter(lambda w: w.strip() != ""))
 def test_a_demonstration_with_any_word_outside_its_vocabulary_is_not_cleared(word: str) -> None:
-    """The demonstration reading is a closed vocabulary: any other word (a verb the lists lack,
-    a robot, a digit, another script) anywhere in the description keeps the tool held."""
-    from common.safety.wording import DEMO_WORDS, closed_words, demonstration, stems
+    """The demonstration reading is a closed vocabulary: any other word (a verb, a robot, a
+    digit, an emoji, another script) anywhere in the name or description keeps the tool held."""
+    from common.safety.wording import (
+        DEMO_FUNCTION,
+        DEMO_LEADS,
+        DEMO_NOUNS,
+        DEMO_PAIRS,
+        DEMO_READS,
+        closed_words,
+        demonstration,
+        plain_text,
+    )
 
-    base = "Demonstrates a long running operation with progress updates."
+    known = DEMO_NOUNS | DEMO_READS | DEMO_FUNCTION | set(DEMO_PAIRS) | DEMO_LEADS
     extra = closed_words(word)
-    if not extra or all(w in DEMO_WORDS or READ_VERBS & stems(w) for w in extra):
+    if plain_text(word) and all(w in known for w in extra):
         return
+    base = "Demonstrates a long running operation with progress updates."
     for description in (f"{base} {word}", f"Demonstrates {word} with progress updates."):
         assert demonstration("trigger-long-running-operation", description) is None, description
-    assert demonstration(f"trigger_{word.lower()}", base) is None, word
+    if extra and not all(w in known for w in extra):
+        assert demonstration(f"trigger_{word.lower()}", base) is None, word

@@ -451,6 +451,8 @@ TAB_WORDS = TAB_HEADS | frozenset(
 )
 """Every other word the sentence may carry ("Select a browser tab by index"): a closed set, so
 "Create a page in the wiki" or "Close the customer's tab" is not tab management."""
+BROWSER_NAMES = frozenset({"browser", "puppeteer", "playwright", "chrome", "tab", "tabs"})
+"""How a tab-management name may begin when it also carries other words."""
 _PREPOSITIONS = frozenset({"for", "on", "in", "with", "of", "to", "from", "at", "by", "into"})
 """Words that end a noun phrase ("a browser tab | by index")."""
 _LISTING = frozenset({",", "and", "or"})
@@ -489,7 +491,9 @@ def tab_action(name: str, description: str | None) -> str | None:
     another matter: list its tools in `irreversible_tools`).
     """
     named = name_tokens(name)
-    if not name.isascii() or not _tab_name(named) or len(sentences(description)) != 1:
+    if not name.isascii() or not plain_text(description) or not _tab_name(named):
+        return None
+    if not named or len(sentences(description)) != 1:
         return None
     words = closed_words(first_sentence(description).rstrip(". "))
     start = 0
@@ -504,125 +508,153 @@ def tab_action(name: str, description: str | None) -> str | None:
     phrase = words[start:end]
     if not verbs or not phrase or phrase[-1] not in TAB_HEADS:
         return None
+    if phrase[-1] == "browser" and with_stems(verbs) & {"create", "new", "open"}:
+        return None  # "Create a new browser" provisions one (a billed cloud browser)
     of_browser = "browser" in phrase or phrase[-1] in {"tab", "tabs"}
     page_of_browser = named[:1] == ["browser"] and phrase[-1] in {"page", "pages"}
     if not (of_browser or page_of_browser):
         return None
-    if any(w not in TAB_WORDS | _PREPOSITIONS | _LISTING for w in words[start:]):
-        return None
-    if "browser" not in set(named) | set(words):
+    if any(w not in TAB_WORDS | _PREPOSITIONS for w in words[start:]):
+        return None  # "Close the browser tab, open the url" is a second action
+    if named[0] not in BROWSER_NAMES and not all(w in TAB_HEADS or _tab_verb(w) for w in named):
+        return None  # `bar_close_tab`, `sheets_create_tab`: a prefix that is not a browser's
+    if "browser" not in set(named) | set(phrase):
         return None
     return " ".join(words[:end]).replace(" ,", ",")
 
 
-DEMO_VERBS = frozenset({"demonstrate", "demonstrates"})
-"""The verb with which a tool says it exists to demonstrate something ("Demonstrates progress")."""
-_DEMO_LEADS = [[verb] for verb in sorted(DEMO_VERBS)]
-"""A sentence's first word, as `closed_words(sentence)[:1]`, that makes it a demonstration."""
-DEMO_WORDS = frozenset(
+_PLAIN_TEXT = re.compile(r"^[A-Za-z0-9\s.,;:'\"()\-/`*]*$")
+"""Text the closed readings can read whole: no emoji, symbols or other scripts."""
+
+
+def plain_text(text: str | None) -> bool:
+    """Whether a text has only ASCII letters, digits, spaces and ordinary punctuation."""
+    return bool(_PLAIN_TEXT.match(text or ""))
+
+
+DEMO_LEADS = frozenset({"demonstrates", "simulates"})
+"""How every sentence of a demonstration begins, bar the elicitation clause."""
+DEMO_NOUNS = frozenset(
     " ".join(
         (
-            # What the MCP protocol offers that a reference server demonstrates.
-            "mcp protocol long running operation operations progress update updates",
-            "notification notifications stage stages step steps task tasks based multiple",
-            "annotation annotations metadata content structured output elicitation sampling",
-            "request requests resource resources link links prompt prompts tool tools client",
-            "server message messages logging completion completions cancellation",
-            # A simulated research task only reads.
-            "deep research information gathers analyzes analyses synthesizes synthesises",
-            "ambiguous clarification supports provide simulates simulated",
-            # Words that carry no action.
-            "a an the with of and or that through for if is are true false can be used to how",
-            "about its this these when it in on as each demonstrates demonstrate",
-            ", ;",
+            "mcp protocol long operation operations progress stages steps multiple annotations",
+            "metadata structured output deep research information clarification ambiguous",
         )
     ).split()
 )
-"""Every word a demonstration's description may use: what it demonstrates must be a protocol
-feature, so a demonstration of a robot arm, a checkout or a migration is not cleared."""
-DEMO_NAME_VERBS = frozenset({"trigger", "start", "run", "simulate", "demo"})
-"""Verbs a demonstration's name may lead with (`trigger-long-running-operation`)."""
-_TO_CLIENT = frozenset({"elicitation", "sampling"})
-"""MCP requests a server sends to its own client, that is to the person running the session."""
+"""Protocol features and research words that can only be nouns or adjectives here."""
+DEMO_PAIRS = {
+    "running": {"long"},
+    "updates": {"progress"},
+    "based": {"task"},
+    "task": {"mcp"},
+    "content": {"structured"},
+}
+"""Words that could be verbs, allowed only after the word that makes them a noun phrase
+("long running", "progress updates", "MCP task-based")."""
+DEMO_READS = frozenset({"gathers", "analyzes", "analyses", "synthesizes", "synthesises"})
+"""The only verbs a simulated research operation may carry: it reads."""
+DEMO_FUNCTION = frozenset({"a", "an", "the", "with", "of", "and", "or", "that", "through", "for"})
+DEMO_FUNCTION |= {",", ";"}
+"""Words that carry no action."""
+ELICITATION = (
+    "if",
+    "ambiguous",
+    "is",
+    "true",
+    "and",
+    "client",
+    "supports",
+    "elicitation",
+    ",",
+    "sends",
+    "an",
+    "elicitation",
+    "request",
+    "for",
+    "clarification",
+)
+"""The one clause in which a demonstration may send: it asks this client a question."""
+DEMO_NAME_VERBS = frozenset({"trigger", "simulate", "demo"})
+"""What a demonstration's name must lead with (`trigger-long-running-operation`)."""
 
 
-def _demo_word(words: list[str], i: int) -> bool:
-    """Whether the word at `i` of a demonstration is in its closed vocabulary."""
-    word = words[i]
-    if word in DEMO_WORDS:
-        return True
-    if stems(word) & {"send"}:  # "sends an elicitation request": a question to the client
-        return bool(set(words[i + 1 : i + 4]) & _TO_CLIENT)
-    hit = _vocabulary(word, last=False)
-    return hit is not None and hit[0] == "read"
+def _demo_sentence(words: list[str]) -> bool:
+    """Whether a sentence leads with a demo verb and every other word is in the closed set."""
+    if not words or words[0] not in DEMO_LEADS:
+        return False
+    for i, word in enumerate(words[1:], 1):
+        if word in DEMO_NOUNS or word in DEMO_READS or word in DEMO_FUNCTION:
+            continue
+        if words[i - 1] not in DEMO_PAIRS.get(word, ()):
+            return False
+    return True
 
 
 @lru_cache(maxsize=4096)
 def demonstration(name: str, description: str | None) -> str | None:
     """The sentence in which a tool says it demonstrates a protocol feature, or None.
 
-    One sentence must lead with "Demonstrates" ("Demonstrates a long running operation with
-    progress updates"), and every word of the name and the description must be in a closed
-    vocabulary: protocol features (`DEMO_WORDS`), plain read verbs, words that carry no action,
-    and sending an elicitation or sampling request, which only asks the client. The name may
-    lead with `DEMO_NAME_VERBS`. The caller also wants the server's own declaration that the
-    tool is non-destructive and closed-world: this reading alone does not clear a tool.
+    Every sentence must lead with "Demonstrates" or "Simulates" (one with "Demonstrates") and
+    carry only protocol-feature nouns (`DEMO_NOUNS`, `DEMO_PAIRS`), the verbs of reading
+    research (`DEMO_READS`) and words without action, or be the clause that sends this client an
+    elicitation request; the name must lead with `DEMO_NAME_VERBS` followed by such nouns. No
+    other verb, not even a read verb, gets in: "Demonstrates task status updates" names a
+    write. The caller also wants the server's own declaration that the tool is non-destructive
+    and closed-world: this reading alone does not clear a tool.
     """
     named = name_tokens(name)
-    if not name.isascii():
+    allowed_in_name = DEMO_NOUNS | set(DEMO_PAIRS) | {"query"}
+    if not name.isascii() or not named or named[0] not in DEMO_NAME_VERBS:
         return None
-    for i, word in enumerate(named):
-        if word not in DEMO_NAME_VERBS and not _demo_word(named, i):
-            return None
-    demo = next((p for p in sentences(description) if closed_words(p)[:1] in _DEMO_LEADS), None)
-    words = closed_words(description)
-    if demo is None or not all(_demo_word(words, i) for i in range(len(words))):
+    if any(word not in allowed_in_name for word in named[1:]):
         return None
+    if not plain_text(description):
+        return None
+    parts = [closed_words(part) for part in sentences(description)]
+    if not any(words[:1] == ["demonstrates"] for words in parts):
+        return None
+    if not all(_demo_sentence(words) or tuple(words) == ELICITATION for words in parts):
+        return None
+    demo = next(p for p in sentences(description) if closed_words(p)[:1] == ["demonstrates"])
     return demo.rstrip(".")
 
 
 SWITCH_VERBS = frozenset({"toggle", "enable", "disable"})
 """Verbs that switch something on or off."""
-SESSION_STREAMS = frozenset(
-    " ".join(
-        (
-            "logging log logs notifications notification updates update resource resources",
-            "subscription subscriptions subscriber progress",
-        )
-    ).split()
+_SIMULATED_SWITCH = re.compile(
+    r"^(?:toggles?|enables?|disables?) simulated,? (?:random-level+ed )?"
+    r"(?:resource subscription |resource |progress )?(?:logging|updates|notifications)"
+    r"(?: on or off| on/off)?\.?$"
 )
-"""What an MCP server sends its own client: log messages, resource-update notifications."""
-_STREAM_HEADS = frozenset({"logging", "log", "logs", "notifications", "notification", "updates"})
-"""What the switch must name: a "simulated subscription" alone may be a billing one."""
-_SWITCH_FILLERS = frozenset({"simulated", "random", "leveled", "levelled", "on", "off", "the", "a"})
-"""Words a switch of simulated session notifications may carry besides `SESSION_STREAMS`."""
+"""The whole description of a switch of simulated notifications to this session: a closed
+pattern ("Toggles simulated, random-leveled logging on or off")."""
+SWITCH_NAME_WORDS = frozenset(
+    {"simulated", "logging", "subscriber", "subscription", "resource", "progress", "updates"}
+    | {"notifications"}
+)
+"""What a switch's name may carry after its verb (`toggle-subscriber-updates`)."""
 
 
 @lru_cache(maxsize=4096)
 def simulated_switch(name: str, description: str | None) -> str | None:
     """The switch a tool is, when it only turns simulated notifications to this session on or off.
 
-    "Toggles simulated, random-leveled logging on or off": the name's first verb and the
-    description's first word are `SWITCH_VERBS`, the description's next word is "simulated", and
-    every other word of the name after its verb and of the whole description is a
-    `SESSION_STREAMS` word or a filler ("Toggles simulated failures on the production service"
-    has other words and stays held; so do digits and other scripts). The caller also wants the
-    server's non-destructive, closed-world declaration.
+    The name must lead with a `SWITCH_VERBS` verb followed only by `SWITCH_NAME_WORDS`, and the
+    whole description must match one closed pattern: "Toggles simulated, random-leveled logging
+    on or off", "Enables simulated resource updates". "Disables simulated updates and the
+    subscription" or a vendor prefix (`prod_toggle_logging`) is something else. The caller also
+    wants the server's non-destructive, closed-world declaration.
     """
     words = name_tokens(name)
-    found = _found(words)
-    verb = next((i for i, hit in enumerate(found) if hit is not None), None)
-    if not name.isascii() or verb is None or not stems(words[verb]) & SWITCH_VERBS:
+    if not name.isascii() or not words or not stems(words[0]) & SWITCH_VERBS:
         return None
-    allowed = SESSION_STREAMS | _SWITCH_FILLERS | _LISTING
-    if any(w not in allowed for w in words[verb + 1 :]):
+    if any(w not in SWITCH_NAME_WORDS for w in words[1:]) or len(words) < 2:
         return None
-    text = closed_words((description or "").replace("-", " "))
-    if len(text) < 3 or not stems(text[0]) & SWITCH_VERBS or text[1] != "simulated":
+    text = " ".join((description or "").split()).lower()
+    if not _SIMULATED_SWITCH.match(text):
         return None
-    if any(w not in allowed for w in text[2:]) or not set(text) & _STREAM_HEADS:
-        return None
-    return f"{words[verb]} simulated {' '.join(w for w in text[2:] if w in SESSION_STREAMS)}"
+    return text.rstrip(".")
 
 
 @lru_cache(maxsize=4096)
