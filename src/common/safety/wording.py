@@ -287,6 +287,11 @@ def first_sentence(description: str | None) -> str:
     return sentence
 
 
+def _words(text: str) -> list[str]:
+    """The lower-case words of a text, commas and semicolons kept as words."""
+    return re.findall(r"[a-z]+|[,;]", text.lower())
+
+
 @lru_cache(maxsize=4096)
 def read_description(description: str | None) -> Reading:
     """What a description's first sentence says the tool does, verbs only (nouns are ignored).
@@ -295,7 +300,7 @@ def read_description(description: str | None) -> Reading:
     one describes the result ("Shows the files that were added"), except a destructive verb or
     one after "and", "or", "," or ";", which count.
     """
-    words = re.findall(r"[a-z]+|[,;]", first_sentence(description).lower())
+    words = _words(first_sentence(description))
     return _read_words(words, "description", read_within=1)
 
 
@@ -418,11 +423,6 @@ def _later_sentences_quiet(description: str | None) -> bool:
     return True
 
 
-def _words(text: str) -> list[str]:
-    """The lower-case words of a text, commas and semicolons kept as words."""
-    return re.findall(r"[a-z]+|[,;]", text.lower())
-
-
 def closed_words(text: str | None) -> list[str]:
     """Every word of a text, lower case, digits and any script included, commas kept.
 
@@ -492,8 +492,8 @@ def tab_action(name: str, description: str | None) -> str | None:
     """
     named = name_tokens(name)
     if not name.isascii() or not plain_text(description) or not _tab_name(named):
-        return None
-    if not named or len(sentences(description)) != 1:
+        return None  # `_tab_name` also wants at least one word
+    if len(sentences(description)) != 1:
         return None
     words = closed_words(first_sentence(description).rstrip(". "))
     start = 0
@@ -554,8 +554,7 @@ DEMO_PAIRS = {
 ("long running", "progress updates", "MCP task-based")."""
 DEMO_READS = frozenset({"gathers", "analyzes", "analyses", "synthesizes", "synthesises"})
 """The only verbs a simulated research operation may carry: it reads."""
-DEMO_FUNCTION = frozenset({"a", "an", "the", "with", "of", "and", "or", "that", "through", "for"})
-DEMO_FUNCTION |= {",", ";"}
+DEMO_FUNCTION = _LISTING | {"a", "an", "the", "with", "of", "that", "through", "for", ";"}
 """Words that carry no action."""
 ELICITATION = (
     "if",
@@ -577,6 +576,8 @@ ELICITATION = (
 """The one clause in which a demonstration may send: it asks this client a question."""
 DEMO_NAME_VERBS = frozenset({"trigger", "simulate", "demo"})
 """What a demonstration's name must lead with (`trigger-long-running-operation`)."""
+DEMO_NAME_WORDS = DEMO_NOUNS | set(DEMO_PAIRS) | {"query"}
+"""What a demonstration's name may carry after its verb (`simulate-research-query`)."""
 
 
 def _demo_sentence(words: list[str]) -> bool:
@@ -604,20 +605,18 @@ def demonstration(name: str, description: str | None) -> str | None:
     and closed-world: this reading alone does not clear a tool.
     """
     named = name_tokens(name)
-    allowed_in_name = DEMO_NOUNS | set(DEMO_PAIRS) | {"query"}
     if not name.isascii() or not named or named[0] not in DEMO_NAME_VERBS:
         return None
-    if any(word not in allowed_in_name for word in named[1:]):
+    if any(word not in DEMO_NAME_WORDS for word in named[1:]) or not plain_text(description):
         return None
-    if not plain_text(description):
-        return None
-    parts = [closed_words(part) for part in sentences(description)]
-    if not any(words[:1] == ["demonstrates"] for words in parts):
-        return None
+    texts = sentences(description)
+    parts = [closed_words(text) for text in texts]
     if not all(_demo_sentence(words) or tuple(words) == ELICITATION for words in parts):
         return None
-    demo = next(p for p in sentences(description) if closed_words(p)[:1] == ["demonstrates"])
-    return demo.rstrip(".")
+    demo = next(
+        (t for t, words in zip(texts, parts, strict=True) if words[:1] == ["demonstrates"]), None
+    )
+    return None if demo is None else demo.rstrip(".")
 
 
 SWITCH_VERBS = frozenset({"toggle", "enable", "disable"})
@@ -666,7 +665,7 @@ def also_changes(description: str | None) -> str | None:
     ";" or "then", and a verb paired with another as a modifier ("view and edit restrictions")
     does not count.
     """
-    words = re.findall(r"[a-z]+|[,;]", first_sentence(description).lower())
+    words = _words(first_sentence(description))
     found = _found(words)
     for i, hit in enumerate(found):
         if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
