@@ -11,18 +11,15 @@ from mcp.types import Tool, ToolAnnotations
 
 from common.mcp.config import ServerConfig
 from common.safety.classify import classify_tool
+from common.safety.readings import TAB_VERBS, session_action, simulated_switch, tab_action
 from common.safety.wording import (
     CHANGE_VERBS,
     DESTRUCTIVE_VERBS,
     READ_VERBS,
-    TAB_VERBS,
     first_sentence,
     read_description,
     read_name,
-    session_action,
-    simulated_switch,
     stems,
-    tab_action,
 )
 
 PLAIN = ServerConfig(command="srv")
@@ -132,6 +129,50 @@ def test_untrusted_additive_idempotent_hints_are_weak_evidence_and_open_world_is
     assert "openWorldHint" in read["reason"]
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    verb=st.sampled_from(sorted(DESTRUCTIVE_VERBS)),
+    read=st.sampled_from(sorted(READ_VERBS - {"echo", "wait", "now", "current", "status"})),
+    noun=st.sampled_from(["emails", "items", "messages", "invoices", "x"]),
+    participle_first=st.booleans(),
+)
+def test_a_participle_after_a_read_verb_describes_its_noun_and_alone_it_acts(
+    verb: str, read: str, noun: str, participle_first: bool
+) -> None:
+    """`get_sent_emails` and `view_messages_sent` read; `emails_sent` alone says nothing safe."""
+    participle = verb + ("d" if verb.endswith("e") else "ed")
+    words = [read, participle, noun] if participle_first else [read, noun, participle]
+    assert read_name("_".join(words)).leaning == "read", words
+    alone = read_name("_".join([noun, participle]))
+    assert alone.leaning == "destructive", (noun, participle, alone)
+
+
+def test_the_tools_own_sentence_decides_and_a_leading_change_outranks_a_read_name() -> None:
+    preamble = (
+        "This tool belongs to the Gorilla file system. It is a simple file system that allows "
+        "users to perform basic file operations such as navigating directories, creating files "
+        "and directories, reading and writing to files, etc. Tool description: "
+    )
+    echo = tool("echo", preamble + "Write content to a file or display it in the terminal.")
+    v = classify_tool("srv", echo, PLAIN)
+    assert v["irreversible"] is True
+    assert "'Write content to a file" in v["reason"] and "'echo'" in v["reason"], v
+    trading = (
+        "This tool belongs to the trading system, which allows users to trade stocks, manage "
+        "their account, and view stock information. Tool description: Get the stock price."
+    )
+    v = classify_tool("srv", tool("get_stock_info", trading), PLAIN)
+    assert v["irreversible"] is False, v
+    v = classify_tool("srv", tool("get_stock_info", trading.replace("Tool description:", "")), PLAIN)
+    assert v["irreversible"] is False, v
+    # The service's own verbs never decide, nor do they hide the tool's: a removal still holds.
+    v = classify_tool("srv", tool("watchlist", trading.replace("Get the", "Remove the")), PLAIN)
+    assert v["irreversible"] is True, v
+    # An execution verb says how a query tool reads; its arguments are checked per call.
+    v = classify_tool("srv", tool("read_query", "Execute a SELECT query"), PLAIN)
+    assert v["irreversible"] is False, v
+
+
 def test_first_sentence_drops_lead_ins() -> None:
     assert first_sentence("Use this tool to list files. It deletes nothing.") == "list files."
     assert first_sentence("This tool lets you search issues") == "search issues"
@@ -153,7 +194,8 @@ def destructive_names(draw: st.DrawFn) -> tuple[str, str]:
     Camel case only splits at a lower-to-upper step, so camel-cased names are drawn from words.
     """
     verb = draw(st.sampled_from(sorted(DESTRUCTIVE_VERBS)))
-    word = verb + draw(st.sampled_from(_INFLECTIONS))
+    # A participle after a read verb describes a noun (`get_sent_emails`): drawn below instead.
+    word = verb + draw(st.sampled_from(_INFLECTIONS[:-1]))
     if draw(st.booleans()):
         before = draw(st.lists(st.sampled_from(_WORDS), max_size=3))
         after = draw(st.lists(st.sampled_from(_WORDS), max_size=3))
@@ -769,16 +811,15 @@ def test_a_switch_with_any_other_word_is_not_simulated_notifications(word: str) 
 def test_a_demonstration_with_any_word_outside_its_vocabulary_is_not_cleared(word: str) -> None:
     """The demonstration reading is a closed vocabulary: any other word (a verb, a robot, a
     digit, an emoji, another script) anywhere in the name or description keeps the tool held."""
-    from common.safety.wording import (
+    from common.safety.readings import (
         DEMO_FUNCTION,
         DEMO_LEADS,
         DEMO_NOUNS,
         DEMO_PAIRS,
         DEMO_READS,
-        closed_words,
         demonstration,
-        plain_text,
     )
+    from common.safety.wording import closed_words, plain_text
 
     known = DEMO_NOUNS | DEMO_READS | DEMO_FUNCTION | set(DEMO_PAIRS) | DEMO_LEADS
     extra = closed_words(word)

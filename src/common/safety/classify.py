@@ -5,11 +5,14 @@ that only acts on the server's own session (`browser_hover`, `go_back`, `browser
 description that names no change clears the tool even when an untrusted server declares it a
 write: the declaration says the page changes, not that anything lasting does. So does a
 demonstration ("Demonstrates a long running operation") or a switch of simulated notifications
-that the server declares non-destructive and closed-world. Then whatever says a tool
+that the server declares non-destructive and closed-world. Arithmetic on numbers ("Add two
+numbers") and signing the session's user in or out clear a tool no annotation declares a
+write (`common.safety.readings`). Then whatever says a tool
 changes something (the name's verb, a destructive verb in the description, a `readOnlyHint:
 false` or `destructiveHint` annotation) makes it irreversible; an untrusted `readOnlyHint: true`
 clears it only when the name (or, for a name without a verb, the description) agrees; then the
-name's read verb, then the description's; nothing at all leaves it irreversible. How names and
+name's read verb, unless the tool's own first sentence leads with a change verb ("Write content
+to a file" for `echo`); then the description's; nothing at all leaves it irreversible. How names and
 descriptions are read lives in `common.safety.wording`.
 """
 
@@ -21,15 +24,20 @@ from typing import Literal, TypedDict
 from mcp.types import Tool
 
 from common.mcp.config import ServerConfig
+from common.safety.readings import (
+    computation,
+    demonstration,
+    session_only,
+    sign_in,
+    simulated_switch,
+    tab_action,
+)
 from common.safety.wording import (
     also_changes,
-    demonstration,
+    leading_change,
     mentions_change,
     read_description,
     read_name,
-    session_only,
-    simulated_switch,
-    tab_action,
 )
 
 VerdictSource = Literal["config", "annotation", "heuristic", "llm", "default"]
@@ -158,6 +166,22 @@ def _demo_reason(tool: Tool) -> str | None:
     return None
 
 
+def _harmless_reason(tool: Tool) -> str | None:
+    """Why a tool whose change word misleads only computes or signs the session in, or None.
+
+    "Add two numbers" with number parameters adds no record; "Log out the current user" changes
+    who the session acts as, nothing lasting. Both readings want closed vocabularies and are
+    asked only when no annotation declares the tool a write.
+    """
+    arithmetic = computation(tool.name, tool.description, tool.inputSchema)
+    if arithmetic is not None:
+        return f"it only does arithmetic on numbers ({arithmetic!r}) and takes only numbers"
+    signs = sign_in(tool.name, tool.description)
+    if signs is not None:
+        return f"it only signs the session's user in or out ({signs!r})"
+    return None
+
+
 def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
     """The deterministic decision below config: annotations, name, description, default."""
     name = read_name(tool.name)
@@ -175,6 +199,9 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
         return False, "heuristic", demo
     if by_annotation is not None and by_annotation[0]:
         return by_annotation[0], "annotation", by_annotation[1]
+    harmless = _harmless_reason(tool) if by_annotation is None else None
+    if harmless is not None:
+        return False, "heuristic", harmless
     untrusted_hint = (
         " (readOnlyHint not trusted)"
         if tool.annotations is not None and tool.annotations.readOnlyHint
@@ -187,6 +214,9 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
     if by_annotation is not None:
         return by_annotation[0], "annotation", by_annotation[1]
     if name.leaning == "read":
+        leading = leading_change(tool.description)
+        if leading is not None:
+            return True, "heuristic", f"{leading.why}, over its name's {name.verb!r}"
         added = also_changes(tool.description)
         if added is not None:
             return True, "heuristic", f"its description says it also changes something ({added!r})"

@@ -11,22 +11,22 @@ known verb are a prefix (`git_`, `puppeteer_`, `jira_`), and the leading verb de
 - `CHANGE_VERBS` (create, update, write, commit, post, run, click...) change something when they
   lead, or follow a conjunction (`get_or_create`), but are nouns after a read verb.
 
-A third, `SESSION_VERBS` (hover, scroll, navigate, go back, emulate, resize the window,
-reconnect), names actions that touch only the server's own session: `session_action` finds a name
-made of one of those followed by session objects (page, url, tab, media...) and read verbs, and
-`session_only` also wants a description that names no change and mentions a page or, for
-reconnect, a connection (a robot navigates and a drone hovers in the world). Browser servers
-declare such tools writes (Playwright marks `browser_hover` destructive); holding them teaches
-people to approve browser steps unread, or to clear a whole browser server, clicks and scripts
-included. `tab_action` reads the same way the management of the session's own browser tabs
-(`browser_tabs`: "List, create, close, or select a browser tab"), from closed sets of verbs and
-words. `demonstration` ("Demonstrates a long running operation with progress updates") and
-`simulated_switch` ("Toggles simulated logging on or off") read what a demo server says of its
-tools; the classifier trusts them only with the server's own non-destructive declaration.
+Inflections are read as people read them: a past participle (`get_sent_emails`, "messages sent
+by the user", `get_deleted_items`) describes its noun, and in a name an -ing or -ed form of a
+change verb is a prefix or an adjective (`posting_get_login_status`), not what the tool does.
 
-A description weighs less than a name: it can add risk only by saying what the tool changes (a
-leading change verb, or a destructive verb anywhere in its first sentence), not by mentioning a
-noun ("Shows the commit log"), and it speaks for the tool only when the name says nothing.
+The words live in `vocabulary.toml` (read by `common.safety.vocabulary`); the readings that clear
+a tool from closed sets of words (session actions, tabs, demonstrations, switches, computations,
+sign-ins) are in `common.safety.readings`.
+
+A description is read by the tool's own sentence: a preamble that describes the whole service
+("This tool belongs to the trading system, which allows users to ...", or whatever comes before
+"Tool description:") is dropped first (`own_description`).
+
+A description adds risk only by saying what the tool changes (a leading change verb, or a
+destructive verb anywhere in its own first sentence), not by mentioning a noun ("Shows the commit
+log"); a leading change verb outranks a read verb in the name (`echo`: "Write content to a file
+..."). It clears a tool only when the name says nothing.
 
 Hand-written rather than a part-of-speech tagger: the vocabulary of MCP tool names is small, the
 result must be deterministic and auditable, and a tagger would pull a model into every process.
@@ -37,110 +37,37 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import pairwise
 from typing import Literal
 
-DESTRUCTIVE_VERBS = frozenset(
-    " ".join(
-        (
-            "delete del remove rm drop truncate purge destroy kill terminate erase wipe overwrite",
-            "send publish unpublish pay push merge transfer refund charge revoke deploy undeploy",
-            "uninstall ban forward broadcast notify resend transmit relay sell donate",
-        )
-    ).split()
-)
+from common.safety import vocabulary as vocab
+
+DESTRUCTIVE_VERBS = vocab.words("verbs", "destructive")
 """Verbs whose call cannot be undone, and that tool names rarely use as nouns: they win anywhere."""
-CHANGE_VERBS = frozenset(
-    " ".join(
-        (
-            "create add insert update upsert write edit modify patch put set unset save store",
-            "append replace rename move mv copy cp commit post reply comment submit approve",
-            "reject assign unassign invite archive unarchive book order upload import install",
-            "enable disable toggle start stop restart trigger schedule cancel close reopen reset",
-            "execute exec run eval evaluate call invoke apply sync pull checkout clone fork star",
-            "follow unfollow like mark lock unlock grant share link unlink attach detach",
-            "tag label clear flush restore rollback revert scale rebase cherry stage unstage init",
-            "fill click press select drag uncheck tap login logout sign email tweet",
-            "transcode mutate register unregister subscribe unsubscribe configure",
-            "increment decrement manage purchase buy trash transition acknowledge ack provision",
-            "promote dispatch void capture reboot rerun retry stash consume dequeue pop",
-            "confirm accept resubmit replay deliver emit finalize finalise vote upvote downvote",
-            "retweet swipe enroll enrol",
-        )
-    ).split()
-)
+CHANGE_VERBS = vocab.words("verbs", "change")
 """Verbs that change something when they lead a name (or follow "and"/"or"); nouns otherwise."""
-READ_VERBS = frozenset(
-    " ".join(
-        (
-            "get list read search fetch view describe show find lookup look query count inspect",
-            "stat stats info status preview peek browse explore summarize summarise current now",
-            "forecast convert calculate compute validate diff retrieve hover navigate screenshot",
-            "snapshot scroll wait echo analyze analyse explain compare parse extract detect",
-            "ping measure estimate check crawl research",
-        )
-    ).split()
-)
+READ_VERBS = vocab.words("verbs", "read")
 """Verbs of operations that only read or compute: they clear a tool when they lead its name."""
-NOUN_LIKE_READS = frozenset(
-    " ".join(
-        (
-            "compute snapshot status stats stat list view check query search preview info current",
-            "estimate forecast diff count echo wait ping measure research crawl explore browse",
-            "peek now screenshot convert",
-        )
-    ).split()
-)
-"""Read words that are also nouns (`status_update`, `compute_instances_insert`): after them a
-change verb in its bare form still says what the tool does."""
-NOUN_LIKE_CHANGES = frozenset(
-    " ".join(
-        (
-            "commit post comment reply order book run archive schedule tag label link lock star",
-            "like stage fill select press call sign email tweet import upload sync patch set copy",
-            "clone fork scale start stop close mark share pull drag tap trigger vote",
-        )
-    ).split()
-)
-"""Change verbs that are also common nouns (`list_pull_requests`, `view_run_logs`): after a
-noun-like read word they count only as the name's last word."""
-NOUN_ONLY_READS = frozenset({"log", "logs"})
+MANNER_VERBS = vocab.words("verbs", "manner")
+"""Change verbs that under a read name say how it reads ("Execute a SELECT query")."""
+NOUN_LIKE_READS = vocab.words("verbs", "noun_like_reads")
+"""Read words that are also nouns (`status_update`): after them a bare change verb still counts."""
+NOUN_LIKE_CHANGES = vocab.words("verbs", "noun_like_changes")
+"""Change verbs that are also common nouns (`list_pull_requests`): after a noun-like read word
+they count only as the name's last word."""
+NOUN_ONLY_READS = vocab.words("verbs", "noun_only_reads")
 """Read words only as the last word (`git_log`); leading, "log" records something (`log_event`)."""
-CONJUNCTIONS = frozenset({"and", "or", "then", ",", ";"})
-"""Words after which another verb follows (`get_or_create`, "Finds messages; archives them")."""
-TWO_WORD_CHANGES = frozenset({("check", "out"), ("check", "in")})
+TWO_WORD_CHANGES = vocab.pairs("verbs", "two_word_changes")
 """Read words that change something with the next word ("Checks out the cart")."""
-SESSION_VERBS = frozenset({"hover", "scroll", "navigate", "emulate", "reconnect"})
-"""Verbs that act only on the server's own session: what its browser shows, its connection."""
-SESSION_PHRASES = frozenset({("go", "back"), ("navigate", "back")})
-"""Two-word session actions (`go_forward` stays held: a destructive verb wins anywhere)."""
-RESIZABLE = frozenset({"browser", "window", "viewport"})
-"""What `resize` must name to stay in the session (`resize_disk` or `resize_image` does not)."""
-SESSION_OBJECTS = frozenset(
-    " ".join(
-        (
-            "to the a an and url page pages tab tabs browser window viewport history back previous",
-            "current element media css cpu network geolocation timezone locale device text",
-        )
-    ).split()
-)
-"""Words a session-only name may carry after its session verb (`emulate_media`): anything else
-(`navigate_to_pose`, `go_back_to_snapshot`, `emulate_hid_keyboard`) is not the session."""
-PAGE_NOUNS = frozenset(
-    {"browser", "page", "tab", "url", "element", "viewport", "window", "media", "history", "css"}
-    | {"dom", "html", "link"}
-)
-"""What the name or description must mention for a session verb to mean a page: a robot
-navigates, a drone hovers, a deployment goes back and a radio emulates a door key, in the world."""
-CONNECTION_NOUNS = frozenset({"connection", "client", "clients", "api"})
-"""What `reconnect` must mention to mean the server's own connection to its service."""
-_LEAD_INS = re.compile(
-    r"^\s*(?:(?:use|call)\s+(?:this\s+)?(?:tool\s+)?to|this\s+tool|the\s+tool|a\s+tool\s+"
-    r"(?:that|to|for)|tool\s+(?:that|to|for)|allows?\s+(?:you\s+)?to|lets?\s+you|used\s+to|"
-    r"it|will|can|helps?\s+(?:you\s+)?)\s+",
-    re.IGNORECASE,
-)
+IRREGULAR_FORMS = vocab.mapping("verbs", "irregular")
+"""Inflected forms no suffix rule reaches ("and sent it", "paid the invoice"): all past forms."""
+CONJUNCTIONS = vocab.words("sentences", "conjunctions")
+"""Words after which another verb follows (`get_or_create`, "Finds messages; archives them")."""
+_LEAD_INS = vocab.pattern("sentences", "lead_ins", re.IGNORECASE)
 """Openings of descriptions that come before the verb ("Use this tool to ...")."""
+_PREAMBLE = vocab.pattern("sentences", "preamble", re.IGNORECASE)
+"""A first sentence about the whole service, not the tool ("This tool belongs to ...")."""
+_PREAMBLE_MARKER = vocab.pattern("sentences", "preamble_marker")
+"""What ends a preamble ("... Tool description: ...")."""
 
 Leaning = Literal["destructive", "change", "read"]
 """What a verb says a tool does."""
@@ -151,17 +78,6 @@ def name_tokens(name: str) -> list[str]:
     spaced = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name)
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", spaced)
     return [t for t in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if t]
-
-
-IRREGULAR_FORMS = {
-    "sent": "send",
-    "paid": "pay",
-    "wrote": "write",
-    "written": "write",
-    "ran": "run",
-    "bought": "buy",
-}
-"""Inflected forms no suffix rule reaches ("and sent it", "paid the invoice")."""
 
 
 def stems(word: str) -> set[str]:
@@ -190,7 +106,7 @@ def with_stems(words: list[str] | set[str]) -> set[str]:
     return {stem for w in words for stem in stems(w)}
 
 
-def _vocabulary(word: str, last: bool) -> tuple[Leaning, str] | None:
+def verb_of(word: str, last: bool) -> tuple[Leaning, str] | None:
     """Which vocabulary a word (or one of its stems) belongs to, destructive first."""
     forms = stems(word)
     for leaning, vocabulary in (
@@ -218,9 +134,57 @@ class Reading:
     """The decision in words, e.g. "its name leads with the read verb 'list'"."""
 
 
-def _found(words: list[str]) -> list[tuple[Leaning, str] | None]:
-    """Each word's vocabulary, two-word changes ("check out") included."""
-    found = [_vocabulary(w, i == len(words) - 1) for i, w in enumerate(words)]
+_BE = vocab.words("sentences", "be")
+"""Words before a participle that describes a state ("if `part` is set"), not an action."""
+_OF = vocab.words("sentences", "of")
+"""Words after which an -ing form names an activity ("the cost of creating"), not an action."""
+_VERB_PLACES = vocab.words("sentences", "verb_places")
+"""Words after which a noun-like verb is a verb ("that posts", "to commit")."""
+_AUXILIARIES = _BE | {"has", "have", "had", "will", "would", "been"}
+"""Words after which a past participle is the verb of a clause ("is deleted", "has sent")."""
+
+
+def _inflection(word: str, verb: str) -> Literal["base", "participle", "gerund"]:
+    """Which form of `verb` a word is: "sent" and "deleted" are participles, "posting" a gerund."""
+    if word in IRREGULAR_FORMS or (word.endswith("ed") and word != verb):
+        return "participle"
+    if word.endswith("ing") and word != verb:
+        return "gerund"
+    return "base"
+
+
+def _verb_form(words: list[str], i: int, hit: tuple[Leaning, str], in_name: bool) -> bool:
+    """Whether the word at `i` says what the tool does, rather than describing a noun.
+
+    A participle after a noun or before one describes it (`get_sent_emails`, "messages sent by
+    the user"); it acts after "and", "that", "is" or an adverb ("and sent it", "is deleted").
+    In a name, a change verb's -ing form is a prefix (`posting_get_login_status`).
+    """
+    if hit[0] == "read":
+        return True
+    form = _inflection(words[i], hit[1])
+    if form == "participle":
+        if in_name:  # `get_sent_emails`: after a read verb it describes; alone it may act
+            return not any((read := verb_of(w, False)) and read[0] == "read" for w in words[:i])
+        before = words[i - 1] if i else ""
+        return before in _AUXILIARIES | CONJUNCTIONS | _VERB_PLACES or before.endswith("ly")
+    return not (in_name and form == "gerund" and hit[0] == "change")
+
+
+def found_verbs(
+    words: list[str], in_name: bool = False, every_form: bool = False
+) -> list[tuple[Leaning, str] | None]:
+    """Each word's vocabulary where it stands as a verb, two-word changes ("check out") included.
+
+    `every_form` counts every inflection as a verb: the readings that clear a tool from closed
+    sets want no participle to slip through as an adjective.
+    """
+    found = [verb_of(w, i == len(words) - 1) for i, w in enumerate(words)]
+    if not every_form:
+        found = [
+            hit if hit is None or _verb_form(words, i, hit, in_name) else None
+            for i, hit in enumerate(found)
+        ]
     for i, hit in enumerate(found[:-1]):
         if hit is not None and (hit[1], words[i + 1]) in TWO_WORD_CHANGES:
             found[i] = ("change", f"{hit[1]} {words[i + 1]}")
@@ -234,7 +198,7 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
     a read verb leads only among that many first words (a change verb within three). After a
     noun-like read word (`status_update`) a later change verb in its bare form counts too.
     """
-    found = _found(words)
+    found = found_verbs(words, in_name=what == "name")
     destructive = [hit[1] for hit in found if hit is not None and hit[0] == "destructive"]
     if destructive:
         return Reading("destructive", destructive[0], f"its {what} contains {destructive[0]!r}")
@@ -278,9 +242,27 @@ _SENTENCE_END = re.compile(
 """Where a sentence ends: not after "e.g.", "i.e.", "etc." or "vs." ("(e.g. the cart) and pay")."""
 
 
+@lru_cache(maxsize=4096)
+def own_description(description: str | None) -> str:
+    """The part of a description that speaks of the tool itself, its service's preamble dropped.
+
+    Text before "Tool description:" is the service's; so is a first sentence that says what the
+    tool belongs to ("This tool belongs to the trading system, which allows users to trade
+    stocks, manage their account..."): its verbs are the service's, not this tool's.
+    """
+    text = (description or "").strip()
+    marker = _PREAMBLE_MARKER.search(text)
+    if marker is not None and text[marker.end() :].strip():
+        return text[marker.end() :].strip()
+    first, *rest = _SENTENCE_END.split(text, maxsplit=1)
+    if rest and _PREAMBLE.match(first) and rest[0].strip():
+        return rest[0].strip()
+    return text
+
+
 def first_sentence(description: str | None) -> str:
-    """The description's first sentence, its lead-in ("Use this tool to") removed."""
-    sentence = _SENTENCE_END.split((description or "").strip(), maxsplit=1)[0]
+    """The tool's own first sentence, its lead-in ("Use this tool to") removed."""
+    sentence = _SENTENCE_END.split(own_description(description), maxsplit=1)[0]
     previous = None
     while previous != sentence:
         previous, sentence = sentence, _LEAD_INS.sub("", sentence, count=1)
@@ -300,16 +282,36 @@ def read_description(description: str | None) -> Reading:
     one describes the result ("Shows the files that were added"), except a destructive verb or
     one after "and", "or", "," or ";", which count.
     """
+    sentence = first_sentence(description)
+    reading = _read_words(_words(sentence), "description", read_within=1)
+    if reading.leaning is None:
+        return reading
+    shown = sentence if len(sentence) <= QUOTED else sentence[: QUOTED - 1].rstrip() + "…"
+    why = reading.why.replace("its description", f"its description ({shown!r})", 1)
+    return Reading(reading.leaning, reading.verb, why)
+
+
+QUOTED = 64
+"""How much of the deciding sentence a reason quotes: enough to find it, short enough to read."""
+
+
+@lru_cache(maxsize=4096)
+def leading_change(description: str | None) -> Reading | None:
+    """The reading of a tool's own first sentence when it leads with a change verb, else None.
+
+    "Write content to a file ... or display it" leads with "write": the sentence that says what
+    the tool does outranks a read verb in its name (`echo`). Only the leading verb (among the
+    first three words) counts here; a later "and comments" may be a noun, and an execution
+    verb ("Execute a SELECT query", "Capture a snapshot") says how the tool reads (`MANNER_VERBS`).
+    """
     words = _words(first_sentence(description))
-    return _read_words(words, "description", read_within=1)
-
-
-_BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "gets", "get"})
-"""Words before a participle that describes a state ("if `part` is set"), not an action."""
-_OF = frozenset({"of", "for"})
-"""Words after which an -ing form names an activity ("the cost of creating"), not an action."""
-_VERB_PLACES = frozenset({"that", "which", "who", "to", "and", "or", "then"})
-"""Words after which a noun-like verb is a verb ("that posts", "to commit")."""
+    found = found_verbs(words)
+    first = next((i for i, hit in enumerate(found) if hit is not None), None)
+    hit = found[first] if first is not None and first < 3 else None
+    if hit is None or hit[0] == "read" or hit[1] in MANNER_VERBS:
+        return None
+    reading = read_description(description)
+    return reading if reading.leaning in ("change", "destructive") else None
 
 
 def _acting(words: list[str], i: int) -> bool:
@@ -328,7 +330,7 @@ def mentions_change(description: str | None) -> str | None:
     a destructive one counts even there).
     """
     words = re.findall(r"[a-z]+", first_sentence(description).lower())
-    for i, hit in enumerate(_found(words)):
+    for i, hit in enumerate(found_verbs(words)):
         if hit is None or hit[0] == "read" or (i and words[i - 1] in _BE):
             continue
         if hit[0] == "change" and words[i].endswith("ing") and i and words[i - 1] in _OF:
@@ -339,84 +341,26 @@ def mentions_change(description: str | None) -> str | None:
     return None
 
 
-@lru_cache(maxsize=4096)
-def session_action(name: str) -> str | None:
-    """The session-only action a tool's name names (`browser_hover`, `go_back`), or None.
-
-    At least one session verb or phrase; words before it are a prefix, words after it session
-    objects (`SESSION_OBJECTS`) or read verbs that are not nouns; a change or destructive word
-    anywhere (`navigate_and_submit`, `scroll_and_check_out`) disqualifies it.
-    """
-    words = name_tokens(name)
-    found = _found(words)
-    if any(hit is not None and hit[0] != "read" for hit in found):
-        return None
-    action: str | None = None
-    start = len(words)
-    in_phrase: set[int] = set()
-    for i, pair in enumerate(pairwise(words)):
-        if pair in SESSION_PHRASES:
-            action, start = action or " ".join(pair), min(start, i)
-            in_phrase |= {i, i + 1}
-    for i, word in enumerate(words):
-        forms = stems(word)
-        if i not in in_phrase and (
-            forms & SESSION_VERBS or ("resize" in forms and RESIZABLE & set(words))
-        ):
-            action, start = action or min(forms & (SESSION_VERBS | {"resize"})), min(start, i)
-            in_phrase.add(i)
-    for i in range(start, len(words)):
-        word, hit = words[i], found[i]
-        plain_read = hit is not None and hit[1] not in NOUN_LIKE_READS
-        if i not in in_phrase and word not in SESSION_OBJECTS and not plain_read:
-            return None
-    return action
-
-
-@lru_cache(maxsize=4096)
-def session_only(name: str, description: str | None) -> str | None:
-    """The session action a tool only performs, judged by its name and its whole description.
-
-    The name must be a `session_action`; the description's first sentence must name no change,
-    no later sentence a destructive verb ("Note: hovering the 1-click button sends the order") or
-    a leading change verb ("Submits the pending form first"), and the name or description must
-    mention a page (`PAGE_NOUNS`; `CONNECTION_NOUNS` for reconnect; scroll needs neither).
-    """
-    action = session_action(name)
-    if action is None or foreign_letters(description):
-        return None
-    if read_description(description).leaning in ("change", "destructive"):
-        return None
-    if mentions_change(description) or also_changes(description):
-        return None
-    if not _later_sentences_quiet(description):
-        return None
-    text = (description or "").strip().lower()
-    mentioned = set(name_tokens(name)) | set(re.findall(r"[a-z]+", text))
-    nouns = CONNECTION_NOUNS if action == "reconnect" else PAGE_NOUNS
-    if action != "scroll" and not mentioned & nouns:
-        return None
-    return action
-
-
 def sentences(description: str | None) -> list[str]:
-    """The description's sentences in lower case, each without its lead-in ("Use this tool to")."""
-    text = (description or "").strip().lower()
+    """The tool's own sentences in lower case, each without its lead-in ("Use this tool to")."""
+    text = own_description(description).lower()
     return [first_sentence(part) for part in _SENTENCE_END.split(text) if part.strip()]
 
 
-_INSTRUCTION = re.compile(r"^\W*(?:call|use|invoke)\s+(?:this|it|when|after|before|only|first)\b")
+_INSTRUCTION = vocab.pattern("sentences", "instruction")
 """A later sentence that tells the caller when to call the tool ("Call this when you are done")."""
 
 
-def _later_sentences_quiet(description: str | None) -> bool:
+def later_sentences_quiet(description: str | None) -> bool:
     """Whether no sentence after the first names a destructive verb or leads with a change verb.
 
     "Note: hovering the 1-click button sends it" and "Submits the pending form first" say what
     else the tool does; "Call this when you are done" tells the caller when to call it.
     """
     for sentence in sentences(description)[1:]:
-        if any(hit is not None and hit[0] == "destructive" for hit in _found(_words(sentence))):
+        if any(
+            hit is not None and hit[0] == "destructive" for hit in found_verbs(_words(sentence))
+        ):
             return False
         if not _INSTRUCTION.match(sentence) and read_description(sentence).leaning == "change":
             return False
@@ -437,92 +381,6 @@ def foreign_letters(text: str | None) -> bool:
     return any(not ch.isascii() and ch.isalpha() for ch in text or "")
 
 
-TAB_VERBS = frozenset({"open", "new", "create", "close", "select", "switch", "focus"})
-"""What a browser server does to its own tabs and pages (`browser_tabs`, `browser_close`)."""
-TAB_HEADS = frozenset({"tab", "tabs", "page", "pages", "browser", "window", "windows"})
-"""What those verbs may act on: a page or window only as the browser's ("a browser window")."""
-TAB_WORDS = TAB_HEADS | frozenset(
-    " ".join(
-        (
-            "a an the this that its their all current new active selected open other given",
-            "specified previous next last first index id number title url",
-        )
-    ).split()
-)
-"""Every other word the sentence may carry ("Select a browser tab by index"): a closed set, so
-"Create a page in the wiki" or "Close the customer's tab" is not tab management."""
-BROWSER_NAMES = frozenset({"browser", "puppeteer", "playwright", "chrome", "tab", "tabs"})
-"""How a tab-management name may begin when it also carries other words."""
-_PREPOSITIONS = frozenset({"for", "on", "in", "with", "of", "to", "from", "at", "by", "into"})
-"""Words that end a noun phrase ("a browser tab | by index")."""
-_LISTING = frozenset({",", "and", "or"})
-"""Words between the verbs of a list ("List, create, close, or select")."""
-
-
-def _tab_verb(word: str) -> bool:
-    """Whether a word is a tab verb or a plain read verb (in any inflection)."""
-    hit = _vocabulary(word, last=False)
-    return bool(stems(word) & TAB_VERBS) or (hit is not None and hit[0] == "read")
-
-
-def _tab_name(words: list[str]) -> bool:
-    """Whether a name only manages tabs: change words are tab verbs, the object a tab head."""
-    for word, hit in zip(words, _found(words), strict=True):
-        if hit is not None and hit[0] != "read" and not stems(word) & TAB_VERBS:
-            return False
-    verbs = [i for i, word in enumerate(words) if _tab_verb(word)]
-    if not verbs:
-        return bool(words) and words[-1] in TAB_HEADS  # `browser_tabs`
-    return all(w in TAB_HEADS or w in {"all", "current"} or _tab_verb(w) for w in words[verbs[0] :])
-
-
-@lru_cache(maxsize=4096)
-def tab_action(name: str, description: str | None) -> str | None:
-    """What a tool does to the session's own browser tabs or pages ("close the page"), or None.
-
-    The name's change words must all be `TAB_VERBS` with nothing but tabs, pages or the browser
-    after them. The description must be one sentence: a list of such verbs (or plain reads)
-    whose object is a tab, the browser, or a page or window of the browser ("a browser window";
-    "the page" only for a `browser_` name), every other word from `TAB_WORDS`. "browser" must be
-    in the name or that sentence. A Confluence page, a living-room window, a bar tab and a
-    remote session are not the session's own; "Unsaved changes are lost" is a second sentence.
-    Playwright declares `browser_tabs` and `browser_close` destructive: closing the session's
-    own tab loses nothing a person made (a server attached to a person's own browser is
-    another matter: list its tools in `irreversible_tools`).
-    """
-    named = name_tokens(name)
-    if not name.isascii() or not plain_text(description) or not _tab_name(named):
-        return None  # `_tab_name` also wants at least one word
-    if len(sentences(description)) != 1:
-        return None
-    words = closed_words(first_sentence(description).rstrip(". "))
-    start = 0
-    while start < len(words) and (words[start] in _LISTING or _tab_verb(words[start])):
-        start += 1
-    verbs = [w for w in words[:start] if w not in _LISTING]
-    if verbs and stems(verbs[-1]) & {"switch"} and words[start : start + 1] == ["to"]:
-        start += 1  # "Switch to the browser tab"
-    end = start
-    while end < len(words) and words[end] not in _PREPOSITIONS and words[end] not in _LISTING:
-        end += 1
-    phrase = words[start:end]
-    if not verbs or not phrase or phrase[-1] not in TAB_HEADS:
-        return None
-    if phrase[-1] == "browser" and with_stems(verbs) & {"create", "new", "open"}:
-        return None  # "Create a new browser" provisions one (a billed cloud browser)
-    of_browser = "browser" in phrase or phrase[-1] in {"tab", "tabs"}
-    page_of_browser = named[:1] == ["browser"] and phrase[-1] in {"page", "pages"}
-    if not (of_browser or page_of_browser):
-        return None
-    if any(w not in TAB_WORDS | _PREPOSITIONS for w in words[start:]):
-        return None  # "Close the browser tab, open the url" is a second action
-    if named[0] not in BROWSER_NAMES and not all(w in TAB_HEADS or _tab_verb(w) for w in named):
-        return None  # `bar_close_tab`, `sheets_create_tab`: a prefix that is not a browser's
-    if "browser" not in set(named) | set(phrase):
-        return None
-    return " ".join(words[:end]).replace(" ,", ",")
-
-
 _PLAIN_TEXT = re.compile(r"^[A-Za-z0-9\s.,;:'\"()\-/`*]*$")
 """Text the closed readings can read whole: no emoji, symbols or other scripts."""
 
@@ -530,130 +388,6 @@ _PLAIN_TEXT = re.compile(r"^[A-Za-z0-9\s.,;:'\"()\-/`*]*$")
 def plain_text(text: str | None) -> bool:
     """Whether a text has only ASCII letters, digits, spaces and ordinary punctuation."""
     return bool(_PLAIN_TEXT.match(text or ""))
-
-
-DEMO_LEADS = frozenset({"demonstrates", "simulates"})
-"""How every sentence of a demonstration begins, bar the elicitation clause."""
-DEMO_NOUNS = frozenset(
-    " ".join(
-        (
-            "mcp protocol long operation operations progress stages steps multiple annotations",
-            "metadata structured output deep research information clarification ambiguous",
-        )
-    ).split()
-)
-"""Protocol features and research words that can only be nouns or adjectives here."""
-DEMO_PAIRS = {
-    "running": {"long"},
-    "updates": {"progress"},
-    "based": {"task"},
-    "task": {"mcp"},
-    "content": {"structured"},
-}
-"""Words that could be verbs, allowed only after the word that makes them a noun phrase
-("long running", "progress updates", "MCP task-based")."""
-DEMO_READS = frozenset({"gathers", "analyzes", "analyses", "synthesizes", "synthesises"})
-"""The only verbs a simulated research operation may carry: it reads."""
-DEMO_FUNCTION = _LISTING | {"a", "an", "the", "with", "of", "that", "through", "for", ";"}
-"""Words that carry no action."""
-ELICITATION = (
-    "if",
-    "ambiguous",
-    "is",
-    "true",
-    "and",
-    "client",
-    "supports",
-    "elicitation",
-    ",",
-    "sends",
-    "an",
-    "elicitation",
-    "request",
-    "for",
-    "clarification",
-)
-"""The one clause in which a demonstration may send: it asks this client a question."""
-DEMO_NAME_VERBS = frozenset({"trigger", "simulate", "demo"})
-"""What a demonstration's name must lead with (`trigger-long-running-operation`)."""
-DEMO_NAME_WORDS = DEMO_NOUNS | set(DEMO_PAIRS) | {"query"}
-"""What a demonstration's name may carry after its verb (`simulate-research-query`)."""
-
-
-def _demo_sentence(words: list[str]) -> bool:
-    """Whether a sentence leads with a demo verb and every other word is in the closed set."""
-    if not words or words[0] not in DEMO_LEADS:
-        return False
-    for i, word in enumerate(words[1:], 1):
-        if word in DEMO_NOUNS or word in DEMO_READS or word in DEMO_FUNCTION:
-            continue
-        if words[i - 1] not in DEMO_PAIRS.get(word, ()):
-            return False
-    return True
-
-
-@lru_cache(maxsize=4096)
-def demonstration(name: str, description: str | None) -> str | None:
-    """The sentence in which a tool says it demonstrates a protocol feature, or None.
-
-    Every sentence must lead with "Demonstrates" or "Simulates" (one with "Demonstrates") and
-    carry only protocol-feature nouns (`DEMO_NOUNS`, `DEMO_PAIRS`), the verbs of reading
-    research (`DEMO_READS`) and words without action, or be the clause that sends this client an
-    elicitation request; the name must lead with `DEMO_NAME_VERBS` followed by such nouns. No
-    other verb, not even a read verb, gets in: "Demonstrates task status updates" names a
-    write. The caller also wants the server's own declaration that the tool is non-destructive
-    and closed-world: this reading alone does not clear a tool.
-    """
-    named = name_tokens(name)
-    if not name.isascii() or not named or named[0] not in DEMO_NAME_VERBS:
-        return None
-    if any(word not in DEMO_NAME_WORDS for word in named[1:]) or not plain_text(description):
-        return None
-    texts = sentences(description)
-    parts = [closed_words(text) for text in texts]
-    if not all(_demo_sentence(words) or tuple(words) == ELICITATION for words in parts):
-        return None
-    demo = next(
-        (t for t, words in zip(texts, parts, strict=True) if words[:1] == ["demonstrates"]), None
-    )
-    return None if demo is None else demo.rstrip(".")
-
-
-SWITCH_VERBS = frozenset({"toggle", "enable", "disable"})
-"""Verbs that switch something on or off."""
-_SIMULATED_SWITCH = re.compile(
-    r"^(?:toggles?|enables?|disables?) simulated,? (?:random-level+ed )?"
-    r"(?:resource subscription |resource |progress )?(?:logging|updates|notifications)"
-    r"(?: on or off| on/off)?\.?$"
-)
-"""The whole description of a switch of simulated notifications to this session: a closed
-pattern ("Toggles simulated, random-leveled logging on or off")."""
-SWITCH_NAME_WORDS = frozenset(
-    {"simulated", "logging", "subscriber", "subscription", "resource", "progress", "updates"}
-    | {"notifications"}
-)
-"""What a switch's name may carry after its verb (`toggle-subscriber-updates`)."""
-
-
-@lru_cache(maxsize=4096)
-def simulated_switch(name: str, description: str | None) -> str | None:
-    """The switch a tool is, when it only turns simulated notifications to this session on or off.
-
-    The name must lead with a `SWITCH_VERBS` verb followed only by `SWITCH_NAME_WORDS`, and the
-    whole description must match one closed pattern: "Toggles simulated, random-leveled logging
-    on or off", "Enables simulated resource updates". "Disables simulated updates and the
-    subscription" or a vendor prefix (`prod_toggle_logging`) is something else. The caller also
-    wants the server's non-destructive, closed-world declaration.
-    """
-    words = name_tokens(name)
-    if not name.isascii() or not words or not stems(words[0]) & SWITCH_VERBS:
-        return None
-    if any(w not in SWITCH_NAME_WORDS for w in words[1:]) or len(words) < 2:
-        return None
-    text = " ".join((description or "").split()).lower()
-    if not _SIMULATED_SWITCH.match(text):
-        return None
-    return text.rstrip(".")
 
 
 @lru_cache(maxsize=4096)
@@ -666,7 +400,7 @@ def also_changes(description: str | None) -> str | None:
     does not count.
     """
     words = _words(first_sentence(description))
-    found = _found(words)
+    found = found_verbs(words)
     for i, hit in enumerate(found):
         if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
             continue
