@@ -163,7 +163,9 @@ def test_the_tools_own_sentence_decides_and_a_leading_change_outranks_a_read_nam
     )
     v = classify_tool("srv", tool("get_stock_info", trading), PLAIN)
     assert v["irreversible"] is False, v
-    v = classify_tool("srv", tool("get_stock_info", trading.replace("Tool description:", "")), PLAIN)
+    v = classify_tool(
+        "srv", tool("get_stock_info", trading.replace("Tool description:", "")), PLAIN
+    )
     assert v["irreversible"] is False, v
     # The service's own verbs never decide, nor do they hide the tool's: a removal still holds.
     v = classify_tool("srv", tool("watchlist", trading.replace("Get the", "Remove the")), PLAIN)
