@@ -156,7 +156,8 @@ def test_the_tools_own_sentence_decides_and_a_leading_change_outranks_a_read_nam
     echo = tool("echo", preamble + "Write content to a file or display it in the terminal.")
     v = classify_tool("srv", echo, PLAIN)
     assert v["irreversible"] is True
-    assert "'Write content to a file" in v["reason"] and "'echo'" in v["reason"], v
+    assert "'Write content to a file" in v["reason"], v
+    assert "'echo'" in v["reason"], v
     trading = (
         "This tool belongs to the trading system, which allows users to trade stocks, manage "
         "their account, and view stock information. Tool description: Get the stock price."
