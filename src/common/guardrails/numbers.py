@@ -188,6 +188,19 @@ def _answer_readings(m: re.Match[str]) -> list[tuple[float, float]] | None:
     return readings
 
 
+def _nonfinite_outputs(tool_outputs: list[str]) -> list[str]:
+    """One sentence per tool output that holds NaN or an infinity as a value."""
+    problems: list[str] = []
+    for i, output in enumerate(tool_outputs, 1):
+        tokens = _nonfinite_tokens(folded_text(output))
+        if tokens:
+            problems.append(
+                f"Tool output {i} contains {_nonfinite_label(tokens)}, so its numeric result "
+                "is not a valid number."
+            )
+    return problems
+
+
 def numeric_problems(
     answer: str, tool_outputs: list[str], computed: bool, *, given: Sequence[str] = ()
 ) -> list[str]:
@@ -208,14 +221,7 @@ def numeric_problems(
     letters before them (`MP3`, `COVID-19`), and whole numbers from 0 to 10 (counts such as
     "3 steps"). A bare year outside a date (`in 2023`) is checked like any number.
     """
-    problems: list[str] = []
-    for i, output in enumerate(tool_outputs, 1):
-        tokens = _nonfinite_tokens(folded_text(output))
-        if tokens:
-            problems.append(
-                f"Tool output {i} contains {_nonfinite_label(tokens)}, so its numeric result "
-                "is not a valid number."
-            )
+    problems = _nonfinite_outputs(tool_outputs)
     if not computed:
         return problems
     folded = folded_text(answer)

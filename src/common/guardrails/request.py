@@ -56,6 +56,11 @@ def check_request(text: str, cfg: GuardrailConfig) -> Refusal | None:
             f"Your request is too long (about {tokens:,} tokens; the limit is "
             f"{cfg.max_request_tokens:,}). Please shorten it or ask about one part at a time.",
         )
+    return _refused_content(text, cfg)
+
+
+def _refused_content(text: str, cfg: GuardrailConfig) -> Refusal | None:
+    """Why the request's content is refused (rules 3 and 4: a denied address, a harmful command)."""
     offending = denied_urls(text, cfg)
     if offending:
         shown = ", ".join(offending[:3]) + (" and others" if len(offending) > 3 else "")
