@@ -171,6 +171,12 @@ def test_the_tools_own_sentence_decides_and_a_leading_change_outranks_a_read_nam
     # The service's own verbs never decide, nor do they hide the tool's: a removal still holds.
     v = classify_tool("srv", tool("watchlist", trading.replace("Get the", "Remove the")), PLAIN)
     assert v["irreversible"] is True, v
+    # A destructive verb in the preamble still holds a tool whose name does not read.
+    cleanup = "This tool is part of the cleanup job, which deletes stale branches. Lists them."
+    v = classify_tool("srv", tool("branches", cleanup), PLAIN)
+    assert v["irreversible"] is True, v
+    assert "preamble" in v["reason"], v
+    assert classify_tool("srv", tool("list_branches", cleanup), PLAIN)["irreversible"] is False
     # An execution verb says how a query tool reads; its arguments are checked per call.
     v = classify_tool("srv", tool("read_query", "Execute a SELECT query"), PLAIN)
     assert v["irreversible"] is False, v

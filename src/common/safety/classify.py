@@ -36,6 +36,7 @@ from common.safety.wording import (
     also_changes,
     leading_change,
     mentions_change,
+    preamble_destroys,
     read_description,
     read_name,
 )
@@ -211,6 +212,9 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
         return True, "heuristic", name.why + untrusted_hint
     if description.leaning == "destructive":
         return True, "heuristic", description.why + untrusted_hint
+    service = preamble_destroys(tool.description) if name.leaning != "read" else None
+    if service is not None:
+        return True, "heuristic", f"its description's preamble names {service!r}" + untrusted_hint
     if by_annotation is not None:
         return by_annotation[0], "annotation", by_annotation[1]
     if name.leaning == "read":

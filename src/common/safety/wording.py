@@ -260,6 +260,23 @@ def own_description(description: str | None) -> str:
     return text
 
 
+@lru_cache(maxsize=4096)
+def preamble_destroys(description: str | None) -> str | None:
+    """A destructive verb in the service preamble `own_description` drops, if any.
+
+    The preamble speaks of the service, not the tool; but "part of the cleanup job, which deletes
+    stale branches" may be all a verbless tool says of itself, so the caller still holds such a
+    tool when its name does not read.
+    """
+    text = (description or "").strip()
+    own = own_description(description)
+    if own == text:
+        return None
+    dropped = _words(text[: len(text) - len(own)] if text.endswith(own) else text)
+    hits = found_verbs(dropped, every_form=True)
+    return next((hit[1] for hit in hits if hit is not None and hit[0] == "destructive"), None)
+
+
 def first_sentence(description: str | None) -> str:
     """The tool's own first sentence, its lead-in ("Use this tool to") removed."""
     sentence = _SENTENCE_END.split(own_description(description), maxsplit=1)[0]
