@@ -30,7 +30,12 @@ from common.safety.analysis import (
 from common.safety.classify import ToolVerdict, classify_tools
 from common.safety.gate import Gate
 from common.safety.prompts import IRREVERSIBILITY_SYSTEM_PROMPT
-from common.safety.verdict import IrreversibilityAnalysis, ParsedVerdict, parse_verdict_text
+from common.safety.verdict import (
+    IrreversibilityAnalysis,
+    ParsedVerdict,
+    from_structured,
+    parse_verdict_text,
+)
 from tests.doubles import ScriptedChatModel, calls, tool_call
 from tests.unit_tests.guard_helpers import Executions, Expert, servers, verdict
 from tests.unit_tests.helpers import Thread, done, not_done, plan, task, unique
@@ -230,6 +235,57 @@ def test_a_cleared_tool_is_still_checked_per_call() -> None:
     assert select.reason.startswith("cleared by the analyser")
     assert (drop.needs_approval, drop.source) == (True, "arguments")
     assert "DROP" in drop.reason
+
+
+# --- reading the read-only list ------------------------------------------------------------------
+
+PARSE_CATALOG = {"box": ["pwd", "shop_db", "delete_file"], "mail": ["send_message"]}
+PWD = ("box", "pwd")
+SHOP = ("box", "shop_db")
+DELETE = ("box", "delete_file")
+SEND = ("mail", "send_message")
+
+
+@pytest.mark.parametrize(
+    ("text", "blocked", "read_only"),
+    [
+        ("IRREVERSIBLE: YES\nBLOCKED_TOOLS: delete_file\nREAD_ONLY_TOOLS: pwd", [DELETE], [PWD]),
+        ("IRREVERSIBLE: YES\nREAD_ONLY_TOOLS: pwd\nBLOCKED_TOOLS: delete_file", [DELETE], [PWD]),
+        ("IRREVERSIBLE: NO\nRead-only tools:\n- `pwd`\n- box.shop_db\n\nDone.", [], [PWD, SHOP]),
+        ("IRREVERSIBLE: NO\nREADONLY: mcp__box__pwd, shop_db", [], [PWD, SHOP]),
+        ("IRREVERSIBLE: NO\nREAD_ONLY_TOOLS: NONE", [], []),
+        (
+            "IRREVERSIBLE: NO\nREAD_ONLY_TOOLS:\npwd\nI checked every tool above carefully.",
+            [],
+            [PWD],
+        ),
+        ("IRREVERSIBLE: NO\nBLOCKED_TOOLS:\n- send_message\nREAD ONLY:\n- pwd", [SEND], [PWD]),
+        (
+            '{"irreversible": true, "blocked_tools": "send_message", "readonly_tools": "pwd"}',
+            [SEND],
+            [PWD],
+        ),
+        ('{"irreversible": false, "read_only_tools": "none"}', [], []),
+    ],
+)
+def test_the_read_only_list_is_read_like_the_blocked_one(
+    text: str, blocked: list[tuple[str, str]], read_only: list[tuple[str, str]]
+) -> None:
+    parsed = parse_verdict_text(text, PARSE_CATALOG)
+
+    assert list(parsed.tools) == blocked
+    assert list(parsed.read_only) == read_only
+    assert parsed.unknown == ()
+
+
+def test_reasons_attach_to_read_only_tools_in_every_form() -> None:
+    text = "IRREVERSIBLE: NO\nREAD_ONLY_TOOLS: pwd\nREASONS:\n- pwd: it prints the directory"
+    structured = IrreversibilityAnalysis(
+        irreversible=False, read_only_tools=["pwd"], reasons={"pwd": "prints"}
+    )
+
+    assert parse_verdict_text(text, PARSE_CATALOG).reasons == {"box/pwd": "it prints the directory"}
+    assert from_structured(structured, PARSE_CATALOG).reasons == {"box/pwd": "prints"}
 
 
 # --- the safe default clears nothing -------------------------------------------------------------
