@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, cast
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -293,10 +293,6 @@ def _list_line_items(line: str, resolve: _Resolver) -> list[_Item] | None:
     return None  # prose: the list is over
 
 
-_ListKey = Literal["blocked", "read_only"]
-"""A key whose value is a list of tool names."""
-
-
 def _key_state(key: str) -> str:
     """Which part of the answer a key line starts."""
     key = key.lower()
@@ -313,7 +309,8 @@ class _TextReader:
     def __init__(self, resolve: _Resolver) -> None:
         self.resolve = resolve
         self.verdict_values: list[str] = []
-        self.items: dict[_ListKey, list[_Item]] = {"blocked": [], "read_only": []}
+        self.items: dict[str, list[_Item]] = {"blocked": [], "read_only": []}
+        """Names under each tool-list key ("blocked", "read_only")."""
         self.stray_reasons: list[tuple[str, str]] = []
         self.state: str | None = None
         self.awaiting_value = False  # a key whose value has not been seen yet
@@ -326,8 +323,8 @@ class _TextReader:
         if self.state == "irreversible":
             if not self.awaiting_value:
                 self.verdict_values.append(value)
-        elif self.state in ("blocked", "read_only"):
-            self.items[cast(_ListKey, self.state)] += _value_items(value, self.resolve)
+        elif self.state in self.items:
+            self.items[self.state] += _value_items(value, self.resolve)
         elif (pair := _name_with_reason(value)) is not None:
             self.stray_reasons.append(pair)
 
@@ -344,10 +341,10 @@ class _TextReader:
             self.verdict_values.append(stripped)
             self.state, self.awaiting_value = None, False
             return
-        if self.state in ("blocked", "read_only"):
+        if self.state in self.items:
             found = _list_line_items(line, self.resolve)
             if found is not None:
-                self.items[cast(_ListKey, self.state)] += found
+                self.items[self.state] += found
                 self.awaiting_value = False
                 return
             self.state = None
