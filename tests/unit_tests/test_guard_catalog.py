@@ -168,3 +168,22 @@ async def test_a_malformed_analyser_answer_misses_nothing(answer: Any) -> None:
 
     misses, _ = _misses_and_over_blocked(final)
     assert misses == []
+
+
+async def test_an_analyser_naming_every_tool_read_only_releases_no_irreversible_one() -> None:
+    # The analyser may clear what only ignorance holds; on real servers nothing irreversible is
+    # held by ignorance alone, so even an analyser that calls everything read-only misses nothing.
+    everything = [f"{server}/{t.name}" for server, tools in CATALOG.items() for t in tools]
+    answer = {"irreversible": False, "blocked_tools": [], "read_only_tools": everything}
+    model = ScriptedChatModel(script=[answer])
+    outcome = await analyse(model, CATALOG, "(plan)", [HumanMessage("Do anything")], 5.0)
+    configs = dict.fromkeys(CATALOG, PLAIN)
+
+    final = apply_analysis(_verdicts(CATALOG), outcome, CATALOG, configs)
+
+    assert outcome.status == "ok"
+    misses, _ = _misses_and_over_blocked(final)
+    assert misses == []
+    cleared = {(v["server"], v["tool"]) for v in final if v["reason"].startswith("cleared by")}
+    by_default = {(v["server"], v["tool"]) for v in _verdicts(CATALOG) if v["source"] == "default"}
+    assert cleared <= by_default  # tavily_map ("Map a website's structure") when written

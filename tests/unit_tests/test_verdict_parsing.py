@@ -533,7 +533,12 @@ def test_structured_none_markers_are_not_unknown_tools() -> None:
 
 def test_structured_schema_describes_its_fields() -> None:
     schema = IrreversibilityAnalysis.model_json_schema()
-    assert set(schema["properties"]) == {"irreversible", "blocked_tools", "reasons"}
+    assert set(schema["properties"]) == {
+        "irreversible",
+        "blocked_tools",
+        "read_only_tools",
+        "reasons",
+    }
     assert schema["required"] == ["irreversible"]
     assert all(p.get("description") for p in schema["properties"].values())
 

@@ -1,4 +1,8 @@
-"""The per-turn LLM analysis: which of the plan's tools are irreversible for this request."""
+"""The per-turn LLM analysis: which of the plan's tools are irreversible for this request.
+
+The analyser may add holds to tools nothing else holds, and may clear a hold that only
+ignorance placed (the "no signal" default); it never overrides a hold some signal gave.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
@@ -21,15 +25,20 @@ from common.safety.prompts import IRREVERSIBILITY_SYSTEM_PROMPT
 from common.safety.verdict import (
     IrreversibilityAnalysis,
     ParsedVerdict,
+    ToolRef,
     from_structured,
     parse_verdict_text,
 )
+from common.safety.wording import mentions_change
 from common.structured import structured_runnable
 
 AnalysisStatus = Literal["skipped", "ok", "error"]
 """Whether the analyser ran, and how it went."""
 
 CONVERSATION_MESSAGES = 6
+
+Catalog = Mapping[str, Sequence[Tool]]
+"""Server name -> its live tools."""
 
 
 @dataclass(frozen=True)
@@ -53,16 +62,44 @@ def settled(verdict: ToolVerdict, configs: Mapping[str, ServerConfig]) -> bool:
     )
 
 
-def needs_analysis(verdicts: Sequence[ToolVerdict], configs: Mapping[str, ServerConfig]) -> bool:
+def only_ignorance_holds(verdict: ToolVerdict, tool: Tool) -> bool:
+    """Whether the analyser may clear this hold: only the "no signal" default placed it.
+
+    The default holds a tool because nothing says it only reads. A hold any signal gave (config,
+    an annotation, a change or destructive word in the name or description) is not ignorance,
+    so it is never the analyser's to clear; nor is a description that mentions a change anywhere
+    in its first sentence, which the default's own reading may not have weighed.
+    """
+    return (
+        verdict["irreversible"]
+        and verdict["source"] == "default"
+        and mentions_change(tool.description) is None
+    )
+
+
+def needs_analysis(
+    verdicts: Sequence[ToolVerdict], configs: Mapping[str, ServerConfig], catalog: Catalog
+) -> bool:
     """Whether the LLM could still change a verdict.
 
-    The blocked set is a union, so the analyser can only add tools, and never overrides config
-    or trusted annotations: it is pointless when every tool is irreversible or settled.
+    It may hold an open tool (neither held nor settled by config or trusted annotations) and
+    clear one only ignorance holds; when every tool is settled or held by a real signal,
+    asking is pointless.
     """
-    return any(not v["irreversible"] and not settled(v, configs) for v in verdicts)
+    tools = _by_ref(catalog)
+    return any(
+        (not v["irreversible"] and not settled(v, configs))
+        or only_ignorance_holds(v, tools[(v["server"], v["tool"])])
+        for v in verdicts
+    )
 
 
-def render_catalog(catalog: Mapping[str, Sequence[Tool]]) -> str:
+def _by_ref(catalog: Catalog) -> dict[ToolRef, Tool]:
+    """The catalog's tools by (server, tool)."""
+    return {(server, t.name): t for server, ts in catalog.items() for t in ts}
+
+
+def render_catalog(catalog: Catalog) -> str:
     """The catalog as the analyser sees it: real names, descriptions and annotations."""
     lines = []
     for server, tools in catalog.items():
@@ -82,7 +119,7 @@ def _conversation(messages: Sequence[AnyMessage]) -> str:
 
 async def analyse(
     model: BaseChatModel,
-    catalog: Mapping[str, Sequence[Tool]],
+    catalog: Catalog,
     plan: str,
     messages: Sequence[AnyMessage],
     timeout_s: float,
@@ -136,45 +173,82 @@ def is_read_only(verdict: ToolVerdict, tool: Tool, config: ServerConfig) -> bool
 def apply_analysis(
     verdicts: Sequence[ToolVerdict],
     outcome: AnalysisOutcome,
-    catalog: Mapping[str, Sequence[Tool]],
+    catalog: Catalog,
     configs: Mapping[str, ServerConfig],
 ) -> list[ToolVerdict]:
-    """Final verdicts: deterministic ones, plus what the analyser (or the safe default) blocks.
+    """Final verdicts: deterministic ones, plus what the analyser holds or clears.
 
-    The analyser never flags a tool settled by config or trusted annotations; the safe default
-    (analyser failed, or said YES naming no known tool) blocks every tool that is not read-only,
-    except what config cleared.
+    The analyser never flags a tool settled by config or trusted annotations, and clears only
+    what ignorance holds (`only_ignorance_holds`) and it names read-only without also naming it
+    blocked. The safe default (analyser failed, or said YES naming no known tool) clears
+    nothing and holds every tool that is not read-only, except what config cleared.
     """
-    tools = {(s, t.name): t for s, ts in catalog.items() for t in ts}
+    tools = _by_ref(catalog)
     final = [ToolVerdict(**v) for v in verdicts]
     verdict = outcome.verdict
-    if outcome.status == "skipped" or (verdict is not None and verdict.irreversible is False):
+    if outcome.status == "skipped":
         return final
-    open_ = [v for v in final if not v["irreversible"] and not settled(v, configs)]
-    if outcome.status == "error" or verdict is None or not verdict.tools:
-        why = (
-            f"safe default: {outcome.error}"
-            if outcome.error
-            else "safe default: the analyser said the request is irreversible but named no "
-            "known tool"
-        )
-        # The safe default spares only what is read-only (or cleared by config), so a write a
-        # trusted server calls additive is still held when the analyser cannot be consulted.
-        for v in final:
-            key = (v["server"], v["tool"])
-            if v["irreversible"] or v["source"] == "config":
-                continue
-            if not is_read_only(v, tools[key], configs[v["server"]]):
-                v["irreversible"], v["source"], v["reason"] = True, "default", why
+    if outcome.status == "error" or verdict is None or _names_no_hold(verdict):
+        _safe_default(final, outcome, tools, configs)
         return final
-    flagged = set(verdict.tools)
-    for v in open_:
+    if verdict.irreversible:
+        _hold_flagged(final, verdict, configs)
+    _clear_read_only(final, verdict, tools)
+    return final
+
+
+def _names_no_hold(verdict: ParsedVerdict) -> bool:
+    """An answer not saying NO that names no known tool to hold: it cannot be acted on."""
+    return verdict.irreversible is not False and not verdict.tools
+
+
+def _safe_default(
+    final: list[ToolVerdict],
+    outcome: AnalysisOutcome,
+    tools: Mapping[ToolRef, Tool],
+    configs: Mapping[str, ServerConfig],
+) -> None:
+    """Hold every tool that is neither held, cleared by config, nor read-only."""
+    why = (
+        f"safe default: {outcome.error}"
+        if outcome.error
+        else "safe default: the analyser said the request is irreversible but named no known tool"
+    )
+    # The safe default spares only what is read-only (or cleared by config), so a write a
+    # trusted server calls additive is still held when the analyser cannot be consulted.
+    for v in final:
         key = (v["server"], v["tool"])
-        if key in flagged:
+        if v["irreversible"] or v["source"] == "config":
+            continue
+        if not is_read_only(v, tools[key], configs[v["server"]]):
+            v["irreversible"], v["source"], v["reason"] = True, "default", why
+
+
+def _hold_flagged(
+    final: list[ToolVerdict], verdict: ParsedVerdict, configs: Mapping[str, ServerConfig]
+) -> None:
+    """Hold the open tools the analyser named blocked."""
+    flagged = set(verdict.tools)
+    for v in final:
+        key = (v["server"], v["tool"])
+        if key in flagged and not v["irreversible"] and not settled(v, configs):
             reason = verdict.reasons.get(f"{key[0]}/{key[1]}") or "flagged for this request"
             v["irreversible"], v["source"] = True, "llm"
             v["reason"] = f"the analyser: {reason}"
-    return final
+
+
+def _clear_read_only(
+    final: list[ToolVerdict], verdict: ParsedVerdict, tools: Mapping[ToolRef, Tool]
+) -> None:
+    """Clear what only ignorance holds and the analyser names read-only, and not blocked."""
+    # Naming a tool in both lists is a contradiction, and a contradiction keeps the hold.
+    cleared = set(verdict.read_only) - set(verdict.tools)
+    for v in final:
+        key = (v["server"], v["tool"])
+        if key in cleared and only_ignorance_holds(v, tools[key]):
+            reason = verdict.reasons.get(f"{key[0]}/{key[1]}") or "it only reads for this request"
+            v["irreversible"], v["source"] = False, "llm"
+            v["reason"] = f"cleared by the analyser: {reason}"
 
 
 class AnalysisRecord(TypedDict):
@@ -186,6 +260,8 @@ class AnalysisRecord(TypedDict):
     """The understood verdict (None without one)."""
     tools: list[list[str]]
     """Flagged [server, tool] pairs."""
+    read_only: NotRequired[list[list[str]]]
+    """[server, tool] pairs the analyser named read-only (absent in older records: none)."""
     unknown: list[str]
     """Names the answer mentioned that match no catalog tool."""
     reasons: dict[str, str]
@@ -198,13 +274,14 @@ class AnalysisRecord(TypedDict):
     """Server -> a fingerprint of each tool the analyser was shown (what it can speak for)."""
 
 
-def to_record(outcome: AnalysisOutcome, catalog: Mapping[str, Sequence[Tool]]) -> AnalysisRecord:
+def to_record(outcome: AnalysisOutcome, catalog: Catalog) -> AnalysisRecord:
     """The outcome, as state keeps it, with the tool names of the catalog it judged."""
     verdict = outcome.verdict
     return AnalysisRecord(
         status=outcome.status,
         irreversible=verdict.irreversible if verdict else None,
         tools=[list(ref) for ref in verdict.tools] if verdict else [],
+        read_only=[list(ref) for ref in verdict.read_only] if verdict else [],
         unknown=list(verdict.unknown) if verdict else [],
         reasons=dict(verdict.reasons) if verdict else {},
         error=outcome.error,
@@ -232,13 +309,14 @@ def from_record(record: AnalysisRecord) -> AnalysisOutcome:
             tools=tuple((server, tool) for server, tool in record["tools"]),
             unknown=tuple(record["unknown"]),
             reasons=dict(record["reasons"]),
+            read_only=tuple((server, tool) for server, tool in record.get("read_only", [])),
         )
     return AnalysisOutcome(
         record["status"], verdict=verdict, error=record["error"], notes=list(record["notes"])
     )
 
 
-def covers(record: AnalysisRecord, catalog: Mapping[str, Sequence[Tool]]) -> bool:
+def covers(record: AnalysisRecord, catalog: Catalog) -> bool:
     """Whether the analyser was shown exactly these servers' tools, as described now.
 
     The planner may plan on cached tool lists while servers start; verdicts use live ones.

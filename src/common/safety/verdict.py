@@ -35,11 +35,23 @@ class IrreversibilityAnalysis(BaseModel):
         ),
     )
     """Tool names as the analyser wrote them."""
+    read_only_tools: list[str] = Field(
+        default_factory=list,
+        description=(
+            "Names of the catalog tools that, for this request, only read or compute and change "
+            "nothing: every call the request could make with them. Spelled exactly as listed. "
+            "Empty when unsure."
+        ),
+    )
+    """Tool names the analyser states only read for this request, as it wrote them."""
     reasons: dict[str, str] = Field(
         default_factory=dict,
-        description="For each blocked tool name, one short sentence on why it cannot be undone.",
+        description=(
+            "For each blocked tool name, one short sentence on why it cannot be undone; for "
+            "each read-only tool name, one on why it changes nothing."
+        ),
     )
-    """Blocked tool name -> why its effect is irreversible."""
+    """Tool name -> why its effect is irreversible, or why it only reads."""
 
 
 @dataclass(frozen=True)
@@ -53,7 +65,9 @@ class ParsedVerdict:
     unknown: tuple[str, ...] = ()
     """Names the answer mentioned that match no catalog tool (reported, otherwise ignored)."""
     reasons: Mapping[str, str] = field(default_factory=dict)
-    """"server/tool" -> the analyser's reason, for blocked tools it gave one for."""
+    """"server/tool" -> the analyser's reason, for named tools it gave one for."""
+    read_only: tuple[ToolRef, ...] = ()
+    """Resolved tools the answer states only read for this request (a claim, not a verdict)."""
 
 
 # --- resolving one mentioned name -------------------------------------------------------------
@@ -193,7 +207,7 @@ def resolve_tool_name(name: str, catalog: Catalog) -> list[tuple[str, str]]:
 _KEY_LINE = re.compile(
     r"(?P<lead>[\s>#*_`~+\-]*)(?:\d+[.)][\s*_`~]*)?"
     r"(?P<key>(?:is[\s_-]*)?irreversib(?:le|ility)|blocked(?:[\s_-]*tools?)?"
-    r"|tools?[\s_-]*to[\s_-]*block|reasons?)(?![a-z0-9])"
+    r"|tools?[\s_-]*to[\s_-]*block|read[\s_-]*only(?:[\s_-]*tools?)?|reasons?)(?![a-z0-9])"
     r"[\s*_`~]*(?P<sep>[:=]|[-\u2013\u2014]+(?=\s))?(?P<value>.*)",
     re.IGNORECASE,
 )
@@ -211,7 +225,16 @@ _NONE_WORDS = frozenset(
     {"none", "n/a", "na", "n.a", "nothing", "null", "nil", "-", "\u2013", "\u2014", "empty"}
 )
 _NONE_PHRASES = frozenset(
-    {"", "no", "no tools", "no tool", "not applicable", "none needed", "no blocked tools"}
+    {
+        "",
+        "no",
+        "no tools",
+        "no tool",
+        "not applicable",
+        "none needed",
+        "no blocked tools",
+        "no read-only tools",
+    }
 )
 _FILLER = frozenset({"and", "or", "&", "+"})
 
@@ -223,7 +246,7 @@ def _yes_no(value: str) -> bool | None:
 
 
 def _is_none(value: str) -> bool:
-    """Whether a blocked-tools value means "no tools"."""
+    """Whether a tool-list value means "no tools"."""
     cleaned = _clean(_PARENTHETICAL.sub(" ", value)).lower().rstrip(".")
     return cleaned in _NONE_WORDS or cleaned in _NONE_PHRASES
 
@@ -256,7 +279,7 @@ def _value_items(value: str, resolve: _Resolver) -> list[_Item]:
 
 
 def _list_line_items(line: str, resolve: _Resolver) -> list[_Item] | None:
-    """Names on a line below a BLOCKED_TOOLS key, or None when the line ends the list."""
+    """Names on a line below a tool-list key, or None when the line ends the list."""
     bullet = _BULLET.match(line)
     body = line[bullet.end() :] if bullet else line.strip()
     if not resolve(body) and _is_none(body):
@@ -270,63 +293,93 @@ def _list_line_items(line: str, resolve: _Resolver) -> list[_Item] | None:
     return None  # prose: the list is over
 
 
+def _key_state(key: str) -> str:
+    """Which part of the answer a key line starts."""
+    key = key.lower()
+    if "irreversib" in key:
+        return "irreversible"
+    if "block" in key:
+        return "blocked"
+    return "read_only" if "only" in key else "reasons"
+
+
+class _TextReader:
+    """Reads the `IRREVERSIBLE:` / `BLOCKED_TOOLS:` / `READ_ONLY_TOOLS:` form, line by line."""
+
+    def __init__(self, resolve: _Resolver) -> None:
+        self.resolve = resolve
+        self.verdict_values: list[str] = []
+        self.items: dict[str, list[_Item]] = {"blocked": [], "read_only": []}
+        """Names under each tool-list key ("blocked", "read_only")."""
+        self.stray_reasons: list[tuple[str, str]] = []
+        self.state: str | None = None
+        self.awaiting_value = False  # a key whose value has not been seen yet
+
+    def key_line(self, key: str, value: str) -> None:
+        """A line that starts a part: its key, and the value on the same line."""
+        value = value.strip().lstrip("*~ \t")  # e.g. `**KEY:** value`
+        self.state = _key_state(key)
+        self.awaiting_value = not _clean(value)
+        if self.state == "irreversible":
+            if not self.awaiting_value:
+                self.verdict_values.append(value)
+        elif self.state in self.items:
+            self.items[self.state] += _value_items(value, self.resolve)
+        elif (pair := _name_with_reason(value)) is not None:
+            self.stray_reasons.append(pair)
+
+    def other_line(self, line: str) -> None:
+        """Any other line: a value below its key, a list entry, a reason, or prose."""
+        stripped = line.strip()
+        if _FENCE.fullmatch(stripped):
+            return
+        if not stripped or stripped.startswith("#"):
+            if stripped or not self.awaiting_value:
+                self.state = None
+            return
+        if self.state == "irreversible" and self.awaiting_value:
+            self.verdict_values.append(stripped)
+            self.state, self.awaiting_value = None, False
+            return
+        if self.state in self.items:
+            found = _list_line_items(line, self.resolve)
+            if found is not None:
+                self.items[self.state] += found
+                self.awaiting_value = False
+                return
+            self.state = None
+        bullet = _BULLET.match(line)
+        pair = _name_with_reason(line[bullet.end() :] if bullet else stripped)
+        if pair is not None:
+            self.stray_reasons.append(pair)
+
+    def verdict(self) -> ParsedVerdict:
+        """What the lines read so far say."""
+        irreversible: bool | None = None
+        if self.verdict_values:
+            found_words = {_yes_no(v) for v in self.verdict_values} - {None}
+            irreversible = found_words.pop() if len(found_words) == 1 else None
+        return _build(
+            irreversible,
+            self.items["blocked"],
+            self.stray_reasons,
+            self.resolve,
+            self.items["read_only"],
+        )
+
+
 def _text_verdict(text: str, resolve: _Resolver) -> ParsedVerdict:
-    """Parse the `IRREVERSIBLE:` / `BLOCKED_TOOLS:` form."""
-    verdict_values: list[str] = []
-    items: list[_Item] = []
-    stray_reasons: list[tuple[str, str]] = []
-    state: str | None = None
-    awaiting_value = False  # a key whose value has not been seen yet
+    """Parse the `IRREVERSIBLE:` / `BLOCKED_TOOLS:` / `READ_ONLY_TOOLS:` form."""
+    reader = _TextReader(resolve)
     for line in text.splitlines():
         key_line = _KEY_LINE.match(line)
         if key_line and (
             key_line["sep"] or "#" in key_line["lead"] or not key_line["value"].strip()
         ):
-            key = key_line["key"].lower()
-            value = key_line["value"].strip().lstrip("*~ \t")  # e.g. `**KEY:** value`
-            if "irreversib" in key:
-                state = "irreversible"
-            else:
-                state = "blocked" if "block" in key else "reasons"
-            awaiting_value = not _clean(value)
-            if state == "irreversible":
-                if not awaiting_value:
-                    verdict_values.append(value)
-            elif state == "blocked":
-                items += _value_items(value, resolve)
-            elif (pair := _name_with_reason(value)) is not None:
-                stray_reasons.append(pair)
-            continue
-        stripped = line.strip()
-        if _FENCE.fullmatch(stripped):
-            continue
-        if not stripped:
-            if not awaiting_value:
-                state = None
-            continue
-        if stripped.startswith("#"):
-            state = None
-            continue
-        if state == "irreversible" and awaiting_value:
-            verdict_values.append(stripped)
-            state, awaiting_value = None, False
-            continue
-        if state == "blocked":
-            found = _list_line_items(line, resolve)
-            if found is not None:
-                items += found
-                awaiting_value = False
-                continue
-            state = None
-        bullet = _BULLET.match(line)
-        pair = _name_with_reason(line[bullet.end() :] if bullet else stripped)
-        if pair is not None:
-            stray_reasons.append(pair)
-    irreversible: bool | None = None
-    if verdict_values:
-        found_words = {_yes_no(v) for v in verdict_values} - {None}
-        irreversible = found_words.pop() if len(found_words) == 1 else None
-    return _build(irreversible, items, stray_reasons, resolve)
+            reader.key_line(key_line["key"], key_line["value"])
+        else:
+            reader.other_line(line)
+    return reader.verdict()
 
 
 # --- the JSON and structured forms ------------------------------------------------------------
@@ -337,6 +390,10 @@ _JSON_KEYS = {
     "blocked_tools": "blocked_tools",
     "blocked": "blocked_tools",
     "tools_to_block": "blocked_tools",
+    "read_only_tools": "read_only_tools",
+    "read_only": "read_only_tools",
+    "readonly_tools": "read_only_tools",
+    "readonly": "read_only_tools",
     "reasons": "reasons",
 }
 
@@ -363,46 +420,48 @@ def _find_json(text: str) -> dict[str, Any] | None:
     return None
 
 
+def _json_items(value: Any) -> list[_Item]:
+    """The names (with reasons) in a loosely typed JSON tool list."""
+    if isinstance(value, str):
+        return [] if _is_none(value) else [(t, None) for t in _tokens(value)]
+    items: list[_Item] = []
+    for entry in value if isinstance(value, list) else []:
+        if isinstance(entry, str):
+            items.append((entry, None))
+        elif isinstance(entry, Mapping):
+            tool = entry.get("tool") or entry.get("name")
+            server = entry.get("server")
+            reason = entry.get("reason")
+            if isinstance(tool, str):
+                name = f"{server}/{tool}" if isinstance(server, str) and server else tool
+                items.append((name, reason if isinstance(reason, str) else None))
+    return items
+
+
 def _json_verdict(data: Mapping[str, Any], resolve: _Resolver) -> ParsedVerdict:
     """Read a loosely typed JSON analysis."""
     flag = data.get("irreversible")
     irreversible = (
         flag if isinstance(flag, bool) else _yes_no(flag) if isinstance(flag, str) else None
     )
-    blocked = data.get("blocked_tools")
-    items: list[_Item] = []
-    if isinstance(blocked, str):
-        items = [] if _is_none(blocked) else [(t, None) for t in _tokens(blocked)]
-    elif isinstance(blocked, list):
-        for entry in blocked:
-            if isinstance(entry, str):
-                items.append((entry, None))
-            elif isinstance(entry, Mapping):
-                tool = entry.get("tool") or entry.get("name")
-                server = entry.get("server")
-                reason = entry.get("reason")
-                if isinstance(tool, str):
-                    name = f"{server}/{tool}" if isinstance(server, str) and server else tool
-                    items.append((name, reason if isinstance(reason, str) else None))
     reasons = data.get("reasons")
     given = (
         [(str(k), str(v)) for k, v in reasons.items() if v is not None]
         if isinstance(reasons, Mapping)
         else []
     )
-    return _build(irreversible, items, given, resolve)
+    blocked = _json_items(data.get("blocked_tools"))
+    return _build(irreversible, blocked, given, resolve, _json_items(data.get("read_only_tools")))
 
 
-def _build(
-    irreversible: bool | None,
+def _resolve_items(
     items: Iterable[_Item],
-    extra_reasons: Iterable[tuple[str, str]],
     resolve: _Resolver,
-) -> ParsedVerdict:
-    """Resolve the mentioned names and attach reasons to the tools they explain."""
+    unknown: dict[str, None],
+    reasons: dict[str, str],
+) -> tuple[ToolRef, ...]:
+    """The tools the mentioned names refer to; unknown names and given reasons are collected."""
     tools: dict[ToolRef, None] = {}  # insertion-ordered set
-    unknown: dict[str, None] = {}
-    reasons: dict[str, str] = {}
     for raw, reason in items:
         names = [raw]
         if not resolve(raw) and _SEPARATORS.search(raw.strip()):
@@ -418,20 +477,38 @@ def _build(
                 tools.setdefault(ref)
                 if reason and reason.strip() and len(names) == 1:
                     reasons.setdefault(f"{ref[0]}/{ref[1]}", reason.strip())
+    return tuple(tools)
+
+
+def _build(
+    irreversible: bool | None,
+    items: Iterable[_Item],
+    extra_reasons: Iterable[tuple[str, str]],
+    resolve: _Resolver,
+    read_only_items: Iterable[_Item] = (),
+) -> ParsedVerdict:
+    """Resolve the mentioned names and attach reasons to the tools they explain."""
+    unknown: dict[str, None] = {}
+    reasons: dict[str, str] = {}
+    tools = _resolve_items(items, resolve, unknown, reasons)
+    read_only = _resolve_items(read_only_items, resolve, unknown, reasons)
+    named = {*tools, *read_only}
     for name, reason in extra_reasons:
         for ref in resolve(name):
-            if ref in tools and reason.strip():
+            if ref in named and reason.strip():
                 reasons.setdefault(f"{ref[0]}/{ref[1]}", reason.strip())
-    return ParsedVerdict(irreversible, tuple(tools), tuple(unknown), reasons)
+    return ParsedVerdict(irreversible, tools, tuple(unknown), reasons, read_only)
 
 
 def parse_verdict_text(text: str, catalog: Catalog) -> ParsedVerdict:
     """Parse an analyser's plain-text (or embedded JSON) answer against the catalog.
 
-    The expected form is an `IRREVERSIBLE: YES|NO` line and a `BLOCKED_TOOLS:` line whose
-    value, or the list below it, names the tools. Key spelling, case and markdown decoration
-    are forgiven. A JSON object with the `IrreversibilityAnalysis` keys, fenced or not, is read
-    instead when present. `irreversible` is None when the verdict is missing or unclear.
+    The expected form is an `IRREVERSIBLE: YES|NO` line, a `BLOCKED_TOOLS:` line whose value,
+    or the list below it, names the tools to hold, and optionally a `READ_ONLY_TOOLS:` line
+    (or `READ_ONLY:`) read the same way, naming tools that only read. Key spelling, case and
+    markdown decoration are forgiven. A JSON object with the `IrreversibilityAnalysis` keys,
+    fenced or not, is read instead when present. `irreversible` is None when the verdict is
+    missing or unclear.
     """
     resolve = _Resolver(catalog)
     data = _find_json(text)
@@ -443,5 +520,6 @@ def parse_verdict_text(text: str, catalog: Catalog) -> ParsedVerdict:
 def from_structured(analysis: IrreversibilityAnalysis, catalog: Catalog) -> ParsedVerdict:
     """Resolve a structured analysis against the catalog, like the plain-text form."""
     items: list[_Item] = [(name, None) for name in analysis.blocked_tools]
+    read_only: list[_Item] = [(name, None) for name in analysis.read_only_tools]
     reasons = list(analysis.reasons.items())
-    return _build(analysis.irreversible, items, reasons, _Resolver(catalog))
+    return _build(analysis.irreversible, items, reasons, _Resolver(catalog), read_only)

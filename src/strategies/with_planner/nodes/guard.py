@@ -49,7 +49,7 @@ async def irreversibility_check(state: State, runtime: Runtime[Context]) -> Guar
             catalog[expert] = tools
     verdicts, configs = classified(registry, catalog)
     record = state.get("analysis")
-    if not worth_asking(ctx, verdicts, configs):
+    if not worth_asking(ctx, verdicts, configs, catalog):
         outcome = AnalysisOutcome("skipped")
     elif record is not None and covers(record, catalog):
         outcome = from_record(record)
@@ -77,10 +77,16 @@ def classified(
 
 
 def worth_asking(
-    ctx: Context, verdicts: list[ToolVerdict], configs: dict[str, ServerConfig]
+    ctx: Context, verdicts: list[ToolVerdict], configs: dict[str, ServerConfig], catalog: Catalog
 ) -> bool:
-    """Whether the analyser could matter: a gated call would not simply run, a verdict is open."""
-    return action_for(ctx.approval_mode, True) != "run" and needs_analysis(verdicts, configs)
+    """Whether the analyser could matter: a gated call would not simply run, a verdict could move.
+
+    A verdict moves when it is open (the analyser may hold it) or only ignorance holds it (the
+    analyser may clear it).
+    """
+    return action_for(ctx.approval_mode, True) != "run" and needs_analysis(
+        verdicts, configs, catalog
+    )
 
 
 async def prefetch_analysis(
@@ -92,7 +98,7 @@ async def prefetch_analysis(
     no answer could change a verdict.
     """
     verdicts, configs = classified(registry, catalog)
-    if not worth_asking(context_of(runtime, state), verdicts, configs):
+    if not worth_asking(context_of(runtime, state), verdicts, configs, catalog):
         return None
     return to_record(await analyse_turn(state, runtime, catalog, PLAN_NOT_MADE), catalog)
 
