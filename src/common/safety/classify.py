@@ -183,6 +183,30 @@ def _harmless_reason(tool: Tool) -> str | None:
     return None
 
 
+def _read_name_verdict(tool: Tool, verb: str | None, why: str) -> tuple[bool, VerdictSource, str]:
+    """A read-named tool's verdict: cleared unless its own sentence leads with or adds a change."""
+    leading = leading_change(tool.description)
+    if leading is not None:
+        return True, "heuristic", f"{leading.why}, over its name's {verb!r}"
+    added = also_changes(tool.description)
+    if added is not None:
+        return True, "heuristic", f"its description says it also changes something ({added!r})"
+    return False, "heuristic", why
+
+
+def _default_reason(tool: Tool, untrusted_hint: str) -> str:
+    """Why nothing cleared a tool, naming an untrusted readOnlyHint and what disagrees with it."""
+    reason = "no signal says it is read-only, so it is treated as irreversible"
+    if untrusted_hint:
+        change = mentions_change(tool.description)
+        reason += (
+            f" (readOnlyHint=true is not trusted: its description mentions {change!r})"
+            if change
+            else " (readOnlyHint=true is not trusted and nothing agrees)"
+        )
+    return reason
+
+
 def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
     """The deterministic decision below config: annotations, name, description, default."""
     name = read_name(tool.name)
@@ -218,24 +242,10 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
     if by_annotation is not None:
         return by_annotation[0], "annotation", by_annotation[1]
     if name.leaning == "read":
-        leading = leading_change(tool.description)
-        if leading is not None:
-            return True, "heuristic", f"{leading.why}, over its name's {name.verb!r}"
-        added = also_changes(tool.description)
-        if added is not None:
-            return True, "heuristic", f"its description says it also changes something ({added!r})"
-        return False, "heuristic", name.why
+        return _read_name_verdict(tool, name.verb, name.why)
     if description.leaning is not None:
         return description.leaning != "read", "heuristic", description.why
-    reason = "no signal says it is read-only, so it is treated as irreversible"
-    if untrusted_hint:
-        change = mentions_change(tool.description)
-        reason += (
-            f" (readOnlyHint=true is not trusted: its description mentions {change!r})"
-            if change
-            else " (readOnlyHint=true is not trusted and nothing agrees)"
-        )
-    return True, "default", reason
+    return True, "default", _default_reason(tool, untrusted_hint)
 
 
 def classify_tool(server: str, tool: Tool, cfg: ServerConfig) -> ToolVerdict:
