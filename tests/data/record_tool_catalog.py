@@ -156,6 +156,13 @@ def _fs_root(ctx: Ctx) -> list[str]:
     return [str(root)]
 
 
+def _cli_dir(_ctx: Ctx) -> dict[str, str]:
+    # cli-mcp-server writes its directory into its tool's description: a fixed, empty one.
+    root = Path(tempfile.gettempdir()) / "tool-catalog-cli"
+    root.mkdir(exist_ok=True)
+    return {"ALLOWED_DIR": str(root)}
+
+
 def _kubeconfig(ctx: Ctx) -> dict[str, str]:
     path = ctx.tmp / "kubeconfig"
     path.write_text(
@@ -355,7 +362,7 @@ SERVERS: list[Server] = [
         "cli-mcp-server",
         "0.2.5",
         "cli-mcp-server",
-        env=lambda c: {"ALLOWED_DIR": _fs_root(c)[0]},  # its default allow-list: ls, cat, pwd
+        env=_cli_dir,  # its default allow-list: ls, cat, pwd
         extra=("mcp<2",),  # the low-level server API that mcp 2 dropped
         style="shell",
     ),
@@ -536,9 +543,10 @@ def wheel(workdir: Path, package: str, version: str) -> Path:
     found = sorted(dest.glob(f"{stem}*.whl")) if dest.exists() else []
     if not found:
         _log(f"pip download --no-deps {package}=={version}")
+        pin = f"{package}=={version}"
+        flags = ["--quiet", *PIP_FLAGS, "--no-deps", "--only-binary=:all:", "--dest", str(dest)]
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", *PIP_FLAGS, "--no-deps"]
-            + ["--only-binary=:all:", "--dest", str(dest), f"{package}=={version}"],
+            [sys.executable, "-m", "pip", "download", *flags, pin],
             check=True,
             env={**os.environ, **NO_DOWNLOAD_ENV},
         )
