@@ -581,7 +581,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", metavar="SERVER", help="record this server")
     parser.add_argument("--output", type=Path, default=CATALOG)
     opts = parser.parse_args(argv)
-    known: dict[str, Server | FuncDocs] = {s.name: s for s in [*SERVERS, *FUNC_DOCS]}
+    sources: list[Server | FuncDocs] = [*SERVERS, *FUNC_DOCS]
+    known = {s.name: s for s in sources}
     unknown = sorted(set(opts.only or []) - set(known))
     if unknown:
         parser.error(f"unknown server(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
