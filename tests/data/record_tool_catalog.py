@@ -35,10 +35,10 @@ carry a ``style`` field saying how their tools are written, so figures can be re
   ``array``, ``any`` -> no ``type``), recursively through ``properties`` and ``items``, keeping
   ``description``, ``enum``, ``default`` and ``required``; no annotations (BFCL has none), and the
   ``response`` doc is dropped (the guard reads only what a client sees before a call).
-- ``calculator``, ``shell``, ``trading`` and ``finance``: real MCP servers of those kinds from
-  PyPI, started like the others with placeholder settings (an allow-list of harmless commands for
-  the shell servers, placeholder keys for the trading server, which builds its tools from the
-  OpenAPI documents it ships).
+- ``calculator``, ``shell``, ``trading``, ``finance``, ``budgeting`` and ``travel``: real MCP
+  servers of those kinds from PyPI and npm, started like the others with placeholder settings (an
+  allow-list of harmless commands for the shell servers, placeholder keys for the others; the
+  trading server builds its tools from the OpenAPI documents it ships).
 """
 
 from __future__ import annotations
@@ -382,6 +382,26 @@ SERVERS: list[Server] = [
         "0.2.0",
         "mcp-yahoo-finance",
         style="finance",
+    ),
+    Server(
+        "ynab",
+        "pypi",
+        "ynab-mcp-server",
+        "0.2.1",
+        "ynab-mcp-server",
+        env=lambda c: {"YNAB_PAT": "unused", "XDG_DATA_HOME": str(c.tmp / "data")},
+        # the low-level server API that mcp 2 dropped; the SDK's budgets_api, gone from ynab 2
+        extra=("mcp<2", "ynab<2"),
+        style="budgeting",
+    ),
+    # npm: a server of another style.
+    Server(
+        "travel-planner",
+        "npm",
+        "@gongrzhe/server-travelplanner-mcp",
+        "0.1.2",
+        env=lambda _c: {"GOOGLE_MAPS_API_KEY": "unused"},
+        style="travel",
     ),
 ]
 
