@@ -16,6 +16,29 @@ repeated) records just those servers and keeps the other entries of the existing
 
 The output is deterministic: servers and tools sorted by name, JSON keys sorted, annotations
 without unset fields. Nothing is called but ``initialize`` and ``tools/list``.
+
+Sources of other styles. The first 25 servers are mostly vendor and reference servers whose tools
+have verb-led snake_case names and descriptions written for an MCP client. Entries recorded later
+carry a ``style`` field saying how their tools are written, so figures can be reported per style:
+
+- ``python-functions``: the function docs of the Python classes behind the multi-turn categories of
+  the Berkeley Function Calling Leaderboard (PyPI ``bfcl-eval``, the JSON-lines files in
+  ``bfcl_eval/data/multi_turn_func_doc/``): a file system with shell-like names (``cat``, ``cd``,
+  ``echo``), a math API, messaging, posting, tickets, a trading bot, travel booking, vehicle
+  control (camelCase names), web search and three memory backends. Each file is one class and is
+  recorded as one server, ``bfcl-<file stem>``. They are not MCP servers, so nothing is started:
+  the wheel is fetched with ``pip download --no-deps`` into the workdir (never installed) and the
+  files are read from it. Each function doc becomes a tool record: ``name`` and ``description``
+  as written (with BFCL's "This tool belongs to ..." preamble where it has one), ``inputSchema``
+  from ``parameters`` with BFCL's types mapped to JSON Schema (``dict`` -> ``object``, ``float``
+  -> ``number``, ``integer``, ``string``, ``boolean`` and ``array`` as they are, ``tuple`` ->
+  ``array``, ``any`` -> no ``type``), recursively through ``properties`` and ``items``, keeping
+  ``description``, ``enum``, ``default`` and ``required``; no annotations (BFCL has none), and the
+  ``response`` doc is dropped (the guard reads only what a client sees before a call).
+- ``calculator``, ``shell``, ``trading``, ``finance``, ``budgeting`` and ``travel``: real MCP
+  servers of those kinds from PyPI and npm, started like the others with placeholder settings (an
+  allow-list of harmless commands for the shell servers, placeholder keys for the others; the
+  trading server builds its tools from the OpenAPI documents it ships).
 """
 
 from __future__ import annotations
@@ -29,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +105,42 @@ class Server:
     env: Callable[[Ctx], dict[str, str]] = field(default=lambda _ctx: {})
     # PyPI: further requirements installed beside it (a server written for an older mcp).
     extra: tuple[str, ...] = ()
+    # How its tools are written (see the module docstring); None for the first, MCP-native ones.
+    style: str | None = None
+
+
+@dataclass
+class FuncDocs:
+    """One Python class whose function docs a pinned PyPI wheel ships as a JSON-lines file."""
+
+    name: str
+    package: str
+    version: str
+    member: str  # the file's path inside the wheel
+    style: str = "python-functions"
+    registry: str = "pypi"
+
+
+BFCL_PACKAGE, BFCL_VERSION = "bfcl-eval", "2026.3.23"
+BFCL_DIR = "bfcl_eval/data/multi_turn_func_doc"
+BFCL_CLASSES = (
+    "gorilla_file_system",
+    "math_api",
+    "memory_kv",
+    "memory_rec_sum",
+    "memory_vector",
+    "message_api",
+    "posting_api",
+    "ticket_api",
+    "trading_bot",
+    "travel_booking",
+    "vehicle_control",
+    "web_search",
+)
+FUNC_DOCS: list[FuncDocs] = [
+    FuncDocs(f"bfcl-{stem}", BFCL_PACKAGE, BFCL_VERSION, f"{BFCL_DIR}/{stem}.json")
+    for stem in BFCL_CLASSES
+]
 
 
 def _git_repo(ctx: Ctx) -> list[str]:
@@ -94,6 +154,13 @@ def _fs_root(ctx: Ctx) -> list[str]:
     root = ctx.tmp / "root"
     root.mkdir()
     return [str(root)]
+
+
+def _cli_dir(_ctx: Ctx) -> dict[str, str]:
+    # cli-mcp-server writes its directory into its tool's description: a fixed, empty one.
+    root = Path(tempfile.gettempdir()) / "tool-catalog-cli"
+    root.mkdir(exist_ok=True)
+    return {"ALLOWED_DIR": str(root)}
 
 
 def _kubeconfig(ctx: Ctx) -> dict[str, str]:
@@ -261,6 +328,81 @@ SERVERS: list[Server] = [
             "--features=account,database,debugging,development,functions,branching,storage",
         ],
     ),
+    # PyPI: servers of other styles (recorded with a style, see the module docstring).
+    Server(
+        "calculator",
+        "pypi",
+        "mcp-server-calculator",
+        "0.2.1",
+        "mcp-server-calculator",
+        style="calculator",
+    ),
+    Server(
+        "shell-server",
+        "pypi",
+        "mcp-shell-server",
+        "1.1.14",
+        "mcp-shell-server",
+        env=lambda _c: {"ALLOW_COMMANDS": "ls,cat,pwd,grep,wc,touch,find"},  # its README's example
+        style="shell",
+    ),
+    Server(
+        "shell",
+        "pypi",
+        "mcp-server-shell",
+        "0.1.0",
+        "python",  # its console script calls the async serve() without running it
+        lambda _c: ["-m", "mcp_server_shell"],
+        extra=("mcp<2",),  # imports McpError, which mcp 2 moved
+        style="shell",
+    ),
+    Server(
+        "cli",
+        "pypi",
+        "cli-mcp-server",
+        "0.2.5",
+        "cli-mcp-server",
+        env=_cli_dir,  # its default allow-list: ls, cat, pwd
+        extra=("mcp<2",),  # the low-level server API that mcp 2 dropped
+        style="shell",
+    ),
+    Server(
+        "alpaca",
+        "pypi",
+        "alpaca-mcp-server",
+        "2.4.0",
+        "alpaca-mcp-server",
+        env=lambda _c: {"ALPACA_API_KEY": "unused", "ALPACA_SECRET_KEY": "unused"},
+        style="trading",
+    ),
+    Server(
+        "yahoo-finance",
+        "pypi",
+        "mcp-yahoo-finance",
+        "0.2.0",
+        "mcp-yahoo-finance",
+        style="finance",
+    ),
+    Server(
+        "ynab",
+        "pypi",
+        "ynab-mcp-server",
+        "0.2.1",
+        "ynab-mcp-server",
+        env=lambda c: {"YNAB_PAT": "unused", "XDG_DATA_HOME": str(c.tmp / "data")},
+        # the low-level server API that mcp 2 dropped; the SDK's budgets_api, gone from ynab 2
+        extra=("mcp<2", "ynab<2"),
+        style="budgeting",
+    ),
+    # npm: a server of another style.
+    Server(
+        "travel-planner",
+        "npm",
+        "@gongrzhe/server-travelplanner-mcp",
+        "0.1.2",
+        env=lambda _c: {"GOOGLE_MAPS_API_KEY": "unused"},
+        style="travel",
+    ),
 ]
 
 
@@ -383,6 +525,75 @@ async def list_tools(workdir: Path, server: Server) -> list[dict[str, Any]]:
     return sorted((tool_record(t) for t in tools), key=lambda t: str(t["name"]))
 
 
+BFCL_TYPES = {
+    "dict": "object",
+    "float": "number",
+    "integer": "integer",
+    "string": "string",
+    "boolean": "boolean",
+    "array": "array",
+    "tuple": "array",
+}
+
+
+def json_schema(doc: dict[str, Any]) -> dict[str, Any]:
+    """A BFCL parameter doc as JSON Schema (its types mapped, ``any`` left untyped)."""
+    schema: dict[str, Any] = {}
+    for key, value in doc.items():
+        if key == "type":
+            if value != "any":
+                schema["type"] = BFCL_TYPES[value]
+        elif key == "properties":
+            schema["properties"] = {name: json_schema(sub) for name, sub in value.items()}
+        elif key == "items":
+            schema["items"] = json_schema(value)
+        elif key in ("description", "enum", "default", "required"):
+            schema[key] = value
+        else:
+            raise ValueError(f"unexpected key {key!r} in a BFCL parameter doc")
+    if schema.get("type") == "object":
+        schema.setdefault("properties", {})
+    return schema
+
+
+def wheel(workdir: Path, package: str, version: str) -> Path:
+    """The pinned wheel of a package, downloaded (not installed) into WORKDIR/wheels once."""
+    dest = workdir / "wheels"
+    stem = f"{package.replace('-', '_')}-{version}-"
+    found = sorted(dest.glob(f"{stem}*.whl")) if dest.exists() else []
+    if not found:
+        _log(f"pip download --no-deps {package}=={version}")
+        pin = f"{package}=={version}"
+        flags = ["--quiet", *PIP_FLAGS, "--no-deps", "--only-binary=:all:", "--dest", str(dest)]
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", *flags, pin],
+            check=True,
+            env={**os.environ, **NO_DOWNLOAD_ENV},
+        )
+        found = sorted(dest.glob(f"{stem}*.whl"))
+    return found[0]
+
+
+def func_doc_tools(workdir: Path, source: FuncDocs) -> list[dict[str, Any]]:
+    """The tool records of one class's function docs (one JSON object a line in the wheel)."""
+    with zipfile.ZipFile(wheel(workdir, source.package, source.version)) as whl:
+        text = whl.read(source.member).decode("utf-8")
+    tools = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        doc = json.loads(line)
+        tools.append(
+            {
+                "name": doc["name"],
+                "description": doc["description"],
+                "inputSchema": json_schema(doc["parameters"]),
+                "annotations": {},
+            }
+        )
+    return sorted(tools, key=lambda t: str(t["name"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Install, list and write the catalog; exit 1 if any selected server failed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -390,11 +601,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", metavar="SERVER", help="record this server")
     parser.add_argument("--output", type=Path, default=CATALOG)
     opts = parser.parse_args(argv)
-    known = {s.name: s for s in SERVERS}
+    sources: list[Server | FuncDocs] = [*SERVERS, *FUNC_DOCS]
+    known = {s.name: s for s in sources}
     unknown = sorted(set(opts.only or []) - set(known))
     if unknown:
         parser.error(f"unknown server(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    selected = [known[n] for n in sorted(set(opts.only))] if opts.only else list(SERVERS)
+    chosen = [known[n] for n in sorted(set(opts.only))] if opts.only else list(known.values())
+    selected = [s for s in chosen if isinstance(s, Server)]
+    func_docs = [s for s in chosen if isinstance(s, FuncDocs)]
     workdir: Path = opts.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
 
@@ -419,6 +633,18 @@ def main(argv: list[str] | None = None) -> int:
             "registry": server.registry,
             "package": server.package,
             "version": version,
+            "tools": tools,
+            **({"style": server.style} if server.style else {}),
+        }
+    for source in func_docs:
+        tools = func_doc_tools(workdir, source)
+        _log(f"{source.name}: {len(tools)} tools from {source.package} {source.member}")
+        servers[source.name] = {
+            "registry": source.registry,
+            "package": source.package,
+            "version": source.version,
+            "file": source.member,
+            "style": source.style,
             "tools": tools,
         }
     catalog = {

@@ -1,0 +1,115 @@
+"""Print the guard's figures on the labelled tool catalog, one line per source (server).
+
+For each source of tests/data/tool_catalog.json: its style (``mcp`` for the original, MCP-native
+servers), its tools, how many its labels in tests/data/tool_labels.json call irreversible and
+reversible, and what the deterministic classifier (no model, a plain server config: hints not
+trusted, nothing sandboxed) gets wrong: misses (irreversible tools cleared) and over-blocked
+(reversible tools held). Then a total per style. With ``--details`` it lists every mistake with
+the label's reason and the classifier's. Run from the repository root:
+
+    PYTHONPATH=src:. .venv/bin/python tests/data/catalog_report.py [--details] [--only SERVER]
+
+It only reports: the bounds are asserted by tests/unit_tests/test_guard_catalog.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcp.types import Tool
+
+from common.mcp.config import ServerConfig
+from common.safety.classify import classify_tools
+
+DATA = Path(__file__).resolve().parent
+PLAIN = ServerConfig(command="srv")
+ORIGINAL_STYLE = "mcp"
+
+
+@dataclass
+class Figures:
+    """One source's (or style's) counts and mistakes."""
+
+    style: str
+    tools: int = 0
+    irreversible: int = 0
+    reversible: int = 0
+    misses: list[str] = field(default_factory=list)
+    over_blocked: list[str] = field(default_factory=list)
+
+    def add(self, other: Figures) -> None:
+        self.tools += other.tools
+        self.irreversible += other.irreversible
+        self.reversible += other.reversible
+        self.misses += other.misses
+        self.over_blocked += other.over_blocked
+
+
+def figures() -> dict[str, Figures]:
+    """Each source's figures under the current classifier, by server name."""
+    catalog = json.loads((DATA / "tool_catalog.json").read_text())["servers"]
+    labels: dict[str, Any] = json.loads((DATA / "tool_labels.json").read_text())
+    out: dict[str, Figures] = {}
+    for server, entry in sorted(catalog.items()):
+        tools = [Tool.model_validate(t) for t in entry["tools"]]
+        fig = Figures(style=entry.get("style", ORIGINAL_STYLE), tools=len(tools))
+        for verdict in classify_tools(server, tools, PLAIN):
+            label = labels[server][verdict["tool"]]
+            fig.irreversible += label["irreversible"]
+            fig.reversible += not label["irreversible"]
+            if label["irreversible"] and not verdict["irreversible"]:
+                fig.misses.append(
+                    f"{verdict['tool']}: cleared ({verdict['reason']}) but {label['reason']}"
+                )
+            if not label["irreversible"] and verdict["irreversible"]:
+                fig.over_blocked.append(
+                    f"{verdict['tool']}: held ({verdict['reason']}) but {label['reason']}"
+                )
+        out[server] = fig
+    return out
+
+
+def _row(name: str, fig: Figures) -> str:
+    share = f"{len(fig.over_blocked) / fig.reversible:.1%}" if fig.reversible else "-"
+    return (
+        f"{name:<28} {fig.style:<17} {fig.tools:>5} {fig.irreversible:>5} {fig.reversible:>5}"
+        f" {len(fig.misses):>6} {len(fig.over_blocked):>5} {share:>6}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the table (and with --details every mistake)."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--details", action="store_true", help="list every mistake")
+    parser.add_argument("--only", action="append", metavar="SERVER", help="report this source")
+    opts = parser.parse_args(argv)
+    figs = figures()
+    if opts.only:
+        figs = {name: fig for name, fig in figs.items() if name in set(opts.only)}
+    header = f"{'source':<28} {'style':<17} {'tools':>5} {'irrev':>5} {'rev':>5}"
+    print(f"{header} {'misses':>6} {'over':>5} {'over%':>6}")
+    for name, fig in figs.items():
+        print(_row(name, fig))
+    by_style: dict[str, Figures] = defaultdict(lambda: Figures(style=""))
+    for fig in figs.values():
+        by_style[fig.style].style = fig.style
+        by_style[fig.style].add(fig)
+    print()
+    for style, fig in sorted(by_style.items()):
+        print(_row(f"all {style}", fig))
+    if opts.details:
+        for name, fig in figs.items():
+            for kind, items in (("miss", fig.misses), ("over-blocked", fig.over_blocked)):
+                for item in items:
+                    print(f"{name} {kind}: {item}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
