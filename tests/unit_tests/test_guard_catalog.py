@@ -6,10 +6,10 @@ a call can be undone, with a one-line reason. The deterministic layers (no model
 config: hints not trusted, nothing sandboxed) must miss no irreversible tool and hold at most 5%
 of the reversible ones; an analyser that answers in any malformed way must not change the first.
 
-Those bounds hold on the original, MCP-native servers (catalog entries without a ``style``).
-Entries with a ``style`` are sources written in other styles (Python functions and their docs,
-shell, calculator, trading and finance servers), measured by the same bounds in tests of their
-own; `tests/data/catalog_report.py` prints the figures per source.
+The bounds hold on the whole catalog: the MCP-native servers (entries without a ``style``) and
+the sources written in other styles (Python functions and their docs, shell, calculator,
+trading, finance, budgeting and travel servers), which must also meet them on their own;
+`tests/data/catalog_report.py` prints the figures per source.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from tests.doubles import ScriptedChatModel
 DATA = Path(__file__).resolve().parents[1] / "data"
 PLAIN = ServerConfig(command="srv")
 MAX_OVER_BLOCKED = 0.05
-"""At most this share of reversible tools waits for a human (4.4% when this was written)."""
+"""At most this share of reversible tools waits for a human (16 of 415, 3.9%, when written)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
-"""At most this share waits because of how we read names and descriptions (2.2% when written)."""
+"""At most this share waits because of how we read names and descriptions (2.6% when written)."""
 
 
 def _load() -> tuple[dict[str, list[Tool]], dict[str, dict[str, Any]], dict[str, str]]:
@@ -53,7 +53,7 @@ ALL_CATALOG, LABELS, STYLES = _load()
 CATALOG = {server: tools for server, tools in ALL_CATALOG.items() if server not in STYLES}
 """The original, MCP-native servers: the bounds below hold on them."""
 OTHER_STYLES = {server: tools for server, tools in ALL_CATALOG.items() if server in STYLES}
-"""Sources in other styles, not yet tuned for (see the xfail tests at the end)."""
+"""Sources in other styles than the MCP-native ones."""
 
 
 def _verdicts(catalog: Mapping[str, Sequence[Tool]]) -> list[ToolVerdict]:
@@ -104,7 +104,7 @@ def _declared_a_write(tool: Tool) -> bool:
 
 
 def test_no_irreversible_tool_is_missed_and_few_reversible_ones_wait() -> None:
-    """0 misses; at most 5% of the reversible tools wait for a human.
+    """0 misses; at most 5% of the reversible tools of the whole catalog wait for a human.
 
     A tool its own server annotates as a write is held whatever its read verb says (annotations
     may only make a tool stricter: `read_message` that pops a queue looks like a read), unless it
@@ -112,9 +112,9 @@ def test_no_irreversible_tool_is_missed_and_few_reversible_ones_wait() -> None:
     the server declares non-destructive. Those held by our own reading, not by the server's
     declaration, are bounded more tightly.
     """
-    misses, over = _misses_and_over_blocked(_verdicts(CATALOG))
-    tools = {(s, t.name): t for s, ts in CATALOG.items() for t in ts}
-    reversible = _reversible(CATALOG)
+    misses, over = _misses_and_over_blocked(_verdicts(ALL_CATALOG))
+    tools = {(s, t.name): t for s, ts in ALL_CATALOG.items() for t in ts}
+    reversible = _reversible(ALL_CATALOG)
     ours = [text for key, text in over if not _declared_a_write(tools[key])]
 
     assert misses == []
@@ -142,14 +142,16 @@ def _assert_held_call_by_call(catalog: Mapping[str, Sequence[Tool]]) -> None:
         tools = {t.name: t for t in catalog[server]}
         decision = gate.check(server, name, args, tools, PLAIN)
         assert decision.needs_approval, (server, name, decision)
-        assert decision.source == "arguments", (server, name, decision)
-        assert "argument" in decision.reason
+        cleared = not gate.check(server, name, {}, tools, PLAIN).needs_approval
+        if cleared:  # a tool held as a whole (cli's `run_command`) is held for this call too
+            assert decision.source == "arguments", (server, name, decision)
+            assert "argument" in decision.reason
 
 
 def test_arguments_that_make_a_cleared_tool_irreversible_are_held_call_by_call() -> None:
     """A read-only SQL tool handed `COMMIT; DROP ...`, a search told to click: held per call."""
-    assert len(_held_when(CATALOG)) >= 4
-    _assert_held_call_by_call(CATALOG)
+    assert len(_held_when(ALL_CATALOG)) >= 5
+    _assert_held_call_by_call(ALL_CATALOG)
 
 
 def test_every_reason_is_one_readable_line() -> None:
@@ -212,20 +214,10 @@ async def test_an_analyser_naming_every_tool_read_only_releases_no_irreversible_
     assert cleared <= by_default  # tavily_map ("Map a website's structure") when written
 
 
-NOT_YET_TUNED = pytest.mark.xfail(strict=False, reason="guard not yet tuned for these styles")
-
-
-@NOT_YET_TUNED
-def test_sources_of_other_styles_miss_nothing_and_few_reversible_tools_wait() -> None:
-    """The bounds of the original servers (0 misses, at most 5% held) on the other styles."""
+def test_the_sources_of_other_styles_miss_nothing_and_few_of_their_reversible_tools_wait() -> None:
+    """The whole catalog's bounds hold on the other styles alone (tools from Python functions,
+    shell, calculator, trading, finance, budgeting and travel servers), not only on average."""
     misses, over = _misses_and_over_blocked(_verdicts(OTHER_STYLES))
 
     assert [text for _, text in misses] == []
     assert len(over) <= MAX_OVER_BLOCKED * _reversible(OTHER_STYLES), "\n".join(t for _, t in over)
-
-
-@NOT_YET_TUNED
-def test_sources_of_other_styles_hold_irreversible_arguments_call_by_call() -> None:
-    """A shell tool restricted to reads, handed `rm -rf`: held for that call."""
-    assert _held_when(OTHER_STYLES)
-    _assert_held_call_by_call(OTHER_STYLES)

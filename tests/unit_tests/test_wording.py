@@ -182,6 +182,21 @@ def test_the_tools_own_sentence_decides_and_a_leading_change_outranks_a_read_nam
     assert v["irreversible"] is False, v
 
 
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Liquidates the portfolio, converting every position to cash.",
+        "Rebalances the portfolio and then checks the drift.",
+        "Escalates the incident, fetching the on-call roster.",
+    ],
+)
+def test_a_read_verb_after_an_unknown_leading_verb_clears_nothing(description: str) -> None:
+    """An unknown verb leads: a read later in the sentence says nothing of what the tool does."""
+    assert read_description(description).leaning is None
+    v = classify_tool("srv", tool("portfolio_liquidation", description), PLAIN)
+    assert v["irreversible"] is True, v
+
+
 def test_first_sentence_drops_lead_ins() -> None:
     assert first_sentence("Use this tool to list files. It deletes nothing.") == "list files."
     assert first_sentence("This tool lets you search issues") == "search issues"

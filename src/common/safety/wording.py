@@ -195,7 +195,8 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
     """The reading of a sequence of words: destructive anywhere, else the verbs that lead.
 
     A verb leads when it is the first known word or follows a conjunction; with `read_within`,
-    a read verb leads only among that many first words (a change verb within three). After a
+    a read verb leads only among that many first words (a change verb within three), and a read
+    after a conjunction clears nothing unless one led ("Exercises an option, converting it"). After a
     noun-like read word (`status_update`) a later change verb in its bare form counts too.
     """
     found = found_verbs(words, in_name=what == "name")
@@ -204,11 +205,13 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
         return Reading("destructive", destructive[0], f"its {what} contains {destructive[0]!r}")
     first = next(((i, hit) for i, hit in enumerate(found) if hit is not None), None)
     verbs = [hit for i, hit in enumerate(found) if hit and i and words[i - 1] in CONJUNCTIONS]
+    led = False
     if first is not None:
         index, (leaning, verb) = first
         limit = None if read_within is None else (read_within if leaning == "read" else 3)
         if limit is None or index < limit:
             verbs.insert(0, (leaning, verb))
+            led = True
         if leaning == "read" and verb in NOUN_LIKE_READS:
             last = len(words) - 1
             verbs += [
@@ -224,7 +227,7 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
         return Reading(
             "change", changes[0], f"its {what} says it changes something ({changes[0]!r})"
         )
-    if verbs:
+    if verbs and led:  # "Exercises an option, converting it": a later read vouches for nothing
         return Reading("read", verbs[0][1], f"its {what} leads with the read verb {verbs[0][1]!r}")
     return Reading(None, None, f"its {what} has no verb this guard knows")
 
