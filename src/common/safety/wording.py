@@ -196,8 +196,8 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
 
     A verb leads when it is the first known word or follows a conjunction; with `read_within`,
     a read verb leads only among that many first words (a change verb within three), and a read
-    after a conjunction clears nothing unless one led ("Exercises an option, converting it"). After a
-    noun-like read word (`status_update`) a later change verb in its bare form counts too.
+    after a conjunction clears nothing unless one led ("Exercises an option, converting it").
+    After a noun-like read word (`status_update`) a later change verb in its bare form counts.
     """
     found = found_verbs(words, in_name=what == "name")
     destructive = [hit[1] for hit in found if hit is not None and hit[0] == "destructive"]
