@@ -102,7 +102,7 @@ SIGN_INS = [
     ("trading_login", "Handle user login."),
     ("trading_logout", "Handle user logout for trading system."),
     ("logout", "Log out the current user."),
-    ("message_login", "Log in a user with the given user ID to the messaging application."),
+    ("message_login", "Log in a user with the given user ID to the message application."),
     ("authenticate_twitter", "Authenticate a user with username and password."),
     ("authenticate_travel", "Authenticate the user with the travel API"),
     ("ticket_login", "Authenticate a user for ticket system."),

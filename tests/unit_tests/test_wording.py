@@ -172,11 +172,17 @@ def test_the_tools_own_sentence_decides_and_a_leading_change_outranks_a_read_nam
     v = classify_tool("srv", tool("watchlist", trading.replace("Get the", "Remove the")), PLAIN)
     assert v["irreversible"] is True, v
     # A destructive verb in the preamble still holds a tool whose name does not read.
-    cleanup = "This tool is part of the cleanup job, which deletes stale branches. Lists them."
+    cleanup = (
+        "This tool belongs to the cleanup service, which allows users to delete stale branches. "
+        "Lists them."
+    )
     v = classify_tool("srv", tool("branches", cleanup), PLAIN)
     assert v["irreversible"] is True, v
     assert "preamble" in v["reason"], v
     assert classify_tool("srv", tool("list_branches", cleanup), PLAIN)["irreversible"] is False
+    # A first sentence that says what the tool does is not a preamble, whatever it begins with.
+    job = "This tool is part of the cleanup job, which deletes stale branches. Lists them."
+    assert classify_tool("srv", tool("list_branches", job), PLAIN)["irreversible"] is True
     # An execution verb says how a query tool reads; its arguments are checked per call.
     v = classify_tool("srv", tool("read_query", "Execute a SELECT query"), PLAIN)
     assert v["irreversible"] is False, v

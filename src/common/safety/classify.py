@@ -33,6 +33,7 @@ from common.safety.readings import (
     tab_action,
 )
 from common.safety.wording import (
+    acted_on_prefix,
     also_changes,
     leading_change,
     mentions_change,
@@ -188,6 +189,9 @@ def _read_name_verdict(tool: Tool, verb: str | None, why: str) -> tuple[bool, Ve
     leading = leading_change(tool.description)
     if leading is not None:
         return True, "heuristic", f"{leading.why}, over its name's {verb!r}"
+    acted = acted_on_prefix(tool.name, tool.description)
+    if acted is not None:
+        return True, "heuristic", f"its description does what its name calls a noun ({acted!r})"
     added = also_changes(tool.description)
     if added is not None:
         return True, "heuristic", f"its description says it also changes something ({added!r})"

@@ -38,6 +38,7 @@ from common.safety.wording import (
     mentions_change,
     name_tokens,
     plain_text,
+    preamble_destroys,
     read_description,
     sentences,
     stems,
@@ -295,6 +296,14 @@ COMPUTE_WORDS = vocab.words("computation", "words")
 """Every other word an arithmetic sentence may carry."""
 NUMBER_TYPES = vocab.words("computation", "parameter_types")
 """The JSON Schema types every parameter of a computation must have."""
+COMPUTE_NAMES = COMPUTE_VERBS | OPERANDS | COMPUTE_WORDS | vocab.words("computation", "names")
+"""The words a computation's name and parameter names may be made of (digits aside)."""
+
+
+def _number_words(name: str) -> bool:
+    """Whether a name is made only of computation words and digits (`round_number`, `num1`)."""
+    words = [w.rstrip("0123456789") for w in name_tokens(name)]
+    return bool(words) and all(not w or w in COMPUTE_NAMES for w in words)
 
 
 def _numbers_only(schema: Mapping[str, Any] | None) -> bool:
@@ -309,23 +318,22 @@ def _numbers_only(schema: Mapping[str, Any] | None) -> bool:
             kind = items.get("type")
         if not isinstance(kind, str) or kind not in NUMBER_TYPES:
             return False
-    return True
+    return all(isinstance(key, str) and _number_words(key) for key in properties)
 
 
 def computation(name: str, description: str | None, schema: Mapping[str, Any] | None) -> str | None:
     """The arithmetic a tool only does ("Add two numbers"), or None.
 
     The tool's own description must be one sentence that leads with an arithmetic verb and
-    carries only number words (`OPERANDS`, `COMPUTE_WORDS`, digits); the name's change words must
-    be arithmetic verbs (`add`, `subtract`); and every parameter must be a number. "Add a user"
-    or `add(name: str)` is not arithmetic.
+    carries only number words (`OPERANDS`, `COMPUTE_WORDS`, digits); the name and every
+    parameter's name must be made of such words (`COMPUTE_NAMES`), and every parameter must be
+    a number. "Add a user", `add(name: str)`, `add_to_balance` or `wallet_add(wallet_id,
+    amount)` is not arithmetic, nor is a tool whose service preamble destroys something.
     """
-    named = name_tokens(name)
     if not name.isascii() or not plain_text(description) or not _numbers_only(schema):
         return None
-    for word, hit in zip(named, found_verbs(named, every_form=True), strict=True):
-        if hit is not None and hit[0] != "read" and not stems(word) & COMPUTE_VERBS:
-            return None
+    if not _number_words(name) or preamble_destroys(description) is not None:
+        return None
     if len(sentences(description)) != 1:
         return None
     words = closed_words(first_sentence(description).rstrip(". "))
@@ -348,6 +356,8 @@ SIGN_IN_WORDS = vocab.words("sign_in", "words")
 """Words between the verb and its subject ("the current user")."""
 SIGN_IN_PREPOSITIONS = vocab.words("sign_in", "prepositions")
 """Words that may lead what follows ("with username and password")."""
+SIGN_IN_CREDENTIALS = vocab.words("sign_in", "credentials")
+"""Every word that may follow besides the prepositions and the tool's own name."""
 
 
 def _sign_in_verb(words: list[str], i: int) -> int:
@@ -378,8 +388,9 @@ def sign_in(name: str, description: str | None) -> str | None:
     The name must carry a sign-in verb and no other change word (`trading_login`,
     `authenticate_twitter`); the tool's own description must be one sentence that leads with
     one ("Log in a user", "Authenticate the user", "Handle user logout"), followed at most by a
-    phrase led by a preposition with no verb in it ("with username and password"). "Authenticate
-    a payment", "Log in and transfer the funds" or a second sentence is something else.
+    phrase led by a preposition and made of credential words or the name's own words ("with
+    username and password", "with the travel API" for `authenticate_travel`). "Authenticate a
+    payment", "Log in a user via SMS", "on all devices" or a second sentence is something else.
     """
     named = name_tokens(name)
     if not name.isascii() or not plain_text(description) or not named:
@@ -395,6 +406,7 @@ def sign_in(name: str, description: str | None) -> str | None:
     end = _sign_in_lead(words)
     if end is None or (end < len(words) and words[end] not in SIGN_IN_PREPOSITIONS):
         return None
-    if any((hit := verb_of(w, False)) is not None and hit[0] != "read" for w in words[end:]):
+    allowed = SIGN_IN_PREPOSITIONS | SIGN_IN_CREDENTIALS | set(named)
+    if any(w not in allowed for w in words[end:]) or preamble_destroys(description):
         return None
     return " ".join(words[:end])

@@ -25,6 +25,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "change": "words",
         "read": "words",
         "manner": "words",
+        "manner_objects": "words",
+        "head_nouns": "words",
         "noun_like_reads": "words",
         "noun_like_changes": "words",
         "noun_only_reads": "words",
@@ -73,6 +75,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "operands": "words",
         "words": "words",
         "parameter_types": "words",
+        "names": "words",
     },
     "sign_in": {
         "verbs": "words",
@@ -81,6 +84,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "subjects": "words",
         "words": "words",
         "prepositions": "words",
+        "credentials": "words",
     },
 }
 """Every section and key the file must have, and the shape of each: a closed set."""

@@ -49,6 +49,15 @@ READ_VERBS = vocab.words("verbs", "read")
 """Verbs of operations that only read or compute: they clear a tool when they lead its name."""
 MANNER_VERBS = vocab.words("verbs", "manner")
 """Change verbs that under a read name say how it reads ("Execute a SELECT query")."""
+MANNER_OBJECTS = vocab.words("verbs", "manner_objects")
+"""What a manner verb's object must name for it to say how the tool reads ("a SELECT query")."""
+HEAD_NOUNS = vocab.words("verbs", "head_nouns")
+"""Nouns after which a leading noun-like verb is a noun ("Order details", "Release notes")."""
+_OBJECT_STARTS = frozenset(
+    {"a", "an", "the", "this", "that", "these", "those", "all", "any", "each", "every", "one"}
+    | {"some", "new", "it", "them", "its", "their", "your", "my", "our", "to"}
+)
+"""Words that start a verb's object ("Post a message", "Order the parts", "Post to")."""
 NOUN_LIKE_READS = vocab.words("verbs", "noun_like_reads")
 """Read words that are also nouns (`status_update`): after them a bare change verb still counts."""
 NOUN_LIKE_CHANGES = vocab.words("verbs", "noun_like_changes")
@@ -156,19 +165,48 @@ def _inflection(word: str, verb: str) -> Literal["base", "participle", "gerund"]
 def _verb_form(words: list[str], i: int, hit: tuple[Leaning, str], in_name: bool) -> bool:
     """Whether the word at `i` says what the tool does, rather than describing a noun.
 
-    A participle after a noun or before one describes it (`get_sent_emails`, "messages sent by
-    the user"); it acts after "and", "that", "is" or an adverb ("and sent it", "is deleted").
-    In a name, a change verb's -ing form is a prefix (`posting_get_login_status`).
+    In a name, a participle after a read verb describes a noun next to it (`get_sent_emails`,
+    `view_messages_sent`; not `find_deleted`), and a change verb's -ing form is a prefix
+    (`posting_get_login_status`). In a sentence, see `_participle_acts`.
     """
     if hit[0] == "read":
         return True
     form = _inflection(words[i], hit[1])
+    if form == "participle" and in_name:
+        read_before = any((r := verb_of(w, False)) and r[0] == "read" for w in words[:i])
+        after_read = (r := verb_of(words[i - 1], False)) is not None and r[0] == "read"
+        next_to_noun = i + 1 < len(words) or not after_read
+        return not (read_before and next_to_noun)
     if form == "participle":
-        if in_name:  # `get_sent_emails`: after a read verb it describes; alone it may act
-            return not any((read := verb_of(w, False)) and read[0] == "read" for w in words[:i])
-        before = words[i - 1] if i else ""
-        return before in _AUXILIARIES | CONJUNCTIONS | _VERB_PLACES or before.endswith("ly")
+        return _participle_acts(words, i, hit[0])
     return not (in_name and form == "gerund" and hit[0] == "change")
+
+
+def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
+    """Whether a participle in a sentence is the tool's action, not a description of a noun.
+
+    A destructive one acts unless it reads as an adjective: followed by "by" ("messages sent by
+    the user"), after a determiner or a word of time ("the sent items", "recently deleted"), or
+    right after the sentence's leading read verb ("Get published posts"); "reminders sent
+    automatically", "each paid from the balance" act. A change verb's participle acts only as a
+    clause's verb: after "is", "has", "and", "that" or an adverb ("and saved", "is updated").
+    """
+    before = words[i - 1] if i else ""
+    if leaning == "change":
+        return before in _AUXILIARIES | CONJUNCTIONS | _VERB_PLACES or (
+            before.endswith("ly") and before not in _ADJECTIVE_MARKS
+        )
+    if words[i + 1 : i + 2] == ["by"] or before in _ADJECTIVE_MARKS:
+        return False
+    leading_read = i == 1 and (read := verb_of(before, False)) is not None and read[0] == "read"
+    return not leading_read
+
+
+_ADJECTIVE_MARKS = frozenset(
+    {"the", "a", "an", "all", "any", "your", "my", "our", "their", "its", "his", "her", "of"}
+    | {"recently", "previously", "newly", "already", "not", "never"}
+)
+"""Words after which a participle describes a noun ("the sent items", "recently deleted")."""
 
 
 def found_verbs(
@@ -239,28 +277,66 @@ def read_name(name: str) -> Reading:
     return _read_words(name_tokens(name), "name")
 
 
+@lru_cache(maxsize=4096)
+def acted_on_prefix(name: str, description: str | None) -> str | None:
+    """A verb a name carries as a prefix or adjective that the description does, if any.
+
+    `booking_check` reads by its name ("booking" is a prefix), but "Check availability and book
+    the room" books: the word the name passed over as a noun is the description's verb.
+    """
+    words = name_tokens(name)
+    passed = {
+        hit[1]
+        for hit, kept in zip(
+            found_verbs(words, every_form=True), found_verbs(words, in_name=True), strict=True
+        )
+        if hit is not None and kept is None and hit[0] != "read"
+    }
+    if not passed:
+        return None
+    sentence = _words(first_sentence(description))
+    for word, hit in zip(sentence, found_verbs(sentence), strict=True):
+        if hit is not None and hit[1] in passed and _inflection(word, hit[1]) == "base":
+            return hit[1]
+    return None
+
+
 _SENTENCE_END = re.compile(
     r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\betc\.)(?<!\bvs\.)(?<!\bE\.g\.)(?<=[.!?])\s|\n\s*\n"
 )
 """Where a sentence ends: not after "e.g.", "i.e.", "etc." or "vs." ("(e.g. the cart) and pay")."""
 
 
+def _service_statement(sentence: str) -> bool:
+    """Whether a sentence only says what service a tool belongs to (and what that allows).
+
+    "This function is part of the car API and starts the engine" names what the tool does: a
+    change verb before the "which"/"that" clause makes it the tool's own sentence.
+    """
+    if not _PREAMBLE.match(sentence):
+        return False
+    head = re.split(r"\b(?:which|that)\b", sentence.lower(), maxsplit=1)[0]
+    hits = found_verbs(_words(head), every_form=True)
+    return not any(hit is not None and hit[0] != "read" for hit in hits)
+
+
 @lru_cache(maxsize=4096)
 def own_description(description: str | None) -> str:
     """The part of a description that speaks of the tool itself, its service's preamble dropped.
 
-    Text before "Tool description:" is the service's; so is a first sentence that says what the
-    tool belongs to ("This tool belongs to the trading system, which allows users to trade
-    stocks, manage their account..."): its verbs are the service's, not this tool's.
+    A first sentence that only says what the tool belongs to ("This tool belongs to the trading
+    system, which allows users to trade stocks, manage their account...") is the service's, and
+    so, after such a sentence, is everything before "Tool description:": their verbs are the
+    service's, not this tool's.
     """
     text = (description or "").strip()
+    first, *rest = _SENTENCE_END.split(text, maxsplit=1)
+    if not rest or not rest[0].strip() or not _service_statement(first):
+        return text  # "Deletes the repository. Tool description: Get info." has no preamble
     marker = _PREAMBLE_MARKER.search(text)
     if marker is not None and text[marker.end() :].strip():
         return text[marker.end() :].strip()
-    first, *rest = _SENTENCE_END.split(text, maxsplit=1)
-    if rest and _PREAMBLE.match(first) and rest[0].strip():
-        return rest[0].strip()
-    return text
+    return rest[0].strip()
 
 
 @lru_cache(maxsize=4096)
@@ -321,17 +397,37 @@ def leading_change(description: str | None) -> Reading | None:
 
     "Write content to a file ... or display it" leads with "write": the sentence that says what
     the tool does outranks a read verb in its name (`echo`). Only the leading verb (among the
-    first three words) counts here; a later "and comments" may be a noun, and an execution
-    verb ("Execute a SELECT query", "Capture a snapshot") says how the tool reads (`MANNER_VERBS`).
+    first three words) counts here, when it acts (`_not_an_action`); a later "and comments" may
+    be a noun.
     """
     words = _words(first_sentence(description))
     found = found_verbs(words)
     first = next((i for i, hit in enumerate(found) if hit is not None), None)
     hit = found[first] if first is not None and first < 3 else None
-    if hit is None or hit[0] == "read" or hit[1] in MANNER_VERBS:
+    if hit is None or hit[0] == "read" or _not_an_action(words, first or 0, hit[1]):
         return None
     reading = read_description(description)
     return reading if reading.leaning in ("change", "destructive") else None
+
+
+def _not_an_action(words: list[str], i: int, verb: str) -> bool:
+    """Whether a leading change word says how a read tool works, or heads a noun phrase.
+
+    "Execute a SELECT query" reads (a manner verb whose object is a read); "Order details for
+    the given ID", "Release notes" and "Updates posted to the feed" are nouns. "Run a shell
+    command", "Capture the payment" and "Post a message" act.
+    """
+    after = words[i + 1 : i + 5]
+    if verb in MANNER_VERBS:
+        return bool(set(after) & MANNER_OBJECTS)
+    following = after[0] if after else ""
+    if (
+        following in HEAD_NOUNS
+        or _inflection(following, following.removesuffix("ed")) == "participle"
+    ):
+        return True
+    noun_like = verb in NOUN_LIKE_CHANGES and not words[i].endswith("ing")
+    return noun_like and following not in _OBJECT_STARTS and not following.isdigit()
 
 
 def _acting(words: list[str], i: int) -> bool:
