@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from langgraph.store.memory import InMemoryStore
 from mcp.types import Tool
 
 from common.mcp import registry_for
+from common.persistence import sqlite_store
 from common.safety.trust import entries, offer_for, remember, revoke
 from strategies.with_planner.graph import build_graph
 from tests.doubles import calls, tool_call
@@ -234,3 +236,31 @@ async def test_plan_only_still_holds_a_remembered_tool(scripted: Any, workdir: P
 
     assert note_actions(workdir, second) == []
     assert (await thread.values())["deferred"]
+
+
+async def test_two_threads_remember_at_once_on_one_sqlite_store(
+    scripted: Any, workdir: Path, tmp_path: Path
+) -> None:
+    title = unique("concurrent")
+    ctx, _ = scripted(
+        planner=[NOTES_TASK, NOTES_TASK, NOTES_TASK],
+        orchestrate=[
+            write_note(title),
+            calls(tool_call("delete_note", {"title": title}, call_id="d1")),
+            write_note(unique("after"), "w3"),
+        ],
+        assess=[done()] * 3,
+        response=["Done."] * 3,
+    )
+    async with sqlite_store(tmp_path / "store.sqlite") as store:
+        writer, deleter = on(store, ctx), on(store, ctx)
+        await writer.send("Save a note")
+        await deleter.send("Delete it")
+
+        await asyncio.gather(writer.resume(REMEMBER), deleter.resume(REMEMBER))
+
+        assert sorted(e["tool"] for e in await entries(store)) == ["delete_note", "write_note"]
+        # Kept in the file: a third run on the same store is not asked.
+        third = on(store, ctx)
+        await third.send("Save one more")
+        assert await third.interrupts() == []

@@ -239,7 +239,7 @@ def answer_chars(value: Any) -> int:
 
 
 EXPECTED = (
-    'Expected {"decisions": [{"type": "approve"[, "remember": true]} | '
+    'Expected {"decisions": [{"type": "approve"} | {"type": "approve", "remember": true} | '
     '{"type": "edit", "edited_action": '
     '{"name": ..., "args": {...}}} | {"type": "reject", "message": ...}]}'
 )
