@@ -372,8 +372,18 @@ def approval_from_message(text: str, expected: int) -> list[Decision] | None:
         except json.JSONDecodeError:
             return None
         if isinstance(value, dict) and "decisions" in value:
-            return parse_decisions(value, expected)
+            return _once(parse_decisions(value, expected))
         return None
     if _APPROVAL.match(stripped):
         return [ApproveDecision(type="approve") for _ in range(expected)]
     return None
+
+
+def _once(decisions: list[Decision]) -> list[Decision]:
+    """Decisions given in a message; `remember` is answered at an approval question only."""
+    if any(isinstance(d, ApproveDecision) and d.remember for d in decisions):
+        raise ApprovalFormatError(
+            "remember is offered at an approval question (interrupt mode), not in a message: "
+            "a message approves these held calls once; send it without remember."
+        )
+    return decisions
