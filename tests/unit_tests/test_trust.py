@@ -78,6 +78,7 @@ def test_namespace_labels_are_safe_for_every_store() -> None:
     assert "." not in label
     assert "@" not in label
     assert label != namespace("alice@example.org")[-1]
+    assert namespace(label)[-1] != label
     assert all(c in "0123456789abcdef" for c in entry_key("x" * 64, "write_note"))
 
 

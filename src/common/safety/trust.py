@@ -48,7 +48,12 @@ PARTS = ("description", "schema", "annotations")
 SUMMARY_CHARS = 120
 """How much of a tool's description an entry keeps, to show what was trusted."""
 
-_SAFE_LABEL = re.compile(r"[A-Za-z0-9_-]{1,64}")
+ROOT = ("mcp_planner", "trust")
+"""The namespace prefix of every user's remembered approvals."""
+
+
+_SAFE_LABEL = re.compile(r"(?!u-)[A-Za-z0-9_-]{1,64}")
+"""A user id kept readable as a label; `u-` is left to digests, so none can pose as another."""
 
 
 class TrustEntry(RememberOffer):
@@ -110,12 +115,8 @@ def namespace(user: str) -> tuple[str, ...]:
     # Store namespace labels may not contain periods (emails do), and each backend has its own
     # limits: a plain id is kept readable, any other one becomes a digest.
     if _SAFE_LABEL.fullmatch(user):
-        return ("mcp_planner", "trust", user)
-    return ("mcp_planner", "trust", "u-" + _sha256(user)[:40])
-
-
-ROOT = ("mcp_planner", "trust")
-"""The namespace prefix of every user's remembered approvals."""
+        return (*ROOT, user)
+    return (*ROOT, "u-" + _sha256(user)[:40])
 
 
 def server_identity(config: ServerConfig) -> dict[str, Any]:

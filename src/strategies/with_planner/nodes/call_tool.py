@@ -5,7 +5,9 @@
    anything runs: the task hands its calls to the graph (`awaiting`), which says in the
    conversation what it wants to do, asks (`nodes.approve`), and then sends the task back here
    with the decisions (`TaskState.decisions`, by call key). A released held call
-   (`strategies.with_planner.deferred`) brings the user's decision with it too.
+   (`strategies.with_planner.deferred`) brings the user's decision with it too. A held call the
+   user chose not to be asked about again (`strategies.with_planner.remembered`) gets an approve
+   decision here; a rug pull (its definition changed since) is asked about, saying so.
 2. ask: the expert's `ask_user` questions, before the first tool runs, because LangGraph re-runs
    this node from its start on resume.
 3. execute: the approval policy (`common.safety.policy.action_for`) says run, refuse or defer for
