@@ -264,3 +264,34 @@ async def test_two_threads_remember_at_once_on_one_sqlite_store(
         third = on(store, ctx)
         await third.send("Save one more")
         assert await third.interrupts() == []
+
+
+class AuthThread(Thread):
+    """A thread run as a LangGraph server with auth runs it: the identity in the config."""
+
+    identity: str = ""
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The run config with the server's auth identity."""
+        config = super().config
+        config["configurable"]["langgraph_auth_user_id"] = self.identity
+        return config
+
+
+async def test_the_auth_identity_decides_whose_approval_it_is(scripted: Any, workdir: Path) -> None:
+    first, second = unique("auth-carol"), unique("auth-alice")
+    ctx, store = two_runs(scripted, first, second), InMemoryStore()
+    graph = build_graph(InMemorySaver(), store=store)
+    # The context claims alice; the server says carol, and the server wins.
+    thread = AuthThread({**ctx, "user_id": "alice"}, graph=graph)
+    thread.identity = "carol"
+    await thread.send("Save a note")
+    await thread.resume(REMEMBER)
+    assert [e["user"] for e in await entries(store)] == ["carol"]
+
+    # So alice (the claimed user) has nothing remembered.
+    alice = on(store, {**ctx, "user_id": "alice"})
+    await alice.send("Save another note")
+    assert len(await alice.interrupts()) == 1
+    assert note_actions(workdir, second) == []
