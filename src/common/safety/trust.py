@@ -80,9 +80,10 @@ class Changed:
 
     def reason(self) -> str:
         """Why the call is asked about again, appended to the approval's reason."""
+        changed = "/".join(self.parts) or "its digest"
         return (
             f"you chose not to be asked again for this tool on {self.entry['since'][:10]}, but its "
-            f"definition changed since ({'/'.join(self.parts) or 'name'}), so it is asked again"
+            f"definition changed since ({changed}), so it is asked again"
         )
 
 
