@@ -47,12 +47,17 @@ def show(event: str, data: Any) -> None:
         raise SystemExit(f"The run failed on the server: {data}")
 
 
-def decide(request: dict[str, Any], allowed: list[str], preset: str | None) -> dict[str, Any]:
+def decide(request: dict[str, Any], config: dict[str, Any], preset: str | None) -> dict[str, Any]:
     """One decision for one action request: the preset, or asked in the terminal."""
+    allowed = config["allowed_decisions"]
     print(f"\nApproval needed: {request['name']} {json.dumps(request['args'])}")
     print(f"  {request['description']}")
     print(f"  allowed: {', '.join(allowed)}")
-    answer = preset or input("approve or reject? [approve/reject] ").strip().lower()
+    # "remember": true in the review config offers "don't ask again" for this tool.
+    choices = "approve/always/reject" if config.get("remember") else "approve/reject"
+    answer = preset or input(f"approve or reject? [{choices}] ").strip().lower()
+    if answer == "always" and config.get("remember") and "approve" in allowed:
+        return {"type": "approve", "remember": True}
     if answer.startswith("a") and "approve" in allowed:
         return {"type": "approve"}
     return {"type": "reject", "message": "declined from the SDK example"}
@@ -87,12 +92,8 @@ async def main(url: str, request: str, context: dict[str, Any], preset: str | No
             answers = {}
             for interrupt in pending:
                 value = interrupt["value"]
-                allowed = {
-                    c["action_name"]: c["allowed_decisions"] for c in value["review_configs"]
-                }
-                decisions = [
-                    decide(r, allowed[r["name"]], preset) for r in value["action_requests"]
-                ]
+                requests, configs = value["action_requests"], value["review_configs"]
+                decisions = [decide(r, c, preset) for r, c in zip(requests, configs, strict=True)]
                 answers[interrupt["id"]] = {"decisions": decisions}
             resume = next(iter(answers.values())) if len(answers) == 1 else answers
             send = {"command": {"resume": resume}}

@@ -12,8 +12,13 @@ from common.safety.approval import (
     EditDecision,
     PendingCall,
     RejectDecision,
+    RememberOffer,
+    approval_from_message,
     build_approval_request,
+    check_remember,
+    decision_of,
     parse_decisions,
+    record_of,
 )
 
 
@@ -83,3 +88,39 @@ def test_wrong_number_of_decisions_is_refused(count: int) -> None:
     value = {"decisions": [{"type": "approve"}] * count}
     with pytest.raises(ApprovalFormatError, match=f"Expected 1 decision\\(s\\).*got {count}"):
         parse_decisions(value, 1)
+
+
+def test_remember_is_an_optional_strict_bool_on_approve_only() -> None:
+    (approve,) = parse_decisions({"decisions": [{"type": "approve", "remember": True}]}, 1)
+    assert isinstance(approve, ApproveDecision)
+    assert approve.remember is True
+    assert record_of(approve) == {"type": "approve", "remember": True}
+    assert decision_of(record_of(approve)) == approve
+    plain = ApproveDecision(type="approve")
+    assert record_of(plain) == {"type": "approve"}
+    assert decision_of({"type": "approve"}).remember is False
+    for bad in ("yes", 1, None):
+        with pytest.raises(ApprovalFormatError, match="remember"):
+            parse_decisions({"decisions": [{"type": "approve", "remember": bad}]}, 1)
+    with pytest.raises(ApprovalFormatError, match="remember"):
+        parse_decisions({"decisions": [{"type": "reject", "remember": True}]}, 1)
+
+
+def test_remember_only_where_the_request_offers_it() -> None:
+    offer = RememberOffer(server="s", identity="python -m notes", digest="d", parts={}, summary="")
+    offered = PendingCall(**pending("write_note"), remember=offer)
+    request = build_approval_request([offered, pending("fetch_page")])
+    assert [c.get("remember") for c in request["review_configs"]] == [True, None]
+    assert "not be asked again" in request["action_requests"][0]["description"]
+    assert "not be asked again" not in request["action_requests"][1]["description"]
+    yes = ApproveDecision(type="approve", remember=True)
+    assert check_remember([yes], [offered]) == [yes]
+    with pytest.raises(ApprovalFormatError, match="does not offer"):
+        check_remember([ApproveDecision(type="approve"), yes], [offered, pending("fetch_page")])
+
+
+def test_a_message_approves_once_and_cannot_remember() -> None:
+    with pytest.raises(ApprovalFormatError, match="not in a message"):
+        approval_from_message('{"decisions": [{"type": "approve", "remember": true}]}', 1)
+    (once,) = approval_from_message('{"decisions": [{"type": "approve"}]}', 1) or []
+    assert isinstance(once, ApproveDecision)

@@ -91,7 +91,7 @@ def test_ctrl_c_at_the_reason_prompt_stops_with_130(
     monkeypatch.setattr(Prompt, "ask", ask)
     result = runner.invoke(app, ["run", "Save", "--thread", "ctrl-c", "--model", model])
     assert result.exit_code == 130, result.output
-    assert asked == ["approve / edit / reject", "reason (optional)"]
+    assert asked == [prompts.REMEMBER_CHOICE, "reason (optional)"]
     assert "Stopped. The thread is saved: mcp-planner resume ctrl-c" in result.stderr
     assert "prompt-ctrl-c" not in notes(workdir)
 

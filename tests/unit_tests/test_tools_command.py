@@ -16,7 +16,7 @@ import strategies.with_planner.context
 from strategies.cli.app import app
 
 runner = CliRunner()
-FIELDS = {"server", "tool", "irreversible", "source", "reason"}
+FIELDS = {"server", "tool", "irreversible", "source", "reason", "remembered"}
 NOTES_TOOLS = {"list_notes", "read_note", "write_note", "delete_note"}
 INVENTORY_TOOLS = {"list_products", "get_stock", "search_products"}
 

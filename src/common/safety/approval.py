@@ -5,13 +5,28 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, TypedDict, TypeVar
+from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from langgraph.types import interrupt
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
 
 DecisionType = Literal["approve", "edit", "reject"]
 """What a reviewer may answer for one action."""
+
+
+class RememberOffer(TypedDict):
+    """What approving a call with `remember` would keep (see `common.safety.trust`)."""
+
+    server: str
+    """Digest of the server's identity (command, args and cwd, or URL)."""
+    identity: str
+    """The server's identity as shown to people (no query, password or known secret)."""
+    digest: str
+    """Digest of the tool's definition (name, description, input schema, annotations)."""
+    parts: dict[str, str]
+    """Digest of each part of the definition, to say which one changed later."""
+    summary: str
+    """The start of the tool's description, to show what was trusted."""
 
 
 class PendingCall(TypedDict):
@@ -27,6 +42,8 @@ class PendingCall(TypedDict):
     """Arguments, exactly as they would be sent."""
     reason: str
     """Why the call is considered irreversible."""
+    remember: NotRequired[RememberOffer]
+    """Present when the reviewer may approve it and not be asked again for this tool."""
 
 
 class EditedAction(BaseModel):
@@ -45,6 +62,12 @@ class ApproveDecision(BaseModel):
     model_config = ConfigDict(extra="forbid")
     type: Literal["approve"]
     """Decision kind."""
+    remember: StrictBool = False
+    """Also do not ask again for this tool on this server while its definition is unchanged.
+
+    Only where the request offers it (its review config has `"remember": true`); only on an
+    approve: an edit is the reviewer's own one-off call, a reject remembers nothing.
+    """
 
 
 class EditDecision(BaseModel):
@@ -85,6 +108,8 @@ class ApproveRecord(TypedDict):
 
     type: Literal["approve"]
     """Decision kind."""
+    remember: NotRequired[bool]
+    """Present (true) when the reviewer chose not to be asked again for this tool."""
 
 
 class EditRecord(TypedDict):
@@ -118,6 +143,8 @@ def record_of(decision: Decision) -> DecisionRecord:
         )
     if isinstance(decision, RejectDecision):
         return RejectRecord(type="reject", message=decision.message)
+    if decision.remember:
+        return ApproveRecord(type="approve", remember=True)
     return ApproveRecord(type="approve")
 
 
@@ -130,7 +157,7 @@ def decision_of(record: DecisionRecord) -> Decision:
         )
     if record["type"] == "reject":
         return RejectDecision(type="reject", message=record["message"])
-    return ApproveDecision(type="approve")
+    return ApproveDecision(type="approve", remember=record.get("remember") is True)
 
 
 class _Resume(BaseModel):
@@ -212,10 +239,18 @@ def answer_chars(value: Any) -> int:
 
 
 EXPECTED = (
-    'Expected {"decisions": [{"type": "approve"} | {"type": "edit", "edited_action": '
+    'Expected {"decisions": [{"type": "approve"} | {"type": "approve", "remember": true} | '
+    '{"type": "edit", "edited_action": '
     '{"name": ..., "args": {...}}} | {"type": "reject", "message": ...}]}'
 )
 """What an approval answer must look like, as every format error says."""
+
+
+REMEMBER_HINT = (
+    " You may approve it with remember, and not be asked again for this tool on this server "
+    "while its definition stays the same."
+)
+"""Added to the description of a call whose approval may be remembered."""
 
 
 def build_approval_request(calls: list[PendingCall], error: str | None = None) -> dict[str, Any]:
@@ -227,19 +262,40 @@ def build_approval_request(calls: list[PendingCall], error: str | None = None) -
                 "args": c["args"],
                 "description": (
                     f"Expert {c['expert']!r} wants to run {c['name']!r}, which is considered "
-                    f"irreversible: {c['reason']}."
+                    f"irreversible: {c['reason']}." + (REMEMBER_HINT if "remember" in c else "")
                 ),
             }
             for c in calls
         ],
-        "review_configs": [
-            {"action_name": c["name"], "allowed_decisions": ["approve", "edit", "reject"]}
-            for c in calls
-        ],
+        "review_configs": [review_config(c) for c in calls],
     }
     if error:
         request["error"] = error
     return request
+
+
+def review_config(call: PendingCall) -> dict[str, Any]:
+    """What a reviewer may answer on `call`; `"remember": true` offers "don't ask again"."""
+    config: dict[str, Any] = {
+        "action_name": call["name"],
+        "allowed_decisions": ["approve", "edit", "reject"],
+    }
+    if "remember" in call:
+        config["remember"] = True
+    return config
+
+
+def check_remember(decisions: list[Decision], calls: list[PendingCall]) -> list[Decision]:
+    """`decisions`, or ApprovalFormatError when one remembers a call that does not offer it."""
+    for number, (decision, call) in enumerate(zip(decisions, calls, strict=True), start=1):
+        if isinstance(decision, ApproveDecision) and decision.remember and "remember" not in call:
+            raise ApprovalFormatError(
+                f"decision {number} ({call['name']!r}) asks to remember an approval the request "
+                'does not offer (no "remember": true in its review config): a hold by the '
+                "call's arguments or by data leaving is decided per call; approve it without "
+                "remember."
+            )
+    return decisions
 
 
 def parse_decisions(value: Any, expected: int) -> list[Decision]:
@@ -291,7 +347,7 @@ def ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
     """
     decisions = ask_until_valid(
         lambda error: build_approval_request(pending, error),
-        lambda value: parse_decisions(value, len(pending)),
+        lambda value: check_remember(parse_decisions(value, len(pending)), pending),
     )
     return {p["id"]: d for p, d in zip(pending, decisions, strict=True)}
 
@@ -316,8 +372,18 @@ def approval_from_message(text: str, expected: int) -> list[Decision] | None:
         except json.JSONDecodeError:
             return None
         if isinstance(value, dict) and "decisions" in value:
-            return parse_decisions(value, expected)
+            return _once(parse_decisions(value, expected))
         return None
     if _APPROVAL.match(stripped):
         return [ApproveDecision(type="approve") for _ in range(expected)]
     return None
+
+
+def _once(decisions: list[Decision]) -> list[Decision]:
+    """Decisions given in a message; `remember` is answered at an approval question only."""
+    if any(isinstance(d, ApproveDecision) and d.remember for d in decisions):
+        raise ApprovalFormatError(
+            "remember is offered at an approval question (interrupt mode), not in a message: "
+            "a message approves these held calls once; send it without remember."
+        )
+    return decisions

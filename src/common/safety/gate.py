@@ -14,8 +14,12 @@ from common.mcp.session import ExpertUnavailable
 from common.safety.arguments import destructive_intent
 from common.safety.classify import ToolVerdict, VerdictSource, classify_tool
 
-GateSource = VerdictSource | Literal["arguments"]
-"""Which signal decided a gate check; `arguments` for the per-call argument check."""
+GateSource = VerdictSource | Literal["arguments", "data"]
+"""Which signal decided a gate check: the tool's verdict, or a per-call rule.
+
+`arguments`: the per-call argument check. `data`: data leaving: text from another expert's
+results in an open-world call.
+"""
 
 
 @dataclass(frozen=True)

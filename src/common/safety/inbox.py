@@ -7,7 +7,9 @@ call is asked per interrupt. Its answers are read strictly here: `accept` approv
 proposed, `edit` runs the edited arguments (the text boxes send strings, converted back to the
 types the tool's input schema declares; the call is then re-checked like any edit), `response`
 and `ignore` reject it (the text is the reason). Anything else is refused with one sentence and
-the same call is asked again. langgraph's own `HumanInterrupt` types describe this shape, but
+the same call is asked again. Agent Inbox has no "don't ask again" answer: a client that
+offers one sends the hitl answer `{"decisions": [{"type": "approve", "remember": true}]}`,
+which is read here too. langgraph's own `HumanInterrupt` types describe this shape, but
 nothing in LangChain reads the answers, hence this module.
 """
 
@@ -31,6 +33,7 @@ from common.safety.approval import (
     PendingCall,
     RejectDecision,
     ask_until_valid,
+    check_remember,
     echo,
     is_resolved,
     parse_decisions,
@@ -114,7 +117,7 @@ def parse_inbox_answer(
     if (reason := unusable(value)) is not None:
         raise ApprovalFormatError(f"{reason} {INBOX_EXPECTED}.")
     if isinstance(value, dict) and "decisions" in value:
-        return parse_decisions(value, 1)[0]
+        return check_remember(parse_decisions(value, 1), [call])[0]
     if not (isinstance(value, list) and len(value) == 1):
         raise ApprovalFormatError(f"{INBOX_EXPECTED}, one answer in a list; got {echo(value)}.")
     try:

@@ -29,6 +29,7 @@ from strategies.cli.render import (
     print_table,
     problem,
 )
+from strategies.cli.trust import mark_of, tool_marks, trust_app
 
 if TYPE_CHECKING:
     from common.mcp import McpConfig
@@ -133,7 +134,7 @@ def _options(
 
 
 @contextmanager
-def _user_errors() -> Iterator[None]:
+def user_errors() -> Iterator[None]:
     """A mistake the user can fix ends the command with one line on stderr and exit 2."""
     try:
         yield
@@ -356,7 +357,9 @@ def chat(
     _conclude(body, False, thread_id, hint, shown=True)
 
 
-async def _classify_all(config: McpConfig) -> tuple[list[ToolVerdict], dict[str, str]]:
+async def _classify_all(
+    config: McpConfig, user: str
+) -> tuple[list[ToolVerdict], dict[str, str], dict[tuple[str, str], str]]:
     from common.mcp import ExpertRegistry, ExpertUnavailable
     from common.mcp.registry import shutdown_pool
     from common.safety.classify import classify_tools
@@ -367,6 +370,7 @@ async def _classify_all(config: McpConfig) -> tuple[list[ToolVerdict], dict[str,
         catalog = await registry.catalog(registry.experts)
     finally:
         await shutdown_pool()
+    marks = await tool_marks(registry, catalog, user)
     verdicts: list[ToolVerdict] = []
     errors: dict[str, str] = {}
     for server, tools in catalog.items():
@@ -374,15 +378,23 @@ async def _classify_all(config: McpConfig) -> tuple[list[ToolVerdict], dict[str,
             errors[server] = str(tools)
         else:
             verdicts += classify_tools(server, tools, registry.server(server))
-    return verdicts, errors
+    return verdicts, errors, marks
 
 
 @app.command(cls=PlainCommand)
-def tools(config: ConfigOption = None, as_json: JsonOption = False) -> None:
+def tools(
+    config: ConfigOption = None,
+    as_json: JsonOption = False,
+    user: Annotated[
+        str, typer.Option(metavar="ID", help="Whose remembered approvals to mark.")
+    ] = "default",
+) -> None:
     """List every tool of every expert with its classification, without running any model.
 
     Only the deterministic layers decide here (config, annotations, names); the per-turn LLM
-    analysis can add to them during a run, never clear them. Exits 1 when an expert cannot start.
+    analysis can add to them during a run, never clear them. `remembered` marks a tool the user
+    chose not to be asked again for; `changed` one whose definition changed since (it is asked
+    again). Exits 1 when an expert cannot start.
 
     Example: mcp-planner tools --config mcp.json --json
     """
@@ -391,22 +403,28 @@ def tools(config: ConfigOption = None, as_json: JsonOption = False) -> None:
     from strategies.cli.setup import read_mcp_config
 
     fit_output()
-    with _user_errors():
+    with user_errors():
         _, mcp = read_mcp_config(config)
-        verdicts, errors = asyncio.run(_classify_all(mcp))
+        verdicts, errors, marks = asyncio.run(_classify_all(mcp, user))
+    rows: list[dict[str, Any]] = [{**v, "remembered": mark_of(marks, dict(v))} for v in verdicts]
     if as_json:
-        sys.stdout.write(json.dumps([dict(v) for v in verdicts], indent=2) + "\n")
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
     else:
-        table = new_table(
-            "Tools and their classification", ["server", "tool", "class", "source", "reason"]
-        )
-        for v in verdicts:
-            cls = Text("irreversible", "red") if v["irreversible"] else Text("reversible", "green")
-            table.add_row(Text(v["server"]), Text(v["tool"]), cls, v["source"], Text(v["reason"]))
+        columns = ["server", "tool", "class", "source", "remembered", "reason"]
+        table = new_table("Tools and their classification", columns)
+        for r in rows:
+            cls = Text("irreversible", "red") if r["irreversible"] else Text("reversible", "green")
+            mark = Text(r["remembered"] or "", "yellow" if r["remembered"] == "changed" else "")
+            table.add_row(
+                Text(r["server"]), Text(r["tool"]), cls, r["source"], mark, Text(r["reason"])
+            )
         print_table(table)
     for message in errors.values():
         problem(message)
     raise typer.Exit(EXIT_FAILED if errors else EXIT_OK)
+
+
+app.add_typer(trust_app, name="trust")
 
 
 @app.command(cls=PlainCommand)
@@ -428,7 +446,7 @@ def threads(
     from rich.text import Text
 
     fit_output()
-    with _user_errors():
+    with user_errors():
         if server is not None:
             from strategies.cli import remote
 
@@ -472,7 +490,7 @@ def history(
     from strategies.cli.records import nothing_saved, past_runs
 
     fit_output()
-    with _user_errors():
+    with user_errors():
         runs = [] if nothing_saved("store") else asyncio.run(past_runs(query, user, limit))
     if as_json:
         sys.stdout.write(json.dumps(runs, indent=2, default=str) + "\n")
@@ -499,7 +517,7 @@ def graph_cmd() -> None:
 
     Example: mcp-planner graph > graph.mmd
     """
-    with _user_errors():
+    with user_errors():
         from strategies.with_planner.graph import graph
 
         drawing = graph.get_graph().draw_mermaid()

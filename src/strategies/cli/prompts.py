@@ -73,16 +73,31 @@ def _ask_args(current: dict[str, Any]) -> dict[str, Any]:
         problem('The args must be a JSON object, like {"title": "x"}; try again.')
 
 
+REMEMBER_CHOICE = "approve / t = approve, don't ask again for this tool / edit / reject"
+"""The approval prompt when the request offers to remember the approval."""
+
+
 def ask_approval(value: dict[str, Any]) -> dict[str, Any]:
-    """One decision per action request, asked in order."""
+    """One decision per action request, asked in order.
+
+    Where the request offers it (`"remember": true` in the review config), `t` approves and
+    remembers: the tool is not asked about again while its definition stays the same.
+    """
     if value.get("error"):
         problem(str(value["error"]))
     decisions: list[dict[str, Any]] = []
-    for req in value["action_requests"]:
+    configs = value.get("review_configs") or []
+    for i, req in enumerate(value["action_requests"]):
+        config = configs[i] if i < len(configs) and isinstance(configs[i], dict) else {}
         body = f"{req['description']}\n\nargs: {json.dumps(req['args'], indent=2)}"
         out.print(panel(body, f"Approve {req['name']}?", "yellow"))
-        choice = ask("approve / edit / reject", choices=["a", "e", "r"], default="r")
-        if choice == "a":
+        if config.get("remember") is True:
+            choice = ask(REMEMBER_CHOICE, choices=["a", "t", "e", "r"], default="r")
+        else:
+            choice = ask("approve / edit / reject", choices=["a", "e", "r"], default="r")
+        if choice == "t":
+            decisions.append({"type": "approve", "remember": True})
+        elif choice == "a":
             decisions.append({"type": "approve"})
         elif choice == "e":
             args = _ask_args(req["args"])

@@ -163,6 +163,11 @@ def render_event(event: dict[str, Any]) -> None:
         out.print(Text.assemble("  ", (event["tool"], style), f" → {cut(event['content'], 200)}"))
     elif kind == "task_end" and event.get("error"):
         line(f"{event['task_id']} {event['status']}: {event['error']}", "red")
+    elif kind == "approval_remembered":
+        line(f"  {event['expert']}.{event['tool']}: approved earlier, not asked again", "yellow")
+    elif kind == "approval_kept":
+        for kept in event["remembered"]:
+            line(f"  {kept['expert']}.{kept['tool']}: will not be asked again", "yellow")
     elif kind == "notice":
         # Sent by a server that fell back to its defaults (in-process the command says it).
         notice(str(event.get("text", "")))

@@ -8,7 +8,8 @@ needs approval (Agent Chat UI draws its approval card under the last AI message;
 CLI show it too), then `await_approval` interrupts in the run's interrupt format (`hitl`: one
 interrupt for all the calls; `agent_inbox`: one call per interrupt) and gives each task its
 decisions, by call key, before the scheduler sends it on. Nothing runs in either node: LangGraph
-re-runs `await_approval` from its start on every answer.
+re-runs `await_approval` from its start on every answer. Once every answer is in, approvals
+given with `remember` are kept in the store (an idempotent write, so a re-run may repeat it).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from common.safety.inbox import InterruptFormat, ask_one_by_one
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, describe_call, emit, truncate
 from strategies.with_planner.plans import TaskState
+from strategies.with_planner.remembered import keep_chosen, scope_for
 from strategies.with_planner.state import (
     ApprovalRequestUpdate,
     ApprovalUpdate,
@@ -85,6 +87,9 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
     else:
         # Anything but exactly agent_inbox asks in the default format.
         decisions = ask_for_approval(calls)
+    kept = await keep_chosen(scope_for(runtime.store, ctx.user_id), calls, decisions)
+    if kept:
+        emit(runtime, "approval_kept", remembered=kept)
     by_id = {t["id"]: t for t in state["plan"]}
     decided: dict[str, TaskState] = {}
     for a in awaiting:

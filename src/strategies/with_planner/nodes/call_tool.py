@@ -5,7 +5,9 @@
    anything runs: the task hands its calls to the graph (`awaiting`), which says in the
    conversation what it wants to do, asks (`nodes.approve`), and then sends the task back here
    with the decisions (`TaskState.decisions`, by call key). A released held call
-   (`strategies.with_planner.deferred`) brings the user's decision with it too.
+   (`strategies.with_planner.deferred`) brings the user's decision with it too. A held call the
+   user chose not to be asked about again (`strategies.with_planner.remembered`) gets an approve
+   decision here; a rug pull (its definition changed since) is asked about, saying so.
 2. ask: the expert's `ask_user` questions, before the first tool runs, because LangGraph re-runs
    this node from its start on resume.
 3. execute: the approval policy (`common.safety.policy.action_for`) says run, refuse or defer for
@@ -63,6 +65,12 @@ from strategies.with_planner.nodes.tool_messages import (
     tool_message,
 )
 from strategies.with_planner.plans import TaskState
+from strategies.with_planner.remembered import (
+    TrustScope,
+    look_up,
+    remembered_decision,
+    scope_for,
+)
 from strategies.with_planner.results import results_for
 from strategies.with_planner.state import Awaiting, TaskRun, TaskRunUpdate
 from strategies.with_planner.templates import TemplateError, resolve
@@ -97,6 +105,8 @@ class Round:
     """The calls answered this round."""
     extra: list[ToolCall]
     """Calls beyond the conservative strategy's one per turn: answered as not run."""
+    trust: TrustScope | None
+    """Whose remembered approvals apply, and their store (None without a store)."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +121,8 @@ class Asked:
     """The human's decisions, by call id."""
     answers: dict[str, str]
     """The user's answers to `ask_user` calls, by call id."""
+    cleared: frozenset[str] = frozenset()
+    """Gated calls a remembered approval cleared, by call id: they run without a question."""
 
 
 @dataclass
@@ -133,6 +145,8 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
     if isinstance(begun, str):
         return task_update(state, runtime, status="failed", error=begun, attempts=1)
     known = await decide(begun)
+    for held in (known.gated[cid] for cid in known.cleared):
+        emit(runtime, "approval_remembered", expert=held["expert"], tool=held["name"])
     if waiting := undecided(begun, known):
         return pause(state, runtime, begun, waiting)
     asked = ask(begun, known)
@@ -159,23 +173,35 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
     calls, extra = conservative_split(ctx, list(message.tool_calls))
     gate = Gate(state["guard"]["verdicts"])
     ledger = ledger_for(runtime)
-    return Round(ctx, registry, ledger, gate, task, message, direct, new_message, calls, extra)
+    trust = scope_for(runtime.store, ctx.user_id)
+    return Round(
+        ctx, registry, ledger, gate, task, message, direct, new_message, calls, extra, trust
+    )
 
 
 async def decide(r: Round) -> Asked:
-    """The ledger's and the gate's view of each call; nobody is asked yet."""
+    """The ledger's, the gate's and remembered approvals' view of each call; nobody is asked yet.
+
+    A held call a remembered approval clears gets an approve decision: it still runs as a gated
+    call (through the ledger, at most once).
+    """
     recorded = await recorded_calls(r)
     gated: dict[str, PendingCall] = {}
+    cleared: dict[str, Decision] = {}
     for call in r.calls:
-        cid = call["id"] or ""
-        if cid not in recorded and call["name"] not in (ASK_USER, CANNOT_COMPLETE):
-            verdict = await check_call(
-                r.gate, r.registry, r.task["expert"], call["name"], call["args"]
-            )
-            if verdict.needs_approval:
-                gated[cid] = pending_call(call, r.task["expert"], verdict.reason, verdict.source)
+        cid, expert = call["id"] or "", r.task["expert"]
+        if cid in recorded or call["name"] in (ASK_USER, CANNOT_COMPLETE):
+            continue
+        verdict = await check_call(r.gate, r.registry, expert, call["name"], call["args"])
+        if verdict.needs_approval:
+            pending = pending_call(call, expert, verdict.reason, verdict.source)
+            looked = await look_up(r.trust, r.registry, r.ctx.approval_mode, verdict, pending)
+            gated[cid] = looked.call
+            if looked.cleared:
+                cleared[cid] = remembered_decision()
     keys = {call["id"] or "": call_key(r.message, call) for call in r.calls}
-    return Asked(recorded, gated, given_decisions(r.task, keys), {})
+    decisions = {**cleared, **given_decisions(r.task, keys)}
+    return Asked(recorded, gated, decisions, {}, frozenset(cleared))
 
 
 def undecided(r: Round, known: Asked) -> list[PendingCall]:
@@ -207,7 +233,7 @@ def ask(r: Round, known: Asked) -> Asked:
         for call in r.calls
         if call["name"] == ASK_USER and (cid := call["id"] or "") not in known.recorded
     }
-    return Asked(known.recorded, known.gated, known.decisions, answers)
+    return Asked(known.recorded, known.gated, known.decisions, answers, known.cleared)
 
 
 async def answer(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> None:

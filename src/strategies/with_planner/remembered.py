@@ -1,0 +1,103 @@
+"""Remembered approvals in a run: looked up where the gate holds a call, kept once answered.
+
+The rules (what may be remembered, what voids it) are `common.safety.trust`'s; this module only
+finds the run's user and store and the live tool definition, so the nodes stay wiring.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from langgraph.config import get_config
+from langgraph.store.base import BaseStore
+
+from common.mcp import ExpertRegistry, ExpertUnavailable
+from common.safety.approval import ApproveDecision, Decision, PendingCall
+from common.safety.gate import GateDecision
+from common.safety.trust import Changed, consulted, offer_for, remember, remembered, user_of
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class TrustScope:
+    """Whose remembered approvals apply to a run, and the store that keeps them."""
+
+    store: BaseStore
+    """The graph's store."""
+    user: str
+    """The auth identity, else the run's `user_id`, else "default"."""
+
+
+@dataclass(frozen=True)
+class Looked:
+    """What remembered approvals say about one held call."""
+
+    cleared: bool
+    """A remembered approval stands for the reviewer's: the call runs without a question."""
+    call: PendingCall
+    """The call as the reviewer would see it: the offer to remember, a rug pull's reason."""
+
+
+def scope_for(store: BaseStore | None, context_user: str | None) -> TrustScope | None:
+    """The run's trust scope; None without a store (nothing could be remembered)."""
+    if store is None:
+        return None
+    configurable = get_config().get("configurable", {})
+    return TrustScope(store, user_of(context_user, configurable))
+
+
+async def look_up(
+    scope: TrustScope | None,
+    registry: ExpertRegistry,
+    mode: object,
+    verdict: GateDecision,
+    pending: PendingCall,
+) -> Looked:
+    """Whether a remembered approval clears the held call `pending`; else how to ask about it."""
+    if scope is None or not consulted(mode, verdict):
+        return Looked(False, pending)
+    expert, name = pending["expert"], pending["name"]
+    try:
+        tool = {t.name: t for t in await registry.tools(expert)}.get(name)
+    except ExpertUnavailable:
+        tool = None
+    if tool is None:
+        # Without the live definition nothing can be compared: ask, offer nothing.
+        return Looked(False, pending)
+    config = registry.server(expert)
+    found = await remembered(scope.store, scope.user, config, tool)
+    if isinstance(found, Changed):
+        logger.warning("remembered approval of %s on %s voided: %s", name, expert, found.reason())
+        reason = f"{pending['reason']}; {found.reason()}"
+        return Looked(False, PendingCall(**{**pending, "reason": reason}))
+    if found is not None:
+        logger.info("remembered approval (since %s) cleared %s on %s", found["since"], name, expert)
+        return Looked(True, pending)
+    return Looked(False, PendingCall(**pending, remember=offer_for(config, tool)))
+
+
+def remembered_decision() -> Decision:
+    """The decision a remembered approval stands for: approve, as proposed."""
+    return ApproveDecision(type="approve")
+
+
+async def keep_chosen(
+    scope: TrustScope | None, calls: list[PendingCall], decisions: Mapping[str, Decision]
+) -> list[dict[str, Any]]:
+    """Remember every approval given with `remember` on a call that offered it; what was kept."""
+    kept: list[dict[str, Any]] = []
+    for call in calls:
+        decision = decisions[call["id"]]
+        offer = call.get("remember")
+        if not (isinstance(decision, ApproveDecision) and decision.remember and offer):
+            continue
+        if scope is None:
+            logger.warning("not remembered (no store): %s on %s", call["name"], call["expert"])
+            continue
+        await remember(scope.store, scope.user, call["expert"], call["name"], offer)
+        kept.append({"expert": call["expert"], "tool": call["name"], "user": scope.user})
+    return kept
