@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 
 from strategies.cli import prompts, startup_done
-from strategies.cli.answers import preset_from_options, resume_hint
+from strategies.cli.answers import Preset, preset_from_options, resume_hint
 from strategies.cli.exits import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
 from strategies.cli.help import PlainCommand, PlainGroup
 from strategies.cli.outcome import Outcome, error, print_json, show, stopped
@@ -222,6 +222,19 @@ async def _run_and_show(
         await shutdown_pool()
 
 
+DecisionsOption = Annotated[
+    str | None,
+    typer.Option(
+        "--decisions",
+        metavar="JSON",
+        help='One decision per pending call, in order: {"decisions": [{"type": "approve"} | '
+        '{"type": "edit", "edited_action": {"name": ..., "args": {...}}} | '
+        '{"type": "reject", "message": ...}]}.',
+    ),
+]
+"""The resume command's --decisions option."""
+
+
 @app.command(cls=PlainCommand, epilog=EXIT_CODES_HELP)
 def resume(
     thread: Annotated[str, typer.Argument(metavar="ID", help="Thread id, as printed after a run.")],
@@ -235,16 +248,7 @@ def resume(
         str | None,
         typer.Option("--message", metavar="TEXT", help="With --reject: why, told to the planner."),
     ] = None,
-    decisions: Annotated[
-        str | None,
-        typer.Option(
-            "--decisions",
-            metavar="JSON",
-            help='One decision per pending call, in order: {"decisions": [{"type": "approve"} | '
-            '{"type": "edit", "edited_action": {"name": ..., "args": {...}}} | '
-            '{"type": "reject", "message": ...}]}.',
-        ),
-    ] = None,
+    decisions: DecisionsOption = None,
     answer: Annotated[
         str | None,
         typer.Option("--answer", metavar="TEXT", help="The answer to a pending question."),
@@ -267,23 +271,35 @@ def resume(
 
     def body() -> Outcome:
         preset = preset_from_options(approve, reject, message, decisions, answer)
-        if server is not None:
-            from strategies.cli import remote
-
-            startup_done()
-            url = remote.server_url(server)
-            context = remote.server_context(model, mode, config)
-            return asyncio.run(remote.resume_remote(url, thread, context, hint, preset))
-        from strategies.cli.drive import no_thread
-        from strategies.cli.records import nothing_saved
-        from strategies.cli.setup import build_context
-
-        ctx = build_context(model, mode, config)
-        if nothing_saved("checkpoints"):
-            raise no_thread(thread)
-        return asyncio.run(_run_and_show(None, thread, ctx, hint, preset))
+        return _resume_thread(thread, hint, preset, (model, mode, config), server)
 
     _conclude(body, as_json, thread, hint, shown=server is None)
+
+
+def _resume_thread(
+    thread: str,
+    hint: str,
+    preset: Preset | None,
+    settings: tuple[str | None, str | None, Path | None],
+    server: str | None,
+) -> Outcome:
+    """Resume a thread on a server, or in this process from the saved checkpoints."""
+    model, mode, config = settings
+    if server is not None:
+        from strategies.cli import remote
+
+        startup_done()
+        url = remote.server_url(server)
+        context = remote.server_context(model, mode, config)
+        return asyncio.run(remote.resume_remote(url, thread, context, hint, preset))
+    from strategies.cli.drive import no_thread
+    from strategies.cli.records import nothing_saved
+    from strategies.cli.setup import build_context
+
+    ctx = build_context(model, mode, config)
+    if nothing_saved("checkpoints"):
+        raise no_thread(thread)
+    return asyncio.run(_run_and_show(None, thread, ctx, hint, preset))
 
 
 def _run_on_server(
