@@ -266,17 +266,19 @@ def test_a_tool_that_takes_no_commands_is_never_scanned() -> None:
     )
 
 
-def test_command_key_in_schema_makes_every_argument_scanned() -> None:
+def test_only_the_code_arguments_of_a_tool_are_read_as_code() -> None:
+    """A `sql` argument is SQL; a `note` beside it is free text (it once was scanned as code)."""
     schema = {"type": "object", "properties": {"sql": {"type": "string"}, "note": {}}}
-    assert destructive_intent("frobnicate", schema, {"note": "DELETE FROM t"}) == (
-        "argument 'note' contains SQL DELETE"
+    assert destructive_intent("frobnicate", schema, {"note": "DELETE FROM t"}) is None
+    assert destructive_intent("frobnicate", schema, {"sql": "DELETE FROM t"}) == (
+        "argument 'sql' contains SQL DELETE"
     )
 
 
 def test_nested_values_are_scanned_with_their_path() -> None:
     args = {"options": {"steps": [{"ok": "SELECT 1"}, {"sql": "DROP TABLE t"}]}}
     assert destructive_intent("run_query", None, args) == (
-        "argument 'options.steps[1].sql' contains SQL DROP"
+        "argument 'options.steps[1].sql' contains SQL DROP TABLE"
     )
 
 

@@ -1,0 +1,179 @@
+"""SQL arguments read by a parser: a read-only query passes, any other statement is named.
+
+sqlglot splits the text into statements (several dialects, since the database's own is not
+known) and each statement's tree is walked: only a SELECT, set operation or VALUES without INTO,
+row locks, data-modifying parts or side-effect functions, a DESCRIBE or SHOW, an EXPLAIN without
+ANALYZE or a reading PRAGMA is read-only. A string literal is data, so `WHERE name = 'delete'`
+passes. Text that a dialect cannot read as statements (a parse error, a bare expression such as
+a Redis command or a Mongo call) goes to the eager patterns, which hold it if they match: an
+argument is never cleared because parsing failed.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from common.safety.code_patterns import scan
+
+DIALECTS: tuple[str | None, ...] = (None, "postgres", "mysql", "sqlite")
+"""Dialects every one of which must read a text as read-only for it to pass.
+
+They disagree on comments and strings (`#` starts a comment in MySQL and is an operator in
+Postgres; `\\'` ends a Postgres string but not a MySQL one): a text that hides a statement from
+one dialect is still read by another.
+"""
+MAX_PARSED = 20_000
+"""Longer texts are left to the eager patterns, which are linear in the text."""
+
+READ_ROOTS = (exp.Select, exp.SetOperation, exp.Subquery, exp.Values, exp.Describe, exp.Show)
+"""Statements that only read, provided nothing inside them writes."""
+WRITE_PARTS: tuple[type[exp.Expr], ...] = (
+    exp.DML,
+    exp.DDL,
+    exp.Drop,
+    exp.Alter,
+    exp.TruncateTable,
+    exp.Command,
+    exp.Into,
+    exp.Lock,
+    exp.Set,
+    exp.Grant,
+    exp.Revoke,
+    exp.Transaction,
+    exp.Commit,
+    exp.Rollback,
+    exp.LoadData,
+)
+"""Parts that make a reading statement write: a data-modifying CTE, SELECT INTO, FOR UPDATE."""
+SIDE_EFFECT_FUNCTIONS = re.compile(
+    r"pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_switch_wal"
+    r"|pg_promote|pg_stat_reset\w*|pg_file_\w+|pg_write_\w+|pg_drop_\w+|pg_create_\w+"
+    r"|pg_replication_\w+|pg_logical_\w+|setval|nextval|set_config|lo_\w+|dblink\w*"
+    r"|query_to_xml\w*|load_extension|writefile|xp_\w+|sys_exec|sys_eval",
+    re.IGNORECASE,
+)
+"""Functions a SELECT can call that change the server (or run another statement)."""
+READ_PRAGMAS_WITH_ARGUMENT = frozenset(
+    " ".join(
+        (
+            "table_info table_xinfo table_list index_list index_info index_xinfo",
+            "foreign_key_list foreign_key_check integrity_check quick_check",
+        )
+    ).split()
+)
+"""SQLite pragmas whose argument names what to read, not a value to set."""
+ACTING_PRAGMAS = frozenset({"optimize", "incremental_vacuum", "wal_checkpoint", "shrink_memory"})
+"""SQLite pragmas that act when read without an argument."""
+READ_COMMANDS = frozenset({"SHOW", "DESCRIBE", "DESC"})
+"""Statements some dialects keep as raw commands that only read (`SHOW TABLES`)."""
+_PRAGMA = re.compile(r"PRAGMA\s+(?:\w+\.)?(\w+)\s*(.*)", re.IGNORECASE | re.DOTALL)
+_ANALYZE = re.compile(r"\banaly[sz]e\b", re.IGNORECASE)
+_MYSQL_EXECUTABLE_COMMENT = re.compile(r"/\*!\d*|\*/")
+
+
+class _NoCommandFallbackNotice(logging.Filter):
+    """Drops sqlglot's notice that it read a statement as a raw command: we hold those."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "Falling back to parsing as a 'Command'" not in record.getMessage()
+
+
+logging.getLogger("sqlglot").addFilter(_NoCommandFallbackNotice())
+
+_Reading = str | None
+"""A statement kind that writes (`SQL DELETE`), or None for read-only."""
+
+
+def _statement_kind(statement: exp.Expr) -> str:
+    """A short name for a statement: `SQL DELETE`, `SQL DROP TABLE`, `SQL VACUUM`."""
+    if isinstance(statement, exp.Command):
+        return f"SQL {str(statement.this).upper()}"
+    key = statement.key.upper()
+    if isinstance(statement, exp.Drop | exp.Create | exp.Alter):
+        kind = str(statement.args.get("kind") or "").upper()
+        return f"SQL {key} {kind}".rstrip()
+    return {
+        "TRUNCATETABLE": "SQL TRUNCATE",
+        "INTO": "SQL SELECT INTO",
+        "LOCK": "SQL SELECT FOR UPDATE",
+    }.get(key, f"SQL {key}")
+
+
+def _pragma_reading(statement: exp.Pragma, dialect: str | None) -> _Reading:
+    """A PRAGMA reads when it has no argument or its argument names a table or index."""
+    match = _PRAGMA.match(statement.sql(dialect=dialect))
+    if match is None:
+        return "SQL PRAGMA"
+    name, rest = match.group(1).lower(), match.group(2).strip()
+    if (not rest and name not in ACTING_PRAGMAS) or name in READ_PRAGMAS_WITH_ARGUMENT:
+        return None
+    return "SQL PRAGMA"
+
+
+def _reading(statement: exp.Expr, dialect: str | None) -> _Reading:
+    """None when one parsed statement only reads, else the kind of what it does."""
+    if isinstance(statement, exp.Pragma):
+        return _pragma_reading(statement, dialect)
+    command = str(statement.this).upper() if isinstance(statement, exp.Command) else ""
+    if command == "EXPLAIN":
+        return "SQL EXPLAIN ANALYZE" if _ANALYZE.search(str(statement.expression)) else None
+    if command in READ_COMMANDS:
+        return None
+    if not isinstance(statement, READ_ROOTS):
+        return _statement_kind(statement)
+    for node in statement.walk():
+        if isinstance(node, WRITE_PARTS):
+            return _statement_kind(node)
+        if isinstance(node, exp.Func) and SIDE_EFFECT_FUNCTIONS.fullmatch(node.name or ""):
+            return "a SQL function with side effects"
+    return None
+
+
+BARE_EXPRESSIONS = (exp.Condition, exp.Alias, exp.Identifier, exp.Tuple, exp.Star, exp.Var)
+"""What a parser makes of text that is not a statement (`hello`, `db.t.deleteMany({})`)."""
+
+
+def _dialect_reading(text: str, dialect: str | None) -> tuple[bool, _Reading]:
+    """(whether the dialect read every piece as a statement, the first writing kind or None)."""
+    try:
+        statements = sqlglot.parse(text, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return False, None
+    readable = True
+    for statement in statements:
+        if statement is None or isinstance(statement, exp.Semicolon):
+            continue
+        if isinstance(statement, BARE_EXPRESSIONS):
+            readable = False
+            continue
+        kind = _reading(statement, dialect)
+        if kind is not None:
+            return True, kind
+    return readable, None
+
+
+def sql_intent(text: str) -> str | None:
+    """Why a SQL argument's text changes something (`SQL DELETE`), or None for a read-only one.
+
+    A statement any dialect reads as writing is held; the text passes only when every dialect
+    reads it, whole, as read-only statements. Anything else goes to the eager patterns.
+    """
+    if len(text) > MAX_PARSED:
+        return scan(text)
+    variants = [text]
+    if "/*!" in text:
+        # MySQL runs the contents of /*! ... */ comments: read them as code too.
+        variants.append(_MYSQL_EXECUTABLE_COMMENT.sub(" ", text))
+    all_read = True
+    for variant in variants:
+        for dialect in DIALECTS:
+            readable, kind = _dialect_reading(variant, dialect)
+            if kind is not None:
+                return kind
+            all_read = all_read and readable
+    return None if all_read else scan(text)
