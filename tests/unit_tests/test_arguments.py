@@ -311,6 +311,7 @@ def test_first_destructive_argument_is_reported() -> None:
         "systemctl a " * 5_000,
         "open(" * 10_000,
         "/* " * 15_000,
+        "/**/" * 10_000 + "1",
         "x; " * 15_000,
         "a" * 100_000,
     ],

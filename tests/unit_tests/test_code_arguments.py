@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,35 @@ READ_SQL = [
 @pytest.mark.parametrize("sql", READ_SQL)
 def test_read_only_sql_passes(sql: str) -> None:
     assert _postgres(sql) is None
+
+
+@pytest.mark.parametrize(
+    ("sql", "word"),
+    [("CLUSTER t", "CLUSTER"), ("-- c\nCHECKPOINT", "CHECKPOINT"), ("list notes", "LIST")],
+)
+def test_a_statement_no_dialect_knows_is_held(sql: str, word: str) -> None:
+    """Only a known read passes: what every dialect leaves as bare words may act."""
+    assert _postgres(sql) == f"argument 'sql' contains an unknown SQL statement ({word})"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/**/" * 5_000 + "1",
+        "/* a */ " * 2_500 + "1",
+        "(" * 10_000 + "1",
+        "$(" * 3_000,
+        "x; " * 3_000,
+        "echo 'a' " * 1_000,
+        "SELECT 1 UNION " * 1_300 + "SELECT 1",
+    ],
+)
+def test_hostile_code_is_read_in_bounded_time(text: str) -> None:
+    started = time.perf_counter()
+    _postgres(text)
+    destructive_intent("execute_command", None, {"command": text})
+    # Well under a second each here; an exponential reading would never finish.
+    assert time.perf_counter() - started < 20
 
 
 def test_a_database_tools_own_shapes_are_sql() -> None:

@@ -201,11 +201,13 @@ _CODE: list[tuple[str, _Check]] = [
 ]
 
 _SQL_START = re.compile(
-    r"^(?:\s|;|\(|--[^\n]*(?:\n|$)|/\*.*?\*/|#[^\n]*(?:\n|$))*"
+    r"^(?:\s|;|\(|--[^\n]*(?:\n|$)|/\*.*?\*/|#[^\n]*(?:\n|$))*+"
     r"(?:select|with|explain|show|describe|desc|values|pragma|insert|update|delete|merge"
     r"|create|alter|drop|replace|upsert|grant|revoke|truncate\s+table)(?![\w-])",
     re.IGNORECASE | re.DOTALL,
 )
+"""A SQL statement keyword after comments; the possessive `*+` never backtracks into them, which
+on `/**/` repeated was exponential."""
 _COMMENT_MARKS = re.compile(r"/\*!?\d*|\*/")
 
 

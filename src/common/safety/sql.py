@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import re
+from typing import Literal
 
 import sqlglot
 from sqlglot import exp
@@ -74,6 +75,8 @@ READ_COMMANDS = frozenset({"SHOW", "DESCRIBE", "DESC"})
 _PRAGMA = re.compile(r"PRAGMA\s+(?:\w+\.)?(\w+)\s*(.*)", re.IGNORECASE | re.DOTALL)
 _ANALYZE = re.compile(r"\banaly[sz]e\b", re.IGNORECASE)
 _MYSQL_EXECUTABLE_COMMENT = re.compile(r"/\*!\d*|\*/")
+_FIRST_WORD = re.compile(r"(?:\s|;|--[^\n]*|/\*.*?\*/|#[^\n]*)*+([A-Za-z_][\w.]*)", re.DOTALL)
+"""The first word after comments; the possessive `*+` never backtracks (linear on any text)."""
 
 
 class _NoCommandFallbackNotice(logging.Filter):
@@ -138,30 +141,50 @@ BARE_EXPRESSIONS = (exp.Condition, exp.Alias, exp.Identifier, exp.Tuple, exp.Sta
 """What a parser makes of text that is not a statement (`hello`, `db.t.deleteMany({})`)."""
 
 
-def _dialect_reading(text: str, dialect: str | None) -> tuple[bool, _Reading]:
-    """(whether the dialect read every piece as a statement, the first writing kind or None)."""
+Outcome = Literal["read", "bare", "unparsed"]
+"""How one dialect read a text that writes nothing: read-only statements only; something that
+is no statement (a bare expression); or not at all (a parse error)."""
+
+
+def _dialect_reading(text: str, dialect: str | None) -> tuple[Outcome, _Reading]:
+    """How one dialect reads the text, and the kind of the first writing statement, if any."""
     try:
         statements = sqlglot.parse(text, read=dialect)
     except (SqlglotError, RecursionError, ValueError):
-        return False, None
-    readable = True
+        return "unparsed", None
+    outcome: Outcome = "read"
     for statement in statements:
         if statement is None or isinstance(statement, exp.Semicolon):
             continue
         if isinstance(statement, BARE_EXPRESSIONS):
-            readable = False
+            outcome = "bare"
             continue
         kind = _reading(statement, dialect)
         if kind is not None:
-            return True, kind
-    return readable, None
+            return "read", kind
+    return outcome, None
+
+
+def _not_read(text: str, outcomes: set[Outcome]) -> str | None:
+    """The verdict on a text no dialect found writing but not every dialect read as reading.
+
+    The eager patterns decide, as for any text a parser cannot read. If no dialect found even
+    one statement it knows (`CLUSTER t`, `CHECKPOINT` are left as bare words), the text is an
+    unknown statement and is held: only a known read passes.
+    """
+    label = scan(text)
+    if label is not None or "read" in outcomes or "bare" not in outcomes:
+        return label
+    word = _FIRST_WORD.match(text)
+    name = word.group(1).upper()[:30] if word else "?"
+    return f"an unknown SQL statement ({name})"
 
 
 def sql_intent(text: str) -> str | None:
     """Why a SQL argument's text changes something (`SQL DELETE`), or None for a read-only one.
 
     A statement any dialect reads as writing is held; the text passes only when every dialect
-    reads it, whole, as read-only statements. Anything else goes to the eager patterns.
+    reads it, whole, as read-only statements. Anything else goes to `_not_read`.
     """
     if len(text) > MAX_PARSED:
         return scan(text)
@@ -169,11 +192,11 @@ def sql_intent(text: str) -> str | None:
     if "/*!" in text:
         # MySQL runs the contents of /*! ... */ comments: read them as code too.
         variants.append(_MYSQL_EXECUTABLE_COMMENT.sub(" ", text))
-    all_read = True
+    outcomes: set[Outcome] = set()
     for variant in variants:
         for dialect in DIALECTS:
-            readable, kind = _dialect_reading(variant, dialect)
+            outcome, kind = _dialect_reading(variant, dialect)
             if kind is not None:
                 return kind
-            all_read = all_read and readable
-    return None if all_read else scan(text)
+            outcomes.add(outcome)
+    return None if outcomes == {"read"} else _not_read(text, outcomes)
