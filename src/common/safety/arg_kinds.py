@@ -71,6 +71,7 @@ command"); a later sentence telling the reader to run something does not count."
 
 
 def _key_words(key: str) -> set[str]:
+    """An argument name, whole and split into words (`raw_sql` -> raw_sql, raw, sql)."""
     return {key.lower(), *name_tokens(key)}
 
 
@@ -82,7 +83,11 @@ def _is_command_key(key: str) -> bool:
 def takes_commands(
     tool_name: str, input_schema: Mapping[str, Any] | None, args: Mapping[str, Any]
 ) -> bool:
-    """Whether the tool runs queries or commands, by its name, its schema or its arguments."""
+    """Whether the tool runs queries or commands, by its name, its schema or its arguments.
+
+    A coarse, tool-wide reading kept for callers; the argument check itself uses
+    `argument_kind`, which does not make a search tool's `query` code.
+    """
     if with_stems(name_tokens(tool_name)) & COMMAND_NAME_TOKENS:
         return True
     properties = input_schema.get("properties") if isinstance(input_schema, Mapping) else None

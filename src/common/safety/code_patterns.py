@@ -3,7 +3,9 @@
 These are deliberately eager: flagging a harmless call costs a human a click, missing a
 destructive one cannot be undone. They read any code argument whose language is not known, and
 they decide whenever a parser cannot read an argument (fail closed: never cleared because
-parsing failed).
+parsing failed). They are hand-written although SQL and shell parsers exist because a parser
+needs to know the language, and these must hold a `DROP` in an argument that may be SQL, a shell
+line (`psql -c "DROP ..."`) or a Python one-liner alike.
 """
 
 from __future__ import annotations

@@ -4,9 +4,14 @@ sqlglot splits the text into statements (several dialects, since the database's 
 known) and each statement's tree is walked: only a SELECT, set operation or VALUES without INTO,
 row locks, data-modifying parts or side-effect functions, a DESCRIBE or SHOW, an EXPLAIN without
 ANALYZE or a reading PRAGMA is read-only. A string literal is data, so `WHERE name = 'delete'`
-passes. Text that a dialect cannot read as statements (a parse error, a bare expression such as
-a Redis command or a Mongo call) goes to the eager patterns, which hold it if they match: an
-argument is never cleared because parsing failed.
+passes. A text passes only when every dialect reads it, whole, as read-only statements. Text a
+dialect cannot parse, or reads only as bare words (a Redis command, a Mongo call), goes to the
+eager patterns, which hold it if they match; bare words that no dialect reads as any statement
+it knows (`CLUSTER t`, `CHECKPOINT`) are held as an unknown statement. An argument is never
+cleared because parsing failed.
+
+Hand-written here: the list of side-effect functions and of reading PRAGMAs, which no parser
+knows (to sqlglot, `setval(...)` is just a function call).
 """
 
 from __future__ import annotations
@@ -83,6 +88,7 @@ class _NoCommandFallbackNotice(logging.Filter):
     """Drops sqlglot's notice that it read a statement as a raw command: we hold those."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Keep every record but that notice."""
         return "Falling back to parsing as a 'Command'" not in record.getMessage()
 
 
