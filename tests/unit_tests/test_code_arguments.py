@@ -215,6 +215,23 @@ def test_a_sql_name_or_schema_makes_an_argument_sql() -> None:
     assert destructive_intent("frobnicate", schema, {"body": "SELECT 'drop'"}) is None
 
 
+def test_a_query_in_another_language_that_can_write_is_code() -> None:
+    cypher = "Execute a Cypher read query against the neo4j database"
+    args = {"query": "MATCH (n) DETACH DELETE n"}
+    reason = destructive_intent("read_neo4j_cypher", None, args, description=cypher)
+    assert reason == "argument 'query' contains SQL DELETE"
+    args = {"query": "MATCH (n) RETURN n LIMIT 5"}
+    assert destructive_intent("read_neo4j_cypher", None, args, description=cypher) is None
+    mutation = {"query": "mutation { deleteUser(id: 1) { id } }"}
+    assert destructive_intent("graphql", None, mutation) == (
+        "argument 'query' contains a GraphQL mutation"
+    )
+    assert destructive_intent("graphql", None, {"query": "query { users { id } }"}) is None
+    cql = "Search Confluence content using simple terms or CQL."
+    args = {"query": "delete page"}
+    assert destructive_intent("confluence_search", None, args, description=cql) is None
+
+
 def test_a_query_tool_that_says_nothing_keeps_the_eager_patterns() -> None:
     """Undescribed `run_query(query)` may be SQL or a command: the patterns read it, as before."""
     assert destructive_intent("run_query", None, {"query": "rm -rf /tmp/x"}) is not None

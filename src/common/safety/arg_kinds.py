@@ -4,10 +4,11 @@ Only code is read as code. An argument is SQL when its name says so (`sql`, `sta
 schema description says SQL, or it is the `query` of a tool that says it runs SQL (by its name,
 or a query/run verb in its name and SQL or a database in its description). It is a shell
 command when its name says so (`command`, `cmd`, `shell`, `bash`), and program code when it is
-a `code` or `script`. A `query` of any other tool (a search, a documentation lookup) is free
-text, as is every other argument, except on a tool that runs things by its name or description
-(`run_query`, `exec`, "executes a shell command"): there each argument is code whose language is
-not known, read by the eager patterns as before.
+a `code` or `script`. The `query` of a tool that names another query language that can write
+(Cypher, GraphQL, a Mongo or Redis query) is code of that language. A `query` of any other tool
+(a search, a documentation lookup) is free text, as is every other argument, except on a tool
+that runs things by its name or description (`run_query`, `exec`, "executes a shell command"):
+there each argument is code whose language is not known, read by the eager patterns as before.
 """
 
 from __future__ import annotations
@@ -61,6 +62,12 @@ _SAYS_SQL = re.compile(r"\bsql\b", re.IGNORECASE)
 _SAYS_DATABASE = re.compile(
     r"\b(?:sql|sqlite|postgres(?:ql)?|mysql|mariadb|clickhouse|database|select)\b", re.IGNORECASE
 )
+_SAYS_QUERY_LANGUAGE = re.compile(
+    r"\b(?:cypher|sparql|gremlin|graphql|mongo(?:db)?|redis|aql|n1ql|promql|influxql|kql)\b",
+    re.IGNORECASE,
+)
+"""A query language other than SQL that can write (`MATCH (n) DETACH DELETE n`, a mutation);
+search languages (Confluence's CQL, Jira's JQL) only read and are left out."""
 _SAYS_IT_RUNS = re.compile(
     r"\s*(?:this tool\s+(?:will\s+)?)?(?:run|runs|execute|executes|evaluate|evaluates)\b"
     r"[^.\n]{0,40}?\b(?:shell|bash|terminal|commands?|scripts?|code|javascript|python|sql)\b",
@@ -109,6 +116,8 @@ class ToolReading:
     """The tool's name says it searches: its `query` is free text unless SQL is said."""
     bare_query: bool
     """The tool is named only `query` and says nothing more: its `query` may be anything."""
+    other_language: bool
+    """The tool's name or description names a query language that can write (Cypher, GraphQL)."""
     property_descriptions: Mapping[str, str]
     """The schema's description of each top-level argument."""
 
@@ -136,6 +145,7 @@ def read_tool(
         runs_things=bool(words & RUNNER_NAME_TOKENS) or _SAYS_IT_RUNS.match(text) is not None,
         searches=bool(words & SEARCH_NAME_TOKENS),
         bare_query=bool(words) and words <= QUERY_KEY_TOKENS and not text.strip(),
+        other_language=_SAYS_QUERY_LANGUAGE.search(f"{' '.join(words)} {text}") is not None,
         property_descriptions=_descriptions(input_schema),
     )
 
@@ -156,6 +166,8 @@ def argument_kind(tool: ToolReading, key: str, top_level: str | None) -> Argumen
     if words & QUERY_KEY_TOKENS:
         if tool.says_sql:
             return "sql"
+        if tool.other_language or _SAYS_QUERY_LANGUAGE.search(described):
+            return "code"
         if (tool.runs_things and not tool.searches) or tool.bare_query:
             return "code"
         return "text"

@@ -165,6 +165,7 @@ _SQL: list[tuple[str, _Check]] = [
         ),
     ),
     ("Redis FLUSHALL", _search(r"\bflush(?:all|db)\b")),
+    ("a GraphQL mutation", _search(r"(?:^|[\s;{}])mutation\s*(?:\w+\s*)?[({]")),
 ]
 _SQL += [
     (f"SQL {kw}", _search(rf"\b{kw}\b"))
