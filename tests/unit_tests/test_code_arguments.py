@@ -215,6 +215,15 @@ def test_a_sql_name_or_schema_makes_an_argument_sql() -> None:
     assert destructive_intent("frobnicate", schema, {"body": "SELECT 'drop'"}) is None
 
 
+def test_a_tool_described_as_running_sql_takes_sql_unless_it_searches() -> None:
+    said = "Reads rows from the warehouse with a SQL query"
+    assert destructive_intent("read_rows", None, {"query": "DELETE FROM t"}, description=said) == (
+        "argument 'query' contains SQL DELETE"
+    )
+    docs = "Search the SQL documentation"
+    assert destructive_intent("search_docs", None, {"query": "delete"}, description=docs) is None
+
+
 def test_a_query_in_another_language_that_can_write_is_code() -> None:
     cypher = "Execute a Cypher read query against the neo4j database"
     args = {"query": "MATCH (n) DETACH DELETE n"}

@@ -2,7 +2,8 @@
 
 Only code is read as code. An argument is SQL when its name says so (`sql`, `statement`), its
 schema description says SQL, or it is the `query` of a tool that says it runs SQL (by its name,
-or a query/run verb in its name and SQL or a database in its description). It is a shell
+a query/run verb in its name and SQL or a database in its description, or SQL in the
+description of a tool that does not search). It is a shell
 command when its name says so (`command`, `cmd`, `shell`, `bash`), and program code when it is
 a `code` or `script`. The `query` of a tool that names another query language that can write
 (Cypher, GraphQL, a Mongo or Redis query) is code of that language. A `query` of any other tool
@@ -109,7 +110,8 @@ class ToolReading:
     """What a tool's name and description say about the arguments it takes."""
 
     says_sql: bool
-    """The tool runs SQL: `sql` in its name, or a query/run verb and SQL or a database."""
+    """The tool runs SQL: `sql` in its name, a query/run verb and SQL or a database in its
+    description, or SQL in the description of a tool that does not search."""
     runs_things: bool
     """The tool runs commands or code by its name or description: every argument is code."""
     searches: bool
@@ -140,10 +142,13 @@ def read_tool(
     words = with_stems(name_tokens(tool_name))
     text = description or ""
     verb = bool(words & (COMMAND_NAME_TOKENS - {"sql"}))
+    searches = bool(words & SEARCH_NAME_TOKENS)
     return ToolReading(
-        says_sql="sql" in words or (verb and _SAYS_DATABASE.search(text) is not None),
+        says_sql="sql" in words
+        or (verb and _SAYS_DATABASE.search(text) is not None)
+        or (not searches and _SAYS_SQL.search(text) is not None),
         runs_things=bool(words & RUNNER_NAME_TOKENS) or _SAYS_IT_RUNS.match(text) is not None,
-        searches=bool(words & SEARCH_NAME_TOKENS),
+        searches=searches,
         bare_query=bool(words) and words <= QUERY_KEY_TOKENS and not text.strip(),
         other_language=_SAYS_QUERY_LANGUAGE.search(f"{' '.join(words)} {text}") is not None,
         property_descriptions=_descriptions(input_schema),
