@@ -140,6 +140,7 @@ def test_writing_sql_is_held_with_its_kind(sql: str, label: str) -> None:
 READ_SQL = [
     "SELECT * FROM t WHERE name = 'delete'",
     "SELECT * FROM users",
+    "SELECT upper(nextval) FROM t",
     "select count(*) from deleted_items",
     "SELECT data->>'b', a::int FROM t WHERE a > 5 LIMIT 5",
     "WITH x AS (SELECT 1 AS a) SELECT a FROM x",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Literal
+from typing import Any, Literal
 
 import sqlglot
 from sqlglot import exp
@@ -60,7 +60,7 @@ SIDE_EFFECT_FUNCTIONS = re.compile(
     r"pg_terminate_backend|pg_cancel_backend|pg_reload_conf|pg_rotate_logfile|pg_switch_wal"
     r"|pg_promote|pg_stat_reset\w*|pg_file_\w+|pg_write_\w+|pg_drop_\w+|pg_create_\w+"
     r"|pg_replication_\w+|pg_logical_\w+|setval|nextval|set_config|lo_\w+|dblink\w*"
-    r"|query_to_xml\w*|load_extension|writefile|xp_\w+|sys_exec|sys_eval",
+    r"|query_to_xml\w*|load_extension|writefile|xp_\w+|sys_exec|sys_eval|next_value_for",
     re.IGNORECASE,
 )
 """Functions a SELECT can call that change the server (or run another statement)."""
@@ -124,6 +124,11 @@ def _pragma_reading(statement: exp.Pragma, dialect: str | None) -> _Reading:
     return "SQL PRAGMA"
 
 
+def _function_name(node: exp.Func) -> str:
+    """A call's function name: as written for one sqlglot does not know, else its own name."""
+    return node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+
+
 def _reading(statement: exp.Expr, dialect: str | None) -> _Reading:
     """None when one parsed statement only reads, else the kind of what it does."""
     if isinstance(statement, exp.Pragma):
@@ -138,7 +143,7 @@ def _reading(statement: exp.Expr, dialect: str | None) -> _Reading:
     for node in statement.walk():
         if isinstance(node, WRITE_PARTS):
             return _statement_kind(node)
-        if isinstance(node, exp.Func) and SIDE_EFFECT_FUNCTIONS.fullmatch(node.name or ""):
+        if isinstance(node, exp.Func) and SIDE_EFFECT_FUNCTIONS.fullmatch(_function_name(node)):
             return "a SQL function with side effects"
     return None
 
@@ -156,8 +161,15 @@ def _dialect_reading(text: str, dialect: str | None) -> tuple[Outcome, _Reading]
     """How one dialect reads the text, and the kind of the first writing statement, if any."""
     try:
         statements = sqlglot.parse(text, read=dialect)
+        return _statements_reading(statements, dialect)
     except (SqlglotError, RecursionError, ValueError):
         return "unparsed", None
+    except Exception:  # A parser bug on odd input is one more text it cannot read.
+        return "unparsed", None
+
+
+def _statements_reading(statements: list[Any], dialect: str | None) -> tuple[Outcome, _Reading]:
+    """How one dialect's parsed statements read, and the first writing one's kind, if any."""
     outcome: Outcome = "read"
     for statement in statements:
         if statement is None or isinstance(statement, exp.Semicolon):
