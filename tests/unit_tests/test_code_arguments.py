@@ -288,6 +288,11 @@ HELD_COMMANDS = [
     ("psql -c 'DROP TABLE t'", "SQL DROP"),
     ("ssh host 'rm x'", "shell rm"),
     ("rg --pre 'rm -rf' x", "shell rm"),
+    ("echo() { sh -c \"$1\"; }; echo 'rm x'", "shell rm"),
+    ("alias echo='sh -c'; echo 'rm x'", "shell rm"),
+    ("export PATH=/tmp/e:$PATH; grep 'rm -rf /' f", "shell rm"),
+    ("X=1; grep 'rm' f", "shell rm"),
+    (". ./env; grep 'rm' f", "shell rm"),
 ]
 
 

@@ -7,15 +7,19 @@ narrows one thing: a quoted literal handed to `echo`, `printf` or `grep` (`grep 
 `echo "DROP TABLE"`) is data, so it is blanked before the patterns run. Blanking happens only
 where that text cannot reach anything that runs it: a top-level command, not inside a
 substitution or a compound command, and not feeding a pipe; the quotes hold no `$`, backtick or
-backslash; and redirections stay visible. Anything bashlex cannot parse is scanned as written.
+backslash; nothing in the text defines a function, an alias, a variable or PATH (which could make
+`echo` run something else); and redirections stay visible. Anything bashlex cannot parse is
+scanned as written.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 import bashlex
+from bashlex import ast
 
 from common.safety.code_patterns import scan
 
@@ -27,6 +31,37 @@ Searchers that can start a program (`rg --pre`, `git grep -O`, `ack --pager`) ar
 MAX_PARSED = 10_000
 """Longer commands are scanned as written: the patterns are linear, the parser is not."""
 _UNSAFE_IN_QUOTES = frozenset("$`\\\"'")
+_REDEFINES = re.compile(
+    r"\b(?:alias|function|enable|builtin|hash|source|export|declare|typeset|readonly|local|eval"
+    r"|PATH|BASH_ENV|ENV|IFS)\b|(?:^|[\s;&|])\.\s"
+)
+"""Words that can make `echo` or `grep` run something else (a function or alias of that name,
+another PATH): any of them in the text, and nothing is blanked."""
+
+
+class _Definitions(ast.nodevisitor):  # type: ignore[misc]
+    """Finds function definitions and variable assignments anywhere in a parsed command."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visitfunction(self, n: Any, name: Any, body: Any, parts: Any) -> None:
+        """A function definition (it may be named `echo`)."""
+        self.found = True
+
+    def visitassignment(self, n: Any, word: Any) -> None:
+        """An assignment (it may set PATH for a command)."""
+        self.found = True
+
+
+def _may_redefine(text: str, trees: list[Any]) -> bool:
+    """Whether the command may change what a printing command's name runs."""
+    if _REDEFINES.search(text):
+        return True
+    visitor = _Definitions()
+    for tree in trees:
+        visitor.visit(tree)
+    return visitor.found
 
 
 def _commands(node: Any) -> Iterator[Any]:
@@ -67,6 +102,8 @@ def data_blanked(text: str) -> str:
     try:
         trees = bashlex.parse(text)
     except Exception:  # bashlex raises many kinds; any of them means: scan as written.
+        return text
+    if _may_redefine(text, trees):
         return text
     chars = list(text)
     for tree in trees:
