@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from common.safety.arguments import destructive_intent, takes_commands
+from common.safety.arguments import destructive_intent, risky_settings, takes_commands
 
 # --- which tools take queries or commands ----------------------------------------------------
 
@@ -341,7 +341,8 @@ _property = settings(max_examples=200, deadline=None, suppress_health_check=[Hea
 @_property
 @given(args=st.dictionaries(_plain_keys, _json, max_size=4))
 def test_non_command_tools_are_never_flagged(args: dict[str, Any]) -> None:
-    assert destructive_intent("write_note", None, args) is None
+    """Free text is never read as code: only a risky setting (`{"Unsafe": true}`) holds."""
+    assert destructive_intent("write_note", None, args) == risky_settings(args)
 
 
 @_property
