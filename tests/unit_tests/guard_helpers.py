@@ -101,6 +101,10 @@ def db_server() -> Expert:
     return Expert(mcp.name, runs)
 
 
+GENERATED_DESCRIPTION = "Does its job."
+"""What every generated tool says of itself (the gate reads it; oracles pass the same)."""
+
+
 def tool_server(
     tools: list[tuple[str, str, ToolAnnotations | None]],
 ) -> Expert:
@@ -111,7 +115,7 @@ def tool_server(
         mcp.add_tool(
             _recording_tool(runs, name, param),
             name=name,
-            description="Does its job.",
+            description=GENERATED_DESCRIPTION,
             annotations=hints,
         )
     register_inprocess_server(mcp.name, mcp)

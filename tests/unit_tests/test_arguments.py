@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from common.safety.arguments import destructive_intent, takes_commands
+from common.safety.arguments import destructive_intent, risky_settings, takes_commands
 
 # --- which tools take queries or commands ----------------------------------------------------
 
@@ -266,17 +266,19 @@ def test_a_tool_that_takes_no_commands_is_never_scanned() -> None:
     )
 
 
-def test_command_key_in_schema_makes_every_argument_scanned() -> None:
+def test_only_the_code_arguments_of_a_tool_are_read_as_code() -> None:
+    """A `sql` argument is SQL; a `note` beside it is free text (it once was scanned as code)."""
     schema = {"type": "object", "properties": {"sql": {"type": "string"}, "note": {}}}
-    assert destructive_intent("frobnicate", schema, {"note": "DELETE FROM t"}) == (
-        "argument 'note' contains SQL DELETE"
+    assert destructive_intent("frobnicate", schema, {"note": "DELETE FROM t"}) is None
+    assert destructive_intent("frobnicate", schema, {"sql": "DELETE FROM t"}) == (
+        "argument 'sql' contains SQL DELETE"
     )
 
 
 def test_nested_values_are_scanned_with_their_path() -> None:
     args = {"options": {"steps": [{"ok": "SELECT 1"}, {"sql": "DROP TABLE t"}]}}
     assert destructive_intent("run_query", None, args) == (
-        "argument 'options.steps[1].sql' contains SQL DROP"
+        "argument 'options.steps[1].sql' contains SQL DROP TABLE"
     )
 
 
@@ -309,6 +311,7 @@ def test_first_destructive_argument_is_reported() -> None:
         "systemctl a " * 5_000,
         "open(" * 10_000,
         "/* " * 15_000,
+        "/**/" * 10_000 + "1",
         "x; " * 15_000,
         "a" * 100_000,
     ],
@@ -338,7 +341,8 @@ _property = settings(max_examples=200, deadline=None, suppress_health_check=[Hea
 @_property
 @given(args=st.dictionaries(_plain_keys, _json, max_size=4))
 def test_non_command_tools_are_never_flagged(args: dict[str, Any]) -> None:
-    assert destructive_intent("write_note", None, args) is None
+    """Free text is never read as code: only a risky setting (`{"Unsafe": true}`) holds."""
+    assert destructive_intent("write_note", None, args) == risky_settings(args)
 
 
 @_property

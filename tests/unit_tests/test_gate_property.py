@@ -19,7 +19,7 @@ from mcp.types import ToolAnnotations
 
 from common.safety.arguments import destructive_intent
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
-from tests.unit_tests.guard_helpers import call_key, servers, tool_server
+from tests.unit_tests.guard_helpers import GENERATED_DESCRIPTION, call_key, servers, tool_server
 from tests.unit_tests.helpers import Thread, done, not_done, plan, task
 
 SERVER = "srv"
@@ -247,7 +247,9 @@ def check_verdicts(s: Scenario, guard: dict[str, Any]) -> set[str]:
 def flagged(s: Scenario, irreversible: set[str], name: str, value: str) -> bool:
     """Whether the guard (tool verdict) or the argument check must hold this call."""
     schema = {"type": "object", "properties": {s.tool(name).param: {"type": "string"}}}
-    return name in irreversible or destructive_intent(name, schema, s.args(name, value)) is not None
+    args = s.args(name, value)
+    intent = destructive_intent(name, schema, args, description=GENERATED_DESCRIPTION)
+    return name in irreversible or intent is not None
 
 
 def free_calls(

@@ -1,302 +1,70 @@
-"""Argument-level destructive intent: a query or command tool handed a destructive payload.
+"""Argument-level destructive intent: code that changes things, or settings that act.
 
 A tool that runs queries or commands is only as safe as what it is asked to run: `run_query`
-may read or drop a table. These checks look inside the arguments of such tools for the
-statements and commands that change or destroy things. They are deliberately eager: flagging
-a harmless call costs a human a click, missing a destructive one cannot be undone.
+may read or drop a table. Each argument is first given a kind (`arg_kinds`): SQL is read by a
+parser (`sql`), shell commands and code of unknown language by the eager patterns (`shell`,
+`code_patterns`), and free text (a search query, a message, a title) is not read as code at
+all. Every tool's arguments are also checked for settings that act whatever the tool is
+(`risky_settings`): a safety check switched off, a program to launch, page actions, acting URLs.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from common.patterns import then_in_segment as _then
-from common.safety.wording import name_tokens, with_stems
+from common.safety.arg_kinds import ArgumentKind, ToolReading, argument_kind, read_tool
+from common.safety.arg_kinds import takes_commands as takes_commands
+from common.safety.code_patterns import scan
+from common.safety.shell import shell_intent
+from common.safety.sql import sql_intent
+from common.safety.wording import name_tokens
 
-COMMAND_NAME_TOKENS = frozenset(
-    " ".join(
-        (
-            "query queries sql exec execute run shell bash command commands cmd script scripts",
-            "terminal eval statement statements",
-        )
-    ).split()
-)
-"""Words in a tool's name that say it runs queries or commands."""
-COMMAND_ARG_KEYS = frozenset(
-    {"query", "sql", "statement", "command", "cmd", "script", "shell", "code", "bash", "commands"}
-)
-"""Argument names that carry a query or a command."""
-_COMMAND_KEY_TOKENS = (COMMAND_ARG_KEYS - {"query", "code"}) | {"statements", "scripts"}
-"""Words that make a compound argument name (`sql_text`, `shellCommand`) a command one.
-
-"query" and "code" are left out: `search_query` and `zip_code` carry neither.
-"""
+_Strings = tuple[str, str, list[str]]
+"""Where a value sits, the name nearest to it, and its text (a list of strings kept apart)."""
 
 
-def _is_command_key(key: str) -> bool:
-    """Whether an argument (or schema property) name carries a query or a command."""
-    return key.lower() in COMMAND_ARG_KEYS or bool(set(name_tokens(key)) & _COMMAND_KEY_TOKENS)
+def _strings(value: Any, path: str, key: str, depth: int = 0) -> Iterator[_Strings]:
+    """Every string inside an argument value, with where it sits and its nearest name.
 
-
-def takes_commands(
-    tool_name: str, input_schema: Mapping[str, Any] | None, args: Mapping[str, Any]
-) -> bool:
-    """Whether the tool runs queries or commands, by its name, its schema or its arguments."""
-    if with_stems(name_tokens(tool_name)) & COMMAND_NAME_TOKENS:
-        return True
-    properties = input_schema.get("properties") if isinstance(input_schema, Mapping) else None
-    keys = list(args)
-    if isinstance(properties, Mapping):
-        keys += list(properties)
-    return any(isinstance(k, str) and _is_command_key(k) for k in keys)
-
-
-# --- patterns ---------------------------------------------------------------------------------
-# Every check is linear in the text: a command followed by a flag is found by locating the
-# command once per command segment and then searching the flag after it, never by a regex
-# with an unbounded gap (which is quadratic on hostile input).
-
-_I = re.IGNORECASE
-_STATEMENTS = re.compile(r";")
-"""What ends one SQL statement."""
-
-_Check = Callable[[str], bool]
-"""A test on one string: does it contain the pattern?"""
-
-
-def _search(pattern: str) -> _Check:
-    """A plain (case-insensitive) pattern search."""
-    compiled = re.compile(pattern, _I)
-    return lambda text: compiled.search(text) is not None
-
-
-def _word(word: str) -> _Check:
-    """A command word standing alone: `rm`, `/bin/rm`, `$(rm`, but not `--rm` or `perm`."""
-    return _search(rf"(?<![\w.\-]){word}(?![\w\-])")
-
-
-_HTTP_WRITE = r"(?:post|put|delete|patch)\b"
-_SHELL: list[tuple[str, _Check]] = [
-    (
-        "git push --force",
-        _then(
-            r"\bgit\s+push\b",
-            r"\s(?:--force(?:-with-lease|-if-includes)?\b|-[a-z]*f[a-z]*\b|\+\S)",
-        ),
-    ),
-    (
-        "git push --delete",
-        _then(r"\bgit\s+push\b", r"\s(?:--delete\b|-d\b|--mirror\b|--prune\b|:\S)"),
-    ),
-    ("git reset --hard", _then(r"\bgit\s+reset\b", r"\s--hard\b")),
-    ("git clean -f", _then(r"\bgit\s+clean\b", r"\s(?:-[a-z]*f|--force\b)")),
-    ("git branch -D", _then(r"\bgit\s+branch\b", r"\s(?:-[a-z]*d\b|--delete\b)")),
-    (
-        "git checkout discarding changes",
-        _search(r"\bgit\s+(?:checkout\s+(?:-f\b|--force\b|--(?=\s)|\.(?=\s|$))|restore\b)"),
-    ),
-    ("git stash drop", _search(r"\bgit\s+stash\s+(?:drop|clear)\b")),
-    (
-        "git history rewrite",
-        _search(
-            r"\bgit\s+(?:filter-branch|filter-repo|reflog\s+expire|update-ref\s+-d|gc\s+--prune)"
-        ),
-    ),
-    (
-        "an HTTP write request",
-        _then(
-            r"\b(?:curl|wget)\b",
-            rf"\s(?:-X\s*|--request[\s=]+|--method[\s=]+)['\"]?{_HTTP_WRITE}",
-        ),
-    ),
-    (
-        "curl sending data",
-        _then(
-            r"\bcurl\b",
-            r"\s(?:-[a-z]*d|--data(?:-\w+)?\b|(?-i:-F)|--form\b|--json\b|(?-i:-T)"
-            r"|--upload-file\b)",
-        ),
-    ),
-    ("wget sending data", _then(r"\bwget\b", r"\s--(?:post|body)-(?:data|file)\b")),
-    ("curl writing a file", _then(r"\bcurl\b", r"\s(?:-o\b|--output\b)")),
-    (
-        "a pipe into a shell",
-        _search(
-            r"\|\s*(?:sudo\s+)?(?:sh|bash|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node)\b"
-            r"|\b(?:sh|bash|zsh|source)\s+<\("
-        ),
-    ),
-    ("sed -i", _then(r"\bsed\b", r"\s(?:-[a-z]*i|--in-place\b)")),
-    ("perl -i", _then(r"\bperl\b", r"\s-[a-z]*i")),
-    ("find -delete", _then(r"\bfind\b", r"\s-delete\b")),
-    ("xargs rm", _then(r"\bxargs\b", r"\s(?:rm|rmdir|shred|unlink|mv|kill)\b")),
-    ("crontab -r", _then(r"\bcrontab\b", r"\s-[a-z]*r\b")),
-    (
-        "systemctl stopping a service",
-        _then(r"\bsystemctl\b", r"\s(?:stop|disable|mask|kill|restart|poweroff|reboot|halt)\b"),
-    ),
-    (
-        "a container removal",
-        _search(r"\b(?:docker|podman)\s+(?:[\w-]+\s+)?(?:rm|rmi|kill|stop|prune|down)\b"),
-    ),
-    (
-        "kubectl changing the cluster",
-        _search(r"\bkubectl\s+(?:delete|drain|replace|patch|apply|scale|cordon)\b"),
-    ),
-    ("terraform destroy", _search(r"\b(?:terraform|tofu)\s+(?:destroy|apply)\b")),
-    ("ln -f", _then(r"\bln\b", r"\s-[a-z]*f")),
-]
-_SHELL += [
-    (f"shell {word}", _word(pattern))
-    for word, pattern in [
-        ("rm", "rm"),
-        ("rmdir", "rmdir"),
-        ("unlink", "unlink"),
-        ("mv", "mv"),
-        ("cp", "cp"),
-        ("dd", "dd"),
-        ("mkfs", r"mkfs(?:\.\w+)?"),
-        ("shred", "shred"),
-        ("truncate", "truncate"),
-        ("chmod", "chmod"),
-        ("chown", "chown"),
-        ("chgrp", "chgrp"),
-        ("kill", "kill"),
-        ("pkill", "pkill"),
-        ("killall", "killall"),
-        ("shutdown", "shutdown"),
-        ("reboot", "reboot"),
-        ("halt", "halt"),
-        ("poweroff", "poweroff"),
-        ("wipefs", "wipefs"),
-        ("fdisk", "fdisk"),
-        ("tee", "tee"),
-        ("del", "del"),
-    ]
-]
-
-_REDIRECT = re.compile(
-    r"(?<![-=<>!])(?:[0-9]|&)?>{1,2}(?![=&>])(?!\s*/dev/(?:null|stdout|stderr|tty)\b)"
-)
-"""Output redirection `>`, `>>`, `2>`, `&>`; not `2>&1`, `>=`, `->`, `=>` or `> /dev/null`."""
-
-_SQL: list[tuple[str, _Check]] = [
-    ("SQL REPLACE INTO", _search(r"\breplace\s+into\b")),
-    ("SQL INTO OUTFILE", _search(r"\binto\s+(?:out|dump)file\b")),
-    ("SQL LOAD DATA", _search(r"\bload\s+data\b")),
-    ("SQL SELECT INTO", _then(r"\bselect\b", r"\binto\b", _STATEMENTS)),
-    (
-        "a SQL function with side effects",
-        _search(
-            r"\b(?:pg_terminate_backend|pg_cancel_backend|pg_reload_conf|setval|nextval"
-            r"|lo_unlink|lo_import|lo_export|pg_file_write|pg_write_file|dblink_exec"
-            r"|pg_drop_\w+|pg_create_\w+)\s*\("
-        ),
-    ),
-    (
-        "a database write call",
-        _search(
-            r"\.(?:delete|update|insert|replace|drop|remove|rename|create|bulkWrite|findOneAnd"
-            r"|findAndModify)\w*\s*\("
-        ),
-    ),
-    ("Redis FLUSHALL", _search(r"\bflush(?:all|db)\b")),
-]
-_SQL += [
-    (f"SQL {kw}", _search(rf"\b{kw}\b"))
-    for kw in " ".join(
-        (
-            "DROP DELETE UPDATE INSERT ALTER TRUNCATE MERGE UPSERT GRANT REVOKE CREATE RENAME",
-            "COPY CALL EXEC EXECUTE ATTACH DETACH SET REMOVE",
-        )
-    ).split()
-]
-_SQL += [
-    ("a Redis write", _search(rf"\b{cmd}\b"))
-    for cmd in " ".join(
-        (
-            "HSET HDEL HINCRBY MSET SETEX SETNX GETDEL GETSET EXPIRE PERSIST LPUSH RPUSH LPOP",
-            "RPOP LSET LTRIM LREM SADD SREM SPOP ZADD ZREM INCR INCRBY DECR DECRBY APPEND",
-        )
-    ).split()
-]
-
-_CODE: list[tuple[str, _Check]] = [
-    (
-        "code deleting files",
-        _search(
-            r"\b(?:os\.(?:remove|unlink|rmdir|removedirs)|shutil\.(?:rmtree|move)|rmtree"
-            r"|unlinkSync|rmSync|rmdirSync|fs\.(?:rm|unlink|rmdir)\w*)\b"
-        ),
-    ),
-    (
-        "code writing a file",
-        _search(
-            r"\bopen\s*\([^)]{0,1000}?['\"][rwxabt]*[wxa+][rwxabt+]*['\"]"
-            r"|\.write_(?:text|bytes)\s*\(|\bwriteFile(?:Sync)?\b"
-        ),
-    ),
-]
-
-_SQL_START = re.compile(
-    r"^(?:\s|;|\(|--[^\n]*(?:\n|$)|/\*.*?\*/|#[^\n]*(?:\n|$))*"
-    r"(?:select|with|explain|show|describe|desc|values|pragma|insert|update|delete|merge"
-    r"|create|alter|drop|replace|upsert|grant|revoke|truncate\s+table)(?![\w-])",
-    re.IGNORECASE | re.DOTALL,
-)
-_COMMENT_MARKS = re.compile(r"/\*!?\d*|\*/")
-
-
-def _looks_like_sql(text: str) -> bool:
-    """Whether a text starts (after comments and `;`) with a SQL statement keyword."""
-    return _SQL_START.match(text) is not None
-
-
-def _redirects_output(text: str) -> bool:
-    """Whether a statement that is not SQL (where `>` compares) redirects output to a file."""
-    return any(
-        not _looks_like_sql(part) and _REDIRECT.search(part) is not None
-        for part in re.split(r";|&&", text)
-    )
-
-
-_SHELL_CHECKS = [*_SHELL, ("output redirection", _redirects_output)]
-# SQL-looking text is labelled by its SQL keywords first, anything else by its commands first.
-_SQL_FIRST = [*_SQL, *_SHELL_CHECKS, *_CODE]
-_SHELL_FIRST = [*_SHELL_CHECKS, *_SQL, *_CODE]
-
-
-def _scan(text: str) -> str | None:
-    """The first destructive pattern in one string, as a short label, or None."""
-    # Keep the contents of SQL comments but drop the markers, so `/*!50000DROP*/` is a DROP.
-    variants = list(dict.fromkeys((text, _COMMENT_MARKS.sub(" ", text))))
-    for label, found in _SQL_FIRST if _looks_like_sql(text) else _SHELL_FIRST:
-        if any(found(v) for v in variants):
-            return label
-    return None
-
-
-def _strings(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
-    """Every string inside an argument value, with where it sits.
-
-    A list of strings is also read as one command line (`["git", "push", "-f"]`).
+    A list of strings stays together (`["git", "push", "-f"]` is one command line).
     """
     if depth > 32:
         return
     if isinstance(value, str):
-        yield path, value
+        yield path, key, [value]
     elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield from _strings(item, f"{path}.{key}", depth + 1)
+        for name, item in value.items():
+            yield from _strings(item, f"{path}.{name}", str(name), depth + 1)
     elif isinstance(value, list | tuple):
         if value and all(isinstance(item, str) for item in value):
-            yield path, " ".join(value)
+            yield path, key, list(value)
             return
         for i, item in enumerate(value):
-            yield from _strings(item, f"{path}[{i}]", depth + 1)
+            yield from _strings(item, f"{path}[{i}]", key, depth + 1)
+
+
+def _code_intent(kind: ArgumentKind, parts: list[str]) -> str | None:
+    """What a code argument's text does that needs a human, read as its kind says."""
+    if kind == "sql":
+        return next((label for part in parts if (label := sql_intent(part)) is not None), None)
+    if kind == "shell":
+        return shell_intent(" ".join(parts))
+    if kind == "code":
+        return scan(" ".join(parts))
+    return None
+
+
+def _argument_intent(tool: ToolReading, key: str, value: Any) -> str | None:
+    """Why one top-level argument's code is destructive, as a reason, or None."""
+    for path, nearest, parts in _strings(value, key, key):
+        kind = argument_kind(tool, nearest, key)
+        label = _code_intent(kind, parts)
+        if label is not None:
+            return f"argument {path!r} contains {label}"
+    return None
 
 
 SAFETY_SWITCH_TOKENS = frozenset({"dangerous", "unsafe", "insecure"})
@@ -451,23 +219,25 @@ def risky_settings(args: Mapping[str, Any]) -> str | None:
 
 
 def destructive_intent(
-    tool_name: str, input_schema: Mapping[str, Any] | None, args: Mapping[str, Any]
+    tool_name: str,
+    input_schema: Mapping[str, Any] | None,
+    args: Mapping[str, Any],
+    *,
+    description: str | None = None,
 ) -> str | None:
     """Why the call's arguments look destructive.
 
-    For every tool: `risky_settings`. For a tool that runs queries or commands, every string
-    argument (nested ones included) is also scanned for destructive SQL, shell, git, HTTP and
-    file-writing patterns. Returns a short reason such as "argument 'query' contains SQL DROP",
-    or None when nothing is found.
+    For every tool: `risky_settings`. Then each argument that is code (see `arg_kinds`; the
+    tool's `description` helps tell) is read as its kind: SQL by the parser, shell commands and
+    code by the eager patterns; free text is not read as code. Returns a short reason such as
+    "argument 'sql' contains SQL DROP TABLE", or None when nothing is found.
     """
     risky = risky_settings(args)
     if risky is not None:
         return risky
-    if not takes_commands(tool_name, input_schema, args):
-        return None
+    tool = read_tool(tool_name, input_schema, description)
     for key, value in args.items():
-        for path, text in _strings(value, str(key)):
-            label = _scan(text)
-            if label is not None:
-                return f"argument {path!r} contains {label}"
+        reason = _argument_intent(tool, str(key), value)
+        if reason is not None:
+            return reason
     return None

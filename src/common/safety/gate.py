@@ -63,7 +63,8 @@ class Gate:
         if verdict["irreversible"]:
             return GateDecision(True, verdict["reason"], verdict["source"])
         schema = tool.inputSchema if tool is not None else None
-        intent = destructive_intent(name, schema, args)
+        description = tool.description if tool is not None else None
+        intent = destructive_intent(name, schema, args, description=description)
         if intent is not None:
             return GateDecision(True, intent, "arguments")
         return GateDecision(False, verdict["reason"], verdict["source"])
