@@ -1,5 +1,7 @@
 """`langgraph dev` and settings: a bad one stops it with our one line; `.env.example` works.
 
+Also what Studio draws: the served graph with `xray=true` shows the task subgraph's nodes.
+
 Each server runs in a temporary folder holding a `langgraph.json` that points at our graph and
 a `.env`, started in its own process group and killed with it, so no test leaves a server behind.
 """
@@ -24,6 +26,7 @@ from langgraph_sdk import get_client
 
 from tests.integration_tests.helpers import free_port
 from tests.integration_tests.test_dev_server import ROOT
+from tests.unit_tests.test_graph_shape import XRAY_NODES
 
 pytestmark = pytest.mark.integration
 
@@ -136,3 +139,16 @@ async def test_env_example_as_dotenv_serves_the_graph(
         (task,) = result["previous_plan"]
         assert task["status"] == "completed"
         assert '"stock": 120' in task["result"]
+
+
+async def test_studio_graph_endpoint_draws_the_task_subgraph(tmp_path: Path) -> None:
+    folder = _project(tmp_path)
+    with _dev_server(folder) as (proc, port, log):
+        client = await _wait_until_served(proc, port, log)
+        # The request Studio makes; the graph id stands for its default assistant.
+        drawn = await client.http.get("/assistants/with_planner/graph", params={"xray": "true"})
+    ids = {node["id"] for node in drawn["nodes"]}
+    assert ids == XRAY_NODES
+    edges = {(e["source"], e["target"]) for e in drawn["edges"]}
+    assert ("advance:orchestrate", "advance:call_tool") in edges
+    assert ("advance:call_tool", "advance:assess_task") in edges
