@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -156,15 +157,43 @@ def test_env_example_copied_as_dotenv_loads_the_documented_defaults(clean_env: P
     assert settings.allow_model_requests is True
 
 
-def test_env_example_lists_every_setting_with_its_default_or_empty() -> None:
+EXAMPLE_LINE = re.compile(r"^(?P<commented># )?(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>.*)$")
+"""A setting in `.env.example`: `NAME=value`, or `# NAME=value` commented out."""
+
+HIDDEN_WHEN_SET = ("MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "DATABASE_URI")
+"""Settings a user typically exports: a copied `.env` that sets them hides the exported value
+(`langgraph dev` lets `.env` override the shell)."""
+
+
+def example_settings() -> dict[str, tuple[bool, str]]:
+    """Each setting `.env.example` shows: (commented out, value)."""
     lines = (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
-    values = dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
-    assert set(SETTING_NAMES) <= set(values)
+    found = [m for m in map(EXAMPLE_LINE.match, lines) if m]
+    return {m["name"]: (bool(m["commented"]), m["value"]) for m in found}
+
+
+def test_env_example_sets_no_empty_value() -> None:
+    lines = (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
+    empty = [line for line in lines if not line.startswith("#") and line.strip().endswith("=")]
+    assert empty == [], "an empty line in a copied .env blanks what the shell exports"
+
+
+def test_env_example_leaves_secrets_endpoints_and_the_model_commented_out() -> None:
+    shown = example_settings()
+    assert {name: shown[name][0] for name in HIDDEN_WHEN_SET} == dict.fromkeys(
+        HIDDEN_WHEN_SET, True
+    )
+
+
+def test_env_example_lists_every_setting_with_its_default_or_an_example() -> None:
+    shown = example_settings()
+    assert set(SETTING_NAMES) <= set(shown)
     defaults = _defaults()
     for name in SETTING_NAMES:
-        if values[name]:
-            # An init value outranks the environment, so only the example's value is checked.
-            single = Settings(**{name.lower(): values[name]})
+        _, value = shown[name]
+        # An init value outranks the environment, so only the example's value is checked.
+        single = Settings(**{name.lower(): value})
+        if getattr(defaults, name.lower()) is not None:
             assert getattr(single, name.lower()) == getattr(defaults, name.lower()), name
 
 
