@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import shutil
 from collections.abc import Iterator
@@ -200,3 +201,71 @@ def test_env_example_lists_every_setting_with_its_default_or_an_example() -> Non
 def _defaults() -> Settings:
     """Every field at its declared default, read from no environment or file."""
     return Settings.model_construct()
+
+
+def dotenv_warnings_logged(caplog: pytest.LogCaptureFixture, dotenv: Path, text: str) -> list[str]:
+    """The warnings reading the settings logs with `text` as the `.env` file."""
+    dotenv.write_text(text, encoding="utf-8")
+    get_settings.cache_clear()
+    with caplog.at_level(logging.WARNING, logger="common.settings"):
+        get_settings()
+    return [r.getMessage() for r in caplog.records if r.name == "common.settings"]
+
+
+def test_a_misspelt_setting_in_dotenv_is_named_with_its_file_line_and_closest_setting(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    dotenv = clean_env / ".env"
+    text = "# mine\nMODLE=openai:gpt-4o\n\nMAX_TASK_ATEMPTS=5\n"
+
+    warnings = dotenv_warnings_logged(caplog, dotenv, text)
+
+    assert warnings == [
+        f"{dotenv}, line 2: MODLE is not a setting, so it is ignored (did you mean MODEL?).",
+        f"{dotenv}, line 4: MAX_TASK_ATEMPTS is not a setting, so it is ignored "
+        "(did you mean MAX_TASK_ATTEMPTS?).",
+    ]
+    assert get_settings().max_task_attempts == 3
+
+
+def test_a_dotenv_line_without_an_equals_sign_is_named_with_its_file_and_line(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    dotenv = clean_env / ".env"
+
+    warnings = dotenv_warnings_logged(caplog, dotenv, "MAX_TASK_ATTEMPTS=4\nMODLE\nuse gpt-4o\n")
+
+    assert warnings == [
+        f"{dotenv}, line 2: MODLE has no '=', so it sets no value (did you mean MODEL?).",
+        f"{dotenv}, line 3: 'use gpt-4o' is not NAME=value, so it sets nothing.",
+    ]
+    assert get_settings().max_task_attempts == 4
+
+
+def test_dotenv_names_of_settings_keys_and_other_tools_are_not_warned_about(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    text = "model=offline:rules\nexport OPENAI_API_KEY=sk-x\nLANGSMITH_API_KEY=ls\nNOTES_FILE=n\n"
+
+    assert dotenv_warnings_logged(caplog, clean_env / ".env", text) == []
+
+
+def test_a_dotenv_warning_is_given_once_per_process(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    dotenv = clean_env / ".env"
+    first = dotenv_warnings_logged(caplog, dotenv, "MODLE=x\n")
+    caplog.clear()
+
+    again = dotenv_warnings_logged(caplog, dotenv, "MODLE=x\n")
+
+    assert len(first) == 1
+    assert again == []
+
+
+def test_env_example_copied_as_dotenv_warns_about_nothing(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+
+    assert dotenv_warnings_logged(caplog, clean_env / ".env", example) == []
