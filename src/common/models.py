@@ -33,7 +33,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
-from common.settings import get_settings
+from common.settings import PROVIDER_KEYS, get_settings
 
 ValueT = TypeVar("ValueT")
 
@@ -41,15 +41,6 @@ ModelFactory = Callable[[str], BaseChatModel]
 """Builds a chat model from the part of the spec after the provider."""
 
 _LOCAL_PROVIDERS: dict[str, ModelFactory] = {}
-
-_KEY_SETTINGS = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "google_genai": "GOOGLE_API_KEY",
-    "mistralai": "MISTRAL_API_KEY",
-    "groq": "GROQ_API_KEY",
-}
-
 
 _TIMEOUT_PROVIDERS = frozenset(
     {"openai", "azure_openai", "anthropic", "google_genai", "mistralai", "groq", "deepseek", "xai"}
@@ -165,7 +156,7 @@ def load_chat_model(spec: str) -> BaseChatModel:
         raise ModelConfigError(
             f"Model requests are disabled (ALLOW_MODEL_REQUESTS=false); refusing {spec!r}."
         )
-    key = _KEY_SETTINGS.get(provider)
+    key = PROVIDER_KEYS.get(provider)
     if key and not os.environ.get(key) and not (provider == "openai" and base_url):
         raise ModelConfigError(
             f"No API key for model {spec!r}: set {key} in .env "
@@ -349,7 +340,7 @@ def _status_problem(status: int, tried: str) -> str:
 def _status_check(status: int, provider: str, endpoint: str) -> str:
     """The setting or place to look at for an HTTP status."""
     if status in (401, 403):
-        return _KEY_SETTINGS.get(provider, "the provider's API key")
+        return PROVIDER_KEYS.get(provider, "the provider's API key")
     if status == 404:
         return "MODEL (or the node's *_MODEL setting)"
     if status == 429:

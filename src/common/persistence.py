@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
+import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -22,20 +25,87 @@ Backend = Literal["memory", "sqlite", "postgres"]
 
 
 @asynccontextmanager
-async def sqlite_checkpointer(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
-    """An AsyncSqliteSaver on `path`, creating its folder; closed on exit."""
-    await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
-    async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+async def sqlite_checkpointer(
+    path: Path, setting: str = "CHECKPOINT_PATH"
+) -> AsyncIterator[AsyncSqliteSaver]:
+    """An AsyncSqliteSaver on `path`, creating its folder; closed on exit.
+
+    A place it cannot write raises ConfigError naming `path` and `setting`, before any run.
+    """
+    async with AsyncExitStack() as stack:
+        with _unwritable_as_config_error(path, setting):
+            await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
+            saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
+            await saver.setup()
+            await _check_writable(saver.conn)
         yield saver
 
 
 @asynccontextmanager
-async def sqlite_store(path: Path) -> AsyncIterator[AsyncSqliteStore]:
-    """An AsyncSqliteStore on `path` (tables created), for the call ledger and run memory."""
-    await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
-    async with AsyncSqliteStore.from_conn_string(str(path)) as store:
-        await store.setup()
+async def sqlite_store(path: Path, setting: str = "STORE_PATH") -> AsyncIterator[AsyncSqliteStore]:
+    """An AsyncSqliteStore on `path` (tables created), for the call ledger and run memory.
+
+    A place it cannot write raises ConfigError naming `path` and `setting`, before any run.
+    """
+    async with AsyncExitStack() as stack:
+        with _unwritable_as_config_error(path, setting):
+            await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
+            store = await stack.enter_async_context(AsyncSqliteStore.from_conn_string(str(path)))
+            await store.setup()
+            await _check_writable(store.conn)
         yield store
+
+
+async def _check_writable(conn: aiosqlite.Connection) -> None:
+    """Take SQLite's write lock and let it go: a read-only file or folder fails now, not mid-run."""
+    await conn.execute("BEGIN IMMEDIATE")
+    await conn.execute("ROLLBACK")
+
+
+@contextmanager
+def _unwritable_as_config_error(path: Path, setting: str) -> Iterator[None]:
+    """Turn "cannot create or write `path`" into one sentence naming it and `setting`."""
+    try:
+        yield
+    except OSError as exc:
+        raise _unwritable(path, setting, _os_reason(path, exc)) from exc
+    except sqlite3.OperationalError as exc:
+        if not any(sign in str(exc) for sign in _SQLITE_UNWRITABLE):
+            raise
+        raise _unwritable(path, setting, _sqlite_reason(path, exc)) from exc
+
+
+_SQLITE_UNWRITABLE = ("unable to open database file", "readonly database", "read-only")
+"""SQLite's words for a file or folder it may not create or write."""
+
+
+def _os_reason(path: Path, exc: OSError) -> str:
+    """Why the folder of `path` could not be made, in words."""
+    if isinstance(exc, FileExistsError | NotADirectoryError):
+        blocking = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+        if blocking is not None:
+            return f"{str(blocking)!r} is a file, not a folder"
+    return (exc.strerror or type(exc).__name__).lower()
+
+
+def _sqlite_reason(path: Path, exc: sqlite3.OperationalError) -> str:
+    """Why SQLite could not open or write `path`, in words."""
+    if path.is_dir():
+        return "it is a folder"
+    if not os.access(path.parent, os.W_OK):
+        return "its folder is read-only"
+    if path.exists() and not os.access(path, os.W_OK):
+        return "the file is read-only"
+    return f"SQLite: {exc}"
+
+
+def _unwritable(path: Path, setting: str, reason: str) -> ConfigError:
+    """The one sentence for a SQLite file that cannot be written where `setting` puts it."""
+    where = os.path.abspath(path)
+    return ConfigError(
+        f"Cannot save to {where!r} ({reason}): set {setting} to a file in a folder you can "
+        "write to, or run mcp-planner from such a folder."
+    )
 
 
 @asynccontextmanager

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
 import json
+import logging
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
+from dotenv.parser import Binding, parse_stream
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
@@ -23,6 +27,22 @@ RECURSION_LIMIT = 200
 
 GUARDRAILS_SHAPE = 'a JSON object like {"banned_words": [...]}'
 """How a GUARDRAILS value must look, as error messages say it."""
+
+PROVIDER_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "google_genai": "GOOGLE_API_KEY",
+    "mistralai": "MISTRAL_API_KEY",
+    "groq": "GROQ_API_KEY",
+}
+"""The environment variable holding each provider's API key (read by its chat model)."""
+
+CLOSE_NAME_CUTOFF = 0.75
+"""How alike (difflib's ratio) an unknown `.env` name must be to a setting to be a likely typo."""
+
+logger = logging.getLogger(__name__)
+_warned: set[str] = set()
+"""`.env` warnings already given in this process (settings may be read more than once)."""
 
 
 class ConfigError(ValueError):
@@ -152,7 +172,14 @@ def worst_case_steps(settings: Settings) -> int:
 
 
 def load_settings() -> Settings:
-    """Read the settings from the environment and `.env`, or raise a one-line ConfigError."""
+    """Read the settings from the environment and `.env`, or raise a one-line ConfigError.
+
+    Lines of `.env` that set nothing (a misspelt name, no `=`) are warned about, once each.
+    """
+    for warning in dotenv_warnings(Path(str(Settings.model_config.get("env_file") or ".env"))):
+        if warning not in _warned:
+            _warned.add(warning)
+            logger.warning("%s", warning)
     try:
         return Settings()
     except ValidationError as exc:
@@ -228,3 +255,43 @@ def _guardrail_error(error: ErrorDetails) -> str:
         return f"Setting GUARDRAILS has an unknown key {key!r}: known keys are {known}"
     value = repr(error["input"])[:60]
     return f"Setting GUARDRAILS key {key!r}={value} is invalid: {error['msg'].lower()}"
+
+
+def known_names() -> list[str]:
+    """Every variable the project reads: the settings and the providers' API keys."""
+    return [name.upper() for name in Settings.model_fields] + list(PROVIDER_KEYS.values())
+
+
+def dotenv_warnings(path: Path) -> list[str]:
+    """One sentence per line of the `.env` file at `path` that sets nothing it seems meant to.
+
+    A line that is not `NAME=value`, a name without `=`, and a name that is no setting but
+    close to one (`MODLE`, `MAX_TASK_ATEMPTS`); other names may be other tools' and pass.
+    """
+    try:
+        with path.open(encoding="utf-8") as stream:
+            bindings = list(parse_stream(stream))
+    except (OSError, UnicodeDecodeError):
+        return []  # reading it is the settings source's job, and its error names the file
+    where = os.path.abspath(path)
+    found = (_line_warning(binding) for binding in bindings)
+    return [f"{where}, line {line}: {text}" for line, text in found if text]
+
+
+def _line_warning(binding: Binding) -> tuple[int, str]:
+    """The line a binding starts on and what is wrong with it ("" when nothing is)."""
+    text = binding.original.string
+    line = binding.original.line + len(text) - len(text.lstrip("\n"))
+    if binding.error:
+        return line, f"{text.strip()!r} is not NAME=value, so it sets nothing."
+    if binding.key is None:
+        return line, ""
+    known = known_names()
+    name = binding.key.upper()
+    closest = difflib.get_close_matches(name, known, n=1, cutoff=CLOSE_NAME_CUTOFF)
+    hint = f" (did you mean {closest[0]}?)" if closest and name not in known else ""
+    if binding.value is None:
+        return line, f"{binding.key} has no '=', so it sets no value{hint}."
+    if not hint:
+        return line, ""
+    return line, f"{binding.key} is not a setting, so it is ignored{hint}."

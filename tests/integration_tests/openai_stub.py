@@ -2,18 +2,21 @@
 
 Each request pops the next scripted reply: a dict `{"content": ...}` (structured output is JSON
 text in `content`), or `{"tool_calls": [{"name", "arguments"}]}`. Streaming requests get the
-same reply as server-sent events. Every request body is recorded.
+same reply as server-sent events. Every request body (and its headers) is recorded.
 
 A reply may instead be a fault: `{"status": 500}` (or 429 with `"retry_after": seconds`),
 `{"stall": seconds}` (answer nothing for that long), `{"body": "..."}` (that raw text as a 200
 body, e.g. malformed JSON), or `{"completion": {...}}` (that exact completion object, e.g. one
-with `choices: []`). `default` answers once the script is spent.
+with `choices: []`). `default` answers once the script is spent. `route`, when given, answers
+first: a reply for a request body, or None to leave it to the script (for requests whose order
+is not fixed, such as the planner's and the analyser's, asked together).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -22,11 +25,15 @@ class OpenAIStub:
     """Serve scripted replies at http://127.0.0.1:PORT/v1/chat/completions."""
 
     def __init__(
-        self, replies: list[dict[str, Any]], default: dict[str, Any] | None = None
+        self,
+        replies: list[dict[str, Any]],
+        default: dict[str, Any] | None = None,
+        route: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
     ) -> None:
         self.replies = list(replies)
         self.default = default or {"content": "(script exhausted)"}
         self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         self.released = threading.Event()
         stub = self
 
@@ -37,7 +44,10 @@ class OpenAIStub:
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append(body)
-                reply = stub.replies.pop(0) if stub.replies else stub.default
+                stub.headers.append({k.lower(): v for k, v in self.headers.items()})
+                reply = route(body) if route else None
+                if reply is None:
+                    reply = stub.replies.pop(0) if stub.replies else stub.default
                 if "stall" in reply:
                     # Released early when the stub stops, so no handler outlives a test.
                     stub.released.wait(float(reply["stall"]))

@@ -1,4 +1,7 @@
-"""`langgraph dev` and settings: a bad one stops it with our one line; `.env.example` works.
+"""`langgraph dev` and settings: a bad one stops it with our one line; `.env.example` works and
+hides nothing the shell exports.
+
+Also what Studio draws: the served graph with `xray=true` shows the task subgraph's nodes.
 
 Each server runs in a temporary folder holding a `langgraph.json` that points at our graph and
 a `.env`, started in its own process group and killed with it, so no test leaves a server behind.
@@ -22,8 +25,11 @@ from typing import Any
 import pytest
 from langgraph_sdk import get_client
 
+from strategies.with_planner.prompts import PLANNER_SYSTEM_PROMPT
 from tests.integration_tests.helpers import free_port
+from tests.integration_tests.openai_stub import OpenAIStub
 from tests.integration_tests.test_dev_server import ROOT
+from tests.unit_tests.test_graph_shape import XRAY_NODES
 
 pytestmark = pytest.mark.integration
 
@@ -136,3 +142,49 @@ async def test_env_example_as_dotenv_serves_the_graph(
         (task,) = result["previous_plan"]
         assert task["status"] == "completed"
         assert '"stock": 120' in task["result"]
+
+
+async def test_env_example_as_dotenv_keeps_the_exported_key_and_endpoint(
+    tmp_path: Path, mcp_config: dict[str, Any]
+) -> None:
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+    folder = _project(tmp_path, dotenv=example)
+    empty_plan = {"decision": "replace", "plan": [], "next_task": 0, "clarification": None}
+
+    def plan_for_the_planner(body: dict[str, Any]) -> dict[str, Any] | None:
+        """The planner gets an empty plan; the analyser's reply is no verdict (safe default)."""
+        planning = str(body["messages"][0]["content"]).startswith(PLANNER_SYSTEM_PROMPT[:40])
+        return {"content": json.dumps(empty_plan)} if planning else None
+
+    exported = {"OPENAI_API_KEY": "sk-exported", "MODEL": "openai:stub-model"}
+    hello = {"content": "Hello from the stub."}
+    stub = OpenAIStub([], default=hello, route=plan_for_the_planner)
+    with stub, _dev_server(folder, OPENAI_BASE_URL=stub.base_url, **exported) as (proc, port, log):
+        client = await _wait_until_served(proc, port, log)
+        thread = await client.threads.create()
+        servers = {"inventory": mcp_config["mcpServers"]["inventory"]}
+        async with asyncio.timeout(120):
+            result = await client.runs.wait(
+                thread["thread_id"],
+                "with_planner",
+                input={"messages": [{"role": "user", "content": "Say hello"}]},
+                context={"mcp_config": {"mcpServers": servers}},
+            )
+    # The exported key, endpoint and model reached the model: `.env` blanked none of them.
+    assert stub.requests, result["messages"][-1]["content"]
+    assert {h["authorization"] for h in stub.headers} == {"Bearer sk-exported"}
+    assert {r["model"] for r in stub.requests} == {"stub-model"}
+    assert result["messages"][-1]["content"] == "Hello from the stub."
+
+
+async def test_studio_graph_endpoint_draws_the_task_subgraph(tmp_path: Path) -> None:
+    folder = _project(tmp_path)
+    with _dev_server(folder) as (proc, port, log):
+        client = await _wait_until_served(proc, port, log)
+        # The request Studio makes; the graph id stands for its default assistant.
+        drawn = await client.http.get("/assistants/with_planner/graph", params={"xray": "true"})
+    ids = {node["id"] for node in drawn["nodes"]}
+    assert ids == XRAY_NODES
+    edges = {(e["source"], e["target"]) for e in drawn["edges"]}
+    assert ("advance:orchestrate", "advance:call_tool") in edges
+    assert ("advance:call_tool", "advance:assess_task") in edges

@@ -179,6 +179,64 @@ def test_postgres_without_a_database_uri_is_one_line(
         get_settings.cache_clear()
 
 
+def unwritable_folder(parent: Path) -> Path:
+    """A folder path under `parent` in which nothing can be created.
+
+    A read-only folder (mode 555) stops every user but root, and tests may run as root (in a
+    container, in CI), where permissions stop nothing: there the folder's name is taken by a
+    regular file, so nothing can be created under it either.
+    """
+    folder = parent / "locked"
+    if os.geteuid() == 0:
+        folder.write_text("a file where a folder should be")
+    else:
+        folder.mkdir()
+        folder.chmod(0o555)
+    return folder
+
+
+def assert_refused_naming(done: Any, path: Path, setting: str) -> None:
+    """Exit 2 and one sentence naming the file's full path and the setting to change."""
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert repr(str(path.absolute())) in line
+    assert f"set {setting} to a file in a folder you can write to" in line
+
+
+@pytest.mark.parametrize("setting", ["CHECKPOINT_PATH", "STORE_PATH"])
+def test_a_path_setting_in_an_unwritable_place_is_one_line(tmp_path: Path, setting: str) -> None:
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {}}')
+    path = unwritable_folder(tmp_path) / "planner.sqlite"
+    env = {**os.environ, setting: str(path)}
+
+    done = run_cli(["run", "hi"], tmp_path, env)
+
+    assert_refused_naming(done, path, setting)
+
+
+def test_an_unwritable_working_folder_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {}}')
+    unwritable_folder(tmp_path).rename(tmp_path / ".mcp-planner")
+    path = tmp_path / ".mcp-planner" / "checkpoints.sqlite"
+    env = {k: v for k, v in os.environ.items() if k not in ("CHECKPOINT_PATH", "STORE_PATH")}
+
+    done = run_cli(["run", "hi"], tmp_path, env)
+
+    assert_refused_naming(done, path, "CHECKPOINT_PATH")
+
+
+def test_a_path_setting_naming_a_folder_is_one_line(tmp_path: Path) -> None:
+    # SQLite's own refusal ("unable to open database file"), whoever runs the test.
+    (tmp_path / "mcp.json").write_text('{"mcpServers": {}}')
+    path = tmp_path / "store.sqlite"
+    path.mkdir()
+
+    done = run_cli(["run", "hi"], tmp_path, {**os.environ, "STORE_PATH": str(path)})
+
+    assert_refused_naming(done, path, "STORE_PATH")
+    assert "(it is a folder)" in done.stderr
+
+
 def test_typer_usage_errors_stay_typers(chdir_tmp: Path) -> None:
     result = runner.invoke(app, ["run"])
     assert result.exit_code == 2

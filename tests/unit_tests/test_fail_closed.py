@@ -23,9 +23,8 @@ from common.safety.policy import (
     parse_approval_mode,
 )
 from strategies.with_planner.context import Context, ContextError, make_context
-from strategies.with_planner.graph import build_graph
+from strategies.with_planner.graph import build_graph, build_task_graph
 from strategies.with_planner.offline import ANNOUNCEMENT
-from strategies.with_planner.task_graph import build_task_graph
 from tests.unit_tests.helpers import Thread, log_lines, unique
 
 TOOL = "delete_everything"

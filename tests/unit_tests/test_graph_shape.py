@@ -1,4 +1,8 @@
-"""The graph's topology: a Mermaid snapshot, the main edge set and the task subgraph's edges."""
+"""The graph's topology: a Mermaid snapshot, the main edge set and the task subgraph's edges.
+
+Studio (and `GET /assistants/{id}/graph?xray=true`) draws `get_graph(xray=True)`: the task
+subgraph shows there under the node that runs it, `advance`, its nodes named `advance:<node>`.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +11,11 @@ from pathlib import Path
 
 from common.settings import get_settings
 from strategies.with_planner import graph as graph_module
-from strategies.with_planner.graph import build_graph
-from strategies.with_planner.task_graph import build_task_graph
+from strategies.with_planner.graph import build_graph, build_task_graph
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "graph.mmd"
+README = Path(__file__).parents[2] / "README.md"
+README_HEADING = "## The graph"
 
 EXPECTED_EDGES = {
     ("__start__", "planner", False),
@@ -47,9 +52,53 @@ EXPECTED_TASK_EDGES = {
 
 TASK_NODES = ("orchestrate", "call_tool", "assess_task")
 
+MAIN_NODES = (
+    "planner",
+    "irreversibility_check",
+    "request_approval",
+    "await_approval",
+    "generate_response",
+)
+
+XRAY_NODES = {
+    "__start__",
+    *MAIN_NODES,
+    "advance:__start__",
+    *(f"advance:{name}" for name in TASK_NODES),
+    "advance:__end__",
+    "__end__",
+}
+"""Every node of the card as Studio draws it: the task loop inside `advance`, which it replaces."""
+
+
+def readme_drawing() -> str:
+    """The Mermaid block under the README's graph heading, without its fences."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split(README_HEADING + "\n", 1)[1]
+    block = section.split("```mermaid\n", 1)[1]
+    return block.split("```", 1)[0]
+
+
+def test_xray_drawing_shows_every_node_of_the_card() -> None:
+    drawn = build_graph().get_graph(xray=True)
+    assert set(drawn.nodes) == XRAY_NODES
+    edges = {(e.source, e.target) for e in drawn.edges}
+    # The subgraph is wired where advance was: entered after the check, left to the routes.
+    assert ("irreversibility_check", "advance:__start__") in edges
+    assert ("advance:__end__", "generate_response") in edges
+    assert ("advance:orchestrate", "advance:call_tool") in edges
+
+
+def test_readme_drawing_is_the_graph() -> None:
+    drawing = build_graph().get_graph(xray=True).draw_mermaid()
+    assert readme_drawing() == drawing, (
+        f"README.md's drawing under {README_HEADING!r} is out of date: paste "
+        "`mcp-planner graph` there"
+    )
+
 
 def test_mermaid_drawing_matches_the_snapshot() -> None:
-    drawing = build_graph().get_graph().draw_mermaid()
+    drawing = build_graph().get_graph(xray=True).draw_mermaid()
     if os.environ.get("UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.parent.mkdir(parents=True, exist_ok=True)
         SNAPSHOT.write_text(drawing, encoding="utf-8")

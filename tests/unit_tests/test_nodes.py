@@ -12,7 +12,13 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemM
 from langgraph.runtime import Runtime
 
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes import advance, assess_task, irreversibility_check
+from strategies.with_planner.graph import build_task_graph
+from strategies.with_planner.nodes import (
+    assess_task,
+    call_tool,
+    irreversibility_check,
+    make_advance,
+)
 from strategies.with_planner.plans import Task, TaskState, new_task_state
 from strategies.with_planner.scheduler import candidates
 from strategies.with_planner.state import GuardVerdict, State, TaskRun
@@ -167,6 +173,7 @@ async def test_advance_ends_the_plan_when_nothing_is_left(scripted: Any) -> None
     finished = task_state(tid="t2", status="completed")
     state = State(messages=[HumanMessage("hi")], plan=[failed, finished], wave=["t1", "t2"])
 
+    advance = make_advance(build_task_graph(), call_tool)
     update = await advance(state, runtime(ctx, events))
 
     # A failure with nothing left to run is no reason to replan: the turn goes on to answer.

@@ -64,6 +64,9 @@ async def test_ask_user_interrupts_and_the_answer_comes_back(scripted: Any) -> N
     (value,) = await thread.interrupts()
     assert value["type"] == "ask_user"
     assert value["question"] == question
+    # What Studio reads of a paused thread, now that advance declares the task subgraph.
+    studio = await thread.graph.aget_state(thread.config, subgraphs=True)
+    assert [i.value["type"] for i in studio.interrupts] == ["ask_user"]
 
     nodes = await thread.resume("GAD-7")
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -156,18 +158,114 @@ def test_env_example_copied_as_dotenv_loads_the_documented_defaults(clean_env: P
     assert settings.allow_model_requests is True
 
 
-def test_env_example_lists_every_setting_with_its_default_or_empty() -> None:
+EXAMPLE_LINE = re.compile(r"^(?P<commented># )?(?P<name>[A-Z][A-Z0-9_]*)=(?P<value>.*)$")
+"""A setting in `.env.example`: `NAME=value`, or `# NAME=value` commented out."""
+
+HIDDEN_WHEN_SET = ("MODEL", "OPENAI_API_KEY", "OPENAI_BASE_URL", "DATABASE_URI")
+"""Settings a user typically exports: a copied `.env` that sets them hides the exported value
+(`langgraph dev` lets `.env` override the shell)."""
+
+
+def example_settings() -> dict[str, tuple[bool, str]]:
+    """Each setting `.env.example` shows: (commented out, value)."""
     lines = (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
-    values = dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
-    assert set(SETTING_NAMES) <= set(values)
+    found = [m for m in map(EXAMPLE_LINE.match, lines) if m]
+    return {m["name"]: (bool(m["commented"]), m["value"]) for m in found}
+
+
+def test_env_example_sets_no_empty_value() -> None:
+    lines = (ROOT / ".env.example").read_text(encoding="utf-8").splitlines()
+    empty = [line for line in lines if not line.startswith("#") and line.strip().endswith("=")]
+    assert empty == [], "an empty line in a copied .env blanks what the shell exports"
+
+
+def test_env_example_leaves_secrets_endpoints_and_the_model_commented_out() -> None:
+    shown = example_settings()
+    assert {name: shown[name][0] for name in HIDDEN_WHEN_SET} == dict.fromkeys(
+        HIDDEN_WHEN_SET, True
+    )
+
+
+def test_env_example_lists_every_setting_with_its_default_or_an_example() -> None:
+    shown = example_settings()
+    assert set(SETTING_NAMES) <= set(shown)
     defaults = _defaults()
     for name in SETTING_NAMES:
-        if values[name]:
-            # An init value outranks the environment, so only the example's value is checked.
-            single = Settings(**{name.lower(): values[name]})
+        _, value = shown[name]
+        # An init value outranks the environment, so only the example's value is checked.
+        single = Settings(**{name.lower(): value})
+        if getattr(defaults, name.lower()) is not None:
             assert getattr(single, name.lower()) == getattr(defaults, name.lower()), name
 
 
 def _defaults() -> Settings:
     """Every field at its declared default, read from no environment or file."""
     return Settings.model_construct()
+
+
+def dotenv_warnings_logged(caplog: pytest.LogCaptureFixture, dotenv: Path, text: str) -> list[str]:
+    """The warnings reading the settings logs with `text` as the `.env` file."""
+    dotenv.write_text(text, encoding="utf-8")
+    get_settings.cache_clear()
+    with caplog.at_level(logging.WARNING, logger="common.settings"):
+        get_settings()
+    return [r.getMessage() for r in caplog.records if r.name == "common.settings"]
+
+
+def test_a_misspelt_setting_in_dotenv_is_named_with_its_file_line_and_closest_setting(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    dotenv = clean_env / ".env"
+    text = "# mine\nMODLE=openai:gpt-4o\n\nMAX_TASK_ATEMPTS=5\n"
+
+    warnings = dotenv_warnings_logged(caplog, dotenv, text)
+
+    assert warnings == [
+        f"{dotenv}, line 2: MODLE is not a setting, so it is ignored (did you mean MODEL?).",
+        f"{dotenv}, line 4: MAX_TASK_ATEMPTS is not a setting, so it is ignored "
+        "(did you mean MAX_TASK_ATTEMPTS?).",
+    ]
+    assert get_settings().max_task_attempts == 3
+
+
+def test_a_dotenv_line_without_an_equals_sign_is_named_with_its_file_and_line(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    dotenv = clean_env / ".env"
+
+    warnings = dotenv_warnings_logged(caplog, dotenv, "MAX_TASK_ATTEMPTS=4\nMODLE\nuse gpt-4o\n")
+
+    assert warnings == [
+        f"{dotenv}, line 2: MODLE has no '=', so it sets no value (did you mean MODEL?).",
+        f"{dotenv}, line 3: 'use gpt-4o' is not NAME=value, so it sets nothing.",
+    ]
+    assert get_settings().max_task_attempts == 4
+
+
+def test_dotenv_names_of_settings_keys_and_other_tools_are_not_warned_about(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    text = "model=offline:rules\nexport OPENAI_API_KEY=sk-x\nLANGSMITH_API_KEY=ls\nNOTES_FILE=n\n"
+
+    assert dotenv_warnings_logged(caplog, clean_env / ".env", text) == []
+
+
+def test_a_dotenv_warning_is_given_once_per_process(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    dotenv = clean_env / ".env"
+    first = dotenv_warnings_logged(caplog, dotenv, "MODLE=x\n")
+    caplog.clear()
+
+    again = dotenv_warnings_logged(caplog, dotenv, "MODLE=x\n")
+
+    assert len(first) == 1
+    assert again == []
+
+
+def test_env_example_copied_as_dotenv_warns_about_nothing(
+    clean_env: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    example = (ROOT / ".env.example").read_text(encoding="utf-8")
+
+    assert dotenv_warnings_logged(caplog, clean_env / ".env", example) == []

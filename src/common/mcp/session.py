@@ -209,6 +209,7 @@ class PersistentSession:
             async with asyncio.timeout(self.startup_timeout_s):
                 await asyncio.shield(self._ready)
         except TimeoutError as exc:
+            self._drop_start()
             reason = f"no answer to initialize within {self.startup_timeout_s:g}s"
             reason += await self._stderr_suffix()
             self._tear_down_in_background()
@@ -217,6 +218,7 @@ class PersistentSession:
             await self._close_owner()
             raise
         except asyncio.CancelledError:
+            self._drop_start()
             self._tear_down_in_background()
             raise
         assert self._session is not None
@@ -232,6 +234,8 @@ class PersistentSession:
                 await session.initialize()
                 self.tools = await _list_all_tools(session)
                 await self._remember_tools()
+                if self._ready.cancelled():
+                    return  # abandoned meanwhile: the owner is being torn down
                 self._session = session
                 self._ready.set_result(None)
                 await self._stop.wait()
@@ -239,7 +243,11 @@ class PersistentSession:
             exc: BaseException = raised
             while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
                 exc = exc.exceptions[0]
-            if self._ready.done():
+            if self._ready.cancelled():
+                # Its starter gave up (timeout, cancellation) and is tearing it down: the
+                # failure is that teardown, and no one is left to hand it to.
+                logger.debug("MCP server %r ended during an abandoned start: %r", self.name, exc)
+            elif self._ready.done():
                 logger.warning("MCP server %r disconnected: %r", self.name, exc)
             else:
                 reason = start_failure(exc)
@@ -361,6 +369,22 @@ class PersistentSession:
         """
         if self._ended is ended:
             self.mark_dead()
+
+    def _drop_start(self) -> None:
+        """Let go of a start its caller stopped waiting for, leaving no orphan outcome behind.
+
+        A start not yet decided is cancelled, so its owner hands no failure to a future no one
+        awaits (asyncio would print "Future exception was never retrieved" at exit); a failure
+        that arrived as the caller gave up is taken here, since the caller's own timeout or
+        cancellation is what it raises.
+        """
+        ready = self._ready
+        if ready is None:
+            return
+        if not ready.done():
+            ready.cancel()
+        elif not ready.cancelled() and (failure := ready.exception()) is not None:
+            logger.debug("MCP server %r failed as its start was abandoned: %r", self.name, failure)
 
     def _tear_down_in_background(self) -> None:
         """End a server that never initialized without making the caller wait for its exit.

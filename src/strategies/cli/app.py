@@ -529,12 +529,12 @@ def history(
 
 @app.command("graph", cls=PlainCommand)
 def graph_cmd() -> None:
-    """Print the graph as a Mermaid drawing.
+    """Print the graph as a Mermaid drawing, the per-task subgraph inside advance included.
 
     Example: mcp-planner graph > graph.mmd
     """
     with user_errors():
         from strategies.with_planner.graph import graph
 
-        drawing = graph.get_graph().draw_mermaid()
+        drawing = graph.get_graph(xray=True).draw_mermaid()
     sys.stdout.write(drawing)

@@ -1,7 +1,8 @@
-"""Wire the with_planner graph: the plan loop and its entry points.
+"""Wire the with_planner graph: the plan loop, the per-task subgraph and their entry points.
 
-`advance` runs each round of tasks (`scheduler`), a task on the `run_task` subgraph
-(`task_graph.build_task_graph`) or, for a direct step, on `call_tool` alone.
+`advance` runs each round of tasks (`scheduler`), a task on the `run_task` subgraph built here
+or, for a direct step, on `call_tool` alone. Both are handed to `advance` so LangGraph sees the
+subgraph in its closure and draws it (`get_graph(xray=True)`, what Studio shows).
 """
 
 from __future__ import annotations
@@ -19,15 +20,33 @@ from common.settings import RECURSION_LIMIT, get_settings
 from strategies.with_planner import routing
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes import (
-    advance,
+    assess_task,
     await_approval,
+    call_tool,
     generate_response,
     irreversibility_check,
+    make_advance,
+    orchestrate,
     planner,
     request_approval,
 )
 from strategies.with_planner.resume import screening
-from strategies.with_planner.state import InputState, State
+from strategies.with_planner.state import InputState, State, TaskInput, TaskOutput, TaskRun
+
+
+def build_task_graph() -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The per-task loop: orchestrate → call_tool → assess_task, on the task's own messages."""
+    builder = StateGraph(
+        TaskRun, context_schema=Context, input_schema=TaskInput, output_schema=TaskOutput
+    )
+    builder.add_node("orchestrate", orchestrate)
+    builder.add_node("call_tool", call_tool)
+    builder.add_node("assess_task", assess_task)
+    builder.add_conditional_edges(START, routing.task_start)
+    builder.add_conditional_edges("orchestrate", routing.after_orchestrate)
+    builder.add_conditional_edges("call_tool", routing.after_call_tool)
+    builder.add_conditional_edges("assess_task", routing.after_assess)
+    return builder.compile(name="run_task")
 
 
 def build_graph(
@@ -51,7 +70,7 @@ def build_graph(
     builder = StateGraph(State, context_schema=Context, input_schema=InputState)
     builder.add_node("planner", planner)
     builder.add_node("irreversibility_check", irreversibility_check)
-    builder.add_node("advance", advance)
+    builder.add_node("advance", make_advance(build_task_graph(), call_tool))
     builder.add_node("request_approval", request_approval)
     builder.add_node("await_approval", await_approval)
     builder.add_node("generate_response", generate_response)

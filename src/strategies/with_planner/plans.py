@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal, NotRequired
 
@@ -403,3 +404,29 @@ def ready_tasks(plan: Sequence[TaskState]) -> list[TaskState]:
     """Pending tasks whose dependencies all completed, in plan order."""
     done = {t["id"] for t in plan if t["status"] == "completed"}
     return [t for t in plan if t["status"] == "pending" and set(t["depends_on"]) <= done]
+
+
+def render_plan(plan: list[TaskState], detailed: bool = False) -> str:
+    """The plan as lines with dependencies and statuses (and, when detailed, results)."""
+    if not plan:
+        return "(none)"
+    lines = []
+    for t in plan:
+        deps = f" after {', '.join(t['depends_on'])}" if t["depends_on"] else ""
+        step = f" [direct: {describe_call(t['tool'], t['args'] or {})}]" if t["tool"] else ""
+        optional = "" if t["critical"] else " (optional)"
+        line = f"- {t['id']} [{t['status']}] ({t['expert']}{deps}){optional}: {t['task']}{step}"
+        if detailed:
+            if t["result"]:
+                line += f"\n   result: {t['result']}"
+            if t["error"]:
+                line += f"\n   error: {t['error']}"
+            if t["declined"]:
+                line += f"\n   declined by the user: {'; '.join(t['declined'])}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def describe_call(name: str, args: dict[str, Any]) -> str:
+    """A compact `tool(args)` rendering for messages and summaries."""
+    return f"{name}({json.dumps(args, ensure_ascii=False, sort_keys=True)})"

@@ -30,9 +30,7 @@ from langgraph.runtime import Runtime
 from common.messages import last_request
 from common.safety.approval import PendingCall
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes.call_tool import call_tool
-from strategies.with_planner.nodes.common import context_of, emit, now_iso, render_plan
-from strategies.with_planner.plans import TERMINAL, TaskState, settle
+from strategies.with_planner.plans import TERMINAL, TaskState, render_plan, settle
 from strategies.with_planner.state import (
     Awaiting,
     DependencyOutput,
@@ -40,13 +38,18 @@ from strategies.with_planner.state import (
     TaskInput,
     TaskOutput,
     TaskRun,
+    TaskRunUpdate,
 )
+from strategies.with_planner.turn import context_of, emit, now_iso
 
 NOT_RUN: dict[str, bool] = {"not_run": True}
 """What a task returns when it could not start in this round (it stays pending)."""
 
-RunTask = Callable[[TaskInput], Awaitable[TaskOutput]]
-"""Runs one orchestrated task to its end (the compiled `run_task` subgraph's `ainvoke`)."""
+RunTask = Callable[[TaskInput], Awaitable[Any]]
+"""Runs one orchestrated task to its end, handing back a `TaskOutput` (the subgraph's `ainvoke`)."""
+
+CallStep = Callable[[TaskRun, Runtime[Context]], Awaitable[TaskRunUpdate]]
+"""Runs a direct step: the `call_tool` node, on the step's own task run."""
 
 
 @dataclass
@@ -104,9 +107,16 @@ def candidates(plan: list[TaskState]) -> list[str]:
 
 
 async def run_round(
-    state: State, runtime: Runtime[Context], plan: list[TaskState], run_task: RunTask
+    state: State,
+    runtime: Runtime[Context],
+    plan: list[TaskState],
+    run_task: RunTask,
+    call_step: CallStep,
 ) -> RoundResult:
-    """Run every task that can run now, each as soon as its dependencies have completed."""
+    """Run every task that can run now, each as soon as its dependencies have completed.
+
+    An orchestrated task runs on `run_task`, a direct step on `call_step` alone.
+    """
     ctx = context_of(runtime, state)
     ids = candidates(plan)
     loop = asyncio.get_running_loop()
@@ -123,8 +133,8 @@ async def run_round(
         if given is None:
             return NOT_RUN
         if given["task"]["tool"]:
-            return _output(await call_tool(cast(TaskRun, given), runtime))
-        return await run_task(given)
+            return _output(await call_step(cast(TaskRun, given), runtime))
+        return cast(TaskOutput, await run_task(given))
 
     # One name for every task run, so a resumed round finds each result by its call order.
     as_task: Any = task(name="run_task")(cast(Any, run_one))

@@ -1,18 +1,30 @@
-"""advance: the scheduler node. Run a round of ready tasks, then ask, replan once, or go on."""
+"""advance: the scheduler node. Run a round of ready tasks, then ask, replan once, or go on.
+
+`make_advance` takes the compiled `run_task` subgraph and the `call_tool` node from `graph.py`,
+so the node's closure holds the subgraph and LangGraph draws it (`get_graph(xray=True)`).
+"""
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Awaitable
+from typing import Any, Protocol
 
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.runtime import Runtime
 
-# The module, not its names: the scheduler imports call_tool from this package.
 from strategies.with_planner import scheduler
 from strategies.with_planner.context import Context
-from strategies.with_planner.nodes.common import context_of, now_iso
 from strategies.with_planner.plans import TaskState, plan_status, settle
-from strategies.with_planner.state import AdvanceUpdate, State, TaskInput, TaskOutput
-from strategies.with_planner.task_graph import task_graph
+from strategies.with_planner.state import AdvanceUpdate, State
+from strategies.with_planner.turn import context_of, now_iso
+
+
+class Advance(Protocol):
+    """The advance node, as `make_advance` builds it."""
+
+    def __call__(self, state: State, runtime: Runtime[Context]) -> Awaitable[AdvanceUpdate]:
+        """Run a round of tasks and settle the plan."""
+        ...
 
 
 def _replan_needed(state: State, plan: list[TaskState], ran: list[str]) -> list[str]:
@@ -26,37 +38,42 @@ def _replan_needed(state: State, plan: list[TaskState], ran: list[str]) -> list[
     return [f"Task {t['id']} ({t['expert']}) failed: {t['error']}" for t in failed]
 
 
-async def _run_task(given: TaskInput) -> TaskOutput:
-    """One orchestrated task, to its end, on the per-task subgraph."""
-    return cast(TaskOutput, await task_graph().ainvoke(given))
+def make_advance(
+    task_graph: CompiledStateGraph[Any, Any, Any, Any], call_step: scheduler.CallStep
+) -> Advance:
+    """The advance node: orchestrated tasks run on `task_graph`, direct steps on `call_step`."""
 
+    async def advance(state: State, runtime: Runtime[Context]) -> AdvanceUpdate:
+        """Run every task that can run (each once its own dependencies completed), then settle.
 
-async def advance(state: State, runtime: Runtime[Context]) -> AdvanceUpdate:
-    """Run every task that can run (each once its own dependencies completed), then settle.
-
-    Calls tasks stopped at go to the human first (`routing.dispatch`); a failure with work
-    left is sent back to the planner once per turn.
-    """
-    ctx = context_of(runtime, state)
-    plan = settle(state["plan"], now_iso(ctx))
-    notes = list(state.get("turn_notes") or [])
-    if state.get("awaiting"):
-        return AdvanceUpdate(plan=plan, wave=[], turn_notes=notes, plan_status=plan_status(plan))
-    done = await scheduler.run_round(state, runtime, plan, _run_task)
-    plan = settle(done.plan, now_iso(ctx))
-    notes += done.notes
-    update = AdvanceUpdate(
-        plan=plan,
-        wave=done.ran,
-        deferred=done.deferred,
-        awaiting=done.awaiting,
-        turn_notes=notes,
-        plan_status=plan_status(plan),
-    )
-    if done.awaiting:
+        Calls tasks stopped at go to the human first (`routing.dispatch`); a failure with work
+        left is sent back to the planner once per turn.
+        """
+        ctx = context_of(runtime, state)
+        plan = settle(state["plan"], now_iso(ctx))
+        notes = list(state.get("turn_notes") or [])
+        if state.get("awaiting"):
+            return AdvanceUpdate(
+                plan=plan, wave=[], turn_notes=notes, plan_status=plan_status(plan)
+            )
+        # The subgraph is named here, in the closure, for LangGraph to find and draw it.
+        done = await scheduler.run_round(state, runtime, plan, task_graph.ainvoke, call_step)
+        plan = settle(done.plan, now_iso(ctx))
+        notes += done.notes
+        update = AdvanceUpdate(
+            plan=plan,
+            wave=done.ran,
+            deferred=done.deferred,
+            awaiting=done.awaiting,
+            turn_notes=notes,
+            plan_status=plan_status(plan),
+        )
+        if done.awaiting:
+            return update
+        failures = _replan_needed(state, plan, done.ran)
+        if failures:
+            notes.append("Replanned after: " + "; ".join(failures))
+            update["replanned"], update["planner_feedback"] = True, failures
         return update
-    failures = _replan_needed(state, plan, done.ran)
-    if failures:
-        notes.append("Replanned after: " + "; ".join(failures))
-        update["replanned"], update["planner_feedback"] = True, failures
-    return update
+
+    return advance

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -13,9 +12,16 @@ from langgraph.runtime import Runtime
 from common.models import load_chat_model
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.tool_messages import for_state
+
+# The plan rendering and the turn helpers live beside what they read; nodes take them from here.
 from strategies.with_planner.plans import TERMINAL, TaskState, call_records
+from strategies.with_planner.plans import describe_call as describe_call
+from strategies.with_planner.plans import render_plan as render_plan
 from strategies.with_planner.results import VIEW_CHARS, trim
 from strategies.with_planner.state import TaskRun, TaskRunUpdate
+from strategies.with_planner.turn import context_of as context_of
+from strategies.with_planner.turn import emit as emit
+from strategies.with_planner.turn import now_iso as now_iso
 
 RESULT_CHARS = VIEW_CHARS
 
@@ -23,31 +29,9 @@ HELD_BACK = "held back for the user's approval (plan_only)"
 """The error of a direct step whose call plan_only held back: the user's choice, not a failure."""
 
 
-def context_of(runtime: Runtime[Context], state: Mapping[str, Any]) -> Context:
-    """The settings of the current turn: fixed by the planner when the turn began.
-
-    A resume (or a later step) that passes another context, or none, cannot change them, so
-    the approval of calls already pending cannot be weakened. Before the turn has settings
-    (the planner's first step), the caller's context, or the settings' defaults.
-    """
-    fixed = state.get("run_context")
-    given = Context(**fixed) if fixed else runtime.context
-    return (given if given is not None else Context()).filled()
-
-
 def model_for(ctx: Context, role: str) -> BaseChatModel:
     """The chat model configured for a node role."""
     return load_chat_model(ctx.model_for(role))
-
-
-def now_iso(ctx: Context) -> str:
-    """The run's current time, ISO 8601."""
-    return ctx.current_time().isoformat(timespec="seconds")
-
-
-def emit(runtime: Runtime[Context], event: str, **data: Any) -> None:
-    """Send a custom stream event (`stream_mode="custom"`)."""
-    runtime.stream_writer({"event": event, **data})
 
 
 def task_update(
@@ -78,35 +62,9 @@ def task_update(
     return update
 
 
-def render_plan(plan: list[TaskState], detailed: bool = False) -> str:
-    """The plan as lines with dependencies and statuses (and, when detailed, results)."""
-    if not plan:
-        return "(none)"
-    lines = []
-    for t in plan:
-        deps = f" after {', '.join(t['depends_on'])}" if t["depends_on"] else ""
-        step = f" [direct: {describe_call(t['tool'], t['args'] or {})}]" if t["tool"] else ""
-        optional = "" if t["critical"] else " (optional)"
-        line = f"- {t['id']} [{t['status']}] ({t['expert']}{deps}){optional}: {t['task']}{step}"
-        if detailed:
-            if t["result"]:
-                line += f"\n   result: {t['result']}"
-            if t["error"]:
-                line += f"\n   error: {t['error']}"
-            if t["declined"]:
-                line += f"\n   declined by the user: {'; '.join(t['declined'])}"
-        lines.append(line)
-    return "\n".join(lines)
-
-
 def truncate(text: str, limit: int = RESULT_CHARS) -> str:
     """Cut `text` to `limit` characters, saying so (templates refuse a value cut this way)."""
     return trim(text, limit)
-
-
-def describe_call(name: str, args: dict[str, Any]) -> str:
-    """A compact `tool(args)` rendering for messages and summaries."""
-    return f"{name}({json.dumps(args, ensure_ascii=False, sort_keys=True)})"
 
 
 def unwrap(structured: Any) -> Any:
