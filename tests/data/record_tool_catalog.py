@@ -35,6 +35,20 @@ carry a ``style`` field saying how their tools are written, so figures can be re
   ``array``, ``any`` -> no ``type``), recursively through ``properties`` and ``items``, keeping
   ``description``, ``enum``, ``default`` and ``required``; no annotations (BFCL has none), and the
   ``response`` doc is dropped (the guard reads only what a client sees before a call).
+- ``llamaindex``: LlamaIndex tool specs (PyPI ``llama-index-tools-*``), classes whose
+  ``spec_functions`` are plain Python methods with docstrings; not MCP servers and not BFCL. Each
+  spec class is recorded as one source, ``llamaindex-<spec>``: Gmail, Google Calendar, Jira
+  issues, Pidgeon (an e-mail inbox of the agent's own), Playwright browser, Slack, Salesforce,
+  Shopify and an SQL database. Nothing is installed or imported: the wheel is fetched with ``pip
+  download --no-deps`` into the workdir and the spec's module is parsed with ``ast``. Each listed
+  method becomes a tool record the way LlamaIndex's ``BaseToolSpec`` builds its metadata: ``name``
+  is the method's name, ``description`` is the name, its signature without ``self`` (annotations
+  and defaults as written in the source) and, on the next line, the docstring (dedented, as
+  ``inspect.cleandoc`` gives it); ``inputSchema`` is an object with one property a parameter,
+  typed from its annotation (``str`` -> ``string``, ``int`` -> ``integer``, ``float`` ->
+  ``number``, ``bool`` -> ``boolean``, ``List``/``list`` -> ``array``, ``Dict``/``dict`` ->
+  ``object``, ``Optional[X]`` as ``X``, anything else or none untyped), a literal default kept
+  as ``default``, and ``required`` listing those without a default; no annotations.
 - ``calculator``, ``shell``, ``trading``, ``finance``, ``budgeting`` and ``travel``: real MCP
   servers of those kinds from PyPI and npm, started like the others with placeholder settings (an
   allow-list of harmless commands for the shell servers, placeholder keys for the others; the
@@ -44,7 +58,9 @@ carry a ``style`` field saying how their tools are written, so figures can be re
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -140,6 +156,86 @@ BFCL_CLASSES = (
 FUNC_DOCS: list[FuncDocs] = [
     FuncDocs(f"bfcl-{stem}", BFCL_PACKAGE, BFCL_VERSION, f"{BFCL_DIR}/{stem}.json")
     for stem in BFCL_CLASSES
+]
+
+
+@dataclass
+class ToolSpec:
+    """One LlamaIndex tool spec class, read from the source of a pinned PyPI wheel."""
+
+    name: str
+    package: str
+    version: str
+    member: str  # the module's path inside the wheel
+    cls: str  # the spec class's name in that module
+    style: str = "llamaindex"
+    registry: str = "pypi"
+
+
+LLAMAINDEX_SPECS: list[ToolSpec] = [
+    ToolSpec(
+        "llamaindex-gmail",
+        "llama-index-tools-google",
+        "0.8.0",
+        "llama_index/tools/google/gmail/base.py",
+        "GmailToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-google-calendar",
+        "llama-index-tools-google",
+        "0.8.0",
+        "llama_index/tools/google/calendar/base.py",
+        "GoogleCalendarToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-jira-issue",
+        "llama-index-tools-jira-issue",
+        "0.4.0",
+        "llama_index/tools/jira_issue/base.py",
+        "JiraIssueToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-pidgeon",
+        "llama-index-tools-pidgeon",
+        "0.1.3",
+        "llama_index/tools/pidgeon/base.py",
+        "PidgeonToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-playwright",
+        "llama-index-tools-playwright",
+        "0.5.0",
+        "llama_index/tools/playwright/base.py",
+        "PlaywrightToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-slack",
+        "llama-index-tools-slack",
+        "0.6.0",
+        "llama_index/tools/slack/base.py",
+        "SlackToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-salesforce",
+        "llama-index-tools-salesforce",
+        "0.6.0",
+        "llama_index/tools/salesforce/base.py",
+        "SalesforceToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-shopify",
+        "llama-index-tools-shopify",
+        "0.6.0",
+        "llama_index/tools/shopify/base.py",
+        "ShopifyToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-database",
+        "llama-index-tools-database",
+        "0.6.0",
+        "llama_index/tools/database/base.py",
+        "DatabaseToolSpec",
+    ),
 ]
 
 
@@ -594,6 +690,94 @@ def func_doc_tools(workdir: Path, source: FuncDocs) -> list[dict[str, Any]]:
     return sorted(tools, key=lambda t: str(t["name"]))
 
 
+PY_TYPES = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "List": "array",
+    "Sequence": "array",
+    "dict": "object",
+    "Dict": "object",
+}
+
+
+def annotation_type(node: ast.expr | None) -> str | None:
+    """The JSON Schema type of a parameter's annotation, or None (``Optional[X]`` is X's)."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Subscript):
+        base = ast.unparse(node.value).rsplit(".", 1)[-1]
+        if base == "Optional":
+            return annotation_type(node.slice)
+        return PY_TYPES.get(base)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # X | None
+        sides = [n for n in (node.left, node.right) if ast.unparse(n) != "None"]
+        return annotation_type(sides[0]) if len(sides) == 1 else None
+    return PY_TYPES.get(ast.unparse(node).rsplit(".", 1)[-1])
+
+
+def spec_method_tool(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
+    """One spec method as a tool record (see the module docstring)."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    params = list(zip(positional, [*defaults, *args.defaults], strict=True))
+    params += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
+    params = [(a, d) for a, d in params if a.arg not in ("self", "cls")]
+    shown = ast.arguments(
+        posonlyargs=[],
+        args=[a for a, _ in params],
+        kwonlyargs=[],
+        kw_defaults=[],
+        defaults=[d for _, d in params if d is not None],
+    )
+    returns = f" -> {ast.unparse(fn.returns)}" if fn.returns else ""
+    doc = ast.get_docstring(fn, clean=True) or ""
+    properties: dict[str, Any] = {}
+    required = []
+    for arg, default in params:
+        prop: dict[str, Any] = {}
+        kind = annotation_type(arg.annotation)
+        if kind:
+            prop["type"] = kind
+        if default is None:
+            required.append(arg.arg)
+        else:
+            with contextlib.suppress(ValueError):  # a default that is not a literal
+                prop["default"] = ast.literal_eval(default)
+        properties[arg.arg] = prop
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    return {
+        "name": fn.name,
+        "description": f"{fn.name}({ast.unparse(shown)}){returns}\n{doc}",
+        "inputSchema": schema,
+        "annotations": {},
+    }
+
+
+def spec_tools(workdir: Path, source: ToolSpec) -> list[dict[str, Any]]:
+    """The tool records of one LlamaIndex tool spec, parsed from its wheel's source."""
+    with zipfile.ZipFile(wheel(workdir, source.package, source.version)) as whl:
+        tree = ast.parse(whl.read(source.member).decode("utf-8"))
+    spec = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == source.cls)
+    methods = {
+        n.name: n for n in spec.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    listed = next(
+        ast.literal_eval(n.value)
+        for n in spec.body
+        if isinstance(n, ast.Assign)
+        and any(getattr(t, "id", None) == "spec_functions" for t in n.targets)
+    )
+    names = [f if isinstance(f, str) else f[0] for f in listed]  # (sync, async) pairs
+    tools = [spec_method_tool(methods[name]) for name in names]
+    return sorted(tools, key=lambda t: str(t["name"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Install, list and write the catalog; exit 1 if any selected server failed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -601,7 +785,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", metavar="SERVER", help="record this server")
     parser.add_argument("--output", type=Path, default=CATALOG)
     opts = parser.parse_args(argv)
-    sources: list[Server | FuncDocs] = [*SERVERS, *FUNC_DOCS]
+    sources: list[Server | FuncDocs | ToolSpec] = [*SERVERS, *FUNC_DOCS, *LLAMAINDEX_SPECS]
     known = {s.name: s for s in sources}
     unknown = sorted(set(opts.only or []) - set(known))
     if unknown:
@@ -609,6 +793,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [known[n] for n in sorted(set(opts.only))] if opts.only else list(known.values())
     selected = [s for s in chosen if isinstance(s, Server)]
     func_docs = [s for s in chosen if isinstance(s, FuncDocs)]
+    tool_specs = [s for s in chosen if isinstance(s, ToolSpec)]
     workdir: Path = opts.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
 
@@ -645,6 +830,18 @@ def main(argv: list[str] | None = None) -> int:
             "version": source.version,
             "file": source.member,
             "style": source.style,
+            "tools": tools,
+        }
+    for spec in tool_specs:
+        tools = spec_tools(workdir, spec)
+        _log(f"{spec.name}: {len(tools)} tools from {spec.package} {spec.member}")
+        servers[spec.name] = {
+            "registry": spec.registry,
+            "package": spec.package,
+            "version": spec.version,
+            "file": spec.member,
+            "class": spec.cls,
+            "style": spec.style,
             "tools": tools,
         }
     catalog = {
