@@ -53,6 +53,10 @@ carry a ``style`` field saying how their tools are written, so figures can be re
   servers of those kinds from PyPI and npm, started like the others with placeholder settings (an
   allow-list of harmless commands for the shell servers, placeholder keys for the others; the
   trading server builds its tools from the OpenAPI documents it ships).
+- ``calendar``, ``email`` and ``crm``: real MCP servers from npm in those domains, started like the
+  others: a Google Calendar server and a Gmail server, each given a placeholder OAuth client file
+  (and, for Gmail, a placeholder token file) written into the temporary directory, so they start
+  without signing in; and HubSpot's own server with a placeholder private-app token.
 """
 
 from __future__ import annotations
@@ -257,6 +261,24 @@ def _cli_dir(_ctx: Ctx) -> dict[str, str]:
     root = Path(tempfile.gettempdir()) / "tool-catalog-cli"
     root.mkdir(exist_ok=True)
     return {"ALLOWED_DIR": str(root)}
+
+
+def _google_oauth(ctx: Ctx) -> Path:
+    """A placeholder OAuth client file (Google servers refuse to start without one)."""
+    path = ctx.tmp / "gcp-oauth.keys.json"
+    client = {
+        "client_id": "unused",
+        "client_secret": "unused",
+        "redirect_uris": ["http://localhost"],
+    }
+    path.write_text(json.dumps({"installed": client}))
+    return path
+
+
+def _gmail(ctx: Ctx) -> dict[str, str]:
+    token = ctx.tmp / "credentials.json"
+    token.write_text(json.dumps({"access_token": "unused", "token_type": "Bearer"}))
+    return {"GMAIL_OAUTH_PATH": str(_google_oauth(ctx)), "GMAIL_CREDENTIALS_PATH": str(token)}
 
 
 def _kubeconfig(ctx: Ctx) -> dict[str, str]:
@@ -498,6 +520,26 @@ SERVERS: list[Server] = [
         "0.1.2",
         env=lambda _c: {"GOOGLE_MAPS_API_KEY": "unused"},
         style="travel",
+    ),
+    # npm: servers of other domains (calendar, e-mail, CRM).
+    Server(
+        "google-calendar",
+        "npm",
+        "@cocal/google-calendar-mcp",
+        "2.6.3",
+        env=lambda c: {"GOOGLE_OAUTH_CREDENTIALS": str(_google_oauth(c))},
+        style="calendar",
+    ),
+    Server(
+        "gmail", "npm", "@gongrzhe/server-gmail-autoauth-mcp", "1.1.11", env=_gmail, style="email"
+    ),
+    Server(
+        "hubspot",
+        "npm",
+        "@hubspot/mcp-server",
+        "0.4.0",
+        env=lambda _c: {"PRIVATE_APP_ACCESS_TOKEN": "unused"},
+        style="crm",
     ),
 ]
 
