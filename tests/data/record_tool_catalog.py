@@ -41,14 +41,17 @@ carry a ``style`` field saying how their tools are written, so figures can be re
   issues, Pidgeon (an e-mail inbox of the agent's own), Playwright browser, Slack, Salesforce,
   Shopify and an SQL database. Nothing is installed or imported: the wheel is fetched with ``pip
   download --no-deps`` into the workdir and the spec's module is parsed with ``ast``. Each listed
-  method becomes a tool record the way LlamaIndex's ``BaseToolSpec`` builds its metadata: ``name``
-  is the method's name, ``description`` is the name, its signature without ``self`` (annotations
-  and defaults as written in the source) and, on the next line, the docstring (dedented, as
-  ``inspect.cleandoc`` gives it); ``inputSchema`` is an object with one property a parameter,
+  method becomes a tool record the way ``BaseToolSpec.to_tool_list`` builds its tools (through
+  ``FunctionTool.from_defaults``): ``name`` is the method's name, ``description`` is the name, its signature without ``self`` (printed as
+  ``inspect.signature`` prints it, annotations and defaults as written in the source) and, on the
+  next line, the docstring (dedented, as ``inspect.cleandoc`` gives it), as ``FunctionTool``
+  (llama-index-core 0.14) writes it; ``inputSchema`` is an object with one property a parameter,
   typed from its annotation (``str`` -> ``string``, ``int`` -> ``integer``, ``float`` ->
   ``number``, ``bool`` -> ``boolean``, ``List``/``list`` -> ``array``, ``Dict``/``dict`` ->
   ``object``, ``Optional[X]`` as ``X``, anything else or none untyped), a literal default kept
-  as ``default``, and ``required`` listing those without a default; no annotations.
+  as ``default``, the parameter's description where the docstring gives one in a form that
+  ``FunctionTool`` reads (``:param x:``, ``x (type):``, ``@param x``), and ``required`` listing
+  those without a default; no annotations.
 - ``calculator``, ``shell``, ``trading``, ``finance``, ``budgeting`` and ``travel``: real MCP
   servers of those kinds from PyPI and npm, started like the others with placeholder settings (an
   allow-list of harmless commands for the shell servers, placeholder keys for the others; the
@@ -67,6 +70,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -760,6 +764,30 @@ def annotation_type(node: ast.expr | None) -> str | None:
     return PY_TYPES.get(ast.unparse(node).rsplit(".", 1)[-1])
 
 
+def _param_docs(doc: str, names: set[str]) -> dict[str, str]:
+    """Parameter descriptions in a docstring, found as LlamaIndex's ``FunctionTool`` finds them."""
+    found: dict[str, str] = {}
+    patterns = (
+        (r":param (\w+): (.+)", 0),  # Sphinx
+        (r"^\s*(\w+)\s*\(.*?\):\s*(.+)$", re.MULTILINE),  # Google
+        (r"@param (\w+)\s+(.+)", 0),  # Javadoc
+    )
+    for pattern, flags in patterns:
+        for match in re.finditer(pattern, doc, flags):
+            name, text = match.group(1), match.group(2).strip()
+            if name in names:
+                found.setdefault(name, text)  # the first one wins over a conflicting one
+    return found
+
+
+def _shown(arg: ast.arg, default: ast.expr | None) -> str:
+    """One parameter as ``inspect.signature`` prints it."""
+    text = arg.arg + (f": {ast.unparse(arg.annotation)}" if arg.annotation else "")
+    if default is not None:
+        text += f" = {ast.unparse(default)}" if arg.annotation else f"={ast.unparse(default)}"
+    return text
+
+
 def spec_method_tool(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     """One spec method as a tool record (see the module docstring)."""
     args = fn.args
@@ -768,15 +796,9 @@ def spec_method_tool(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, An
     params = list(zip(positional, [*defaults, *args.defaults], strict=True))
     params += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
     params = [(a, d) for a, d in params if a.arg not in ("self", "cls")]
-    shown = ast.arguments(
-        posonlyargs=[],
-        args=[a for a, _ in params],
-        kwonlyargs=[],
-        kw_defaults=[],
-        defaults=[d for _, d in params if d is not None],
-    )
     returns = f" -> {ast.unparse(fn.returns)}" if fn.returns else ""
     doc = ast.get_docstring(fn, clean=True) or ""
+    param_docs = _param_docs(doc, {a.arg for a, _ in params})
     properties: dict[str, Any] = {}
     required = []
     for arg, default in params:
@@ -784,6 +806,8 @@ def spec_method_tool(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, An
         kind = annotation_type(arg.annotation)
         if kind:
             prop["type"] = kind
+        if arg.arg in param_docs:
+            prop["description"] = param_docs[arg.arg]
         if default is None:
             required.append(arg.arg)
         else:
@@ -793,9 +817,10 @@ def spec_method_tool(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, An
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
         schema["required"] = required
+    signature = ", ".join(_shown(a, d) for a, d in params)
     return {
         "name": fn.name,
-        "description": f"{fn.name}({ast.unparse(shown)}){returns}\n{doc}",
+        "description": f"{fn.name}({signature}){returns}\n{doc}".strip(),
         "inputSchema": schema,
         "annotations": {},
     }
