@@ -35,18 +35,42 @@ carry a ``style`` field saying how their tools are written, so figures can be re
   ``array``, ``any`` -> no ``type``), recursively through ``properties`` and ``items``, keeping
   ``description``, ``enum``, ``default`` and ``required``; no annotations (BFCL has none), and the
   ``response`` doc is dropped (the guard reads only what a client sees before a call).
+- ``llamaindex``: LlamaIndex tool specs (PyPI ``llama-index-tools-*``), classes whose
+  ``spec_functions`` are plain Python methods with docstrings; not MCP servers and not BFCL. Each
+  spec class is recorded as one source, ``llamaindex-<spec>``: Gmail, Google Calendar, Jira
+  issues, Pidgeon (an e-mail inbox of the agent's own), Playwright browser, Slack, Salesforce,
+  Shopify and an SQL database. Nothing is installed or imported: the wheel is fetched with ``pip
+  download --no-deps`` into the workdir and the spec's module is parsed with ``ast``. Each listed
+  method becomes a tool record the way ``BaseToolSpec.to_tool_list`` builds its tools (through
+  ``FunctionTool.from_defaults``): ``name`` is the method's name, ``description`` is the name, its signature without ``self`` (printed as
+  ``inspect.signature`` prints it, annotations and defaults as written in the source) and, on the
+  next line, the docstring (dedented, as ``inspect.cleandoc`` gives it), as ``FunctionTool``
+  (llama-index-core 0.14) writes it; ``inputSchema`` is an object with one property a parameter,
+  typed from its annotation (``str`` -> ``string``, ``int`` -> ``integer``, ``float`` ->
+  ``number``, ``bool`` -> ``boolean``, ``List``/``list`` -> ``array``, ``Dict``/``dict`` ->
+  ``object``, ``Optional[X]`` as ``X``, anything else or none untyped), a literal default kept
+  as ``default``, the parameter's description where the docstring gives one in a form that
+  ``FunctionTool`` reads (``:param x:``, ``x (type):``, ``@param x``), and ``required`` listing
+  those without a default; no annotations.
 - ``calculator``, ``shell``, ``trading``, ``finance``, ``budgeting`` and ``travel``: real MCP
   servers of those kinds from PyPI and npm, started like the others with placeholder settings (an
   allow-list of harmless commands for the shell servers, placeholder keys for the others; the
   trading server builds its tools from the OpenAPI documents it ships).
+- ``calendar``, ``email`` and ``crm``: real MCP servers from npm in those domains, started like the
+  others: a Google Calendar server and a Gmail server, each given a placeholder OAuth client file
+  (and, for Gmail, a placeholder token file) written into the temporary directory, so they start
+  without signing in; and HubSpot's own server with a placeholder private-app token.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
 import asyncio
+import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -143,6 +167,86 @@ FUNC_DOCS: list[FuncDocs] = [
 ]
 
 
+@dataclass
+class ToolSpec:
+    """One LlamaIndex tool spec class, read from the source of a pinned PyPI wheel."""
+
+    name: str
+    package: str
+    version: str
+    member: str  # the module's path inside the wheel
+    cls: str  # the spec class's name in that module
+    style: str = "llamaindex"
+    registry: str = "pypi"
+
+
+LLAMAINDEX_SPECS: list[ToolSpec] = [
+    ToolSpec(
+        "llamaindex-gmail",
+        "llama-index-tools-google",
+        "0.8.0",
+        "llama_index/tools/google/gmail/base.py",
+        "GmailToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-google-calendar",
+        "llama-index-tools-google",
+        "0.8.0",
+        "llama_index/tools/google/calendar/base.py",
+        "GoogleCalendarToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-jira-issue",
+        "llama-index-tools-jira-issue",
+        "0.4.0",
+        "llama_index/tools/jira_issue/base.py",
+        "JiraIssueToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-pidgeon",
+        "llama-index-tools-pidgeon",
+        "0.1.3",
+        "llama_index/tools/pidgeon/base.py",
+        "PidgeonToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-playwright",
+        "llama-index-tools-playwright",
+        "0.5.0",
+        "llama_index/tools/playwright/base.py",
+        "PlaywrightToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-slack",
+        "llama-index-tools-slack",
+        "0.6.0",
+        "llama_index/tools/slack/base.py",
+        "SlackToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-salesforce",
+        "llama-index-tools-salesforce",
+        "0.6.0",
+        "llama_index/tools/salesforce/base.py",
+        "SalesforceToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-shopify",
+        "llama-index-tools-shopify",
+        "0.6.0",
+        "llama_index/tools/shopify/base.py",
+        "ShopifyToolSpec",
+    ),
+    ToolSpec(
+        "llamaindex-database",
+        "llama-index-tools-database",
+        "0.6.0",
+        "llama_index/tools/database/base.py",
+        "DatabaseToolSpec",
+    ),
+]
+
+
 def _git_repo(ctx: Ctx) -> list[str]:
     repo = ctx.tmp / "repo"
     repo.mkdir()
@@ -161,6 +265,24 @@ def _cli_dir(_ctx: Ctx) -> dict[str, str]:
     root = Path(tempfile.gettempdir()) / "tool-catalog-cli"
     root.mkdir(exist_ok=True)
     return {"ALLOWED_DIR": str(root)}
+
+
+def _google_oauth(ctx: Ctx) -> Path:
+    """A placeholder OAuth client file (Google servers refuse to start without one)."""
+    path = ctx.tmp / "gcp-oauth.keys.json"
+    client = {
+        "client_id": "unused",
+        "client_secret": "unused",
+        "redirect_uris": ["http://localhost"],
+    }
+    path.write_text(json.dumps({"installed": client}))
+    return path
+
+
+def _gmail(ctx: Ctx) -> dict[str, str]:
+    token = ctx.tmp / "credentials.json"
+    token.write_text(json.dumps({"access_token": "unused", "token_type": "Bearer"}))
+    return {"GMAIL_OAUTH_PATH": str(_google_oauth(ctx)), "GMAIL_CREDENTIALS_PATH": str(token)}
 
 
 def _kubeconfig(ctx: Ctx) -> dict[str, str]:
@@ -403,6 +525,26 @@ SERVERS: list[Server] = [
         env=lambda _c: {"GOOGLE_MAPS_API_KEY": "unused"},
         style="travel",
     ),
+    # npm: servers of other domains (calendar, e-mail, CRM).
+    Server(
+        "google-calendar",
+        "npm",
+        "@cocal/google-calendar-mcp",
+        "2.6.3",
+        env=lambda c: {"GOOGLE_OAUTH_CREDENTIALS": str(_google_oauth(c))},
+        style="calendar",
+    ),
+    Server(
+        "gmail", "npm", "@gongrzhe/server-gmail-autoauth-mcp", "1.1.11", env=_gmail, style="email"
+    ),
+    Server(
+        "hubspot",
+        "npm",
+        "@hubspot/mcp-server",
+        "0.4.0",
+        env=lambda _c: {"PRIVATE_APP_ACCESS_TOKEN": "unused"},
+        style="crm",
+    ),
 ]
 
 
@@ -594,6 +736,115 @@ def func_doc_tools(workdir: Path, source: FuncDocs) -> list[dict[str, Any]]:
     return sorted(tools, key=lambda t: str(t["name"]))
 
 
+PY_TYPES = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "List": "array",
+    "Sequence": "array",
+    "dict": "object",
+    "Dict": "object",
+}
+
+
+def annotation_type(node: ast.expr | None) -> str | None:
+    """The JSON Schema type of a parameter's annotation, or None (``Optional[X]`` is X's)."""
+    if node is None:
+        return None
+    if isinstance(node, ast.Subscript):
+        base = ast.unparse(node.value).rsplit(".", 1)[-1]
+        if base == "Optional":
+            return annotation_type(node.slice)
+        return PY_TYPES.get(base)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):  # X | None
+        sides = [n for n in (node.left, node.right) if ast.unparse(n) != "None"]
+        return annotation_type(sides[0]) if len(sides) == 1 else None
+    return PY_TYPES.get(ast.unparse(node).rsplit(".", 1)[-1])
+
+
+def _param_docs(doc: str, names: set[str]) -> dict[str, str]:
+    """Parameter descriptions in a docstring, found as LlamaIndex's ``FunctionTool`` finds them."""
+    found: dict[str, str] = {}
+    patterns = (
+        (r":param (\w+): (.+)", 0),  # Sphinx
+        (r"^\s*(\w+)\s*\(.*?\):\s*(.+)$", re.MULTILINE),  # Google
+        (r"@param (\w+)\s+(.+)", 0),  # Javadoc
+    )
+    for pattern, flags in patterns:
+        for match in re.finditer(pattern, doc, flags):
+            name, text = match.group(1), match.group(2).strip()
+            if name in names:
+                found.setdefault(name, text)  # the first one wins over a conflicting one
+    return found
+
+
+def _shown(arg: ast.arg, default: ast.expr | None) -> str:
+    """One parameter as ``inspect.signature`` prints it."""
+    text = arg.arg + (f": {ast.unparse(arg.annotation)}" if arg.annotation else "")
+    if default is not None:
+        text += f" = {ast.unparse(default)}" if arg.annotation else f"={ast.unparse(default)}"
+    return text
+
+
+def spec_method_tool(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
+    """One spec method as a tool record (see the module docstring)."""
+    args = fn.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults: list[ast.expr | None] = [None] * (len(positional) - len(args.defaults))
+    params = list(zip(positional, [*defaults, *args.defaults], strict=True))
+    params += list(zip(args.kwonlyargs, args.kw_defaults, strict=True))
+    params = [(a, d) for a, d in params if a.arg not in ("self", "cls")]
+    returns = f" -> {ast.unparse(fn.returns)}" if fn.returns else ""
+    doc = ast.get_docstring(fn, clean=True) or ""
+    param_docs = _param_docs(doc, {a.arg for a, _ in params})
+    properties: dict[str, Any] = {}
+    required = []
+    for arg, default in params:
+        prop: dict[str, Any] = {}
+        kind = annotation_type(arg.annotation)
+        if kind:
+            prop["type"] = kind
+        if arg.arg in param_docs:
+            prop["description"] = param_docs[arg.arg]
+        if default is None:
+            required.append(arg.arg)
+        else:
+            with contextlib.suppress(ValueError):  # a default that is not a literal
+                prop["default"] = ast.literal_eval(default)
+        properties[arg.arg] = prop
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required:
+        schema["required"] = required
+    signature = ", ".join(_shown(a, d) for a, d in params)
+    return {
+        "name": fn.name,
+        "description": f"{fn.name}({signature}){returns}\n{doc}".strip(),
+        "inputSchema": schema,
+        "annotations": {},
+    }
+
+
+def spec_tools(workdir: Path, source: ToolSpec) -> list[dict[str, Any]]:
+    """The tool records of one LlamaIndex tool spec, parsed from its wheel's source."""
+    with zipfile.ZipFile(wheel(workdir, source.package, source.version)) as whl:
+        tree = ast.parse(whl.read(source.member).decode("utf-8"))
+    spec = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == source.cls)
+    methods = {
+        n.name: n for n in spec.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)
+    }
+    listed = next(
+        ast.literal_eval(n.value)
+        for n in spec.body
+        if isinstance(n, ast.Assign)
+        and any(getattr(t, "id", None) == "spec_functions" for t in n.targets)
+    )
+    names = [f if isinstance(f, str) else f[0] for f in listed]  # (sync, async) pairs
+    tools = [spec_method_tool(methods[name]) for name in names]
+    return sorted(tools, key=lambda t: str(t["name"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Install, list and write the catalog; exit 1 if any selected server failed."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -601,7 +852,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", metavar="SERVER", help="record this server")
     parser.add_argument("--output", type=Path, default=CATALOG)
     opts = parser.parse_args(argv)
-    sources: list[Server | FuncDocs] = [*SERVERS, *FUNC_DOCS]
+    sources: list[Server | FuncDocs | ToolSpec] = [*SERVERS, *FUNC_DOCS, *LLAMAINDEX_SPECS]
     known = {s.name: s for s in sources}
     unknown = sorted(set(opts.only or []) - set(known))
     if unknown:
@@ -609,6 +860,7 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [known[n] for n in sorted(set(opts.only))] if opts.only else list(known.values())
     selected = [s for s in chosen if isinstance(s, Server)]
     func_docs = [s for s in chosen if isinstance(s, FuncDocs)]
+    tool_specs = [s for s in chosen if isinstance(s, ToolSpec)]
     workdir: Path = opts.workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
 
@@ -645,6 +897,18 @@ def main(argv: list[str] | None = None) -> int:
             "version": source.version,
             "file": source.member,
             "style": source.style,
+            "tools": tools,
+        }
+    for spec in tool_specs:
+        tools = spec_tools(workdir, spec)
+        _log(f"{spec.name}: {len(tools)} tools from {spec.package} {spec.member}")
+        servers[spec.name] = {
+            "registry": spec.registry,
+            "package": spec.package,
+            "version": spec.version,
+            "file": spec.member,
+            "class": spec.cls,
+            "style": spec.style,
             "tools": tools,
         }
     catalog = {
