@@ -42,8 +42,9 @@ carry a ``style`` field saying how their tools are written, so figures can be re
   Shopify and an SQL database. Nothing is installed or imported: the wheel is fetched with ``pip
   download --no-deps`` into the workdir and the spec's module is parsed with ``ast``. Each listed
   method becomes a tool record the way ``BaseToolSpec.to_tool_list`` builds its tools (through
-  ``FunctionTool.from_defaults``): ``name`` is the method's name, ``description`` is the name, its signature without ``self`` (printed as
-  ``inspect.signature`` prints it, annotations and defaults as written in the source) and, on the
+  ``FunctionTool.from_defaults``): ``name`` is the method's name, ``description`` is the name,
+  its signature without ``self`` (printed as ``inspect.signature`` prints it, annotations and
+  defaults as written in the source) and, on the
   next line, the docstring (dedented, as ``inspect.cleandoc`` gives it), as ``FunctionTool``
   (llama-index-core 0.14) writes it; ``inputSchema`` is an object with one property a parameter,
   typed from its annotation (``str`` -> ``string``, ``int`` -> ``integer``, ``float`` ->

@@ -32,9 +32,10 @@ from tests.doubles import ScriptedChatModel
 DATA = Path(__file__).resolve().parents[1] / "data"
 PLAIN = ServerConfig(command="srv")
 MAX_OVER_BLOCKED = 0.05
-"""At most this share of reversible tools waits for a human (16 of 415, 3.9%, when written)."""
+"""At most this share of reversible tools waits for a human (21 of 467, 4.5%, when written)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
-"""At most this share waits because of how we read names and descriptions (2.6% when written)."""
+"""At most this share waits because of a signal in how we read names and descriptions (2.4% of
+the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
 
 
 def _load() -> tuple[dict[str, list[Tool]], dict[str, dict[str, Any]], dict[str, str]]:
@@ -109,13 +110,18 @@ def test_no_irreversible_tool_is_missed_and_few_reversible_ones_wait() -> None:
     A tool its own server annotates as a write is held whatever its read verb says (annotations
     may only make a tool stricter: `read_message` that pops a queue looks like a read), unless it
     only acts on the server's own session (`browser_hover`, `browser_tabs`) or is a demonstration
-    the server declares non-destructive. Those held by our own reading, not by the server's
-    declaration, are bounded more tightly.
+    the server declares non-destructive. Those held by a signal of our own reading (not by the
+    server's declaration, nor by the "no signal" default, which the analyser may now clear for a
+    request) are bounded more tightly.
     """
-    misses, over = _misses_and_over_blocked(_verdicts(ALL_CATALOG))
+    verdicts = _verdicts(ALL_CATALOG)
+    misses, over = _misses_and_over_blocked(verdicts)
     tools = {(s, t.name): t for s, ts in ALL_CATALOG.items() for t in ts}
+    by_default = {(v["server"], v["tool"]) for v in verdicts if v["source"] == "default"}
     reversible = _reversible(ALL_CATALOG)
-    ours = [text for key, text in over if not _declared_a_write(tools[key])]
+    ours = [
+        text for key, text in over if not _declared_a_write(tools[key]) and key not in by_default
+    ]
 
     assert misses == []
     assert len(over) <= MAX_OVER_BLOCKED * reversible, "\n".join(t for _, t in over)

@@ -203,6 +203,23 @@ def test_a_read_verb_after_an_unknown_leading_verb_clears_nothing(description: s
     assert v["irreversible"] is True, v
 
 
+def test_a_signature_line_is_not_the_tools_sentence_and_loaders_read_from_a_source() -> None:
+    """LlamaIndex writes `name(params) -> type` first; "Load X from Y" reads, "into Y" writes."""
+    calendar = "load_data(number_of_results: int = 100, start_date: str = None) -> List[Doc]\n"
+    v = classify_tool("srv", tool("load_data", calendar + "Load data from user's calendar."), PLAIN)
+    assert v["irreversible"] is False, v
+    mail = "load_data() -> List[Document]\nLoad emails from the user's account."
+    assert classify_tool("srv", tool("load_data", mail), PLAIN)["irreversible"] is False
+    for writes in (
+        "load_fixture(path: str)\nLoad the fixture into the database.",
+        "load(table: str)\nLoad data from S3 to Redshift.",
+        "load_data(q: str)\nLoad data from the queue and delete it.",
+        "send(to: str) -> None\nSend a message to a user.",
+    ):
+        v = classify_tool("srv", tool(writes.split("(")[0], writes), PLAIN)
+        assert v["irreversible"] is True, (writes, v)
+
+
 def test_first_sentence_drops_lead_ins() -> None:
     assert first_sentence("Use this tool to list files. It deletes nothing.") == "list files."
     assert first_sentence("This tool lets you search issues") == "search issues"

@@ -27,6 +27,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "manner": "words",
         "manner_objects": "words",
         "head_nouns": "words",
+        "source_reads": "words",
         "noun_like_reads": "words",
         "noun_like_changes": "words",
         "noun_only_reads": "words",
@@ -42,6 +43,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "instruction": "pattern",
         "preamble": "pattern",
         "preamble_marker": "pattern",
+        "signature": "pattern",
     },
     "session": {
         "verbs": "words",

@@ -77,6 +77,8 @@ _PREAMBLE = vocab.pattern("sentences", "preamble", re.IGNORECASE)
 """A first sentence about the whole service, not the tool ("This tool belongs to ...")."""
 _PREAMBLE_MARKER = vocab.pattern("sentences", "preamble_marker")
 """What ends a preamble ("... Tool description: ...")."""
+_SIGNATURE = vocab.pattern("sentences", "signature")
+"""A first line that is the tool's own signature ("load_data(query: str) -> List[Document]")."""
 
 Leaning = Literal["destructive", "change", "read"]
 """What a verb says a tool does."""
@@ -247,6 +249,8 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
     if first is not None:
         index, (leaning, verb) = first
         limit = None if read_within is None else (read_within if leaning == "read" else 3)
+        if read_within is not None and verb in NOUN_LIKE_CHANGES and leaning == "change":
+            limit = 1  # "Load emails from the account": a noun after an unknown verb
         if limit is None or index < limit:
             verbs.insert(0, (leaning, verb))
             led = True
@@ -324,12 +328,16 @@ def _service_statement(sentence: str) -> bool:
 def own_description(description: str | None) -> str:
     """The part of a description that speaks of the tool itself, its service's preamble dropped.
 
-    A first sentence that only says what the tool belongs to ("This tool belongs to the trading
-    system, which allows users to trade stocks, manage their account...") is the service's, and
-    so, after such a sentence, is everything before "Tool description:": their verbs are the
-    service's, not this tool's.
+    A first line that is the tool's own signature ("load_data(query: str) -> List[Document]") is
+    dropped. A first sentence that only says what the tool belongs to ("This tool belongs to the
+    trading system, which allows users to trade stocks, manage their account...") is the
+    service's, and so, after such a sentence, is everything before "Tool description:": their
+    verbs are the service's, not this tool's.
     """
     text = (description or "").strip()
+    signature = _SIGNATURE.match(text)
+    if signature is not None and text[signature.end() :].strip():
+        text = text[signature.end() :].strip()  # its parameter names are not verbs
     first, *rest = _SENTENCE_END.split(text, maxsplit=1)
     if not rest or not rest[0].strip() or not _service_statement(first):
         return text  # "Deletes the repository. Tool description: Get info." has no preamble
@@ -379,12 +387,27 @@ def read_description(description: str | None) -> Reading:
     one after "and", "or", "," or ";", which count.
     """
     sentence = first_sentence(description)
-    reading = _read_words(_words(sentence), "description", read_within=1)
+    words = _words(sentence)
+    reading = _read_words(words, "description", read_within=1)
+    if reading.leaning is None and _loads_from_a_source(words):
+        reading = Reading("read", words[0], "its description loads from a source")
     if reading.leaning is None:
         return reading
     shown = sentence if len(sentence) <= QUOTED else sentence[: QUOTED - 1].rstrip() + "…"
     why = reading.why.replace("its description", f"its description ({shown!r})", 1)
     return Reading(reading.leaning, reading.verb, why)
+
+
+SOURCE_READS = vocab.words("verbs", "source_reads")
+"""Verbs that read when they name only a source ("Load emails from the user's account")."""
+_DESTINATIONS = frozenset({"into", "to", "onto", "in"})
+"""Words that name where something goes ("Load the fixture into the database")."""
+
+
+def _loads_from_a_source(words: list[str]) -> bool:
+    """Whether a sentence leads with a `SOURCE_READS` verb and names a source but no destination."""
+    leads = bool(words) and bool(stems(words[0]) & SOURCE_READS)
+    return leads and "from" in words and not _DESTINATIONS & set(words)
 
 
 QUOTED = 64
