@@ -34,7 +34,7 @@ PLAIN = ServerConfig(command="srv")
 MAX_OVER_BLOCKED = 0.05
 """At most this share of reversible tools waits for a human (21 of 467, 4.5%, when written)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
-"""At most this share waits because of a signal in how we read names and descriptions (2.4% of
+"""At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
 
 
