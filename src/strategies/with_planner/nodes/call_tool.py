@@ -37,6 +37,7 @@ from common.safety.approval import (
 from common.safety.execution import (
     CallLedger,
     CallSpec,
+    Executed,
     after_call,
     execute_call,
     replay,
@@ -64,6 +65,7 @@ from strategies.with_planner.nodes.tool_messages import (
 )
 from strategies.with_planner.plans import TaskState
 from strategies.with_planner.results import results_for
+from strategies.with_planner.seen import seen_for, sources_for
 from strategies.with_planner.state import Awaiting, TaskRun, TaskRunUpdate
 from strategies.with_planner.templates import TemplateError, resolve
 
@@ -125,6 +127,8 @@ class Answered:
     """Calls held back for approval later (plan_only)."""
     failure: str | None = None
     """Why the expert gave up (`cannot_complete`), if it did."""
+    seen: list[tuple[str, ToolMessage]] = field(default_factory=list)
+    """The expert's answers (call key, message), for the thread's record of its results."""
 
 
 async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
@@ -157,7 +161,7 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
     if isinstance(message, str):
         return message
     calls, extra = conservative_split(ctx, list(message.tool_calls))
-    gate = Gate(state["guard"]["verdicts"])
+    gate = Gate(state["guard"]["verdicts"], await sources_for(state, runtime))
     ledger = ledger_for(runtime)
     return Round(ctx, registry, ledger, gate, task, message, direct, new_message, calls, extra)
 
@@ -215,7 +219,9 @@ async def answer(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> 
     cid, name = call["id"] or "", call["name"]
     if cid in asked.recorded:
         result = after_call(asked.recorded[cid], r.ctx.guardrail_config())
-        answered.messages.append(result_message(call, result))
+        replayed = result_message(call, result)
+        answered.messages.append(replayed)
+        answered.seen.append((call_key(r.message, call), replayed))
     elif name == ASK_USER:
         answered.messages.append(tool_message(call, "Asked the user; their answer follows."))
         answered.messages.append(HumanMessage(asked.answers[cid]))
@@ -233,17 +239,19 @@ async def act(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> Non
     gated = cid in asked.gated or is_released(r.task)
     action = action_for(r.ctx.approval_mode, cid in asked.gated, decision)
     if action == "run":
-        answered.messages.append(await run(r, call, decision, gated))
+        answered.messages.append(await run(r, call, decision, gated, answered))
     elif isinstance(decision, RejectDecision):
         answered.declined.append(describe_call(call["name"], call["args"]))
         answered.messages.append(declined(call, decision))
     else:
         # "defer", or "ask" with no answer (never expected): held, never sent.
         answered.deferred.append(asked.gated[cid])
-        answered.messages.append(held_back(call, r.ctx.approval_mode))
+        answered.messages.append(held_back(call, asked.gated[cid]["reason"], r.ctx.approval_mode))
 
 
-async def run(r: Round, call: ToolCall, decision: Decision | None, gated: bool) -> ToolMessage:
+async def run(
+    r: Round, call: ToolCall, decision: Decision | None, gated: bool, answered: Answered
+) -> ToolMessage:
     """Send the call (or the reviewer's edit of it) through the execution policy."""
     expert, name, args, prefix = r.task["expert"], call["name"], call["args"], ""
     if isinstance(decision, EditDecision):
@@ -264,7 +272,11 @@ async def run(r: Round, call: ToolCall, decision: Decision | None, gated: bool) 
         timeout_s=r.ctx.tool_timeout_s,
         guardrails=r.ctx.guardrail_config(),
     )
-    return result_message(call, await execute_call(spec, r.registry, r.ledger), prefix)
+    result = await execute_call(spec, r.registry, r.ledger)
+    message = result_message(call, result, prefix)
+    if isinstance(result, Executed):
+        answered.seen.append((spec.key, message))
+    return message
 
 
 async def report(
@@ -275,6 +287,9 @@ async def report(
     A large result goes to the store (`results`), so the checkpointed plan keeps a view and a key.
     """
     results = results_for(runtime)
+    if (record := seen_for(runtime)) is not None:
+        for key, seen in answered.seen:
+            await record.add(r.task["expert"], key, seen)
     messages: list[AnyMessage] = [r.message] if r.new_message else []
     for m in answered.messages:
         if isinstance(m, ToolMessage) and not r.direct:

@@ -1,0 +1,286 @@
+"""Data leaving: a call that reaches outside and carries text another expert returned.
+
+Two pure readings of one call, applied by the gate (`common.safety.gate`):
+
+- `open_world`: why the call reaches outside: the tool declares `openWorldHint: true`; its name
+  leads with a sending verb (`send_email`, `slack_post_message`, `share_file`); or an argument
+  is named like a place (`url`, `endpoint`: `arguments.URL_TOKENS`), or, on a tool whose name
+  does not read, like an addressee or a message (`to`, `cc`, `channel`, `body`, `text`). A
+  server that declares the tool `openWorldHint: false` is believed about its arguments (a notes
+  store's `content` stays there), never about a sending name.
+- `carried`: whether the arguments carry text from another expert's results: a run of at least
+  `RUN_CHARS` characters of an argument string found in those results (both read case-folded,
+  whitespace collapsed, the argument also percent-decoded), or a whole value the results hold
+  even when shorter: an email address, an IBAN, a long number (account, card, phone), a
+  token-like string. The calling expert's own results do not count (an expert echoing its own
+  data sends nothing new anywhere), nor text the user wrote themselves (`asked`).
+
+Matching is linear: each source is indexed once by `_GRAM`-character pieces taken every
+`_STRIDE` characters (a common run of `RUN_CHARS` always contains one whole), and each argument
+position is looked up in that index, a hit confirmed by extending it to `RUN_CHARS`; whole
+values are found with bounded, non-nested patterns. What is not recognised: paraphrase,
+translation, and encodings other than percent-encoding (base64, hex); what is not kept in the
+sources (the caller bounds them) cannot be matched either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Any
+from urllib.parse import unquote_plus
+
+from mcp.types import Tool
+
+from common.safety.arguments import URL_TOKENS
+from common.safety.wording import name_tokens, read_name
+
+RUN_CHARS = 20
+"""Characters an argument must share in a row with another expert's results to carry them."""
+
+ARGUMENT_SCAN_CHARS = 400_000
+"""Characters of a call's string arguments read at most; a longer call is held unread."""
+
+SENDING_VERBS = frozenset(
+    " ".join(
+        (
+            "send post publish notify email tweet retweet reply comment forward share",
+            "broadcast upload submit transmit relay deliver invite dispatch pay transfer",
+        )
+    ).split()
+)
+"""Verbs that send something (a message, a file, money) to someone when they decide a tool's
+name (`send_email`, `share_file`, `pay_invoice`)."""
+
+ADDRESSEE_TOKENS = frozenset(
+    {"to", "recipient", "recipients", "email", "emails", "cc", "bcc", "channel", "webhook"}
+)
+"""Words in an argument's name that make its value someone to reach (`to`, `recipientEmail`)."""
+
+MESSAGE_TOKENS = frozenset({"message", "body", "text", "content", "subject", "post", "comment"})
+"""Words in an argument's name that make its value something said to someone (`body`)."""
+
+_GRAM = 16
+"""Length of the pieces a source is indexed by."""
+_STRIDE = RUN_CHARS - _GRAM + 1
+"""Every this many characters a piece is indexed: a run of `RUN_CHARS` contains one whole."""
+_PLACES_PER_PIECE = 8
+"""Places kept per repeated piece (a result full of one phrase still indexes in bounded room)."""
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}")
+_IBAN = re.compile(r"\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b")
+_LONG_NUMBER = re.compile(r"\d(?:[ -]?\d){9,40}")
+_TOKEN = re.compile(r"[A-Za-z0-9_]{12,200}")
+_SEPARATORS = re.compile(r"[\s\-]+")
+
+
+@dataclass(frozen=True)
+class Carried:
+    """Text of another expert's results found in a call's arguments."""
+
+    expert: str
+    """The expert whose results hold the text."""
+    argument: str
+    """Where in the arguments it is (`url`, `message.body`, `to[0]`)."""
+    excerpt: str
+    """The shared text, shortened, as a reviewer can recognise it."""
+
+
+def open_world(name: str, tool: Tool | None, args: Mapping[str, Any]) -> str | None:
+    """Why a call of `name` reaches outside systems, or None when nothing says it does."""
+    hint = tool.annotations.openWorldHint if tool and tool.annotations else None
+    if hint is True:
+        return "the tool reaches outside systems (openWorldHint=true)"
+    reading = read_name(name)
+    if reading.leaning in ("destructive", "change") and reading.verb in SENDING_VERBS:
+        return f"its name says it sends ({reading.verb!r})"
+    if hint is False:
+        return None
+    words = URL_TOKENS if reading.leaning == "read" else URL_TOKENS | _ADDRESSED
+    for path, key in _keys(args, ""):
+        if set(name_tokens(key)) & words:
+            return f"its argument {path!r} names a place or someone outside"
+    return None
+
+
+_ADDRESSED = ADDRESSEE_TOKENS | MESSAGE_TOKENS
+
+
+def _keys(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
+    """Every argument name inside `value` that holds a string, with where it sits."""
+    if depth > 32:
+        return
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if any(True for _ in _strings(item, where, depth + 1)):
+                yield where, str(key)
+            yield from _keys(item, where, depth + 1)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _keys(item, f"{path}[{i}]", depth + 1)
+
+
+def _strings(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
+    """Every string inside an argument value, with where it sits."""
+    if depth > 32:
+        return
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, Mapping):
+        for key, item in value.items():
+            yield from _strings(item, f"{path}.{key}" if path else str(key), depth + 1)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from _strings(item, f"{path}[{i}]", depth + 1)
+
+
+def plain(text: str) -> str:
+    """`text` as compared: case-folded, every run of whitespace one space."""
+    return " ".join(text.casefold().split())
+
+
+def compact(text: str) -> str:
+    """`text` case-folded without whitespace or dashes, as whole values are compared."""
+    return _SEPARATORS.sub("", text.casefold())
+
+
+def whole_values(text: str) -> set[str]:
+    """Values in `text` that leave even when short: emails, IBANs, long numbers, tokens.
+
+    Each is returned in its compared form (`compact`). A token is at least 12 letters, digits
+    or underscores that switch between letters and digits at least three times (`sk_4eC39Hq`),
+    so words, dates and product names (`MacBookPro2024`) are not tokens.
+    """
+    found = {compact(m.group()) for m in _EMAIL.finditer(text)}
+    found |= {compact(m.group()) for m in _IBAN.finditer(text)}
+    found |= {re.sub(r"\D", "", m.group()) for m in _LONG_NUMBER.finditer(text)}
+    found |= {compact(m.group()) for m in _TOKEN.finditer(text) if _token_like(m.group())}
+    return found
+
+
+def _token_like(word: str) -> bool:
+    """Whether a word switches between letters and digits often enough to be random."""
+    kinds = [c.isdigit() for c in word if c.isalnum()]
+    switches = sum(1 for a, b in pairwise(kinds) if a != b)
+    return switches >= 3
+
+
+@dataclass
+class _Index:
+    """One expert's results, ready to be searched: pieces by place, and whole values."""
+
+    text: str
+    """The results, joined and in their compared form (`plain`)."""
+    pieces: dict[str, list[int]]
+    """Each `_GRAM`-character piece taken every `_STRIDE` characters, with where it starts."""
+    values: set[str]
+    """Whole values (`whole_values`)."""
+
+
+def _index(texts: Sequence[str]) -> _Index:
+    """An expert's results, indexed for `carried`."""
+    text = "\n".join(plain(t) for t in texts)
+    pieces: dict[str, list[int]] = {}
+    for start in range(0, max(len(text) - _GRAM + 1, 0), _STRIDE):
+        places = pieces.setdefault(text[start : start + _GRAM], [])
+        if len(places) < _PLACES_PER_PIECE:
+            places.append(start)
+    values: set[str] = set()
+    for t in texts:
+        values |= whole_values(t)
+    return _Index(text, pieces, values)
+
+
+class Sources:
+    """The texts of each expert's results in a thread, each expert indexed once, when needed."""
+
+    def __init__(self, texts: Mapping[str, Sequence[str]], asked: str = "") -> None:
+        self.texts = {name: list(found) for name, found in texts.items()}
+        """Expert name to the texts of its results (the caller bounds how many and how long)."""
+        self.asked = plain(asked)
+        """What the user wrote themselves (compared form): text found there was asked to leave."""
+        self.asked_values = whole_values(asked)
+        """Whole values the user wrote themselves."""
+        self._indexes: dict[str, _Index] = {}
+
+    def index(self, expert: str) -> _Index:
+        """The index of `expert`'s results (built on first use)."""
+        if expert not in self._indexes:
+            self._indexes[expert] = _index(self.texts.get(expert, ()))
+        return self._indexes[expert]
+
+
+def carried(args: Mapping[str, Any], sources: Sources, expert: str) -> Carried | str | None:
+    """Text of another expert's results in the arguments of a call to `expert`, if any.
+
+    A string (a reason) when the arguments are too long to read: that call is held unread.
+    """
+    others = [name for name, texts in sources.texts.items() if name != expert and texts]
+    if not others:
+        return None
+    strings = list(_strings(dict(args), ""))
+    size = sum(len(s) for _, s in strings)
+    if size > ARGUMENT_SCAN_CHARS:
+        return f"its arguments are too long to check for other experts' data ({size} characters)"
+    for path, value in strings:
+        for form in _forms(value):
+            for name in others:
+                found = _shared(form, sources.index(name), sources)
+                if found is not None:
+                    return Carried(name, path or "(value)", _shortened(found))
+    return None
+
+
+def _forms(value: str) -> list[str]:
+    """The argument as written, and percent-decoded when that changes it."""
+    if "%" in value or "+" in value:
+        decoded = unquote_plus(value)
+        if decoded != value:
+            return [value, decoded]
+    return [value]
+
+
+def _shared(arg: str, index: _Index, sources: Sources) -> str | None:
+    """A run or whole value of `index`'s results in the argument, not written by the user."""
+    for run in _runs(plain(arg), index):
+        if run not in sources.asked:
+            return run
+    shared = (whole_values(arg) & index.values) - sources.asked_values
+    return max(sorted(shared), key=len) if shared else None
+
+
+def _runs(arg: str, index: _Index) -> Iterator[str]:
+    """Runs of at least `RUN_CHARS` characters the argument shares with the results."""
+    text = index.text
+    for i in range(len(arg) - _GRAM + 1):
+        for place in index.pieces.get(arg[i : i + _GRAM], ()):
+            before = _common_before(arg, i, text, place)
+            after = _common_after(arg, i + _GRAM, text, place + _GRAM)
+            if before + _GRAM + after >= RUN_CHARS:
+                yield arg[i - before : i + _GRAM + after]
+
+
+def _common_before(arg: str, i: int, text: str, j: int) -> int:
+    """How many characters before `arg[i]` and `text[j]` agree (at most `RUN_CHARS`)."""
+    n = 0
+    while n < RUN_CHARS and n < i and n < j and arg[i - 1 - n] == text[j - 1 - n]:
+        n += 1
+    return n
+
+
+def _common_after(arg: str, i: int, text: str, j: int) -> int:
+    """How many characters from `arg[i]` and `text[j]` on agree (at most `RUN_CHARS`)."""
+    n = 0
+    while n < RUN_CHARS and i + n < len(arg) and j + n < len(text) and arg[i + n] == text[j + n]:
+        n += 1
+    return n
+
+
+def _shortened(text: str, limit: int = 60) -> str:
+    """The shared text as a reviewer sees it: a middle cut when long."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit // 2]}…{text[-limit // 2 :]}"
