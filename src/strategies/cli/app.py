@@ -382,7 +382,9 @@ def tools(config: ConfigOption = None, as_json: JsonOption = False) -> None:
     """List every tool of every expert with its classification, without running any model.
 
     Only the deterministic layers decide here (config, annotations, names); the per-turn LLM
-    analysis can add to them during a run, never clear them. Exits 1 when an expert cannot start.
+    analysis can add to them during a run, never clear them. At call time a call is also held
+    when its arguments carry other experts' data out (a URL, a recipient, a message): a
+    server's `data_may_leave: true` allows that. Exits 1 when an expert cannot start.
 
     Example: mcp-planner tools --config mcp.json --json
     """
@@ -404,9 +406,19 @@ def tools(config: ConfigOption = None, as_json: JsonOption = False) -> None:
             cls = Text("irreversible", "red") if v["irreversible"] else Text("reversible", "green")
             table.add_row(Text(v["server"]), Text(v["tool"]), cls, v["source"], Text(v["reason"]))
         print_table(table)
+        line(_leaving_note(mcp), "dim")
     for message in errors.values():
         problem(message)
     raise typer.Exit(EXIT_FAILED if errors else EXIT_OK)
+
+
+def _leaving_note(config: McpConfig) -> str:
+    """Which servers may carry other experts' data out without approval (`data_may_leave`)."""
+    free = [name for name, server in config.servers.items() if server.data_may_leave]
+    return (
+        "Calls carrying another expert's data through a URL, recipient or message are held at "
+        f"call time; data_may_leave: true on {', '.join(free) or 'no server'}."
+    )
 
 
 @app.command(cls=PlainCommand)
