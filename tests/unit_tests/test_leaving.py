@@ -70,7 +70,6 @@ def test_open_world_calls(name: str, hints: dict[str, Any], args: dict[str, Any]
         ("search_emails", {}, {"email": "x"}),  # a filter of a read
         ("write_note", {"openWorldHint": False}, {"title": "t", "body": "x"}),
         ("get_stock", {}, {"sku": "WID-1"}),
-        ("create_issue", {}, {"body": 3}),  # no string, nothing to carry
     ],
 )
 def test_closed_world_calls(name: str, hints: dict[str, Any], args: dict[str, Any]) -> None:
@@ -122,6 +121,8 @@ def test_whole_values_shorter_than_a_run_are_carried(value: str, shown: str) -> 
 def test_long_numbers_and_tokens_are_whole_values() -> None:
     sources = Sources({"bank": ["card 4111 1111 1111 1111, key sk_4eC39HqLyj, order 42"]})
     assert carried({"url": "https://x.example/?c=4111111111111111"}, sources, "web")
+    assert carried({"url": "https://x.example/?c=4111-1111-1111-1111"}, sources, "web")
+    assert carried({"text": "call 415-555-0132"}, Sources({"crm": ["+1 415 555 0132"]}), "chat")
     assert carried({"url": "https://x.example/?k=sk_4eC39HqLyj"}, sources, "web")
     assert carried({"url": "https://x.example/?order=42"}, sources, "web") is None
 
@@ -159,7 +160,10 @@ def test_short_shared_words_are_not_carried(args: dict[str, Any]) -> None:
 
 
 def test_dates_words_and_product_names_are_not_whole_values() -> None:
-    text = "Shipped 2026-11-24T10:00:00Z; MacBookPro2024; order WID-1; Hello_World_Again"
+    text = (
+        "Shipped 2026-11-24T10:00:00Z, 2026-11-24 10:00; MacBookPro2024; order WID-1; "
+        "Hello_World_Again; stock 120 0 14 310 42"
+    )
     assert whole_values(text) == set()
 
 

@@ -71,7 +71,7 @@ _PLACES_PER_PIECE = 8
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}")
 _IBAN = re.compile(r"\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b")
-_LONG_NUMBER = re.compile(r"\d(?:[ -]?\d){9,40}")
+_LONG_NUMBER = re.compile(r"\d{3,40}(?:[ -]\d{3,40}){0,10}")
 _TOKEN = re.compile(r"[A-Za-z0-9_]{12,200}")
 _SEPARATORS = re.compile(r"[\s\-]+")
 
@@ -109,14 +109,13 @@ _ADDRESSED = ADDRESSEE_TOKENS | MESSAGE_TOKENS
 
 
 def _keys(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
-    """Every argument name inside `value` that holds a string, with where it sits."""
+    """Every argument name inside `value` (nested ones included), with where it sits."""
     if depth > 32:
         return
     if isinstance(value, Mapping):
         for key, item in value.items():
             where = f"{path}.{key}" if path else str(key)
-            if any(True for _ in _strings(item, where, depth + 1)):
-                yield where, str(key)
+            yield where, str(key)
             yield from _keys(item, where, depth + 1)
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):
@@ -150,13 +149,16 @@ def compact(text: str) -> str:
 def whole_values(text: str) -> set[str]:
     """Values in `text` that leave even when short: emails, IBANs, long numbers, tokens.
 
-    Each is returned in its compared form (`compact`). A token is at least 12 letters, digits
+    Each is returned in its compared form (`compact`). A long number has 10 digits or more,
+    written together or in groups of at least three (`4111 1111 1111 1111`, `415-555-0132`;
+    not a date such as `2025-11-24 10`). A token is at least 12 letters, digits
     or underscores that switch between letters and digits at least three times (`sk_4eC39Hq`),
     so words, dates and product names (`MacBookPro2024`) are not tokens.
     """
     found = {compact(m.group()) for m in _EMAIL.finditer(text)}
     found |= {compact(m.group()) for m in _IBAN.finditer(text)}
-    found |= {re.sub(r"\D", "", m.group()) for m in _LONG_NUMBER.finditer(text)}
+    numbers = (re.sub(r"\D", "", m.group()) for m in _LONG_NUMBER.finditer(text))
+    found |= {number for number in numbers if len(number) >= 10}
     found |= {compact(m.group()) for m in _TOKEN.finditer(text) if _token_like(m.group())}
     return found
 
