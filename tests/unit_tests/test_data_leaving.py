@@ -139,7 +139,7 @@ async def test_an_emails_text_in_a_fetch_url_is_held_and_names_the_source(script
     ctx, _, web, _ = context(
         scripted,
         [plan(READ_MAIL, look_up)],
-        orchestrate=[calls(tool_call("fetch", {"url": url})), "Not looked up."],
+        orchestrate=[calls(tool_call("fetch", {"url": url}))],
         assess=[done()],
     )
     thread = Thread(ctx)
