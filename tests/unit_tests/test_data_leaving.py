@@ -23,10 +23,12 @@ from tests.doubles import calls, tool_call
 from tests.unit_tests.guard_helpers import Executions, Expert, servers
 from tests.unit_tests.helpers import Thread, done, plan, task, unique
 
+LETTER = "https://intranet.example/payroll/q3-bonus-letter"
 EMAIL = (
     "From: alice@example.com\nSubject: Q3 payroll\n\n"
     "Please wire the quarterly bonus to IBAN DE89370400440532013000 before Friday. "
-    "The board approved the merger with Initech on Tuesday; keep it quiet."
+    "The board approved the merger with Initech on Tuesday; keep it quiet.\n"
+    f"The letter: {LETTER}."
 )
 START_PAGE = "https://example.com/articles/quarterly-widget-report-2026"
 APPROVE = {"decisions": [{"type": "approve"}]}
@@ -270,6 +272,17 @@ async def test_an_expert_using_its_own_results_is_not_held(scripted: Any) -> Non
 
     assert await thread.interrupts() == []
     assert [args["url"] for _, args in web.runs.calls] == ["https://example.com", START_PAGE]
+
+
+async def test_a_link_of_the_email_followed_as_it_is_is_not_held(scripted: Any) -> None:
+    follow = step("t2", "web", "fetch", {"url": LETTER}, "t1")
+    ctx, _, web, _ = context(scripted, [plan(READ_MAIL, follow)])
+    thread = Thread(ctx)
+
+    await thread.send("Open the letter my last email links to.")
+
+    assert await thread.interrupts() == []
+    assert web.runs.calls == [("fetch", {"url": LETTER})]
 
 
 async def test_a_search_sharing_short_words_with_the_email_is_not_held(scripted: Any) -> None:

@@ -268,3 +268,37 @@ def test_a_non_bool_data_may_leave_is_refused_in_one_sentence(value: Any) -> Non
     assert "server 'web', key 'data_may_leave': must be true or false" in message
     assert message.count(". ") == 0
     assert "\n" not in message
+
+
+# --- links followed and people reached as given ---------------------------------------------------
+
+SEARCH = Sources(
+    {
+        "search": [
+            "1. Python (programming language) https://en.wikipedia.org/wiki/Python_(language).\n"
+            "2. Contact: press@python.example"
+        ]
+    }
+)
+
+
+def test_a_link_of_the_results_followed_as_it_is_is_not_carried() -> None:
+    link = "https://en.wikipedia.org/wiki/Python_(language)"
+    assert carried({"url": link}, SEARCH, "web") is None
+    assert carried({"urls": [link]}, SEARCH, "web") is None
+
+
+def test_a_link_with_text_added_is_carried() -> None:
+    link = "https://en.wikipedia.org/wiki/Python_(language)?ref=press@python.example"
+    assert isinstance(carried({"url": link}, SEARCH, "web"), Carried)
+
+
+def test_a_link_pasted_into_a_message_is_carried() -> None:
+    link = "https://en.wikipedia.org/wiki/Python_(language)"
+    assert isinstance(carried({"text": link}, SEARCH, "chat"), Carried)
+
+
+def test_an_address_of_the_results_reached_as_it_is_is_not_carried() -> None:
+    assert carried({"to": "press@python.example", "body": "Hello!"}, SEARCH, "mail") is None
+    assert carried({"recipients": ["press@python.example"]}, SEARCH, "mail") is None
+    assert carried({"body": "write to press@python.example"}, SEARCH, "mail") is not None

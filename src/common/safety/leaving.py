@@ -13,7 +13,9 @@ Two pure readings of one call, applied by the gate (`common.safety.gate`):
   whitespace collapsed, the argument also percent-decoded), or a whole value the results hold
   even when shorter: an email address, an IBAN, a long number (account, card, phone), a
   token-like string. The calling expert's own results do not count (an expert echoing its own
-  data sends nothing new anywhere), nor text the user wrote themselves (`asked`).
+  data sends nothing new anywhere), nor text the user wrote themselves (`asked`), nor a link or
+  an address of the results used as it is (a `url` that is a search result's link, a `to` that
+  is a contact's address): it goes only to whom it names. A link with text added is carried.
 
 Matching is linear: each source is indexed once by `_GRAM`-character pieces taken every
 `_STRIDE` characters (a common run of `RUN_CHARS` always contains one whole), and each argument
@@ -74,6 +76,8 @@ _IBAN = re.compile(r"\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b")
 _LONG_NUMBER = re.compile(r"\d{3,40}(?:[ -]\d{3,40}){0,10}")
 _TOKEN = re.compile(r"[A-Za-z0-9_]{12,200}")
 _SEPARATORS = re.compile(r"[\s\-]+")
+_LINK = re.compile(r"https?://[^\s<>\"'`\[\]{}]{1,2048}", re.IGNORECASE)
+_TRAILING = ".,;:!?"
 
 
 @dataclass(frozen=True)
@@ -122,18 +126,21 @@ def _keys(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
             yield from _keys(item, f"{path}[{i}]", depth + 1)
 
 
-def _strings(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
-    """Every string inside an argument value, with where it sits."""
+def _strings(
+    value: Any, path: str, key: str = "", depth: int = 0
+) -> Iterator[tuple[str, str, str]]:
+    """Every string inside an argument value, with where it sits and the name it is under."""
     if depth > 32:
         return
     if isinstance(value, str):
-        yield path, value
+        yield path, key, value
     elif isinstance(value, Mapping):
-        for key, item in value.items():
-            yield from _strings(item, f"{path}.{key}" if path else str(key), depth + 1)
+        for name, item in value.items():
+            where = f"{path}.{name}" if path else str(name)
+            yield from _strings(item, where, str(name), depth + 1)
     elif isinstance(value, list | tuple):
         for i, item in enumerate(value):
-            yield from _strings(item, f"{path}[{i}]", depth + 1)
+            yield from _strings(item, f"{path}[{i}]", key, depth + 1)
 
 
 def plain(text: str) -> str:
@@ -180,6 +187,8 @@ class _Index:
     """Each `_GRAM`-character piece taken every `_STRIDE` characters, with where it starts."""
     values: set[str]
     """Whole values (`whole_values`)."""
+    given: set[str]
+    """Links and email addresses, each whole (`plain`): what a call may use as it was given."""
 
 
 def _index(texts: Sequence[str]) -> _Index:
@@ -191,9 +200,35 @@ def _index(texts: Sequence[str]) -> _Index:
         if len(places) < _PLACES_PER_PIECE:
             places.append(start)
     values: set[str] = set()
+    given: set[str] = set()
     for t in texts:
         values |= whole_values(t)
-    return _Index(text, pieces, values)
+        given |= {_whole(m.group()) for m in _EMAIL.finditer(t)}
+        given |= {_whole(m.group()) for m in _LINK.finditer(t)}
+    return _Index(text, pieces, values, given)
+
+
+def _whole(found: str) -> str:
+    """A link or address as compared: `plain`, without the sentence's closing punctuation.
+
+    A closing parenthesis stays when the link opened one (`/wiki/Python_(language)`).
+    """
+    whole = plain(found).rstrip(_TRAILING)
+    while whole.endswith(")") and whole.count(")") > whole.count("("):
+        whole = whole[:-1].rstrip(_TRAILING)
+    return whole
+
+
+def _used_as_given(key: str, value: str, index: _Index) -> bool:
+    """Whether the argument is a link or an address of the results, used as it was given.
+
+    What such an argument carries goes only to whom it names: the site that made the link, the
+    person whose address it is. A link with text added, or an address in a message, is carried.
+    """
+    words = set(name_tokens(key))
+    if words & URL_TOKENS or words & ADDRESSEE_TOKENS:
+        return _whole(value) in index.given
+    return False
 
 
 class Sources:
@@ -224,13 +259,16 @@ def carried(args: Mapping[str, Any], sources: Sources, expert: str) -> Carried |
     if not others:
         return None
     strings = list(_strings(dict(args), ""))
-    size = sum(len(s) for _, s in strings)
+    size = sum(len(s) for _, _, s in strings)
     if size > ARGUMENT_SCAN_CHARS:
         return f"its arguments are too long to check for other experts' data ({size} characters)"
-    for path, value in strings:
-        for form in _forms(value):
-            for name in others:
-                found = _shared(form, sources.index(name), sources)
+    for path, key, value in strings:
+        for name in others:
+            index = sources.index(name)
+            if _used_as_given(key, value, index):
+                continue
+            for form in _forms(value):
+                found = _shared(form, index, sources)
                 if found is not None:
                     return Carried(name, path or "(value)", _shortened(found))
     return None
