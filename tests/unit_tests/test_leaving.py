@@ -250,7 +250,7 @@ def test_a_held_tool_carrying_data_is_held_as_data_with_both_reasons() -> None:
         "chat", "send_message", {"text": "alice@example.com"}, {}, ServerConfig(command="x")
     )
     assert decision.source == "data"
-    assert decision.reason.endswith("; also, sends")
+    assert decision.reason.endswith("; the tool itself needs approval too: sends")
 
 
 def test_without_sources_the_gate_decides_as_before() -> None:

@@ -67,7 +67,11 @@ class Gate:
             return decided
         # A data hold wins the source even over a held tool: an approval remembered for the
         # tool must never let another expert's data out unasked.
-        also = f"; also, {decided.reason}" if decided.needs_approval else ""
+        also = (
+            f"; the tool itself needs approval too: {decided.reason}"
+            if decided.needs_approval
+            else ""
+        )
         return GateDecision(True, leaving + also, "data")
 
     def _leaving(
