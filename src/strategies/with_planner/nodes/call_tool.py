@@ -262,7 +262,7 @@ async def run(
         logger.info("edited call %s on %s: %s", name, expert, recheck)
         gated = gated or recheck.needs_approval
     if gated and decision is None:
-        logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
+        logger.info("auto mode: running gated %s on %s", describe_call(name, args), expert)
     spec = CallSpec(
         key=call_key(r.message, call),
         expert=expert,
