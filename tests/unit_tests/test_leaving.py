@@ -302,3 +302,13 @@ def test_an_address_of_the_results_reached_as_it_is_is_not_carried() -> None:
     assert carried({"to": "press@python.example", "body": "Hello!"}, SEARCH, "mail") is None
     assert carried({"recipients": ["press@python.example"]}, SEARCH, "mail") is None
     assert carried({"body": "write to press@python.example"}, SEARCH, "mail") is not None
+
+
+def test_text_within_a_link_goes_back_to_the_links_own_site() -> None:
+    github = Sources({"github": ["PR #12 https://github.com/acme/private-widgets/pull/12 open"]})
+    same_site = "https://github.com/acme/private-widgets/pull/12.diff"
+    assert carried({"url": same_site}, github, "web") is None
+    other_site = "https://paste.example/?u=github.com/acme/private-widgets/pull/12"
+    assert isinstance(carried({"url": other_site}, github, "web"), Carried)
+    # In a message the link reaches whoever reads it, not the site.
+    assert isinstance(carried({"body": same_site}, github, "chat"), Carried)

@@ -13,9 +13,11 @@ Two pure readings of one call, applied by the gate (`common.safety.gate`):
   whitespace collapsed, the argument also percent-decoded), or a whole value the results hold
   even when shorter: an email address, an IBAN, a long number (account, card, phone), a
   token-like string. The calling expert's own results do not count (an expert echoing its own
-  data sends nothing new anywhere), nor text the user wrote themselves (`asked`), nor a link or
-  an address of the results used as it is (a `url` that is a search result's link, a `to` that
-  is a contact's address): it goes only to whom it names. A link with text added is carried.
+  data sends nothing new anywhere), nor text the user wrote themselves (`asked`), nor what goes
+  back where it came from: text within a link of the results, in a URL argument to that link's
+  site (a search result fetched, a pull request's `.diff`), and an address of the results in an
+  addressee argument (`to`). Text added to such a link, or a link or address put in a message,
+  is carried.
 
 Matching is linear: each source is indexed once by `_GRAM`-character pieces taken every
 `_STRIDE` characters (a common run of `RUN_CHARS` always contains one whole), and each argument
@@ -32,7 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
-from urllib.parse import unquote_plus
+from urllib.parse import unquote_plus, urlsplit
 
 from mcp.types import Tool
 
@@ -78,6 +80,8 @@ _TOKEN = re.compile(r"[A-Za-z0-9_]{12,200}")
 _SEPARATORS = re.compile(r"[\s\-]+")
 _LINK = re.compile(r"https?://[^\s<>\"'`\[\]{}]{1,2048}", re.IGNORECASE)
 _TRAILING = ".,;:!?"
+_LINKS_PER_SITE = 64
+"""Links of one site a run is looked for in (a result listing a whole site stays cheap)."""
 
 
 @dataclass(frozen=True)
@@ -187,8 +191,10 @@ class _Index:
     """Each `_GRAM`-character piece taken every `_STRIDE` characters, with where it starts."""
     values: set[str]
     """Whole values (`whole_values`)."""
-    given: set[str]
-    """Links and email addresses, each whole (`plain`): what a call may use as it was given."""
+    addresses: set[str]
+    """Email addresses, each whole (`plain`): a call may reach them as they were given."""
+    links: dict[str, list[str]]
+    """Links (`plain`) by their site (host name): what each site was given to hold."""
 
 
 def _index(texts: Sequence[str]) -> _Index:
@@ -200,12 +206,25 @@ def _index(texts: Sequence[str]) -> _Index:
         if len(places) < _PLACES_PER_PIECE:
             places.append(start)
     values: set[str] = set()
-    given: set[str] = set()
+    addresses: set[str] = set()
+    links: dict[str, list[str]] = {}
     for t in texts:
         values |= whole_values(t)
-        given |= {_whole(m.group()) for m in _EMAIL.finditer(t)}
-        given |= {_whole(m.group()) for m in _LINK.finditer(t)}
-    return _Index(text, pieces, values, given)
+        addresses |= {_whole(m.group()) for m in _EMAIL.finditer(t)}
+        for m in _LINK.finditer(t):
+            site = _site(m.group())
+            if site is not None:
+                links.setdefault(site, []).append(_whole(m.group()))
+    return _Index(text, pieces, values, addresses, links)
+
+
+def _site(url: str) -> str | None:
+    """The host a URL goes to, lower-case; None when it names none or cannot be read."""
+    try:
+        host = urlsplit(url.strip()).hostname
+    except ValueError:
+        return None
+    return host or None
 
 
 def _whole(found: str) -> str:
@@ -217,18 +236,6 @@ def _whole(found: str) -> str:
     while whole.endswith(")") and whole.count(")") > whole.count("("):
         whole = whole[:-1].rstrip(_TRAILING)
     return whole
-
-
-def _used_as_given(key: str, value: str, index: _Index) -> bool:
-    """Whether the argument is a link or an address of the results, used as it was given.
-
-    What such an argument carries goes only to whom it names: the site that made the link, the
-    person whose address it is. A link with text added, or an address in a message, is carried.
-    """
-    words = set(name_tokens(key))
-    if words & URL_TOKENS or words & ADDRESSEE_TOKENS:
-        return _whole(value) in index.given
-    return False
 
 
 class Sources:
@@ -263,12 +270,15 @@ def carried(args: Mapping[str, Any], sources: Sources, expert: str) -> Carried |
     if size > ARGUMENT_SCAN_CHARS:
         return f"its arguments are too long to check for other experts' data ({size} characters)"
     for path, key, value in strings:
+        words = set(name_tokens(key))
+        site = _site(value) if words & URL_TOKENS else None
         for name in others:
             index = sources.index(name)
-            if _used_as_given(key, value, index):
-                continue
+            if words & ADDRESSEE_TOKENS and _whole(value) in index.addresses:
+                continue  # someone reached at the address the results gave
+            home = index.links.get(site, [])[:_LINKS_PER_SITE] if site else []
             for form in _forms(value):
-                found = _shared(form, index, sources)
+                found = _shared(form, index, sources, home)
                 if found is not None:
                     return Carried(name, path or "(value)", _shortened(found))
     return None
@@ -283,12 +293,17 @@ def _forms(value: str) -> list[str]:
     return [value]
 
 
-def _shared(arg: str, index: _Index, sources: Sources) -> str | None:
-    """A run or whole value of `index`'s results in the argument, not written by the user."""
+def _shared(arg: str, index: _Index, sources: Sources, home: list[str]) -> str | None:
+    """A run or whole value of `index`'s results in the argument that leaves.
+
+    Not what the user wrote, nor what lies within a link of the results to the site the
+    argument goes to (`home`): that site made the link, so it learns nothing new.
+    """
     for run in _runs(plain(arg), index):
-        if run not in sources.asked:
+        if run not in sources.asked and not any(run in link for link in home):
             return run
     shared = (whole_values(arg) & index.values) - sources.asked_values
+    shared = {v for v in shared if not any(v in compact(link) for link in home)}
     return max(sorted(shared), key=len) if shared else None
 
 
