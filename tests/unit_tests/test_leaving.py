@@ -182,6 +182,14 @@ def test_hostile_inputs_take_linear_time() -> None:
     assert time.perf_counter() - start < 5
 
 
+def test_a_long_text_the_user_wrote_is_recognised_in_linear_time() -> None:
+    document = " ".join(f"line {i} of the quarterly report" for i in range(5_000))
+    sources = Sources({"files": [document]}, asked=f"Post this: {document}")
+    start = time.perf_counter()
+    assert carried({"text": document}, sources, "chat") is None
+    assert time.perf_counter() - start < 5
+
+
 _PRINTABLE = string.ascii_letters + string.digits + string.punctuation + " "
 
 

@@ -244,10 +244,8 @@ class Sources:
     def __init__(self, texts: Mapping[str, Sequence[str]], asked: str = "") -> None:
         self.texts = {name: list(found) for name, found in texts.items()}
         """Expert name to the texts of its results (the caller bounds how many and how long)."""
-        self.asked = plain(asked)
-        """What the user wrote themselves (compared form): text found there was asked to leave."""
-        self.asked_values = whole_values(asked)
-        """Whole values the user wrote themselves."""
+        self.asked = _index([asked])
+        """What the user wrote themselves, indexed: text found there was asked to leave."""
         self._indexes: dict[str, _Index] = {}
 
     def index(self, expert: str) -> _Index:
@@ -300,9 +298,9 @@ def _shared(arg: str, index: _Index, sources: Sources, home: list[str]) -> str |
     argument goes to (`home`): that site made the link, so it learns nothing new.
     """
     for run in _runs(plain(arg), index):
-        if run not in sources.asked and not any(run in link for link in home):
+        if not _holds(sources.asked, run) and not any(run in link for link in home):
             return run
-    shared = (whole_values(arg) & index.values) - sources.asked_values
+    shared = (whole_values(arg) & index.values) - sources.asked.values
     shared = {v for v in shared if not any(v in compact(link) for link in home)}
     return max(sorted(shared), key=len) if shared else None
 
@@ -316,6 +314,22 @@ def _runs(arg: str, index: _Index) -> Iterator[str]:
             after = _common_after(arg, i + _GRAM, text, place + _GRAM)
             if before + _GRAM + after >= RUN_CHARS:
                 yield arg[i - before : i + _GRAM + after]
+
+
+def _holds(index: _Index, run: str) -> bool:
+    """Whether the indexed text holds `run` (at least `RUN_CHARS` long), in constant time.
+
+    Wherever the run sits in the text, one of its first `_STRIDE` pieces starts at an indexed
+    place; each place of that piece is compared with the whole run. A piece the text repeats
+    more than `_PLACES_PER_PIECE` times may be missed: the run then counts as not held there,
+    so the call is held rather than let through.
+    """
+    for shift in range(_STRIDE):
+        for place in index.pieces.get(run[shift : shift + _GRAM], ()):
+            start = place - shift
+            if start >= 0 and index.text[start : start + len(run)] == run:
+                return True
+    return False
 
 
 def _common_before(arg: str, i: int, text: str, j: int) -> int:
