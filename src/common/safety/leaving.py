@@ -19,10 +19,10 @@ Two pure readings of one call, applied by the gate (`common.safety.gate`):
   addressee argument (`to`). Text added to such a link, or a link or address put in a message,
   is carried.
 
-Matching is linear: each source is indexed once by `_GRAM`-character pieces taken every
-`_STRIDE` characters (a common run of `RUN_CHARS` always contains one whole), and each argument
-position is looked up in that index, a hit confirmed by extending it to `RUN_CHARS`; whole
-values are found with bounded, non-nested patterns. What is not recognised: paraphrase,
+Matching is linear: each source (and the user's own text) is read once into the set of its
+`RUN_CHARS`-character stretches, hashed, and each stretch of an argument is one look-up in it;
+whole values are found with bounded, non-nested patterns. Nothing is quadratic on hostile input:
+no substring search per stretch, no backtracking pattern. What is not recognised: paraphrase,
 translation, and encodings other than percent-encoding (base64, hex); what is not kept in the
 sources (the caller bounds them) cannot be matched either.
 """
@@ -65,13 +65,6 @@ ADDRESSEE_TOKENS = frozenset(
 
 MESSAGE_TOKENS = frozenset({"message", "body", "text", "content", "subject", "post", "comment"})
 """Words in an argument's name that make its value something said to someone (`body`)."""
-
-_GRAM = 16
-"""Length of the pieces a source is indexed by."""
-_STRIDE = RUN_CHARS - _GRAM + 1
-"""Every this many characters a piece is indexed: a run of `RUN_CHARS` contains one whole."""
-_PLACES_PER_PIECE = 8
-"""Places kept per repeated piece (a result full of one phrase still indexes in bounded room)."""
 
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}")
 _IBAN = re.compile(r"\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b")
@@ -183,12 +176,10 @@ def _token_like(word: str) -> bool:
 
 @dataclass
 class _Index:
-    """One expert's results, ready to be searched: pieces by place, and whole values."""
+    """One expert's results, ready to be searched: stretches, whole values, links, addresses."""
 
-    text: str
-    """The results, joined and in their compared form (`plain`)."""
-    pieces: dict[str, list[int]]
-    """Each `_GRAM`-character piece taken every `_STRIDE` characters, with where it starts."""
+    stretches: set[int]
+    """The hash of every `RUN_CHARS`-character stretch of the results (`plain`)."""
     values: set[str]
     """Whole values (`whole_values`)."""
     addresses: set[str]
@@ -199,12 +190,7 @@ class _Index:
 
 def _index(texts: Sequence[str]) -> _Index:
     """An expert's results, indexed for `carried`."""
-    text = "\n".join(plain(t) for t in texts)
-    pieces: dict[str, list[int]] = {}
-    for start in range(0, max(len(text) - _GRAM + 1, 0), _STRIDE):
-        places = pieces.setdefault(text[start : start + _GRAM], [])
-        if len(places) < _PLACES_PER_PIECE:
-            places.append(start)
+    stretches = set().union(*(_stretches(plain(t)) for t in texts))
     values: set[str] = set()
     addresses: set[str] = set()
     links: dict[str, list[str]] = {}
@@ -215,7 +201,12 @@ def _index(texts: Sequence[str]) -> _Index:
             site = _site(m.group())
             if site is not None:
                 links.setdefault(site, []).append(_whole(m.group()))
-    return _Index(text, pieces, values, addresses, links)
+    return _Index(stretches, values, addresses, links)
+
+
+def _stretches(text: str) -> set[int]:
+    """The hash of every `RUN_CHARS`-character stretch of `text`."""
+    return {hash(text[i : i + RUN_CHARS]) for i in range(len(text) - RUN_CHARS + 1)}
 
 
 def _site(url: str) -> str | None:
@@ -244,9 +235,15 @@ class Sources:
     def __init__(self, texts: Mapping[str, Sequence[str]], asked: str = "") -> None:
         self.texts = {name: list(found) for name, found in texts.items()}
         """Expert name to the texts of its results (the caller bounds how many and how long)."""
-        self.asked = _index([asked])
-        """What the user wrote themselves, indexed: text found there was asked to leave."""
+        self.asked = _stretches(plain(asked))
+        """Every `RUN_CHARS`-character stretch of what the user wrote (hashed): asked to leave."""
+        self.asked_values = whole_values(asked)
+        """Whole values the user wrote themselves."""
         self._indexes: dict[str, _Index] = {}
+
+    def written_by_user(self, stretch: str) -> bool:
+        """Whether a `RUN_CHARS`-character stretch is in what the user wrote."""
+        return hash(stretch) in self.asked
 
     def index(self, expert: str) -> _Index:
         """The index of `expert`'s results (built on first use)."""
@@ -297,55 +294,30 @@ def _shared(arg: str, index: _Index, sources: Sources, home: list[str]) -> str |
     Not what the user wrote, nor what lies within a link of the results to the site the
     argument goes to (`home`): that site made the link, so it learns nothing new.
     """
-    for run in _runs(plain(arg), index):
-        if not _holds(sources.asked, run) and not any(run in link for link in home):
-            return run
-    shared = (whole_values(arg) & index.values) - sources.asked.values
+    said = plain(arg)
+    held = _held(said, index)
+    for i, hit in enumerate(held):
+        stretch = said[i : i + RUN_CHARS]
+        if hit and not sources.written_by_user(stretch) and not any(stretch in k for k in home):
+            return _lengthened(said, held, i)
+    shared = (whole_values(arg) & index.values) - sources.asked_values
     shared = {v for v in shared if not any(v in compact(link) for link in home)}
     return max(sorted(shared), key=len) if shared else None
 
 
-def _runs(arg: str, index: _Index) -> Iterator[str]:
-    """Runs of at least `RUN_CHARS` characters the argument shares with the results."""
-    text = index.text
-    for i in range(len(arg) - _GRAM + 1):
-        for place in index.pieces.get(arg[i : i + _GRAM], ()):
-            before = _common_before(arg, i, text, place)
-            after = _common_after(arg, i + _GRAM, text, place + _GRAM)
-            if before + _GRAM + after >= RUN_CHARS:
-                yield arg[i - before : i + _GRAM + after]
+def _held(arg: str, index: _Index) -> list[bool]:
+    """For each `RUN_CHARS`-character stretch of the argument, whether the results hold it."""
+    return [
+        hash(arg[i : i + RUN_CHARS]) in index.stretches for i in range(len(arg) - RUN_CHARS + 1)
+    ]
 
 
-def _holds(index: _Index, run: str) -> bool:
-    """Whether the indexed text holds `run` (at least `RUN_CHARS` long), in constant time.
-
-    Wherever the run sits in the text, one of its first `_STRIDE` pieces starts at an indexed
-    place; each place of that piece is compared with the whole run. A piece the text repeats
-    more than `_PLACES_PER_PIECE` times may be missed: the run then counts as not held there,
-    so the call is held rather than let through.
-    """
-    for shift in range(_STRIDE):
-        for place in index.pieces.get(run[shift : shift + _GRAM], ()):
-            start = place - shift
-            if start >= 0 and index.text[start : start + len(run)] == run:
-                return True
-    return False
-
-
-def _common_before(arg: str, i: int, text: str, j: int) -> int:
-    """How many characters before `arg[i]` and `text[j]` agree (at most `RUN_CHARS`)."""
-    n = 0
-    while n < RUN_CHARS and n < i and n < j and arg[i - 1 - n] == text[j - 1 - n]:
-        n += 1
-    return n
-
-
-def _common_after(arg: str, i: int, text: str, j: int) -> int:
-    """How many characters from `arg[i]` and `text[j]` on agree (at most `RUN_CHARS`)."""
-    n = 0
-    while n < RUN_CHARS and i + n < len(arg) and j + n < len(text) and arg[i + n] == text[j + n]:
-        n += 1
-    return n
+def _lengthened(arg: str, held: list[bool], i: int) -> str:
+    """The stretch at `i`, with up to `RUN_CHARS` more characters the results hold after it."""
+    end = i
+    while end + 1 < min(len(held), i + RUN_CHARS + 1) and held[end + 1]:
+        end += 1
+    return arg[i : end + RUN_CHARS]
 
 
 def _shortened(text: str, limit: int = 60) -> str:
