@@ -1,7 +1,7 @@
 """What each expert returned in a thread: the sources of the data-leaving check.
 
-Every call an expert answered adds the text of its result (the output the model was given, and
-the strings and integers of its structured content, at most `SEEN_CHARS`) to a record in the
+Every call an expert answered adds the text of its result (its output and the strings and
+integers of its structured content, each cut to `SEEN_CHARS`) to a record in the
 graph's store, under the thread and the expert, one item per call (keyed by the call, so a
 re-run replaces its own item). An expert keeps its last `SEEN_RESULTS` results: older items are
 deleted as new ones come. The record lives beside the checkpoints, not in them, and covers every
@@ -30,8 +30,9 @@ from strategies.with_planner.state import TaskRun
 SEEN_RESULTS = 16
 """Results kept per expert and thread: the latest ones."""
 
-SEEN_CHARS = 16_000
-"""Characters kept of one result (its beginning): at most 256,000 per expert and thread."""
+SEEN_CHARS = 8_000
+"""Characters kept of one result's text, and as many of its structured values (their
+beginnings; the model is shown less of a tool's output): at most 256,000 per expert."""
 
 SEEN_EXPERTS = 64
 """Experts of a thread whose results are read (a config rarely holds more)."""
@@ -42,9 +43,9 @@ _PROCESS_STORE = InMemoryStore()
 
 def result_text(message: ToolMessage) -> str:
     """What a call's answer tells: its whole output, then its structured values, bounded."""
-    text = str(message.additional_kwargs.get("full_output") or message.content)
-    values = "\n".join(_leaves(message.artifact))
-    return (f"{text}\n{values}" if values else text)[:SEEN_CHARS]
+    text = str(message.additional_kwargs.get("full_output") or message.content)[:SEEN_CHARS]
+    values = "\n".join(_leaves(message.artifact))[:SEEN_CHARS]
+    return f"{text}\n{values}" if values else text
 
 
 def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
@@ -113,6 +114,6 @@ def _dependency_texts(state: TaskRun) -> dict[str, list[str]]:
             continue
         full = out.get("full")
         text = (full["text"] if full else None) or out.get("result") or ""
-        values = "\n".join(_leaves(out.get("data")))
-        found.setdefault(expert, []).append(f"{text}\n{values}"[:SEEN_CHARS])
+        values = "\n".join(_leaves(out.get("data")))[:SEEN_CHARS]
+        found.setdefault(expert, []).append(f"{text[:SEEN_CHARS]}\n{values}")
     return found
