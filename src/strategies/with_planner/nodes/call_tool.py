@@ -1,6 +1,8 @@
 """call_tool: answer every tool call of a task's round, in four steps.
 
-1. decide: the gate's verdict on each call not already in the ledger (`common.safety.gate`).
+1. decide: the gate's verdict on each call not already in the ledger (`common.safety.gate`),
+   with the thread's results by expert (`seen`), so a call carrying another expert's data out
+   is held too.
    A gated call the policy says to ask about, with no decision yet, stops the round before
    anything runs: the task hands its calls to the graph (`awaiting`), which says in the
    conversation what it wants to do, asks (`nodes.approve`), and then sends the task back here
@@ -11,7 +13,8 @@
 3. execute: the approval policy (`common.safety.policy.action_for`) says run, refuse or defer for
    each call; a call that runs goes through the execution policy
    (`common.safety.execution.execute_call`: checks, ledger, masking, trimming), never twice.
-4. report: one ToolMessage per call, a stream event each, and the task's update.
+4. report: one ToolMessage per call, a stream event each, the expert's answers added to the
+   thread's record of results (`seen`), and the task's update.
 """
 
 from __future__ import annotations
@@ -284,7 +287,8 @@ async def report(
 ) -> TaskRunUpdate:
     """The task's update: the round's messages, one stream event per result, the new status.
 
-    A large result goes to the store (`results`), so the checkpointed plan keeps a view and a key.
+    A large result goes to the store (`results`), so the checkpointed plan keeps a view and a key;
+    what the expert answered goes to the thread's record (`seen`), for later calls' gate.
     """
     results = results_for(runtime)
     if (record := seen_for(runtime)) is not None:
