@@ -66,6 +66,11 @@ ADDRESSEE_TOKENS = frozenset(
 MESSAGE_TOKENS = frozenset({"message", "body", "text", "content", "subject", "post", "comment"})
 """Words in an argument's name that make its value something said to someone (`body`)."""
 
+_ADDRESSED = ADDRESSEE_TOKENS | MESSAGE_TOKENS
+
+# Whole values and links, each pattern bounded and without nested repetition (no backtracking
+# blow-up on hostile text).
+
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}")
 _IBAN = re.compile(r"\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b")
 _LONG_NUMBER = re.compile(r"\d{3,40}(?:[ -]\d{3,40}){0,10}")
@@ -104,9 +109,6 @@ def open_world(name: str, tool: Tool | None, args: Mapping[str, Any]) -> str | N
         if set(name_tokens(key)) & words:
             return f"its argument {path!r} names a place or someone outside"
     return None
-
-
-_ADDRESSED = ADDRESSEE_TOKENS | MESSAGE_TOKENS
 
 
 def _keys(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
@@ -190,7 +192,9 @@ class _Index:
 
 def _index(texts: Sequence[str]) -> _Index:
     """An expert's results, indexed for `carried`."""
-    stretches = set().union(*(_stretches(plain(t)) for t in texts))
+    stretches: set[int] = set()
+    for t in texts:
+        stretches |= _stretches(plain(t))
     values: set[str] = set()
     addresses: set[str] = set()
     links: dict[str, list[str]] = {}
