@@ -239,7 +239,11 @@ def test_the_gate_holds_an_open_world_call_carrying_another_experts_data() -> No
     assert decision.source == "data"
     assert "expert 'mail'" in decision.reason
     assert "alice@example.com" in decision.reason
-    assert "data_may_leave: true" in decision.reason
+    assert decision.reason == (
+        "its argument 'url' carries text from expert 'mail' results ('alice@example.com') and "
+        "it names a place or someone outside: data would leave through an open-world call; "
+        "set data_may_leave: true on server 'web' to allow it"
+    )
 
 
 def test_data_may_leave_clears_the_data_rule_for_that_server() -> None:

@@ -94,6 +94,8 @@ class Gate:
         clear = f"set data_may_leave: true on server {server!r} to allow it"
         if isinstance(found, str):
             return f"{found} and {why}: {clear}"
+        # When the argument that carries the text is also what reaches outside, name it once.
+        why = why.replace(f"its argument {found.argument!r} ", "it ", 1)
         return (
             f"its argument {found.argument!r} carries text from expert {found.expert!r} "
             f"results ({found.excerpt!r}) and {why}: data would leave through an open-world "
