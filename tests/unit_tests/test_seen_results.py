@@ -43,3 +43,9 @@ async def test_threads_do_not_share_a_record() -> None:
     store = InMemoryStore()
     await SeenResults(store, "a").add("mail", "k", answer("secret"))
     assert await SeenResults(store, "b").texts() == {}
+
+
+async def test_an_expert_named_with_periods_is_recorded_under_its_name() -> None:
+    record = SeenResults(InMemoryStore(), "t")
+    await record.add("mail.example.com", "k", answer("hello"))
+    assert await record.texts() == {"mail.example.com": ["hello"]}

@@ -73,8 +73,9 @@ class SeenResults:
 
     async def add(self, expert: str, key: str, message: ToolMessage) -> None:
         """Record one answered call of `expert`; the expert's oldest results beyond the bound go."""
-        namespace = (*self.namespace, expert)
-        await self.store.aput(namespace, key, {"text": result_text(message)}, index=False)
+        namespace = (*self.namespace, _label(expert))
+        value = {"expert": expert, "text": result_text(message)}
+        await self.store.aput(namespace, key, value, index=False)
         items = await self.store.asearch(namespace, limit=SEEN_RESULTS * 4)
         items.sort(key=lambda item: item.created_at, reverse=True)
         for old in items[SEEN_RESULTS:]:
@@ -86,10 +87,15 @@ class SeenResults:
         items.sort(key=lambda item: item.created_at, reverse=True)
         found: dict[str, list[str]] = {}
         for item in items:
-            kept = found.setdefault(item.namespace[-1], [])
+            kept = found.setdefault(str(item.value.get("expert") or item.namespace[-1]), [])
             if len(kept) < SEEN_RESULTS:
                 kept.append(str(item.value.get("text") or ""))
         return found
+
+
+def _label(expert: str) -> str:
+    """The expert's name as a store namespace label, which may not hold a period."""
+    return expert.replace("%", "%25").replace(".", "%2E")
 
 
 def seen_for(runtime: Runtime[Any]) -> SeenResults | None:
