@@ -142,3 +142,15 @@ def test_an_unreadable_config_exits_2(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "not valid JSON" in " ".join(result.stderr.split())
     assert result.stdout == ""
+
+
+def test_the_table_says_which_servers_may_let_data_leave(
+    tmp_path: Path, mcp_config: dict[str, Any]
+) -> None:
+    free = {**mcp_config["mcpServers"]["inventory"], "data_may_leave": True}
+    path = write_config(tmp_path, mcp_config, catalogue=free)
+
+    result = runner.invoke(app, ["tools", "--config", str(path)])
+
+    assert result.exit_code == 0, result.output
+    assert "data_may_leave: true on catalogue." in " ".join(result.stdout.split())

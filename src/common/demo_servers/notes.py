@@ -108,7 +108,9 @@ def read_note(title: str) -> dict[str, Any]:
     return {"title": title, "body": notes[title]}
 
 
-@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
+@mcp.tool(
+    annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+)
 def write_note(title: str, body: str) -> str:
     """Write a note, replacing any note with the same title."""
     with _locked():
@@ -119,7 +121,9 @@ def write_note(title: str, body: str) -> str:
     return f"Saved note {title!r} ({len(body)} characters)."
 
 
-@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
+@mcp.tool(
+    annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+)
 def delete_note(title: str) -> str:
     """Delete a note by its title."""
     with _locked():

@@ -76,7 +76,7 @@ class ServerConfig(BaseModel):
     """HTTP headers sent to an HTTP server."""
     description: str = ""
     """What the expert is for, shown to the planner."""
-    # The four safety flags are strict: a near miss ("yes", 0, "send_*") is an error, not a guess.
+    # The safety flags are strict: a near miss ("yes", 0, "send_*") is an error, not a guess.
     sandboxed: StrictBool = False
     """The server's effects stay in an isolated workspace, so its tools are reversible."""
     trust_annotations: StrictBool = False
@@ -85,6 +85,8 @@ class ServerConfig(BaseModel):
     """Name patterns (fnmatch) of tools that are always irreversible."""
     reversible_tools: NamePatterns = Field(default_factory=list)
     """Name patterns (fnmatch) of tools that are always reversible."""
+    data_may_leave: StrictBool = False
+    """Calls to this server may carry other experts' data outside without approval."""
 
     @model_validator(mode="after")
     def _check_endpoint(self) -> ServerConfig:

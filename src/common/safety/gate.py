@@ -13,6 +13,7 @@ from common.mcp.registry import ExpertRegistry
 from common.mcp.session import ExpertUnavailable
 from common.safety.arguments import destructive_intent
 from common.safety.classify import ToolVerdict, VerdictSource, classify_tool
+from common.safety.leaving import Sources, carried, open_world
 
 GateSource = VerdictSource | Literal["arguments", "data"]
 """Which signal decided a gate check: the tool's verdict, or a per-call rule.
@@ -38,11 +39,14 @@ class Gate:
     """Checks calls against this turn's tool verdicts plus their arguments.
 
     Only verdicts and arguments count: nothing in the conversation or in tool results can
-    clear a call, so text injected into a tool result cannot unlock anything.
+    clear a call, so text injected into a tool result cannot unlock anything. Tool results
+    can only hold one more: `sources` (the thread's results by expert) hold an open-world call
+    whose arguments carry another expert's data (`common.safety.leaving`).
     """
 
-    def __init__(self, verdicts: Iterable[ToolVerdict]) -> None:
+    def __init__(self, verdicts: Iterable[ToolVerdict], sources: Sources | None = None) -> None:
         self._verdicts = {(v["server"], v["tool"]): v for v in verdicts}
+        self._sources = sources
 
     def check(
         self,
@@ -60,14 +64,60 @@ class Gate:
             verdict = classify_tool(server, tool, config)
         if verdict is None:
             return GateDecision(False, f"{name!r} is not a tool of {server!r}", "default")
-        if verdict["irreversible"]:
-            return GateDecision(True, verdict["reason"], verdict["source"])
-        schema = tool.inputSchema if tool is not None else None
-        description = tool.description if tool is not None else None
-        intent = destructive_intent(name, schema, args, description=description)
-        if intent is not None:
-            return GateDecision(True, intent, "arguments")
-        return GateDecision(False, verdict["reason"], verdict["source"])
+        decided = _by_tool_and_arguments(verdict, name, args, tool)
+        leaving = self._leaving(server, name, args, tool, config)
+        if leaving is None:
+            return decided
+        # A data hold wins the source even over a held tool: an approval remembered for the
+        # tool must never let another expert's data out unasked.
+        also = (
+            f"; the tool itself needs approval too: {decided.reason}"
+            if decided.needs_approval
+            else ""
+        )
+        return GateDecision(True, leaving + also, "data")
+
+    def _leaving(
+        self,
+        server: str,
+        name: str,
+        args: Mapping[str, Any],
+        tool: Tool | None,
+        config: ServerConfig,
+    ) -> str | None:
+        """Why the call would let another expert's data out, or None."""
+        if self._sources is None or config.data_may_leave:
+            return None
+        why = open_world(name, tool, args)
+        if why is None:
+            return None
+        found = carried(args, self._sources, server)
+        if found is None:
+            return None
+        clear = f"set data_may_leave: true on server {server!r} to allow it"
+        if isinstance(found, str):
+            return f"{found} and {why}: {clear}"
+        # When the argument that carries the text is also what reaches outside, name it once.
+        why = why.replace(f"its argument {found.argument!r} ", "it ", 1)
+        return (
+            f"its argument {found.argument!r} carries text from expert {found.expert!r} "
+            f"results ({found.excerpt!r}) and {why}: data would leave through an open-world "
+            f"call; {clear}"
+        )
+
+
+def _by_tool_and_arguments(
+    verdict: ToolVerdict, name: str, args: Mapping[str, Any], tool: Tool | None
+) -> GateDecision:
+    """The decision of the tool's verdict, then of its arguments' destructive intent."""
+    if verdict["irreversible"]:
+        return GateDecision(True, verdict["reason"], verdict["source"])
+    schema = tool.inputSchema if tool is not None else None
+    description = tool.description if tool is not None else None
+    intent = destructive_intent(name, schema, args, description=description)
+    if intent is not None:
+        return GateDecision(True, intent, "arguments")
+    return GateDecision(False, verdict["reason"], verdict["source"])
 
 
 async def check_call(

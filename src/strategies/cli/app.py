@@ -408,9 +408,11 @@ def tools(
     """List every tool of every expert with its classification, without running any model.
 
     Only the deterministic layers decide here (config, annotations, names); the per-turn LLM
-    analysis can add to them during a run, never clear them. `remembered` marks a tool the user
-    chose not to be asked again for; `changed` one whose definition changed since (it is asked
-    again). Exits 1 when an expert cannot start.
+    analysis can add to them during a run, and clear only what no signal holds. `remembered`
+    marks a tool the user chose not to be asked again for; `changed` one whose definition
+    changed since (it is asked again). At call time a call is also held when its arguments
+    carry other experts' data out (a URL, a recipient, a message): a server's
+    `data_may_leave: true` allows that. Exits 1 when an expert cannot start.
 
     Example: mcp-planner tools --config mcp.json --json
     """
@@ -435,9 +437,19 @@ def tools(
                 Text(r["server"]), Text(r["tool"]), cls, r["source"], mark, Text(r["reason"])
             )
         print_table(table)
+        line(_leaving_note(mcp), "dim")
     for message in errors.values():
         problem(message)
     raise typer.Exit(EXIT_FAILED if errors else EXIT_OK)
+
+
+def _leaving_note(config: McpConfig) -> str:
+    """Which servers may carry other experts' data out without approval (`data_may_leave`)."""
+    free = [name for name, server in config.servers.items() if server.data_may_leave]
+    return (
+        "Calls carrying another expert's data through a URL, recipient or message are held at "
+        f"call time; data_may_leave: true on {', '.join(free) or 'no server'}."
+    )
 
 
 app.add_typer(trust_app, name="trust")

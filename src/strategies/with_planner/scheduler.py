@@ -305,7 +305,7 @@ def task_input(state: State, task_id: str, max_attempts: int) -> TaskInput:
 
 def dependency_output(task: TaskState) -> DependencyOutput:
     """What a finished task hands on: its result view, data, and where its whole text is."""
-    out = DependencyOutput(result=task["result"], data=task["data"])
+    out = DependencyOutput(expert=task["expert"], result=task["result"], data=task["data"])
     if full := task.get("full"):
         out["full"] = full
     return out

@@ -136,6 +136,8 @@ class State(InputState, total=False):
 class DependencyOutput(TypedDict):
     """What a finished task hands to the tasks that depend on it."""
 
+    expert: NotRequired[str]
+    """The expert that produced it (whose data it is, for the data-leaving check)."""
     result: str | None
     """Its result as text, as the model sees it (trimmed when long)."""
     full: NotRequired[FullResult]

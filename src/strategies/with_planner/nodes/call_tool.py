@@ -1,6 +1,8 @@
 """call_tool: answer every tool call of a task's round, in four steps.
 
-1. decide: the gate's verdict on each call not already in the ledger (`common.safety.gate`).
+1. decide: the gate's verdict on each call not already in the ledger (`common.safety.gate`),
+   with the thread's results by expert (`seen`), so a call carrying another expert's data out
+   is held too.
    A gated call the policy says to ask about, with no decision yet, stops the round before
    anything runs: the task hands its calls to the graph (`awaiting`), which says in the
    conversation what it wants to do, asks (`nodes.approve`), and then sends the task back here
@@ -13,7 +15,8 @@
 3. execute: the approval policy (`common.safety.policy.action_for`) says run, refuse or defer for
    each call; a call that runs goes through the execution policy
    (`common.safety.execution.execute_call`: checks, ledger, masking, trimming), never twice.
-4. report: one ToolMessage per call, a stream event each, and the task's update.
+4. report: one ToolMessage per call, a stream event each, the expert's answers added to the
+   thread's record of results (`seen`), and the task's update.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from common.safety.approval import (
 from common.safety.execution import (
     CallLedger,
     CallSpec,
+    Executed,
     after_call,
     execute_call,
     replay,
@@ -72,6 +76,7 @@ from strategies.with_planner.remembered import (
     scope_for,
 )
 from strategies.with_planner.results import results_for
+from strategies.with_planner.seen import seen_for, sources_for
 from strategies.with_planner.state import Awaiting, TaskRun, TaskRunUpdate
 from strategies.with_planner.templates import TemplateError, resolve
 
@@ -137,6 +142,8 @@ class Answered:
     """Calls held back for approval later (plan_only)."""
     failure: str | None = None
     """Why the expert gave up (`cannot_complete`), if it did."""
+    seen: list[tuple[str, ToolMessage]] = field(default_factory=list)
+    """The expert's answers (call key, message), for the thread's record of its results."""
 
 
 async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
@@ -171,7 +178,7 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
     if isinstance(message, str):
         return message
     calls, extra = conservative_split(ctx, list(message.tool_calls))
-    gate = Gate(state["guard"]["verdicts"])
+    gate = Gate(state["guard"]["verdicts"], await sources_for(state, runtime))
     ledger = ledger_for(runtime)
     trust = scope_for(runtime.store, ctx.user_id)
     return Round(
@@ -241,7 +248,9 @@ async def answer(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> 
     cid, name = call["id"] or "", call["name"]
     if cid in asked.recorded:
         result = after_call(asked.recorded[cid], r.ctx.guardrail_config())
-        answered.messages.append(result_message(call, result))
+        replayed = result_message(call, result)
+        answered.messages.append(replayed)
+        answered.seen.append((call_key(r.message, call), replayed))
     elif name == ASK_USER:
         answered.messages.append(tool_message(call, "Asked the user; their answer follows."))
         answered.messages.append(HumanMessage(asked.answers[cid]))
@@ -259,17 +268,19 @@ async def act(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> Non
     gated = cid in asked.gated or is_released(r.task)
     action = action_for(r.ctx.approval_mode, cid in asked.gated, decision)
     if action == "run":
-        answered.messages.append(await run(r, call, decision, gated))
+        answered.messages.append(await run(r, call, decision, gated, answered))
     elif isinstance(decision, RejectDecision):
         answered.declined.append(describe_call(call["name"], call["args"]))
         answered.messages.append(declined(call, decision))
     else:
         # "defer", or "ask" with no answer (never expected): held, never sent.
         answered.deferred.append(asked.gated[cid])
-        answered.messages.append(held_back(call, r.ctx.approval_mode))
+        answered.messages.append(held_back(call, asked.gated[cid]["reason"], r.ctx.approval_mode))
 
 
-async def run(r: Round, call: ToolCall, decision: Decision | None, gated: bool) -> ToolMessage:
+async def run(
+    r: Round, call: ToolCall, decision: Decision | None, gated: bool, answered: Answered
+) -> ToolMessage:
     """Send the call (or the reviewer's edit of it) through the execution policy."""
     expert, name, args, prefix = r.task["expert"], call["name"], call["args"], ""
     if isinstance(decision, EditDecision):
@@ -280,7 +291,7 @@ async def run(r: Round, call: ToolCall, decision: Decision | None, gated: bool) 
         logger.info("edited call %s on %s: %s", name, expert, recheck)
         gated = gated or recheck.needs_approval
     if gated and decision is None:
-        logger.info("auto mode: running irreversible %s on %s", describe_call(name, args), expert)
+        logger.info("auto mode: running gated %s on %s", describe_call(name, args), expert)
     spec = CallSpec(
         key=call_key(r.message, call),
         expert=expert,
@@ -290,7 +301,11 @@ async def run(r: Round, call: ToolCall, decision: Decision | None, gated: bool) 
         timeout_s=r.ctx.tool_timeout_s,
         guardrails=r.ctx.guardrail_config(),
     )
-    return result_message(call, await execute_call(spec, r.registry, r.ledger), prefix)
+    result = await execute_call(spec, r.registry, r.ledger)
+    message = result_message(call, result, prefix)
+    if isinstance(result, Executed):
+        answered.seen.append((spec.key, message))
+    return message
 
 
 async def report(
@@ -298,9 +313,13 @@ async def report(
 ) -> TaskRunUpdate:
     """The task's update: the round's messages, one stream event per result, the new status.
 
-    A large result goes to the store (`results`), so the checkpointed plan keeps a view and a key.
+    A large result goes to the store (`results`), so the checkpointed plan keeps a view and a key;
+    what the expert answered goes to the thread's record (`seen`), for later calls' gate.
     """
     results = results_for(runtime)
+    if (record := seen_for(runtime)) is not None:
+        for key, seen in answered.seen:
+            await record.add(r.task["expert"], key, seen)
     messages: list[AnyMessage] = [r.message] if r.new_message else []
     for m in answered.messages:
         if isinstance(m, ToolMessage) and not r.direct:

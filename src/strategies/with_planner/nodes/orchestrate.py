@@ -96,6 +96,7 @@ async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdat
     attempts = task["attempts"] + 1
     if isinstance(reply, BadOutput):
         return _bad_round(state, runtime, reply, attempts)
+    # Only the task's status: call_tool decides, data leaving included (with the thread's results).
     gate = Gate(state["guard"]["verdicts"])
     tool_map = {t.name: t for t in tools}
     server = registry.server(task["expert"])

@@ -162,7 +162,10 @@ def honest_answer(
     parts += _section(UNKNOWN_HEADING, unknown or [])
     parts += _section(NOT_RUN_HEADING, not_run or [])
     if held:
-        calls = "\n".join(f"- {c['expert']}: {describe_call(c['name'], c['args'])}" for c in held)
+        calls = "\n".join(
+            f"- {c['expert']}: {describe_call(c['name'], c['args'])}, held: {c['reason']}"
+            for c in held
+        )
         parts.append(
             f'Held back for your approval (plan_only):\n{calls}\nReply "go ahead" to run '
             'exactly these, or send {"decisions": [...]} with one decision per call.'

@@ -104,12 +104,12 @@ def _trimmed(value: Any) -> Any:
     return value
 
 
-def held_back(call: ToolCall, mode: str) -> ToolMessage:
+def held_back(call: ToolCall, reason: str, mode: str) -> ToolMessage:
     """The answer to a gated call held for the user's later approval (plan_only)."""
     return tool_message(
         call,
-        f"Not run: {call['name']!r} is irreversible and approval_mode is {mode!r}; it is "
-        "recorded as a proposed action for the user to approve.",
+        f"Not run: {call['name']!r} needs approval ({reason}) and approval_mode is {mode!r}; "
+        "it is recorded as a proposed action for the user to approve.",
         error=True,
     )
 

@@ -1,0 +1,125 @@
+"""What each expert returned in a thread: the sources of the data-leaving check.
+
+Every call an expert answered adds the text of its result (its output and the strings and
+integers of its structured content, each cut to `SEEN_CHARS`) to a record in the
+graph's store, under the thread and the expert, one item per call (keyed by the call, so a
+re-run replaces its own item). An expert keeps its last `SEEN_RESULTS` results: older items are
+deleted as new ones come. The record lives beside the checkpoints, not in them, and covers every
+turn of the thread, so a text read in one turn and put into a URL three turns later is still
+recognised; a graph compiled without a store keeps it in process memory, as the call ledger
+does. A run without a thread has no record: its tasks' dependencies (`inputs`) are the sources.
+
+The gate reads it when a task's round begins (`sources_for`), with the user's request as the
+text that was asked to leave (`common.safety.leaving.Sources`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langgraph.config import get_config
+from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
+
+from common.safety.leaving import Sources
+from strategies.with_planner.state import TaskRun
+
+SEEN_RESULTS = 16
+"""Results kept per expert and thread: the latest ones."""
+
+SEEN_CHARS = 8_000
+"""Characters kept of one result's text, and as many of its structured values (their
+beginnings; the model is shown less of a tool's output): at most 256,000 per expert."""
+
+SEEN_EXPERTS = 64
+"""Experts of a thread whose results are read (a config rarely holds more)."""
+
+_PROCESS_STORE = InMemoryStore()
+"""The record of graphs compiled without a store: as durable as their in-memory state."""
+
+
+def result_text(message: ToolMessage) -> str:
+    """What a call's answer tells: its whole output, then its structured values, bounded."""
+    text = str(message.additional_kwargs.get("full_output") or message.content)[:SEEN_CHARS]
+    values = "\n".join(_leaves(message.artifact))[:SEEN_CHARS]
+    return f"{text}\n{values}" if values else text
+
+
+def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
+    """The strings and integers inside structured content (booleans and floats say little)."""
+    if depth > 32:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, int) and not isinstance(value, bool):
+        yield str(value)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _leaves(item, depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _leaves(item, depth + 1)
+
+
+class SeenResults:
+    """One thread's record of what each expert returned."""
+
+    def __init__(self, store: BaseStore | None, thread_id: str) -> None:
+        self.store = store if store is not None else _PROCESS_STORE
+        self.namespace = ("mcp_planner", "seen", thread_id)
+
+    async def add(self, expert: str, key: str, message: ToolMessage) -> None:
+        """Record one answered call of `expert`; the expert's oldest results beyond the bound go."""
+        namespace = (*self.namespace, _label(expert))
+        value = {"expert": expert, "text": result_text(message)}
+        await self.store.aput(namespace, key, value, index=False)
+        items = await self.store.asearch(namespace, limit=SEEN_RESULTS * 4)
+        items.sort(key=lambda item: item.created_at, reverse=True)
+        for old in items[SEEN_RESULTS:]:
+            await self.store.adelete(namespace, old.key)
+
+    async def texts(self) -> dict[str, list[str]]:
+        """Each expert's latest results in this thread, newest first."""
+        items = await self.store.asearch(self.namespace, limit=SEEN_RESULTS * SEEN_EXPERTS)
+        items.sort(key=lambda item: item.created_at, reverse=True)
+        found: dict[str, list[str]] = {}
+        for item in items:
+            kept = found.setdefault(str(item.value.get("expert") or item.namespace[-1]), [])
+            if len(kept) < SEEN_RESULTS:
+                kept.append(str(item.value.get("text") or ""))
+        return found
+
+
+def _label(expert: str) -> str:
+    """The expert's name as a store namespace label, which may not hold a period."""
+    return expert.replace("%", "%25").replace(".", "%2E")
+
+
+def seen_for(runtime: Runtime[Any]) -> SeenResults | None:
+    """The current thread's record; None without a thread."""
+    thread_id = get_config().get("configurable", {}).get("thread_id")
+    return None if thread_id is None else SeenResults(runtime.store, str(thread_id))
+
+
+async def sources_for(state: TaskRun, runtime: Runtime[Any]) -> Sources:
+    """What a task's calls must not carry out unasked: other experts' results in the thread."""
+    record = seen_for(runtime)
+    texts = await record.texts() if record is not None else _dependency_texts(state)
+    return Sources(texts, asked=state.get("request") or "")
+
+
+def _dependency_texts(state: TaskRun) -> dict[str, list[str]]:
+    """The results of the task's dependencies, by expert: the text kept in state and the data."""
+    found: dict[str, list[str]] = {}
+    for out in state.get("inputs", {}).values():
+        expert = out.get("expert")
+        if not expert:
+            continue
+        full = out.get("full")
+        text = (full["text"] if full else None) or out.get("result") or ""
+        values = "\n".join(_leaves(out.get("data")))[:SEEN_CHARS]
+        found.setdefault(expert, []).append(f"{text[:SEEN_CHARS]}\n{values}")
+    return found
