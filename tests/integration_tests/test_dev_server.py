@@ -355,6 +355,31 @@ async def test_an_approved_call_is_recorded_in_the_servers_store(
     assert title in entry["record"]["content"]
 
 
+async def test_an_approval_remembered_through_the_sdk_is_not_asked_again(
+    server: Served, mcp_config: dict[str, Any], workdir: Path, tmp_path: Path
+) -> None:
+    # "Don't ask again" lives in the server's store, for the run's user, keyed by the notes
+    # server's identity: its own folder here, so every other test's notes server still asks.
+    ctx = _context(mcp_config)
+    experts = ctx["mcp_config"]["mcpServers"]
+    notes_server = {**experts["notes"], "cwd": str(tmp_path)}
+    ctx = {**ctx, "mcp_config": {"mcpServers": {**experts, "notes": notes_server}}}
+    thread_id, title = await _paused_note(server.client, ctx, "remember")
+    offered = (await _pending_note(server.client, thread_id))["review_configs"][0]
+    assert offered.get("remember") is True
+
+    remember = {"decisions": [{"type": "approve", "remember": True}]}
+    await server.client.runs.wait(
+        thread_id, "with_planner", command={"resume": remember}, context=ctx
+    )
+    second, again = await _paused_note(server.client, ctx, "remembered")
+
+    assert not interrupts_of(await server.client.threads.get_state(second))
+    written = json.loads((workdir / "notes.json").read_text())
+    assert title in written
+    assert again in written
+
+
 async def _remembered_run(server: Served, mcp_config: dict[str, Any]) -> tuple[str, str, str]:
     """A finished run of a new user's; the user, the question and the thread id."""
     user = f"user-{os.urandom(4).hex()}"
