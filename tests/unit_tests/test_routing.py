@@ -112,7 +112,7 @@ def test_a_task_run_gets_its_task_its_dependencies_results_and_its_budget() -> N
     first, other = (task_input(main, tid, 2) for tid in ("t2", "t3"))
 
     assert [first["task"]["id"], other["task"]["id"]] == ["t2", "t3"]
-    assert first["inputs"] == {"t1": {"result": "alpha", "data": {"n": 1}}}
+    assert first["inputs"] == {"t1": {"expert": "testkit", "result": "alpha", "data": {"n": 1}}}
     assert other["inputs"] == {}
     assert first["request"] == "echo twice"
     assert first["order"] == ["t1", "t2", "t3", "t4"]
