@@ -154,7 +154,8 @@ async def test_in_a_terminal_run_asks_here_as_in_process_and_the_server_runs_it(
 
     assert done.returncode == 0, done.stderr + done.stdout
     assert "Approve write_note?" in done.stdout
-    assert "approve / edit / reject" in done.stdout
+    # The server has a store, so "don't ask again" is offered beside approve / edit / reject.
+    assert "don't ask again for this tool / edit / reject" in done.stdout
     assert "Waiting on thread" not in done.stdout
     assert '"stock": 14' in notes(workdir)[title]
 
