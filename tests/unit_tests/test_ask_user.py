@@ -251,3 +251,18 @@ async def test_offline_rules_asks_an_ask_me_clause(mcp_config: dict[str, Any]) -
     await thread.send(Command(resume={"decisions": [{"type": "respond", "message": "teal"}]}))
 
     assert "You answered: teal" in str((await thread.answer()).content)
+
+
+async def test_a_new_message_while_a_question_waits_names_the_question(scripted: Any) -> None:
+    ctx, _ = scripted(
+        planner=[plan(task("t1", "inventory", "stock of the user's product")), plan()],
+        orchestrate=[calls(tool_call("ask_user", {"question": QUESTION}, call_id="ask-1"))],
+        response=["Hello."],
+    )
+    thread = Thread(ctx)
+    await thread.send("How many of my product are in stock?")
+
+    await thread.send("Never mind, hello")
+
+    assert await thread.interrupts() == []
+    assert f"your answer to the question {QUESTION!r}" in str((await thread.answer()).content)

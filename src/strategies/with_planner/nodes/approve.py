@@ -194,7 +194,14 @@ NOT_RUN_HEADING = (
 
 def not_run_lines(calls: list[PendingCall]) -> list[str]:
     """One line per call a new message left undecided."""
-    return [f"{c['expert']}: {truncate(describe_call(c['name'], c['args']), SHOWN)}" for c in calls]
+    return [f"{c['expert']}: {truncate(_shown(c), SHOWN)}" for c in calls]
+
+
+def _shown(call: PendingCall) -> str:
+    """A call as a not-run line shows it; a question, as the question left unanswered."""
+    if call["name"] == ASK_USER:
+        return f"your answer to the question {str(call['args'].get('question', ''))!r}"
+    return describe_call(call["name"], call["args"])
 
 
 def set_aside(state: State) -> PlannerUpdate:
