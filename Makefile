@@ -1,17 +1,29 @@
-# Every target installs what it needs into .venv first, so each works on a fresh clone.
+# Every target installs what it needs into .venv first, so each works on a fresh clone: the demo
+# the runtime only (`install`), test/lint/format/bench the dev extra too (`install-dev`). One
+# stamp per extra, so `make demo` then `make test` adds the dev tools to the same .venv in place;
+# the dev install stamps the runtime too (it includes it).
 VENV ?= .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed
+STAMP := $(VENV)/.installed-runtime
+DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install demo test lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve FORCE
+.PHONY: install install-dev demo test lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve FORCE
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+install-dev: $(DEV_STAMP)
+
+$(PY):
 	python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e .
 	touch $(STAMP)
+
+$(DEV_STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $(DEV_STAMP) $(STAMP)
 
 # Real MCP servers for the integration tests, each in its own environment (mcp-server-time wants
 # mcp 2, we use mcp 1 client APIs; the npm servers need Node.js).
@@ -24,7 +36,7 @@ third-party:
 # Records the tool lists of real MCP servers (pinned PyPI and npm packages, installed under
 # build/tool-catalog) into tests/data/tool_catalog.json; the labels in tests/data/tool_labels.json
 # are written by hand. `make tool-catalog ARGS='--only github'` records one server.
-tool-catalog: install
+tool-catalog: install-dev
 	$(PY) tests/data/record_tool_catalog.py --workdir build/tool-catalog $(ARGS)
 
 # Aegra (the self-hosted LangGraph Agent Server: PostgreSQL + Redis, several instances) needs
@@ -120,19 +132,19 @@ demo: install
 	@echo 'mcp-planner is installed in $(VENV): activate it (. $(VENV)/bin/activate) or call $(VENV)/bin/mcp-planner'
 
 
-test: install
+test: install-dev
 	$(PY) -m pytest -q
 
-lint: install
+lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-format: install
+format: install-dev
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-bench: install
+bench: install-dev
 	$(PY) bench/bench_sessions.py
 	$(PY) bench/bench_parallel.py
 	$(PY) bench/bench_perf.py --no-check

@@ -2,11 +2,14 @@
 
 Run: python examples/sdk_client.py [URL] 'How many units of WID-1 are in stock, then write a
 note titled "stock"' [--config mcp.json] [--model offline:rules] [--approve | --reject]
+[--answer TEXT]
 
 It streams the run (node updates and the plan's custom events), shows the approval request the
 run stops at, asks in the terminal (or takes --approve / --reject), resumes and prints the
-answer. It uses only calls that work the same on both servers: interrupts are read from the
-thread state's tasks, never from `threads.get()["interrupts"]` (empty on Aegra).
+answer. A question to the user (an `ask_user` request whose review config allows `respond`) is
+answered with `{"type": "respond", "message": ...}` (or --answer). It uses only calls that
+work the same on both servers: interrupts are read from the thread state's tasks, never from
+`threads.get()["interrupts"]` (empty on Aegra).
 """
 
 from __future__ import annotations
@@ -47,9 +50,20 @@ def show(event: str, data: Any) -> None:
         raise SystemExit(f"The run failed on the server: {data}")
 
 
-def decide(request: dict[str, Any], config: dict[str, Any], preset: str | None) -> dict[str, Any]:
+def respond(request: dict[str, Any], preset: str | None) -> dict[str, Any]:
+    """The answer to a question to the user: the preset, or asked in the terminal."""
+    print(f"\nQuestion: {request['args']['question']}")
+    return {"type": "respond", "message": preset or input("your answer: ").strip()}
+
+
+def decide(
+    request: dict[str, Any], config: dict[str, Any], presets: dict[str, Any]
+) -> dict[str, Any]:
     """One decision for one action request: the preset, or asked in the terminal."""
     allowed = config["allowed_decisions"]
+    if "respond" in allowed:
+        return respond(request, presets.get("answer"))
+    preset = presets.get("decision")
     print(f"\nApproval needed: {request['name']} {json.dumps(request['args'])}")
     print(f"  {request['description']}")
     print(f"  allowed: {', '.join(allowed)}")
@@ -68,7 +82,7 @@ def interrupts_of(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [i for task in state.get("tasks") or [] for i in task.get("interrupts") or []]
 
 
-async def main(url: str, request: str, context: dict[str, Any], preset: str | None) -> str:
+async def main(url: str, request: str, context: dict[str, Any], presets: dict[str, Any]) -> str:
     """Run `request` to its answer on a new thread, deciding each approval on the way."""
     async with get_client(url=url) as client:
         thread = (await client.threads.create())["thread_id"]
@@ -93,7 +107,7 @@ async def main(url: str, request: str, context: dict[str, Any], preset: str | No
             for interrupt in pending:
                 value = interrupt["value"]
                 requests, configs = value["action_requests"], value["review_configs"]
-                decisions = [decide(r, c, preset) for r, c in zip(requests, configs, strict=True)]
+                decisions = [decide(r, c, presets) for r, c in zip(requests, configs, strict=True)]
                 answers[interrupt["id"]] = {"decisions": decisions}
             resume = next(iter(answers.values())) if len(answers) == 1 else answers
             send = {"command": {"resume": resume}}
@@ -111,6 +125,7 @@ def _arguments() -> argparse.Namespace:
     choice = parser.add_mutually_exclusive_group()
     choice.add_argument("--approve", action="store_true", help="approve every request")
     choice.add_argument("--reject", action="store_true", help="reject every request")
+    parser.add_argument("--answer", help="the answer to any question the run asks")
     return parser.parse_args()
 
 
@@ -123,5 +138,6 @@ if __name__ == "__main__":
     if args.model:
         run_context["model"] = args.model
     decided = "approve" if args.approve else "reject" if args.reject else None
-    answer = asyncio.run(main(args.url, args.request, run_context, decided))
+    presets = {"decision": decided, "answer": args.answer}
+    answer = asyncio.run(main(args.url, args.request, run_context, presets))
     print(f"\nAnswer:\n{answer}")

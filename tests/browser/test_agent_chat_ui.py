@@ -217,6 +217,23 @@ async def test_mark_as_resolved_runs_nothing(chat_on: Any, dev_server: Served) -
     assert title not in dev_server.store.read()
 
 
+async def test_a_question_is_answered_with_respond(chat_on: Any, dev_server: Served) -> None:
+    # offline:rules turns "ask me ..." into a task whose expert asks the user (ask_user).
+    chat = chat_on(dev_server.url)
+    answer = f"blue {os.urandom(2).hex()}"
+    await chat.open()
+    await chat.send("ask me which colour to use")
+    await chat.expect(chat.resolve_button).to_be_visible(timeout=RUN_MS)
+    card = chat.card
+    await chat.expect(card.get_by_text("ask_user", exact=True)).to_be_visible()
+    # The assistant message the card is drawn under states the question.
+    await chat.expect(card.locator("div.py-1").first).to_contain_text("Which colour to use?")
+    await chat.expect(card.get_by_role("button", name="Accept", exact=True)).to_have_count(0)
+    await card.get_by_placeholder("Your response here...").fill(answer)
+    await card.get_by_role("button", name="Send Response", exact=True).click()
+    await chat.answer(f"You answered: {answer}")
+
+
 @pytest.fixture(scope="module")
 async def aegra_server(
     ui_dist: Path, tmp_path_factory: pytest.TempPathFactory

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, not_done, per_task, plan, system_prompt, task
@@ -60,18 +60,32 @@ async def test_ask_user_interrupts_and_the_answer_comes_back(scripted: Any) -> N
 
     nodes = await thread.send("How many of my product are in stock?")
 
-    assert nodes == ["planner", "irreversibility_check", "orchestrate"]
+    # The task hands the question up; the graph states it in the conversation, then asks it.
+    assert nodes == [
+        "planner",
+        "irreversibility_check",
+        "orchestrate",
+        "call_tool",
+        "advance",
+        "request_approval",
+    ]
     (value,) = await thread.interrupts()
-    assert value["type"] == "ask_user"
-    assert value["question"] == question
-    # What Studio reads of a paused thread, now that advance declares the task subgraph.
+    assert value["action_requests"][0]["name"] == "ask_user"
+    assert value["action_requests"][0]["args"] == {"question": question}
+    assert value["review_configs"] == [
+        {"action_name": "ask_user", "allowed_decisions": ["respond", "reject"]}
+    ]
+    stated = (await thread.values())["messages"][-1]
+    assert isinstance(stated, AIMessage)
+    assert question in str(stated.content)
+    # What Studio reads of a paused thread.
     studio = await thread.graph.aget_state(thread.config, subgraphs=True)
-    assert [i.value["type"] for i in studio.interrupts] == ["ask_user"]
+    assert [i.value["action_requests"][0]["name"] for i in studio.interrupts] == ["ask_user"]
 
-    nodes = await thread.resume("GAD-7")
+    nodes = await thread.resume({"decisions": [{"type": "respond", "message": "GAD-7"}]})
 
     # The user's answer goes straight back to the orchestrator: no assessment, no attempt used.
-    assert nodes[:3] == ["call_tool", "orchestrate", "call_tool"]
+    assert nodes[:4] == ["await_approval", "call_tool", "orchestrate", "call_tool"]
     # The answer lives in the task's own exchange, right after the ask_user acknowledgement.
     state = await thread.values()
     (finished,) = state["previous_plan"]

@@ -165,8 +165,7 @@ async def test_ask_user_refuses_none_and_oversized_answers(scripted: Any) -> Non
     for bad, part in [(None, "empty (None)"), (HUGE, "200002 characters")]:
         assert await _answer(thread, bad) == []
         (value,) = await thread.interrupts()
-        assert value["type"] == "ask_user"
-        assert value["question"] == question
+        assert value["action_requests"][0]["args"] == {"question": question}
         assert value["error"].startswith(REFUSED_ANSWER)
         assert part in value["error"]
         assert len(value["error"]) < 1_000

@@ -11,6 +11,7 @@ import shlex
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from common.safety.questions import is_question_request, questions_in
 from strategies.cli.exits import CliProblem
 
 if TYPE_CHECKING:
@@ -77,15 +78,31 @@ def _decisions(text: str) -> list[dict[str, Any]]:
 
 
 def is_approval(value: Any) -> bool:
-    """Whether an interrupt value asks for approval of tool calls."""
-    return isinstance(value, dict) and "action_requests" in value
+    """Whether an interrupt value asks for approval of tool calls (not questions)."""
+    return isinstance(value, dict) and "action_requests" in value and not is_question_request(value)
+
+
+def questions_of(value: Any) -> list[str]:
+    """The questions an interrupt that is not an approval asks (one for an unknown value)."""
+    if is_question_request(value):
+        return questions_in(value)
+    if isinstance(value, dict) and value.get("type") == "ask_user":
+        return [str(value.get("question", ""))]
+    return [repr(value)]
 
 
 def question_of(value: Any) -> str:
-    """The question an interrupt that is not an approval asks."""
-    if isinstance(value, dict) and value.get("type") == "ask_user":
-        return str(value.get("question", ""))
-    return repr(value)
+    """The first question an interrupt that is not an approval asks."""
+    return questions_of(value)[0]
+
+
+def answer_value(value: Any, answers: list[str]) -> Any:
+    """The resume value giving `answers` (one per question) in the format `value` asks in."""
+    if isinstance(value, list):
+        return [{"type": "response", "args": answers[0]}]
+    if is_question_request(value):
+        return {"decisions": [{"type": "respond", "message": a} for a in answers]}
+    return answers[0]
 
 
 def pending_of(interrupts: list[Interrupt]) -> list[dict[str, Any]]:
@@ -98,8 +115,10 @@ def pending_of(interrupts: list[Interrupt]) -> list[dict[str, Any]]:
                 for r in i.value["action_requests"]
             ]
         else:
-            question = question_of(i.value)
-            pending.append({"name": "ask_user", "args": {"question": question}, "reason": question})
+            pending += [
+                {"name": "ask_user", "args": {"question": q}, "reason": q}
+                for q in questions_of(i.value)
+            ]
     return pending
 
 
@@ -130,7 +149,8 @@ def preset_values(preset: Preset, interrupts: list[Interrupt], thread: str) -> l
             values.append({"decisions": decisions[:n]})
             decisions = decisions[n:]
         else:
-            values.append(preset.answer)
+            asked = questions_of(i.value)
+            values.append(answer_value(i.value, [preset.answer or ""] * len(asked)))
     return values
 
 

@@ -13,6 +13,8 @@ from typing import Any
 from rich.markup import escape
 from rich.prompt import Prompt
 
+from common.safety.questions import is_question_request
+from strategies.cli.answers import answer_value, questions_of
 from strategies.cli.render import out, panel, problem
 
 
@@ -109,8 +111,16 @@ def ask_approval(value: dict[str, Any]) -> dict[str, Any]:
 
 def ask_in_terminal(value: Any) -> Any:
     """The answer to one interrupt: an approval, a question for the user, anything else."""
+    if is_question_request(value) or (isinstance(value, dict) and value.get("type") == "ask_user"):
+        return ask_questions(value)
     if isinstance(value, dict) and "action_requests" in value:
         return ask_approval(value)
-    if isinstance(value, dict) and value.get("type") == "ask_user":
-        return ask(f"[bold]{escape(str(value['question']))}[/]")
     return ask(escape(f"The run asks: {value!r}"))
+
+
+def ask_questions(value: Any) -> Any:
+    """The answers to an interrupt's questions, in the format it asks in."""
+    if error := (value.get("error") if isinstance(value, dict) else None):
+        problem(str(error))
+    answers = [ask(f"[bold]{escape(q)}[/]") for q in questions_of(value)]
+    return answer_value(value, answers)

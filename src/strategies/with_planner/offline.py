@@ -5,6 +5,8 @@ It reads what the graph's prompts already give it. As planner it splits the requ
 the most words with it, and fills arguments from quoted strings, SKU-like codes, numbers and
 `key=value` pairs; an argument it cannot fill from a later clause takes the previous task's
 result (`${tN.result}`). It assesses a task by its tool result and answers by listing results.
+A clause that begins "ask me" becomes a task whose orchestrator asks the user that question
+(`ask_user`) and reports the answer, so the keyless demo shows questions too.
 Limits: one tool per clause, no reasoning, English keywords only.
 """
 
@@ -13,7 +15,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 
 from common.messages import last_human
 from common.models import LocalChatModel, register_provider
@@ -35,6 +43,8 @@ _STOP = frozenset(
     )
 )
 _FREE_TEXT = ("body", "text", "content", "message", "note")
+_ASK = re.compile(r"^\s*ask me\s+(.+?)\s*\??$", re.IGNORECASE)
+_TASK = re.compile(r"Your task \([^)]*\): (.*)")
 
 
 def _words(text: str) -> set[str]:
@@ -86,6 +96,11 @@ def plan_request(request: str, prompt: str) -> dict[str, Any]:
     tasks: list[dict[str, Any]] = []
     uncovered: list[str] = []
     for clause in [c for c in _SPLIT.split(request) if c and _words(c)]:
+        if _ASK.match(clause) and experts:
+            tasks.append(
+                {"id": f"t{len(tasks) + 1}", "expert": next(iter(experts)), "task": clause}
+            )
+            continue
         want = _words(clause)
         scored = []
         for expert, tools in experts.items():
@@ -129,6 +144,9 @@ class OfflineRulesModel(LocalChatModel):
         if "Plan and results:" in system:
             body = system.split("Plan and results:", 1)[1].split("Notes on this turn:", 1)[0]
             return AIMessage("Here is what was done (offline:rules):\n" + body.strip()[:3000])
+        asked = _ask_user(system, messages, tools)
+        if asked is not None:
+            return asked
         tool_results = [m for m in messages if isinstance(m, ToolMessage)]
         if tool_results:
             return AIMessage(_text(tool_results[-1]))
@@ -145,6 +163,25 @@ class OfflineRulesModel(LocalChatModel):
             failed = [m for m in messages if isinstance(m, ToolMessage) and m.status == "error"]
             return {"completed": not failed, "reason": "judged by the tool result"}
         return {"irreversible": False, "blocked_tools": [], "reasons": {}}
+
+
+def _ask_user(system: str, messages: list[BaseMessage], tools: list[Any]) -> AIMessage | None:
+    """For an "ask me ..." task: the `ask_user` call, then the answer reported; else None."""
+    task = _TASK.search(system)
+    ask = _ASK.match(task.group(1)) if task else None
+    offered = any(
+        str(t.get("function", {}).get("name")) == "ask_user" for t in tools if isinstance(t, dict)
+    )
+    if ask is None or not offered:
+        return None
+    answered = [m for m in messages if isinstance(m, ToolMessage) and m.name == "ask_user"]
+    if not answered:
+        question = ask.group(1)[0].upper() + ask.group(1)[1:] + "?"
+        call = {"name": "ask_user", "args": {"question": question}, "id": "offline-ask"}
+        return AIMessage("", tool_calls=[{**call, "type": "tool_call"}])
+    after = messages[messages.index(answered[-1]) + 1 :]
+    answer = next((_text(m) for m in after if isinstance(m, HumanMessage)), "")
+    return AIMessage(f"You answered: {answer}")
 
 
 def register_offline_model() -> None:

@@ -153,6 +153,8 @@ class TaskState(Task):
     """A decision the user already gave for this direct step (approving held-back calls)."""
     decisions: dict[str, DecisionRecord]
     """Decisions on the calls this task stopped at, by call key; used once, when it goes on."""
+    answers: NotRequired[dict[str, str]]
+    """The user's answers to the `ask_user` calls it stopped at, by call key; used once."""
     status: TaskStatus
     """Lifecycle status."""
     attempts: int
@@ -179,6 +181,11 @@ class TaskState(Task):
 
 PLANNED_FIELDS: tuple[str, ...] = tuple(Task.__annotations__)
 """The planner's fields of a task, in order (the part of a TaskState the planner wrote)."""
+
+
+def goes_on(task: TaskState) -> bool:
+    """Whether the task stopped for a person and has their decisions or answers to go on with."""
+    return bool(task.get("decisions") or task.get("answers"))
 
 
 def planned(task: Task) -> Task:

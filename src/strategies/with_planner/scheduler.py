@@ -30,7 +30,7 @@ from langgraph.runtime import Runtime
 from common.messages import last_request
 from common.safety.approval import PendingCall
 from strategies.with_planner.context import Context
-from strategies.with_planner.plans import TERMINAL, TaskState, render_plan, settle
+from strategies.with_planner.plans import TERMINAL, TaskState, goes_on, render_plan, settle
 from strategies.with_planner.state import (
     Awaiting,
     DependencyOutput,
@@ -256,7 +256,7 @@ def _within_budget(r: _Round, ready: list[str]) -> list[str]:
 
     A task going on with the user's decisions finishes the round they decided.
     """
-    decided = [tid for tid in ready if r.plan[tid].get("decisions")]
+    decided = [tid for tid in ready if goes_on(r.plan[tid])]
     if len(ready) == len(decided) or _used(r) < r.ctx.max_steps:
         return ready
     budget = r.ctx.max_steps
@@ -297,8 +297,8 @@ def task_input(state: State, task_id: str, max_attempts: int) -> TaskInput:
         max_attempts=max_attempts,
         run_context=state.get("run_context") or {},
     )
-    if task.get("decisions"):
-        # It stopped for approval: it goes on from the round it stopped at.
+    if goes_on(task):
+        # It stopped for approval or an answer: it goes on from the round it stopped at.
         given["messages"] = list(task["messages"])
     return given
 

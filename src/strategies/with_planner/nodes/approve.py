@@ -1,5 +1,9 @@
 """request_approval and await_approval: ask a human about the calls tasks stopped at.
 
+An expert's question to the user (`ask_user`) stops its task the same way and is asked here
+too, after the message that states it (`common.safety.questions`: a `respond` decision in the
+hitl format, Respond in Agent Inbox's), before any approval of the same stop.
+
 A task run that reaches a call needing approval stops before anything of its round runs
 (`call_tool.pause`) and hands the call up (`State.awaiting`). Asking happens here, in the parent
 graph, in two steps, so that every client shows the question in the conversation:
@@ -22,6 +26,7 @@ from langgraph.runtime import Runtime
 from common.mcp import ExpertUnavailable, registry_for
 from common.safety.approval import Decision, PendingCall, ask_for_approval, record_of
 from common.safety.inbox import InterruptFormat, ask_one_by_one
+from common.safety.questions import ASK_USER, PendingQuestion, ask_questions
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, describe_call, emit, truncate
 from strategies.with_planner.plans import TaskState
@@ -43,9 +48,39 @@ HOW_TO_ANSWER: dict[str, str] = {
 }
 """The last line of the question, by interrupt format."""
 
+HOW_TO_ANSWER_QUESTION: dict[str, str] = {
+    "hitl": "Answer with a respond decision (or reject it to decline); the task waits for you.",
+    "agent_inbox": "Answer with Respond below; the task waits for you.",
+}
+"""The last line of a question to the user, by interrupt format."""
+
+
+def is_question(a: Awaiting) -> bool:
+    """Whether a waiting call is an expert's question to the user, not a call to approve."""
+    return a["call"]["name"] == ASK_USER
+
 
 SHOWN = 500
 """Characters of a call the question shows; the approval request itself has every argument."""
+
+
+def request_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat) -> str:
+    """What waits, in words: the experts' questions first, then the calls to approve."""
+    questions = [a for a in awaiting if is_question(a)]
+    calls = [a for a in awaiting if not is_question(a)]
+    parts = [question_message(questions, interrupt_format)] if questions else []
+    parts += [approval_message(calls, interrupt_format)] if calls else []
+    return "\n\n".join(parts)
+
+
+def question_message(questions: list[Awaiting], interrupt_format: InterruptFormat) -> str:
+    """The experts' questions in words, each with the task that waits for its answer."""
+    lines = [f"I need your answer{'s' if len(questions) > 1 else ''} before going on:"]
+    for a in questions:
+        question = str(a["call"]["args"].get("question", ""))
+        lines.append(f"- {question} (asked by {a['call']['expert']}, task {a['task_id']})")
+    how = HOW_TO_ANSWER_QUESTION.get(interrupt_format, HOW_TO_ANSWER_QUESTION["hitl"])
+    return "\n".join(lines) + f"\n\n{how}"
 
 
 def approval_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat) -> str:
@@ -67,40 +102,67 @@ def approval_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat
 
 
 async def request_approval(state: State, runtime: Runtime[Context]) -> ApprovalRequestUpdate:
-    """Say in the conversation what waits for approval and why, before asking."""
+    """Say in the conversation what waits for approval (or an answer) and why, before asking."""
     ctx = context_of(runtime, state)
     awaiting = state.get("awaiting") or []
-    emit(runtime, "approval_needed", calls=[a["call"] for a in awaiting])
-    text = approval_message(awaiting, ctx.interrupt_format)
+    if calls := [a["call"] for a in awaiting if not is_question(a)]:
+        emit(runtime, "approval_needed", calls=calls)
+    if questions := [a["call"]["args"] for a in awaiting if is_question(a)]:
+        emit(runtime, "question_asked", questions=questions)
+    text = request_message(awaiting, ctx.interrupt_format)
     return ApprovalRequestUpdate(messages=[AIMessage(text)])
 
 
 async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpdate:
-    """Interrupt until every waiting call has a valid decision; give each task its decisions."""
+    """Interrupt until every question has an answer and every call a valid decision."""
     ctx = context_of(runtime, state)
     awaiting = state.get("awaiting") or []
+    answers = ask_questions(
+        [_pending_question(a) for a in awaiting if is_question(a)], ctx.interrupt_format
+    )
+    waiting = [a for a in awaiting if not is_question(a)]
     # Asked under a key unique in the thread: parallel tasks' models may reuse call ids.
-    calls = [PendingCall(**{**a["call"], "id": _asked_id(a)}) for a in awaiting]
-    decisions: dict[str, Decision]
-    if ctx.interrupt_format == "agent_inbox":
-        decisions = ask_one_by_one(calls, await _schemas(ctx, awaiting))
-    else:
+    calls = [PendingCall(**{**a["call"], "id": _asked_id(a)}) for a in waiting]
+    decisions: dict[str, Decision] = {}
+    if calls and ctx.interrupt_format == "agent_inbox":
+        decisions = ask_one_by_one(calls, await _schemas(ctx, waiting))
+    elif calls:
         # Anything but exactly agent_inbox asks in the default format.
         decisions = ask_for_approval(calls)
     kept = await keep_chosen(scope_for(runtime.store, ctx.user_id), calls, decisions)
     if kept:
         emit(runtime, "approval_kept", remembered=kept)
+    return ApprovalUpdate(plan=_handed_back(state, awaiting, decisions, answers), awaiting=None)
+
+
+def _handed_back(
+    state: State, awaiting: list[Awaiting], decisions: dict[str, Decision], answers: dict[str, str]
+) -> dict[str, TaskState]:
+    """Each task that waited, with its decisions and answers by call key, ready to go on."""
     by_id = {t["id"]: t for t in state["plan"]}
     decided: dict[str, TaskState] = {}
     for a in awaiting:
         task = decided.get(a["task_id"]) or TaskState(**by_id[a["task_id"]])
-        task["decisions"] = {
-            **(task.get("decisions") or {}),
-            a["key"]: record_of(decisions[_asked_id(a)]),
-        }
+        if is_question(a):
+            task["answers"] = {**(task.get("answers") or {}), a["key"]: answers[_asked_id(a)]}
+        else:
+            task["decisions"] = {
+                **(task.get("decisions") or {}),
+                a["key"]: record_of(decisions[_asked_id(a)]),
+            }
         task["status"] = "pending"
         decided[a["task_id"]] = task
-    return ApprovalUpdate(plan=decided, awaiting=None)
+    return decided
+
+
+def _pending_question(a: Awaiting) -> PendingQuestion:
+    """A waiting question as it is asked, under its unique id."""
+    return PendingQuestion(
+        id=_asked_id(a),
+        expert=a["call"]["expert"],
+        task_id=a["task_id"],
+        question=str(a["call"]["args"].get("question", "")),
+    )
 
 
 async def _schemas(ctx: Context, awaiting: list[Awaiting]) -> dict[str, dict[str, Any]]:
@@ -132,7 +194,14 @@ NOT_RUN_HEADING = (
 
 def not_run_lines(calls: list[PendingCall]) -> list[str]:
     """One line per call a new message left undecided."""
-    return [f"{c['expert']}: {truncate(describe_call(c['name'], c['args']), SHOWN)}" for c in calls]
+    return [f"{c['expert']}: {truncate(_shown(c), SHOWN)}" for c in calls]
+
+
+def _shown(call: PendingCall) -> str:
+    """A call as a not-run line shows it; a question, as the question left unanswered."""
+    if call["name"] == ASK_USER:
+        return f"your answer to the question {str(call['args'].get('question', ''))!r}"
+    return describe_call(call["name"], call["args"])
 
 
 def set_aside(state: State) -> PlannerUpdate:

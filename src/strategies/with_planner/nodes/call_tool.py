@@ -10,8 +10,10 @@
    (`strategies.with_planner.deferred`) brings the user's decision with it too. A held call the
    user chose not to be asked about again (`strategies.with_planner.remembered`) gets an approve
    decision here; a rug pull (its definition changed since) is asked about, saying so.
-2. ask: the expert's `ask_user` questions, before the first tool runs, because LangGraph re-runs
-   this node from its start on resume.
+2. ask: the expert's `ask_user` questions stop the round too, before anything runs, and are
+   handed up the same way (`awaiting`): the graph states each question in the conversation and
+   asks it in the run's interrupt format; the answers come back by call key
+   (`TaskState.answers`), so this node never interrupts.
 3. execute: the approval policy (`common.safety.policy.action_for`) says run, refuse or defer for
    each call; a call that runs goes through the execution policy
    (`common.safety.execution.execute_call`: checks, ledger, masking, trimming), never twice.
@@ -27,17 +29,13 @@ from dataclasses import dataclass, field
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
-from langgraph.types import interrupt
 
 from common.mcp import ExpertRegistry, ToolOutcome, registry_for
 from common.safety.approval import (
-    REFUSED_ANSWER,
     Decision,
     EditDecision,
     PendingCall,
     RejectDecision,
-    is_resolved,
-    unusable,
 )
 from common.safety.execution import (
     CallLedger,
@@ -49,6 +47,7 @@ from common.safety.execution import (
 )
 from common.safety.gate import Gate, check_call
 from common.safety.policy import action_for
+from common.safety.questions import ASK_USER, CLOSED_QUESTION
 from strategies.with_planner.context import Context
 from strategies.with_planner.deferred import given_decisions, is_released
 from strategies.with_planner.nodes.common import (
@@ -58,7 +57,7 @@ from strategies.with_planner.nodes.common import (
     task_update,
     truncate,
 )
-from strategies.with_planner.nodes.orchestrate import ASK_USER, CANNOT_COMPLETE
+from strategies.with_planner.nodes.orchestrate import CANNOT_COMPLETE
 from strategies.with_planner.nodes.task_status import task_changes
 from strategies.with_planner.nodes.tool_messages import (
     EDIT_NOTICE,
@@ -82,8 +81,8 @@ from strategies.with_planner.templates import TemplateError, resolve
 
 logger = logging.getLogger(__name__)
 
-CLOSED_QUESTION = "(The user closed the question without answering it.)"
-"""The answer passed on when a question was marked as resolved instead of answered."""
+QUESTION_REASON = "a question for you"
+"""The reason a question waits, as its pending call says it."""
 
 
 @dataclass(frozen=True)
@@ -154,7 +153,7 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
     known = await decide(begun)
     for held in (known.gated[cid] for cid in known.cleared):
         emit(runtime, "approval_remembered", expert=held["expert"], tool=held["name"])
-    if waiting := undecided(begun, known):
+    if waiting := undecided(begun, known) + unanswered(begun, known):
         return pause(state, runtime, begun, waiting)
     asked = ask(begun, known)
     answered = Answered(declined=list(begun.task["declined"]))
@@ -219,6 +218,24 @@ def undecided(r: Round, known: Asked) -> list[PendingCall]:
     return []
 
 
+def unanswered(r: Round, known: Asked) -> list[PendingCall]:
+    """The expert's questions to the user with no answer yet, as calls the graph asks about."""
+    given = r.task.get("answers") or {}
+    return [
+        PendingCall(
+            id=call["id"] or "",
+            expert=r.task["expert"],
+            name=ASK_USER,
+            args={"question": str(call["args"].get("question", ""))},
+            reason=QUESTION_REASON,
+        )
+        for call in r.calls
+        if call["name"] == ASK_USER
+        and (call["id"] or "") not in known.recorded
+        and call_key(r.message, call) not in given
+    ]
+
+
 def pause(
     state: TaskRun, runtime: Runtime[Context], r: Round, waiting: list[PendingCall]
 ) -> TaskRunUpdate:
@@ -234,9 +251,10 @@ def pause(
 
 
 def ask(r: Round, known: Asked) -> Asked:
-    """The round's interrupts: the expert's questions to the user (approvals are asked before)."""
+    """The user's answers to the expert's questions, which the graph asked before this round."""
+    given = r.task.get("answers") or {}
     answers = {
-        cid: ask_user(str(call["args"].get("question", "")), r.task["id"])
+        cid: given.get(call_key(r.message, call), CLOSED_QUESTION)
         for call in r.calls
         if call["name"] == ASK_USER and (cid := call["id"] or "") not in known.recorded
     }
@@ -346,6 +364,7 @@ async def report(
         bool(answered.deferred),
     )
     changes["decisions"] = {}
+    changes["answers"] = {}
     changes = await results.keep(r.task["id"], changes)
     update = task_update(state, runtime, messages, **changes)
     update["deferred"] = answered.deferred
@@ -394,26 +413,6 @@ def conservative_split(
     if ctx.strategy == "conservative" and len(calls) > 1:
         return calls[:1], calls[1:]
     return calls, []
-
-
-def ask_user(question: str, task_id: str) -> str:
-    """Interrupt with the expert's question to the user; their answer, as text.
-
-    An answer that cannot be used (None, too long, refused before the graph) is not passed on:
-    the question is asked again, saying why, with only a short prefix of the answer repeated.
-    """
-    error: str | None = None
-    while True:
-        request: dict[str, str] = {"type": "ask_user", "question": question, "task_id": task_id}
-        if error:
-            request["error"] = error
-        reply = interrupt(request)
-        if is_resolved(reply):
-            return CLOSED_QUESTION
-        reason = unusable(reply)
-        if reason is None:
-            return reply if isinstance(reply, str) else str(reply)
-        error = f"{REFUSED_ANSWER}{reason}"
 
 
 def pending_call(call: ToolCall, expert: str, reason: str, source: str) -> PendingCall:

@@ -12,6 +12,7 @@ from mcp.types import Tool
 from common.mcp import ExpertUnavailable, registry_for
 from common.models import model_errors
 from common.safety.gate import Gate
+from common.safety.questions import ASK_USER
 from common.structured import BadOutput, tool_round, with_tools
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, model_for, task_update, truncate
@@ -19,8 +20,6 @@ from strategies.with_planner.plans import TaskStatus
 from strategies.with_planner.prompts import ORCHESTRATE_SYSTEM_PROMPT
 from strategies.with_planner.state import DependencyOutput, TaskRun, TaskRunUpdate
 
-ASK_USER = "ask_user"
-"""The control tool the orchestrator calls to ask the user a question."""
 CANNOT_COMPLETE = "cannot_complete"
 """The control tool the orchestrator calls to give the task up, with the reason."""
 CONTROL_TOOLS = frozenset({ASK_USER, CANNOT_COMPLETE})
