@@ -78,14 +78,15 @@ def misses(r: dict[str, Any]) -> list[str]:
     return [why for ok, why in checks if not ok]
 
 
-def table(r: dict[str, Any]) -> str:
-    """The figures as one table, with the machine and scenario above it."""
-    m, w, c, ld, lt = r["machine"], r["warm"], r["cold"], r["load"], r["long_thread"]
-    sq, mem, st, opts = r["cpu_sqlite"], r["cpu_memory"], w["storage_per_run"], r["options"]
-    calls = ", ".join(
-        f"{k.removesuffix('_model')} {v:g}" for k, v in w["model_calls_per_turn"].items()
-    )
-    rows = [
+Row = tuple[str, str, str]
+"""One figure: what, the measured value, the target."""
+
+
+def _rows(r: dict[str, Any]) -> list[Row]:
+    """Every figure of a result, with its target."""
+    w, c, ld, lt = r["warm"], r["cold"], r["load"], r["long_thread"]
+    sq, mem, st = r["cpu_sqlite"], r["cpu_memory"], w["storage_per_run"]
+    return [
         ("warm turn, median (s)", f"{w['median_s']:.3f}", f"limit {r['limit_s']:.3f}"),
         ("warm turn / physical limit", f"{w['ratio']:.2f}x", f"<= {MAX_WARM_RATIO}x"),
         ("cold run, spawn to answer (s)", f"{c['answer_s']:.3f}", f"<= {MAX_COLD_S} s"),
@@ -127,6 +128,15 @@ def table(r: dict[str, Any]) -> str:
             "report",
         ),
     ]
+
+
+def table(r: dict[str, Any]) -> str:
+    """The figures as one table, with the machine and scenario above it."""
+    m, w, opts = r["machine"], r["warm"], r["options"]
+    calls = ", ".join(
+        f"{k.removesuffix('_model')} {v:g}" for k, v in w["model_calls_per_turn"].items()
+    )
+    rows = _rows(r)
     width = max(len(k) for k, _, _ in rows) + 2
     lines = [
         f"Machine: {m['cores']} cores, {m['cpu']}, Python {m['python']}, "
