@@ -166,6 +166,7 @@ class _Resume(BaseModel):
 
 
 _RESUME = TypeAdapter(_Resume)
+_V = TypeVar("_V")
 
 
 class ApprovalFormatError(ValueError):
@@ -304,22 +305,31 @@ def parse_decisions(value: Any, expected: int) -> list[Decision]:
         return [RejectDecision(type="reject", message=RESOLVED_REASON) for _ in range(expected)]
     if (reason := unusable(value)) is not None:
         raise ApprovalFormatError(f"{reason} {EXPECTED}.")
+    parsed: _Resume = validated(_RESUME, value, EXPECTED)
+    check_count(len(parsed.decisions), expected, "action request")
+    return parsed.decisions
+
+
+def validated(adapter: TypeAdapter[_V], value: Any, expected: str) -> _V:
+    """`value` read by `adapter`, or ApprovalFormatError saying what is wrong and what fits."""
     try:
-        parsed = _RESUME.validate_python(value)
+        return adapter.validate_python(value)
     except ValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
             for e in exc.errors(include_url=False)
         )
         raise ApprovalFormatError(
-            f"{EXPECTED}; got {echo(value)} ({problems[:ECHO_CHARS]})"
+            f"{expected}; got {echo(value)} ({problems[:ECHO_CHARS]})"
         ) from exc
-    if len(parsed.decisions) != expected:
+
+
+def check_count(found: int, expected: int, per: str) -> None:
+    """ApprovalFormatError unless an answer has one decision per `per`, in order."""
+    if found != expected:
         raise ApprovalFormatError(
-            f"Expected {expected} decision(s), one per action request in order; "
-            f"got {len(parsed.decisions)}."
+            f"Expected {expected} decision(s), one per {per} in order; got {found}."
         )
-    return parsed.decisions
 
 
 _T = TypeVar("_T")

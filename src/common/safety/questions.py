@@ -19,12 +19,13 @@ from typing import Annotated, Any, Literal, TypedDict
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from common.safety.approval import (
-    ECHO_CHARS,
     ApprovalFormatError,
     ask_until_valid,
+    check_count,
     echo,
     is_resolved,
     unusable,
+    validated,
 )
 
 ASK_USER = "ask_user"
@@ -165,21 +166,8 @@ def parse_answers(value: Any, expected: int) -> list[str]:
                 f"one text answers one question; {expected} are asked. {QUESTION_EXPECTED}."
             )
         return [_text(value, "the answer")]
-    try:
-        parsed = _ANSWERS.validate_python(value)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
-            for e in exc.errors(include_url=False)
-        )
-        raise ApprovalFormatError(
-            f"{QUESTION_EXPECTED}; got {echo(value)} ({problems[:ECHO_CHARS]})"
-        ) from exc
-    if len(parsed.decisions) != expected:
-        raise ApprovalFormatError(
-            f"Expected {expected} decision(s), one per question in order; "
-            f"got {len(parsed.decisions)}."
-        )
+    parsed = validated(_ANSWERS, value, QUESTION_EXPECTED)
+    check_count(len(parsed.decisions), expected, "question")
     return [_answer_text(d) for d in parsed.decisions]
 
 
