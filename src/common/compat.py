@@ -63,5 +63,5 @@ def _problem(state: str) -> str:
         "(langchain-mcp-adapters does too). "
         f"Fix: pip install '{MCP_REQUIREMENT}', and run Python MCP servers from their own "
         "environment (uvx mcp-server-time, or a separate venv); "
-        'see README "Add your own server".'
+        'see docs/configuration.md "Add your own server".'
     )

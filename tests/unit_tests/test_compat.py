@@ -44,7 +44,7 @@ def test_mcp_2_is_one_line_saying_what_to_do(monkeypatch: pytest.MonkeyPatch) ->
         "The installed MCP SDK is mcp 2.1.0, but mcp-planner needs mcp>=1.9,<2 "
         "(langchain-mcp-adapters does too). Fix: pip install 'mcp>=1.9,<2', and run Python MCP "
         "servers from their own environment (uvx mcp-server-time, or a separate venv); "
-        'see README "Add your own server".'
+        'see docs/configuration.md "Add your own server".'
     )
     with pytest.raises(DependencyError) as info:
         check_dependencies()

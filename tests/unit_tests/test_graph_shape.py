@@ -14,8 +14,8 @@ from strategies.with_planner import graph as graph_module
 from strategies.with_planner.graph import build_graph, build_task_graph
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "graph.mmd"
-README = Path(__file__).parents[2] / "README.md"
-README_HEADING = "## The graph"
+ARCHITECTURE = Path(__file__).parents[2] / "docs" / "architecture.md"
+GRAPH_HEADING = "## The graph"
 
 EXPECTED_EDGES = {
     ("__start__", "planner", False),
@@ -72,9 +72,9 @@ XRAY_NODES = {
 
 
 def readme_drawing() -> str:
-    """The Mermaid block under the README's graph heading, without its fences."""
-    text = README.read_text(encoding="utf-8")
-    section = text.split(README_HEADING + "\n", 1)[1]
+    """The Mermaid block under docs/architecture.md's graph heading, without its fences."""
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    section = text.split(GRAPH_HEADING + "\n", 1)[1]
     block = section.split("```mermaid\n", 1)[1]
     return block.split("```", 1)[0]
 
@@ -89,10 +89,10 @@ def test_xray_drawing_shows_every_node_of_the_card() -> None:
     assert ("advance:orchestrate", "advance:call_tool") in edges
 
 
-def test_readme_drawing_is_the_graph() -> None:
+def test_the_architecture_drawing_is_the_graph() -> None:
     drawing = build_graph().get_graph(xray=True).draw_mermaid()
     assert readme_drawing() == drawing, (
-        f"README.md's drawing under {README_HEADING!r} is out of date: paste "
+        f"docs/architecture.md's drawing under {GRAPH_HEADING!r} is out of date: paste "
         "`mcp-planner graph` there"
     )
 
