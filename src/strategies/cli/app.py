@@ -490,10 +490,10 @@ def threads(
         line('No threads here yet: mcp-planner run "..." starts one.')
         return
     table = new_table("Threads", ["thread", "last question", "status", "updated"], keep=("thread",))
-    keep_width(table, 0, [r["thread"] for r in rows])
+    keep_width(table, 0, [r["thread_id"] for r in rows])
     for r in rows:
         table.add_row(
-            Text(r["thread"]), Text(cut(r["last_question"], 60)), r["status"], r["updated"][:19]
+            Text(r["thread_id"]), Text(cut(r["last_question"], 60)), r["status"], r["updated"][:19]
         )
     print_table(table)
 
