@@ -186,7 +186,11 @@ def run(
     pending approvals with the resume command and exits 3. With --server URL the run and its
     thread live on that LangGraph API server (langgraph dev, Aegra); approvals are asked here.
 
-    Example: mcp-planner run "How many blue widgets are in stock? Save it as a note."
+    Example (works keyless, on offline:rules with the demo mcp.json): mcp-planner run 'How many
+    units of WID-1 are in stock, then write a note titled "stock"'
+
+    Open-ended requests ("Which widgets are low on stock? Save a summary as a note.") need a
+    language model: set MODEL (e.g. openai:gpt-4o-mini) and its API key, or pass --model.
     """
     if server is not None:
         _run_on_server(server, request, thread, model, mode, config, as_json)
