@@ -2,7 +2,11 @@
 
 Run: python examples/sdk_client.py [URL] 'How many units of WID-1 are in stock, then write a
 note titled "stock"' [--config mcp.json] [--model offline:rules] [--approve | --reject]
-[--answer TEXT]
+[--answer TEXT] [--thread ID]
+
+Without a terminal and without --approve / --reject it behaves like `mcp-planner run`: it prints
+the calls waiting for approval and how to answer them (`--thread ID --approve`), and exits 3.
+Exit codes: 0 answered, 1 the run failed, 3 waiting for approval, 130 Ctrl-C.
 
 It streams the run (node updates and the plan's custom events), shows the approval request the
 run stops at, asks in the terminal (or takes --approve / --reject), resumes and prints the
@@ -17,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +29,13 @@ from langgraph_sdk import get_client
 
 GRAPH = "with_planner"
 """The graph id the server serves."""
+
+WAITING = 3
+"""Exit code when calls wait for approval and nobody can be asked (as `mcp-planner`)."""
+
+
+class Waiting(Exception):
+    """The run waits for approval and there is no terminal to ask in."""
 
 
 def show(event: str, data: Any) -> None:
@@ -47,12 +59,15 @@ def show(event: str, data: Any) -> None:
         if nodes:
             print("· " + ", ".join(nodes))
     elif event == "error":
-        raise SystemExit(f"The run failed on the server: {data}")
+        print(f"The run failed on the server: {data}", file=sys.stderr)
+        raise SystemExit(1)
 
 
 def respond(request: dict[str, Any], preset: str | None) -> dict[str, Any]:
     """The answer to a question to the user: the preset, or asked in the terminal."""
     print(f"\nQuestion: {request['args']['question']}")
+    if preset is None and not sys.stdin.isatty():
+        raise Waiting  # --approve answers approvals only; a question needs --answer
     return {"type": "respond", "message": preset or input("your answer: ").strip()}
 
 
@@ -82,26 +97,51 @@ def interrupts_of(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [i for task in state.get("tasks") or [] for i in task.get("interrupts") or []]
 
 
-async def main(url: str, request: str, context: dict[str, Any], presets: dict[str, Any]) -> str:
-    """Run `request` to its answer on a new thread, deciding each approval on the way."""
+def wait_here(thread: str, pending: list[dict[str, Any]], argv: list[str]) -> None:
+    """Print the calls waiting on `thread` and the commands that answer them; raise Waiting."""
+    print(f"\nWaiting on thread {thread} (no terminal to ask in). Waiting for your answer:")
+    for interrupt in pending:
+        for request in interrupt["value"]["action_requests"]:
+            print(f"  {request['name']} {json.dumps(request['args'])}")
+    command = " ".join([sys.executable, *argv, "--thread", thread])
+    print(f"Approve: {command} --approve\nReject:  {command} --reject")
+    print(f"Answer a question: {command} --answer TEXT")
+    raise Waiting
+
+
+async def main(
+    url: str,
+    request: str,
+    context: dict[str, Any],
+    presets: dict[str, Any],
+    thread: str | None = None,
+) -> str:
+    """Run `request` to its answer (or answer `thread`'s waiting calls), deciding approvals."""
     async with get_client(url=url) as client:
-        thread = (await client.threads.create())["thread_id"]
-        print(f"thread {thread}")
         send: dict[str, Any] = {"input": {"messages": [{"role": "user", "content": request}]}}
+        if thread is None:
+            thread = (await client.threads.create())["thread_id"]
+        else:
+            send = {}
+        print(f"thread {thread}")
         while True:
-            async for part in client.runs.stream(
-                thread,
-                GRAPH,
-                context=context,
-                stream_mode=["updates", "custom"],
-                stream_subgraphs=True,
-                **send,
-            ):
-                show(part.event, part.data)
+            if send:
+                async for part in client.runs.stream(
+                    thread,
+                    GRAPH,
+                    context=context,
+                    stream_mode=["updates", "custom"],
+                    stream_subgraphs=True,
+                    **send,
+                ):
+                    show(part.event, part.data)
             state = await client.threads.get_state(thread)
             pending = interrupts_of(dict(state))
             if not pending:
                 break
+            unanswered = presets.get("decision") is None and presets.get("answer") is None
+            if unanswered and not sys.stdin.isatty():
+                wait_here(thread, pending, _without_thread(sys.argv))
             # One interrupt per task waiting; answer each by its id.
             answers = {}
             for interrupt in pending:
@@ -116,6 +156,14 @@ async def main(url: str, request: str, context: dict[str, Any], presets: dict[st
     return str(messages[-1]["content"]) if messages else ""
 
 
+def _without_thread(argv: list[str]) -> list[str]:
+    """`argv` without a `--thread ID` it may hold (the printed commands add their own)."""
+    if "--thread" not in argv:
+        return argv
+    at = argv.index("--thread")
+    return argv[:at] + argv[at + 2 :]
+
+
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url", nargs="?", default="http://127.0.0.1:2024", help="server URL")
@@ -126,6 +174,7 @@ def _arguments() -> argparse.Namespace:
     choice.add_argument("--approve", action="store_true", help="approve every request")
     choice.add_argument("--reject", action="store_true", help="reject every request")
     parser.add_argument("--answer", help="the answer to any question the run asks")
+    parser.add_argument("--thread", help="answer the calls this waiting thread holds")
     return parser.parse_args()
 
 
@@ -139,5 +188,11 @@ if __name__ == "__main__":
         run_context["model"] = args.model
     decided = "approve" if args.approve else "reject" if args.reject else None
     presets = {"decision": decided, "answer": args.answer}
-    answer = asyncio.run(main(args.url, args.request, run_context, presets))
+    try:
+        answer = asyncio.run(main(args.url, args.request, run_context, presets, args.thread))
+    except Waiting:
+        sys.exit(WAITING)
+    except KeyboardInterrupt:
+        print("Stopped.", file=sys.stderr)
+        sys.exit(130)
     print(f"\nAnswer:\n{answer}")

@@ -64,6 +64,48 @@ class ModelConfigError(RuntimeError):
     """A model spec that cannot be turned into a usable chat model."""
 
 
+class UnknownProviderError(ModelConfigError):
+    """A model spec whose provider is neither an installed chat-model provider nor a local one."""
+
+    def __init__(self, spec: str, provider: str) -> None:
+        self.spec = spec
+        """The model spec as given."""
+        self.provider = provider
+        """The provider part of the spec."""
+        super().__init__(f"Model {spec!r} {unknown_provider_problem(provider)}.")
+
+
+class MissingKeyError(ModelConfigError):
+    """A remote model whose provider's API key is not set."""
+
+    def __init__(self, spec: str, key: str) -> None:
+        self.spec = spec
+        """The model spec as given."""
+        self.key = key
+        """The environment variable that must hold the provider's API key."""
+        super().__init__(
+            f"Model {spec!r} needs {key}, which is not set: set {key} in .env or the "
+            "environment, or choose no model to run the keyless demo model offline:rules."
+        )
+
+
+def known_providers() -> list[str]:
+    """Providers a spec may name: langchain's chat-model providers and the local ones."""
+    from langchain.chat_models import base
+
+    # langchain keeps the list private; without it, the providers this module knows.
+    builtin = getattr(base, "_BUILTIN_PROVIDERS", None) or {*_TIMEOUT_PROVIDERS, "ollama"}
+    return sorted({*builtin, *_LOCAL_PROVIDERS})
+
+
+def unknown_provider_problem(provider: str) -> str:
+    """What is wrong with an unknown provider, ending with the ones that exist."""
+    return (
+        f"names an unknown provider {provider!r}: use provider:model with one of "
+        f"{', '.join(known_providers())} (e.g. openai:gpt-4o-mini)"
+    )
+
+
 class ModelCallError(RuntimeError):
     """A node's model could not be reached or kept failing: the run stops at its last checkpoint.
 
@@ -147,20 +189,19 @@ def load_chat_model(spec: str) -> BaseChatModel:
     provider, name = split_model_spec(spec)
     if provider in _LOCAL_PROVIDERS:
         return _LOCAL_PROVIDERS[provider](name)
+    if provider not in known_providers():
+        raise UnknownProviderError(spec, provider)
     settings = get_settings()
     base_url = settings.openai_base_url or os.environ.get("OPENAI_BASE_URL")
     kwargs: dict[str, Any] = {}
     if provider == "openai" and base_url:
         kwargs["base_url"] = base_url
+    key = PROVIDER_KEYS.get(provider)
+    if key and not os.environ.get(key) and not (provider == "openai" and base_url):
+        raise MissingKeyError(spec, key)
     if not settings.allow_model_requests and not (provider == "openai" and _is_loopback(base_url)):
         raise ModelConfigError(
             f"Model requests are disabled (ALLOW_MODEL_REQUESTS=false); refusing {spec!r}."
-        )
-    key = PROVIDER_KEYS.get(provider)
-    if key and not os.environ.get(key) and not (provider == "openai" and base_url):
-        raise ModelConfigError(
-            f"No API key for model {spec!r}: set {key} in .env "
-            "(or set MODEL to another provider, e.g. 'ollama:llama3.1')."
         )
     if provider == "openai" and base_url and not os.environ.get("OPENAI_API_KEY"):
         kwargs["api_key"] = "not-needed"

@@ -171,6 +171,22 @@ def worst_case_steps(settings: Settings) -> int:
     return max(main, 3 * MAX_TASK_ATTEMPTS_CAP) + 1
 
 
+MODEL_SETTINGS = (
+    "model",
+    "planner_model",
+    "orchestrate_model",
+    "assess_model",
+    "response_model",
+    "irreversibility_model",
+)
+"""The settings that name a chat model."""
+
+
+def chosen_models(settings: Settings) -> list[str]:
+    """The model settings the user set (environment or `.env`), not left to their defaults."""
+    return [n for n in MODEL_SETTINGS if n in settings.model_fields_set and getattr(settings, n)]
+
+
 def load_settings() -> Settings:
     """Read the settings from the environment and `.env`, or raise a one-line ConfigError.
 

@@ -71,12 +71,14 @@ def planner(here: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def sdk_example(here: Path, url: str, request: str) -> subprocess.CompletedProcess[str]:
-    """examples/sdk_client.py on `request`, approving every call, with no terminal."""
+def sdk_example(
+    here: Path, url: str, request: str, answer: tuple[str, ...] = ("--approve",)
+) -> subprocess.CompletedProcess[str]:
+    """examples/sdk_client.py on `request` with no terminal, answering with `answer`."""
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     example = [sys.executable, str(ROOT / "examples" / "sdk_client.py"), url, request]
     return subprocess.run(
-        [*example, "--config", "mcp.json", "--model", "offline:rules", "--approve"],
+        [*example, "--config", "mcp.json", "--model", "offline:rules", *answer],
         cwd=here,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -195,7 +197,7 @@ async def test_threads_lists_the_servers_threads_with_their_status(
     listed = planner(here, "threads", "--server", dev_server.url, "--json")
 
     assert listed.returncode == 0, listed.stderr
-    rows = {r["thread"]: r for r in json.loads(listed.stdout)}
+    rows = {r["thread_id"]: r for r in json.loads(listed.stdout)}
     row = rows[waiting["thread_id"]]
     assert row["status"] == "waiting for approval"
     assert title in row["last_question"]
@@ -380,6 +382,28 @@ async def test_the_sdk_example_streams_asks_resumes_and_answers(
     assert '"stock": 14' in notes(workdir)[title]
 
 
+async def test_the_sdk_example_without_a_terminal_waits_like_the_cli(
+    dev_server: Server, here: Path, workdir: Path
+) -> None:
+    title = f"sdk-waits-{os.urandom(4).hex()}"
+    request = f'{STOCK}, then write a note titled "{title}"'
+
+    waiting = sdk_example(here, dev_server.url, request, answer=())
+
+    assert waiting.returncode == 3, waiting.stderr + waiting.stdout
+    assert "Traceback" not in waiting.stderr
+    found = re.search(r"Waiting on thread (\S+) \(no terminal to ask in\)", waiting.stdout)
+    assert found, waiting.stdout
+    assert f'write_note {{"title": "{title}"' in waiting.stdout
+    assert f"--thread {found.group(1)} --approve" in waiting.stdout
+    assert title not in notes(workdir)
+
+    done = sdk_example(here, dev_server.url, request, ("--thread", found.group(1), "--approve"))
+
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert '"stock": 14' in notes(workdir)[title]
+
+
 async def test_on_aegra_run_waits_resume_approves_threads_lists_and_the_example_answers(
     tmp_path: Path, here: Path, workdir: Path
 ) -> None:
@@ -391,7 +415,7 @@ async def test_on_aegra_run_waits_resume_approves_threads_lists_and_the_example_
         assert waiting.returncode == 3, waiting.stderr
         thread = json.loads(waiting.stdout)["thread_id"]
         listed = json.loads(planner(here, "threads", "--server", url, "--json").stdout)
-        assert {r["thread"]: r["status"] for r in listed}[thread] == "waiting for approval"
+        assert {r["thread_id"]: r["status"] for r in listed}[thread] == "waiting for approval"
         assert title not in notes(workdir)
 
         done = planner(here, "resume", thread, "--server", url, "--approve")

@@ -216,6 +216,33 @@ async def test_an_unknown_approval_mode_from_the_sdk_refuses_the_run(
     assert title not in (notes.read_text() if notes.exists() else "")
 
 
+@pytest.mark.parametrize(
+    ("model", "sentence"),
+    [
+        ("foo:bar", "names an unknown provider 'foo'"),
+        ("openai:gpt-4o", "needs OPENAI_API_KEY, which is not set"),
+    ],
+)
+async def test_a_context_model_that_cannot_load_refuses_the_run_not_a_fallback(
+    server_client: Any, mcp_config: dict[str, Any], model: str, sentence: str
+) -> None:
+    servers = {"inventory": mcp_config["mcpServers"]["inventory"]}
+    thread = await server_client.threads.create()
+    errors = [
+        part.data
+        async for part in server_client.runs.stream(
+            thread["thread_id"],
+            "with_planner",
+            input={"messages": [{"role": "user", "content": "How many units of WID-1?"}]},
+            context={"mcp_config": {"mcpServers": servers}, "model": model},
+        )
+        if part.event == "error"
+    ]
+    assert sentence in str(errors)
+    state = await server_client.threads.get_state(thread["thread_id"])
+    assert "offline:rules" not in str(state["values"].get("messages"))
+
+
 async def test_a_resume_without_context_keeps_the_runs_settings(
     server_client: Any, mcp_config: dict[str, Any], workdir: Path
 ) -> None:

@@ -39,6 +39,7 @@ STARTUP_TIMEOUT_S = 90.0
 
 def _project(folder: Path, dotenv: str = "") -> Path:
     """A folder serving our graph by absolute path, with `dotenv` as its `.env`."""
+    folder.mkdir(exist_ok=True)
     config = {
         "dependencies": [str(ROOT)],
         "graphs": {"with_planner": str(ROOT / "src/strategies/with_planner/server.py") + ":graph"},
@@ -51,16 +52,19 @@ def _project(folder: Path, dotenv: str = "") -> Path:
 
 
 @contextmanager
-def _dev_server(folder: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
+def _dev_server(
+    folder: Path, reload: bool = False, **env: str
+) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
     """`langgraph dev` in `folder` with `env` added; its whole process group is killed after."""
     cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     assert cli, "langgraph-cli[inmem] is a dev dependency"
     port = free_port()
-    log = folder / "server.log"
+    # Outside `folder`: with reload on, a log file in the watched folder would be a change.
+    log = folder.parent / f"server-{port}.log"
     base = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     with log.open("w") as out:
         proc = subprocess.Popen(
-            [cli, "dev", "--no-browser", "--no-reload", "--port", str(port)],
+            [cli, "dev", "--no-browser", *([] if reload else ["--no-reload"]), "--port", str(port)],
             cwd=folder,
             env={**base, **env, "NO_COLOR": "1"},
             stdout=out,
@@ -107,6 +111,27 @@ def test_a_bad_setting_stops_the_server_with_one_sentence(tmp_path: Path) -> Non
     assert BAD_SETTING in output, output[-3000:]
     # Our sentence replaces pydantic's multi-line dump.
     assert "validation error" not in output.lower(), output[-3000:]
+
+
+def test_a_bad_setting_is_the_last_line_and_exit_2_without_reload(tmp_path: Path) -> None:
+    folder = _project(tmp_path / "project")
+    with _dev_server(folder, MODEL="foo:bar") as (proc, _port, log):
+        code = proc.wait(STARTUP_TIMEOUT_S)
+    last = log.read_text().strip().splitlines()[-1]
+    assert code == 2
+    assert last.startswith("MODEL is 'foo:bar', which names an unknown provider 'foo'"), last
+
+
+def test_with_reload_on_a_bad_setting_is_the_last_line_while_it_watches(tmp_path: Path) -> None:
+    folder = _project(tmp_path / "project")
+    with _dev_server(folder, reload=True, MAX_TASK_ATTEMPTS="abc") as (proc, _port, log):
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while BAD_SETTING not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        time.sleep(3)  # anything printed after the sentence would show by now
+        assert proc.poll() is None  # the reloader keeps watching for a fix
+        last = log.read_text().strip().splitlines()[-1]
+    assert last == BAD_SETTING, log.read_text()[-3000:]
 
 
 def test_a_bad_dotenv_setting_stops_the_server_the_same_way(tmp_path: Path) -> None:

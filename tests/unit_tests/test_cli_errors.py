@@ -241,3 +241,49 @@ def test_typer_usage_errors_stay_typers(chdir_tmp: Path) -> None:
     result = runner.invoke(app, ["run"])
     assert result.exit_code == 2
     assert "Missing argument" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({"MODEL": "foo:bar"}, "MODEL is 'foo:bar', which names an unknown provider 'foo'"),
+        (
+            {"MODEL": "openai:gpt-4o"},
+            "MODEL is 'openai:gpt-4o', which needs OPENAI_API_KEY, and OPENAI_API_KEY is not set: "
+            "set OPENAI_API_KEY in .env or the environment, or unset MODEL to run the keyless "
+            "demo model offline:rules.",
+        ),
+        ({"PLANNER_MODEL": "anthropic:x"}, "unset PLANNER_MODEL to run the keyless demo model"),
+    ],
+)
+def test_a_model_the_user_set_that_cannot_load_is_one_line_not_a_fallback(
+    tmp_path: Path, mcp_config: dict[str, Any], env: dict[str, str], expected: str
+) -> None:
+    (tmp_path / "mcp.json").write_text(json.dumps(mcp_config))
+    done = run_cli(["run", "How many units of WID-1 are in stock"], tmp_path, {**os.environ, **env})
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert expected in line
+    assert "offline:rules" not in done.stdout
+    assert not (tmp_path / ".mcp-planner").exists()
+
+
+def test_a_model_option_without_its_key_says_how_to_run_keyless(
+    chdir_tmp: Path, mcp_config: dict[str, Any]
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    result = runner.invoke(app, ["run", "hi", "--model", "openai:gpt-4o"])
+    assert result.exit_code == 2
+    assert "needs OPENAI_API_KEY" in one_line(result)
+    assert "leave out --model to run the keyless demo model offline:rules" in one_line(result)
+
+
+def test_with_no_model_set_and_no_key_the_demo_runs_keyless(
+    tmp_path: Path, mcp_config: dict[str, Any]
+) -> None:
+    (tmp_path / "mcp.json").write_text(json.dumps(mcp_config))
+    (tmp_path / ".env").write_text((ROOT / ".env.example").read_text())
+    env = {k: v for k, v in os.environ.items() if not k.endswith("MODEL")}
+    done = run_cli(["run", "How many units of WID-1 are in stock"], tmp_path, env)
+    assert done.returncode == 0, done.stderr
+    assert "offline:rules" in done.stdout + done.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from common.memory import RunRecord, save_run
 from common.persistence import open_persistence
 from strategies.cli.app import app
 
+ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 COMMANDS = ["run", "resume", "chat", "tools", "threads", "history", "graph"]
 
@@ -118,3 +120,16 @@ def test_reading_commands_create_nothing_in_an_empty_folder(chdir_tmp: Path) -> 
     assert runner.invoke(app, ["history"]).stdout.strip() == "No past runs yet."
     assert json.loads(runner.invoke(app, ["threads", "--json"]).stdout) == []
     assert not (chdir_tmp / ".mcp-planner").exists()
+
+
+def test_the_run_help_example_works_keyless(chdir_tmp: Path) -> None:
+    shown = " ".join(runner.invoke(app, ["run", "--help"]).stdout.split())
+    found = re.search(r"works keyless.*?: mcp-planner run '(.+?)'", shown)
+    assert found, shown
+    (chdir_tmp / "mcp.json").write_text((ROOT / "mcp.json").read_text())
+    result = runner.invoke(app, ["run", found.group(1), "--json"])
+    outcome = json.loads(result.stdout)
+    # The demo stops at the note for approval (no terminal), titled as asked.
+    assert result.exit_code == 3, result.output
+    assert [p["args"]["title"] for p in outcome["pending"]] == ["stock"]
+    assert "need a language model: set MODEL" in shown

@@ -58,7 +58,7 @@ def test_threads_lists_a_waiting_thread_and_resume_answers_its_approval(
     listed = runner.invoke(app, ["threads", "--json"])
     assert listed.exit_code == 0, listed.output
     (row,) = json.loads(listed.output)
-    assert row["thread"] == "th-1"
+    assert row["thread_id"] == "th-1"
     assert row["last_question"] == "Save a note please"
     assert row["status"] == "waiting for approval"
 
@@ -108,3 +108,13 @@ def test_ctrl_c_leaves_the_thread_resumable_and_says_how(
     )
     assert resumed.exit_code == 0, resumed.output
     assert "Saved interrupted-by-ctrl-c." in resumed.output
+
+
+def test_threads_json_names_the_thread_as_run_json_does(
+    chdir_tmp: Path, mcp_config: dict[str, Any]
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
+    ran = json.loads(runner.invoke(app, ["run", "How many units of WID-1?", "--json"]).stdout)
+    (row,) = json.loads(runner.invoke(app, ["threads", "--json"]).stdout)
+    assert row["thread_id"] == ran["thread_id"]
+    assert "thread" not in row

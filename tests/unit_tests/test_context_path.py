@@ -58,23 +58,27 @@ def test_the_cli_and_the_graph_share_one_rule_for_a_chosen_model() -> None:
     assert not explicit_models({"planner_model": None})
 
 
-def test_unusable_default_models_fall_back_to_offline_and_say_so(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # A role model from the settings is a default too, for the CLI as for the server.
-    monkeypatch.setattr(get_settings(), "planner_model", "openai:gpt-4o")
+def test_unusable_default_models_fall_back_to_offline_and_say_so() -> None:
     ctx, notice = turn_context({})
     assert ctx.model_for("planner") == OFFLINE_MODEL
     assert notice
-    with pytest.raises(ModelConfigError):
+    with pytest.raises(ModelConfigError, match="the run's context model is 'openai:gpt-4o'"):
         turn_context({"model": "openai:gpt-4o"})
 
 
-def test_the_cli_builds_the_same_typed_context(
-    chdir_tmp: Path, mcp_config: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+def test_a_model_setting_the_user_set_is_chosen_not_a_default(
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    settings = get_settings()
+    # The set of fields given is patched first, so undoing leaves the settings as they were.
+    monkeypatch.setattr(settings, "__pydantic_fields_set__", set(settings.model_fields_set))
+    monkeypatch.setattr(settings, "planner_model", "openai:gpt-4o")
+    with pytest.raises(ModelConfigError, match="unset PLANNER_MODEL to run the keyless"):
+        turn_context({})
+
+
+def test_the_cli_builds_the_same_typed_context(chdir_tmp: Path, mcp_config: dict[str, Any]) -> None:
     (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
-    monkeypatch.setattr(get_settings(), "planner_model", "openai:gpt-4o")
     ctx = build_context(None, "plan_only", None)
     assert ctx.model == OFFLINE_MODEL
     assert ctx.approval_mode == "plan_only"
@@ -114,7 +118,6 @@ def test_the_default_limit_covers_the_largest_allowed_budgets() -> None:
     assert worst_case_steps(largest) < RECURSION_LIMIT
 
 
-def test_the_graph_leaves_a_chosen_model_to_fail_where_it_is_used() -> None:
-    ctx, notice = turn_context({"model": "openai:gpt-4o"}, check_chosen=False)
-    assert ctx.model == "openai:gpt-4o"
-    assert notice is None
+def test_an_unknown_provider_is_refused_even_for_a_chosen_model() -> None:
+    with pytest.raises(ModelConfigError, match="names an unknown provider 'foo'"):
+        turn_context({"model": "foo:bar"})

@@ -370,7 +370,23 @@ async def test_a_chosen_model_that_cannot_load_is_an_error_not_a_fallback(
     graph = build_graph(InMemorySaver())
     config: Any = {"configurable": {"thread_id": unique("t")}}
     payload = {"messages": [{"role": "user", "content": "How many units of WID-1?"}]}
-    with pytest.raises(ModelConfigError):
+    with pytest.raises(ModelConfigError, match="needs OPENAI_API_KEY"):
         await graph.ainvoke(
             payload, config, context={"mcp_config": mcp_config, "model": "openai:gpt-4o"}
         )
+
+
+async def test_a_model_set_in_the_settings_without_its_key_refuses_the_run(
+    mcp_config: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from common.models import ModelConfigError
+    from common.settings import get_settings
+
+    settings = get_settings()
+    monkeypatch.setattr(settings, "__pydantic_fields_set__", set(settings.model_fields_set))
+    monkeypatch.setattr(settings, "model", "openai:gpt-4o")
+    graph = build_graph(InMemorySaver())
+    config: Any = {"configurable": {"thread_id": unique("t")}}
+    payload = {"messages": [{"role": "user", "content": "How many units of WID-1?"}]}
+    with pytest.raises(ModelConfigError, match="unset MODEL to run the keyless demo model"):
+        await graph.ainvoke(payload, config, context={"mcp_config": mcp_config})

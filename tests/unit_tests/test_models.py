@@ -74,7 +74,12 @@ def test_missing_api_key_names_the_setting(requests_allowed: None) -> None:
     assert "'openai/gpt-4o-mini'" in str(info.value)
 
 
-def test_remote_models_are_refused_while_tests_run(fresh_settings: None) -> None:
+def test_remote_models_are_refused_while_tests_run(
+    fresh_settings: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With their keys set: the guard, not a missing key, refuses them.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-test")
     assert get_settings().allow_model_requests is False
     with pytest.raises(ModelConfigError, match="ALLOW_MODEL_REQUESTS=false"):
         load_chat_model("openai:gpt-4o-mini")

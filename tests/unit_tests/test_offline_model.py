@@ -103,4 +103,4 @@ def test_chat_keeps_one_thread_over_several_turns(
     assert '"stock": 120' in result.output
     assert '"stock": 14' in result.output
     threads = json.loads(CliRunner().invoke(app, ["threads", "--json"]).stdout)
-    assert [t["thread"] for t in threads] == ["chat-1"]
+    assert [t["thread_id"] for t in threads] == ["chat-1"]

@@ -186,7 +186,11 @@ def run(
     pending approvals with the resume command and exits 3. With --server URL the run and its
     thread live on that LangGraph API server (langgraph dev, Aegra); approvals are asked here.
 
-    Example: mcp-planner run "How many blue widgets are in stock? Save it as a note."
+    Example (works keyless, on offline:rules with the demo mcp.json): mcp-planner run 'How many
+    units of WID-1 are in stock, then write a note titled "stock"'
+
+    Open-ended requests ("Which widgets are low on stock? Save a summary as a note.") need a
+    language model: set MODEL (e.g. openai:gpt-4o-mini) and its API key, or pass --model.
     """
     if server is not None:
         _run_on_server(server, request, thread, model, mode, config, as_json)
@@ -490,10 +494,10 @@ def threads(
         line('No threads here yet: mcp-planner run "..." starts one.')
         return
     table = new_table("Threads", ["thread", "last question", "status", "updated"], keep=("thread",))
-    keep_width(table, 0, [r["thread"] for r in rows])
+    keep_width(table, 0, [r["thread_id"] for r in rows])
     for r in rows:
         table.add_row(
-            Text(r["thread"]), Text(cut(r["last_question"], 60)), r["status"], r["updated"][:19]
+            Text(r["thread_id"]), Text(cut(r["last_question"], 60)), r["status"], r["updated"][:19]
         )
     print_table(table)
 

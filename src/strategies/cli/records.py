@@ -43,7 +43,7 @@ async def list_threads() -> list[dict[str, Any]]:
             state = await graph.aget_state({"configurable": {"thread_id": thread}})
             rows.append(
                 {
-                    "thread": thread,
+                    "thread_id": thread,
                     "last_question": last_request(state.values.get("messages", [])),
                     "status": _status(state),
                     "updated": updated,

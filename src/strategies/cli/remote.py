@@ -300,7 +300,7 @@ async def _row(
         status = status_of(bool(state.get("next")), waits_on)
     values = _values(state)
     return {
-        "thread": str(thread["thread_id"]),
+        "thread_id": str(thread["thread_id"]),
         "last_question": last_request(values["messages"]),
         "status": status,
         "updated": str(thread.get("updated_at") or ""),

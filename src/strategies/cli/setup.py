@@ -62,8 +62,8 @@ def read_mcp_config(path: Path | None) -> tuple[dict[str, Any], McpConfig]:
 def build_context(model: str | None, mode: str | None, config: Path | None) -> Context:
     """The validated run context from the command's options; fails before anything runs.
 
-    The same path as the graph's (`turn_context`): a model named with --model that cannot load
-    is an error; the settings' default without a key falls back to `offline:rules`. The
+    The same path as the graph's (`turn_context`): a model named with --model or set in the
+    settings that cannot load is an error; with none chosen and no key, `offline:rules`. The
     announcement is made when a run starts (drive.run_thread), after every check passed, so a
     refused command still prints exactly one line.
     """
@@ -75,5 +75,5 @@ def build_context(model: str | None, mode: str | None, config: Path | None) -> C
     if model is not None:
         given["model"] = model
     given["mcp_config"], _ = read_mcp_config(config)
-    context, _announcement = turn_context(given, process)
+    context, _announcement = turn_context(given, process, labels={"model": "--model"})
     return context

@@ -17,10 +17,16 @@ from enum import Enum
 from typing import Any, Literal, get_args
 
 from common.guardrails.config import GuardrailConfig
-from common.models import ModelConfigError, load_chat_model
+from common.models import (
+    MissingKeyError,
+    ModelConfigError,
+    UnknownProviderError,
+    load_chat_model,
+    unknown_provider_problem,
+)
 from common.safety.inbox import InterruptFormat, parse_interrupt_format
 from common.safety.policy import ApprovalMode, parse_approval_mode
-from common.settings import MAX_TASK_ATTEMPTS_CAP, Settings, get_settings
+from common.settings import MAX_TASK_ATTEMPTS_CAP, Settings, chosen_models, get_settings
 from strategies.with_planner.dates import system_clock
 from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
 
@@ -365,43 +371,76 @@ def turn_context(
     given: Context | Mapping[str, Any] | None,
     settings: Settings | None = None,
     *,
+    labels: Mapping[str, str] | None = None,
     check_chosen: bool = True,
 ) -> tuple[Context, str | None]:
     """The validated, complete context of a turn, and the offline announcement if it applies.
 
-    Default models that cannot load fall back to `offline:rules`. A model the caller chose is
-    loaded here when `check_chosen` (the CLI: fail before anything runs, ModelConfigError);
-    the graph passes False, so a chosen model fails where it is used.
+    Models nobody chose that cannot load fall back to `offline:rules`. A model the caller or
+    the settings chose that cannot load is a ModelConfigError naming where it was set: the
+    caller's fields by `labels` (e.g. {"model": "--model"}), else as the run's context field.
+    The graph passes `check_chosen=False`: a model its caller named fails where it is used.
     """
-    ctx = context_from(settings or get_settings(), given)
-    if given is not None and explicit_models(given):
-        return resolve_models(ctx, explicit=True) if check_chosen else (ctx, None)
-    return resolve_models(ctx, explicit=False)
+    process = settings or get_settings()
+    ctx = context_from(process, given)
+    named = given if given is not None else {}
+    callers = [n for n in MODEL_FIELDS if explicit_models({n: _get(named, n)})]
+    if callers and not check_chosen:
+        return ctx, None
+    origins = {n: (labels or {}).get(n, f"the run's context {n}") for n in callers}
+    origins.update({n: n.upper() for n in chosen_models(process) if n not in origins})
+    return resolve_models(ctx, origins)
 
 
-def resolve_models(ctx: Context, explicit: bool) -> tuple[Context, str | None]:
+def _get(given: Context | Mapping[str, Any], name: str) -> Any:
+    return given.get(name, UNSET) if isinstance(given, Mapping) else getattr(given, name)
+
+
+def resolve_models(ctx: Context, origins: Mapping[str, str]) -> tuple[Context, str | None]:
     """Check every node's model loads; with none chosen and none usable, use `offline:rules`.
 
     The one rule for the keyless demo, used by the CLI and by the graph (so `langgraph dev` and
-    any server behave alike): a model the caller chose that cannot load is an error
-    (ModelConfigError); the settings' default without a key falls back, and the returned
-    announcement says so. Unset fields are filled from the settings first.
+    any server behave alike): a model someone chose (`origins`: field -> where it was set) that
+    cannot load is an error naming where it was set; a default without a key falls back, and
+    the returned announcement says so. Unset fields are filled from the settings first.
     """
     ctx = context_from(get_settings(), ctx)
-    try:
-        for role in MODEL_ROLES:
+    for role in MODEL_ROLES:
+        field_name = f"{role}_model" if getattr(ctx, f"{role}_model") else "model"
+        try:
             load_chat_model(ctx.model_for(role))
-    except ModelConfigError:
-        if explicit:
-            raise
-        offline = replace(
-            ctx,
-            model=OFFLINE_MODEL,
-            planner_model=None,
-            orchestrate_model=None,
-            assess_model=None,
-            response_model=None,
-            irreversibility_model=None,
-        )
-        return offline, ANNOUNCEMENT
+        except ModelConfigError as exc:
+            if origins:
+                raise _refusal(exc, field_name, origins) from exc
+            return _offline(ctx), ANNOUNCEMENT
     return ctx, None
+
+
+def _refusal(exc: ModelConfigError, field_name: str, origins: Mapping[str, str]) -> Exception:
+    """The error for a chosen model that cannot load, naming where it was chosen."""
+    where = origins.get(field_name) or next(iter(origins.values()))
+    keyless = f"unset {where}" if where.isupper() else f"leave out {where}"
+    if isinstance(exc, MissingKeyError):
+        return ModelConfigError(
+            f"{where} is {exc.spec!r}, which needs {exc.key}, and {exc.key} is not set: set "
+            f"{exc.key} in .env or the environment, or {keyless} to run the keyless demo model "
+            f"{OFFLINE_MODEL}."
+        )
+    if isinstance(exc, UnknownProviderError):
+        return ModelConfigError(
+            f"{where} is {exc.spec!r}, which {unknown_provider_problem(exc.provider)}."
+        )
+    return exc
+
+
+def _offline(ctx: Context) -> Context:
+    """`ctx` running every node on `offline:rules`."""
+    return replace(
+        ctx,
+        model=OFFLINE_MODEL,
+        planner_model=None,
+        orchestrate_model=None,
+        assess_model=None,
+        response_model=None,
+        irreversibility_model=None,
+    )

@@ -1,14 +1,39 @@
 """The graph `langgraph dev` and LangGraph Platform serve: `langgraph.json` points here.
 
-Loading this module reads the settings on purpose, so a bad one stops the server at start with
-its one-line ConfigError instead of failing every run; the served graph gets RECURSION_LIMIT.
+Loading this module reads the settings on purpose, so a bad one (or a model the settings name
+that cannot load) stops the server at start with its one sentence, printed last, and exit code
+2, instead of failing every run; the served graph gets RECURSION_LIMIT.
 `graph.py` itself reads no settings at import, so importing the graph stays side-effect free.
 """
 
 from __future__ import annotations
 
-from common.settings import get_settings
+import os
+import sys
+
+from common.models import ModelConfigError
+from common.settings import ConfigError, Settings, get_settings
+from strategies.with_planner.context import turn_context
 from strategies.with_planner.graph import build_graph
 
-graph = build_graph(recursion_limit=get_settings().recursion_limit)
+BAD_SETTING_EXIT = 2
+"""Exit code of a server stopped by a bad setting (a configuration error, as for the CLI)."""
+
+
+def checked_settings() -> Settings:
+    """The settings, models included; a bad one ends the process with its sentence, last."""
+    try:
+        settings = get_settings()
+        # A model the settings name that cannot load (unknown provider, no key) stops it too.
+        turn_context(None)
+    except (ConfigError, ModelConfigError) as exc:
+        # Raising would bury the sentence in the server's own report of a failed graph load
+        # (a traceback, then a reloader that keeps watching): the sentence is the last line.
+        sys.stdout.flush()
+        print(exc, file=sys.stderr, flush=True)
+        os._exit(BAD_SETTING_EXIT)
+    return settings
+
+
+graph = build_graph(recursion_limit=checked_settings().recursion_limit)
 """The served graph (no checkpointer: the server brings its own)."""

@@ -119,7 +119,8 @@ def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     """
     given = runtime.context if runtime.context is not None else Context()
     # Re-validated here: a Context instance may have been changed after it was built.
-    # Models the caller named fail where they are used; the defaults may fall back.
+    # A model the settings chose that cannot load refuses the turn here; one the caller named
+    # fails where it is used; only defaults may fall back.
     ctx, notice = turn_context(asdict(given), check_chosen=False)
     if notice:
         emit(runtime, "notice", text=notice)
