@@ -7,7 +7,6 @@ import re
 from collections.abc import Callable
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
-from langgraph.types import interrupt
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
 
 DecisionType = Literal["approve", "edit", "reject"]
@@ -341,6 +340,9 @@ def ask_until_valid(request: Callable[[str | None], Any], parse: Callable[[Any],
     A malformed answer (ApprovalFormatError) is not used: the same question is asked again,
     saying what was wrong.
     """
+    # Imported here: the CLI reads answers with this module, and its --help must not load LangGraph.
+    from langgraph.types import interrupt
+
     error: str | None = None
     while True:
         value = interrupt(request(error))
