@@ -47,6 +47,11 @@ The plan below is running and a task failed:
 Return decision "replace" with new tasks for the work not yet completed (completed tasks keep \
 their results and can be depended on), or decision "continue" to go on as planned."""
 
+PARTIAL_CATALOG_NOTE = """
+(Only the tools most relevant to the request are listed in full. A task for an expert without a \
+direct step may use all of its tools; name an expert in a plan and the next plan sees all of \
+its tools.)"""
+
 CONSERVATIVE_HINT = " Prefer direct steps whenever the tool and its arguments are known."
 
 ORCHESTRATE_SYSTEM_PROMPT = """You carry out one task of a plan with the tools of the expert \
