@@ -11,6 +11,7 @@ large to show whole (it brings numpy, which small catalogs and the CLI's start-u
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Collection, Iterator, Mapping, Sequence
 
 from mcp.types import Tool
@@ -60,18 +61,33 @@ def select_tools(
     budget: int,
     whole: Collection[str] = (),
 ) -> Shown:
-    """The best-ranked tools for `request` whose lines fit in `budget` tokens, best first."""
+    """The best-ranked tools for `request` whose lines fit in `budget` tokens, in turns.
+
+    Each expert's best tool comes first (experts by their best score), then each one's second:
+    a request with several parts gets tools for each part, not the closest part's every tool.
+    """
     shown: Shown = set()
     opened: set[str] = set()
-    for expert, tool in rank_tools(request, descriptions, catalog):
+    for expert, tool in _in_turns(rank_tools(request, descriptions, catalog)):
         if expert in whole:
             continue
-        cost = estimate_tokens(tool_line(tool) + "; ") + (0 if expert in opened else EXPERT_OVERHEAD)
+        overhead = 0 if expert in opened else EXPERT_OVERHEAD
+        cost = estimate_tokens(tool_line(tool) + "; ") + overhead
         if cost <= budget:
             shown.add((expert, tool.name))
             opened.add(expert)
             budget -= cost
     return shown
+
+
+def _in_turns(ranked: list[tuple[str, Tool]]) -> list[tuple[str, Tool]]:
+    """Ranked tools reordered: every expert's first, then every expert's second, and so on."""
+    place: dict[str, int] = {}
+    keyed = []
+    for position, (expert, tool) in enumerate(ranked):
+        place[expert] = place.get(expert, -1) + 1
+        keyed.append(((place[expert], position), (expert, tool)))
+    return [pair for _, pair in sorted(keyed, key=lambda item: item[0])]
 
 
 def rank_tools(
@@ -80,6 +96,8 @@ def rank_tools(
     """The reachable tools that share a term with `request`, best BM25 score first."""
     import bm25s
 
+    # bm25s sets its own logger to DEBUG on import, which would print through the app's handlers.
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
     pairs = list(_reachable(catalog))
     if not pairs or not request.strip():
         return []
@@ -119,19 +137,24 @@ def _render(
         desc = descriptions.get(name) or "(no description)"
         if tools is None:
             lines.append(f"- {name}: {desc} [currently unavailable: {errors[name]}]")
-            continue
-        if shown is None or name in whole:
-            listed = list(tools)
+        elif shown is None or name in whole:
+            lines.append(_paragraph(name, desc, tools))
         else:
             listed = [t for t in tools if (name, t.name) in shown]
-        lines.append(_paragraph(name, desc, tools, listed))
+            lines.append(_indexed(name, descriptions.get(name, ""), len(tools), listed))
     return "\n".join(lines) or "(no experts configured)"
 
 
-def _paragraph(name: str, desc: str, tools: Sequence[Tool], listed: Sequence[Tool]) -> str:
+def _paragraph(name: str, desc: str, tools: Sequence[Tool]) -> str:
+    """An expert with every tool in full."""
+    return f"- {name}: {desc}\n  tools: " + "; ".join(tool_line(t) for t in tools)
+
+
+def _indexed(name: str, desc: str, count: int, listed: Sequence[Tool]) -> str:
     """An expert with the tools `listed` in full and a count of the others."""
-    hidden = len(tools) - len(listed)
-    if not listed and hidden:
-        return f"- {name}: {desc} [{hidden} tools not listed]"
-    text = f"- {name}: {desc}\n  tools: " + "; ".join(tool_line(t) for t in listed)
-    return text + (f"\n  and {hidden} more tools not listed" if hidden else "")
+    hidden = count - len(listed)
+    head = f"- {name}: {desc + ' ' if desc else ''}({count} tool{'' if count == 1 else 's'}"
+    if not listed:
+        return head + ")"
+    more = f", {hidden} not listed" if hidden else ""
+    return f"{head}{more})\n  tools: " + "; ".join(tool_line(t) for t in listed)

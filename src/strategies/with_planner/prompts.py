@@ -48,9 +48,8 @@ Return decision "replace" with new tasks for the work not yet completed (complet
 their results and can be depended on), or decision "continue" to go on as planned."""
 
 PARTIAL_CATALOG_NOTE = """
-(Only the tools most relevant to the request are listed in full. A task for an expert without a \
-direct step may use all of its tools; name an expert in a plan and the next plan sees all of \
-its tools.)"""
+(Only the tools closest to the request are listed; a task without a direct step can use all of \
+its expert's tools.)"""
 
 CONSERVATIVE_HINT = " Prefer direct steps whenever the tool and its arguments are known."
 

@@ -288,6 +288,7 @@ def _planned(
         planner_outcome="planned" if plan else "empty",
         planner_attempts=0,
         planner_feedback=[],
+        planner_focus=[],
         deferred=None,
         wave=[],
         unavailable=errors,
