@@ -207,4 +207,24 @@ async def test_a_plan_naming_an_unshown_tool_gets_its_schema_on_the_retry(
     values = await thread.values()
     [done] = values["previous_plan"]
     assert (done["status"], done["result"]) == ("completed", "get_asset done")
-    assert values["planner_focus"] == []
+    assert values["planner_focus"] == ["alpaca"]
+
+
+async def test_a_follow_up_is_ranked_with_the_previous_plan(
+    scripted: Any, mcp_config: dict[str, Any]
+) -> None:
+    stock = {"id": "t1", "expert": "inventory", "task": "Stock of GAD-7", "tool": "get_stock"}
+    ctx, models = scripted(
+        planner=[plan({**stock, "args": {"sku": "GAD-7"}}), plan({**stock, "args": {"sku": "X"}})],
+        response=["GAD-7: 14 units.", "X: none."],
+    )
+    servers = {**mcp_config["mcpServers"], **catalog_experts(27, prefix="follow-up-")}
+    ctx.update(mcp_config={"mcpServers": servers}, approval_mode="auto")
+    thread = Thread(ctx)
+
+    await thread.send("How many units of GAD-7 are there?")
+    await thread.send("The same for X, please.")
+
+    follow_up = system_prompt(models["planner"].requests[1])
+    assert "- atlassian: (98 tools)" in follow_up
+    assert tool_line(SMALL["inventory"][1]) in follow_up  # type: ignore[index]

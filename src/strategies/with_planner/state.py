@@ -110,7 +110,7 @@ class State(InputState, total=False):
     planner_feedback: list[str]
     """Problems with the last plan (or a failure to replan around), shown to the planner."""
     planner_focus: list[str]
-    """Experts the rejected plan named: the retry's prompt lists all of their tools."""
+    """Experts this round's rejected plans named, listed whole on a retry (read only then)."""
     replanned: bool
     """Whether the planner already replaced the rest of the plan after a failure this turn."""
     turn_notes: list[str]

@@ -109,6 +109,18 @@ def input_guard(state: State, cfg: GuardrailConfig) -> PlannerUpdate | None:
     return None
 
 
+def _focus(state: State) -> list[str]:
+    """Experts the rejected plans of this planning round named (none on a first attempt)."""
+    return (state.get("planner_focus") or []) if state.get("planner_attempts") else []
+
+
+def _ranking_query(state: State) -> str:
+    """What the tools are ranked for: the request, and the previous plan's tasks for follow-ups."""
+    previous = state.get("previous_plan") or []
+    steps = [f"{t['expert']} {t['task']} {t['tool'] or ''}" for t in previous]
+    return " ".join([_last_request(state), *steps])
+
+
 def _last_request(state: State) -> str:
     """The text of the request this turn is about."""
     return last_request(state["messages"])
@@ -189,8 +201,7 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
             return answer
     registry = await registry_for(ctx.mcp_config)
     catalog, errors = await expert_catalog(registry)
-    whole = (state.get("planner_focus") or []) if state.get("planner_attempts") else []
-    experts = describe_experts(registry, catalog, errors, _last_request(state), whole)
+    experts = describe_experts(registry, catalog, errors, _ranking_query(state), _focus(state))
     prompt = await _prompt(state, runtime, experts)
     attempts = state.get("planner_attempts", 0) + 1
     messages = [SystemMessage(prompt), *state["messages"]]
@@ -257,8 +268,7 @@ def _use_answer(
     )
     problems = validate_plan(combined, catalog, get_settings().max_plan_tasks)
     if problems:
-        named = list(dict.fromkeys(t["expert"] for t in result.plan))
-        return _retry_or_fail(state, attempts, problems, named)
+        return _retry_or_fail(state, attempts, problems, [t["expert"] for t in result.plan])
     plan = kept + _start_plan(result, state.get("previous_plan") or [], bool(current))
     emit(runtime, "plan", plan=plan, decision=result.decision, replan=bool(current))
     return _planned(state, plan, errors, result.not_covered)
@@ -288,7 +298,6 @@ def _planned(
         planner_outcome="planned" if plan else "empty",
         planner_attempts=0,
         planner_feedback=[],
-        planner_focus=[],
         deferred=None,
         wave=[],
         unavailable=errors,
@@ -354,7 +363,7 @@ def _retry_or_fail(
             planner_outcome="retry",
             planner_attempts=attempts,
             planner_feedback=problems,
-            planner_focus=list(named),
+            planner_focus=list(dict.fromkeys([*_focus(state), *named])),
         )
     if state.get("plan"):
         # No usable replacement: the running plan goes on as it was.
