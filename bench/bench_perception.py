@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -73,7 +74,7 @@ def three_experts() -> dict[str, dict[str, Any]]:
         "notes": {
             "command": module[0],
             "args": [*module[1:], "common.demo_servers.notes"],
-            "env": {"NOTES_FILE": f"/tmp/perception-notes-{uuid4().hex}.json"},
+            "env": {"NOTES_FILE": str(Path(tempfile.gettempdir()) / f"notes-{uuid4().hex}.json")},
             "description": "Team notes: list, read, write, delete.",
         },
         "orders": {"inprocess": "perception-orders", "description": "Purchase orders."},
