@@ -96,6 +96,9 @@ class Settings(BaseSettings):
     max_planner_retries: int = Field(default=2, ge=0, le=10)
     """Times an invalid plan is sent back to the planner before the user is told."""
 
+    planner_tool_budget: int = Field(default=400, ge=0)
+    """Token budget of the planner's expert list; past it, an index with the best-ranked tools."""
+
     max_plan_tasks: int = Field(default=12, ge=1, le=50)
     """Largest plan accepted; with the attempt budget it bounds every run."""
 

@@ -47,6 +47,10 @@ The plan below is running and a task failed:
 Return decision "replace" with new tasks for the work not yet completed (completed tasks keep \
 their results and can be depended on), or decision "continue" to go on as planned."""
 
+PARTIAL_CATALOG_NOTE = """
+(Only the tools closest to the request are listed; a task without a direct step can use all of \
+its expert's tools.)"""
+
 CONSERVATIVE_HINT = " Prefer direct steps whenever the tool and its arguments are known."
 
 ORCHESTRATE_SYSTEM_PROMPT = """You carry out one task of a plan with the tools of the expert \

@@ -109,6 +109,8 @@ class State(InputState, total=False):
     """Planner calls made for the current planning round."""
     planner_feedback: list[str]
     """Problems with the last plan (or a failure to replan around), shown to the planner."""
+    planner_focus: list[str]
+    """Experts this round's rejected plans named, listed whole on a retry (read only then)."""
     replanned: bool
     """Whether the planner already replaced the rest of the plan after a failure this turn."""
     turn_notes: list[str]
@@ -225,6 +227,8 @@ class PlannerUpdate(TurnStart, total=False):
     """Planner calls so far in this planning round (0 once it is settled)."""
     planner_feedback: list[str]
     """Problems with the last answer, for the retry."""
+    planner_focus: list[str]
+    """Experts the rejected plan named, shown whole on the retry."""
     report: TurnReport
     """How a turn the planner ends, ended."""
     deferred: list[PendingCall] | None

@@ -33,6 +33,7 @@ from strategies.with_planner.nodes.common import (
     render_plan,
 )
 from strategies.with_planner.nodes.guard import prefetch_analysis
+from strategies.with_planner.perception import describe_catalog
 from strategies.with_planner.plans import (
     PlannerResult,
     TaskState,
@@ -64,21 +65,23 @@ async def expert_catalog(registry: ExpertRegistry) -> tuple[Catalog, dict[str, s
     return catalog, errors
 
 
-def describe_experts(registry: ExpertRegistry, catalog: Catalog, errors: dict[str, str]) -> str:
-    """One paragraph per expert: its description and tools (or why it is unreachable)."""
-    lines = []
-    for name, tools in catalog.items():
-        desc = registry.server(name).description or "(no description)"
-        if tools is None:
-            lines.append(f"- {name}: {desc} [currently unavailable: {errors[name]}]")
-            continue
-        listed = "; ".join(
-            f"{t.name}({', '.join((t.inputSchema or {}).get('properties', {}))})"
-            + (f": {t.description.splitlines()[0]}" if t.description else "")
-            for t in tools
-        )
-        lines.append(f"- {name}: {desc}\n  tools: {listed}")
-    return "\n".join(lines) or "(no experts configured)"
+def describe_experts(
+    registry: ExpertRegistry,
+    catalog: Catalog,
+    errors: dict[str, str],
+    request: str = "",
+    whole: Sequence[str] = (),
+) -> str:
+    """The experts and their tools (or why they are unreachable), within the tool budget."""
+    descriptions = {name: registry.server(name).description or "" for name in catalog}
+    return describe_catalog(
+        descriptions,
+        catalog,
+        errors,
+        request=request,
+        budget=get_settings().planner_tool_budget,
+        whole=whole,
+    )
 
 
 def input_guard(state: State, cfg: GuardrailConfig) -> PlannerUpdate | None:
@@ -104,6 +107,18 @@ def input_guard(state: State, cfg: GuardrailConfig) -> PlannerUpdate | None:
             replaced = HumanMessage(masked, id=last.id)
             return PlannerUpdate(messages=[replaced], planner_outcome="retry", planner_attempts=0)
     return None
+
+
+def _focus(state: State) -> list[str]:
+    """Experts the rejected plans of this planning round named (none on a first attempt)."""
+    return (state.get("planner_focus") or []) if state.get("planner_attempts") else []
+
+
+def _ranking_query(state: State) -> str:
+    """What the tools are ranked for: the request, and the previous plan's tasks for follow-ups."""
+    previous = state.get("previous_plan") or []
+    steps = [f"{t['expert']} {t['task']} {t['tool'] or ''}" for t in previous]
+    return " ".join([_last_request(state), *steps])
 
 
 def _last_request(state: State) -> str:
@@ -187,7 +202,8 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
             return answer
     registry = await registry_for(ctx.mcp_config)
     catalog, errors = await expert_catalog(registry)
-    prompt = await _prompt(state, runtime, describe_experts(registry, catalog, errors))
+    experts = describe_experts(registry, catalog, errors, _ranking_query(state), _focus(state))
+    prompt = await _prompt(state, runtime, experts)
     attempts = state.get("planner_attempts", 0) + 1
     messages = [SystemMessage(prompt), *state["messages"]]
     # The analysis needs the request and the tools, not the plan: it runs meanwhile, once a turn.
@@ -253,7 +269,7 @@ def _use_answer(
     )
     problems = validate_plan(combined, catalog, get_settings().max_plan_tasks)
     if problems:
-        return _retry_or_fail(state, attempts, problems)
+        return _retry_or_fail(state, attempts, problems, [t["expert"] for t in result.plan])
     plan = kept + _start_plan(result, state.get("previous_plan") or [], bool(current))
     emit(runtime, "plan", plan=plan, decision=result.decision, replan=bool(current))
     return _planned(state, plan, errors, result.not_covered)
@@ -339,11 +355,16 @@ def _deferred_answer(state: State, deferred: list[PendingCall]) -> PlannerUpdate
     }
 
 
-def _retry_or_fail(state: State, attempts: int, problems: list[str]) -> PlannerUpdate:
-    """Ask again with the problems; when retries are spent, keep a running plan or give up."""
+def _retry_or_fail(
+    state: State, attempts: int, problems: list[str], named: Sequence[str] = ()
+) -> PlannerUpdate:
+    """Ask again with the problems (showing the experts it named whole), or give up."""
     if attempts <= get_settings().max_planner_retries:
         return PlannerUpdate(
-            planner_outcome="retry", planner_attempts=attempts, planner_feedback=problems
+            planner_outcome="retry",
+            planner_attempts=attempts,
+            planner_feedback=problems,
+            planner_focus=list(dict.fromkeys([*_focus(state), *named])),
         )
     if state.get("plan"):
         # No usable replacement: the running plan goes on as it was.
