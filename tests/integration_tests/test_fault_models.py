@@ -146,6 +146,25 @@ async def test_connection_refused_names_node_model_and_setting_then_resumes(
     completed(values)
 
 
+async def test_a_resume_after_an_unreachable_model_keeps_the_turns_model(
+    inventory: Any, endpoint: Any
+) -> None:
+    """The turn's settings are checkpointed before its first model call: a resume that names
+    another model (here the keyless one) still runs the turn on the model it began with."""
+    endpoint(refused_url())
+    run = Run(inventory, "fault-frozen-model")
+    error, _ = await run.fails(REQUEST)
+    assert f"model '{MODEL}'" in str(error)
+    run.ctx = {"mcp_config": inventory, "model": "offline:rules"}
+    with FaultyOpenAI([PLAN, CALL, DONE, ANSWER]) as stub:
+        endpoint(stub.base_url)
+        values, _ = await run.invoke(None)
+    completed(values)
+    # Planner, orchestrator, assessor and answer writer: all on the turn's own model.
+    assert len(stub.requests) == 4
+    assert values["run_context"]["model"] == MODEL
+
+
 async def test_a_stalled_orchestrator_times_out_and_the_task_resumes(
     inventory: Any, endpoint: Any
 ) -> None:

@@ -41,6 +41,11 @@ def unique(prefix: str) -> str:
     return f"{prefix}-{uuid4().hex[:8]}"
 
 
+def _starts_turn(node: str, update: Any) -> bool:
+    """Whether a streamed update is the planner's turn-start step (settings only, no plan)."""
+    return node == "planner" and isinstance(update, dict) and "turn_of" in update
+
+
 @dataclass
 class Thread:
     """One conversation thread on a checkpointed graph, recording the nodes each run visits."""
@@ -67,8 +72,13 @@ class Thread:
         async for _namespace, chunk in self.graph.astream(
             payload, self.config, context=self.ctx, stream_mode="updates", subgraphs=True
         ):
-            # Nodes of the task subgraph count; its wrapper node `run_task` does not.
-            visited.extend(k for k in chunk if k not in ("__interrupt__", "run_task"))
+            # Nodes of the task subgraph count; its wrapper node `run_task` does not, nor the
+            # planner's first step of a turn, which only fixes the turn's settings.
+            visited.extend(
+                k
+                for k, update in chunk.items()
+                if k not in ("__interrupt__", "run_task") and not _starts_turn(k, update)
+            )
         return visited
 
     async def resume(self, value: Any) -> list[str]:

@@ -3,7 +3,8 @@
 LangGraph counts super-steps per graph: the main loop and each run of the task subgraph have
 their own count, each checked against the same `recursion_limit`. The longest runs are:
 
-- main graph: (retries + 1) planner calls, irreversibility_check, one `advance` round that runs
+- main graph: the planner's turn-start step (it checkpoints the turn's settings), (retries + 1)
+  planner calls, irreversibility_check, one `advance` round that runs
   every task it can (each as soon as its own dependencies completed), and once per turn after
   a failure with work left a replan (planner calls, the check again, another round), then
   generate_response.
@@ -27,7 +28,7 @@ INVALID = plan(task("t1", "weather", "forecast"))
 
 def main_graph_steps(retries: int, tasks: int) -> int:
     """Super-steps of the longest main-graph run (see the module docstring)."""
-    planning = retries + 1 + 1
+    planning = 1 + retries + 1 + 1
     replan = retries + 1 + 1
     return planning + 1 + replan + 1 + 1
 

@@ -129,6 +129,8 @@ class State(InputState, total=False):
     """How the last finished turn ended: what was not done, and why."""
     run_context: dict[str, Any]
     """The settings of the current turn (a validated Context as a dict), fixed when it began."""
+    turn_of: str
+    """Id of the human message whose turn `run_context` belongs to (a retry keeps both)."""
     unavailable: dict[str, str]
     """Experts that could not be reached when the turn was planned, with the reason."""
     uncovered: list[str]
@@ -198,6 +200,8 @@ class TurnStart(TypedDict, total=False):
 
     run_context: dict[str, Any]
     """The validated settings of the turn."""
+    turn_of: str
+    """Id of the human message that began the turn."""
     turn_notes: list[str]
     """Notices for the answer (e.g. the keyless fallback)."""
     uncovered: list[str]

@@ -141,6 +141,7 @@ def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
         emit(runtime, "notice", text=notice)
     return PlannerUpdate(
         run_context=asdict(ctx),
+        turn_of=_request_id(state),
         turn_notes=[notice] if notice else [],
         uncovered=[],
         unavailable={},
@@ -160,12 +161,25 @@ async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     if state.get("awaiting"):
         aside = set_aside(state)
         state = cast(State, {**state, **aside})
-    if state.get("plan") or state.get("planner_attempts"):
+    if state.get("plan") or state.get("planner_attempts") or _turn_started(state):
         return _said(await _plan(state, runtime), state)
+    # The turn's settings are checkpointed before any model is asked, so a retry after an
+    # unreachable model (`resume`, or invoking with None) runs on the same settings.
     turn = start_turn(state, runtime)
     turn.update(aside)
-    turn.update(await _plan(cast(State, {**state, **turn}), runtime))
-    return _said(turn, state)
+    turn["planner_outcome"], turn["planner_attempts"] = "retry", 0
+    return turn
+
+
+def _turn_started(state: State) -> bool:
+    """Whether the last human message's turn already has its settings fixed."""
+    return bool(state.get("run_context")) and state.get("turn_of") == _request_id(state)
+
+
+def _request_id(state: State) -> str:
+    """Id of the last human message ("" when it has none)."""
+    last = last_human(state["messages"])
+    return (last.id or "") if last is not None else ""
 
 
 def _said(update: PlannerUpdate, state: State) -> PlannerUpdate:
