@@ -266,19 +266,21 @@ async def measure(opts: argparse.Namespace, folder: Path) -> dict[str, Any]:
     return result
 
 
-async def profile(folder: Path, runs: int, top: int, dump: Path | None = None) -> str:
-    """cProfile of `runs` concurrent warm runs at latency 0: ours, then the libraries'."""
+async def profile(folder: Path, runs: int, batches: int, top: int, dump: Path | None = None) -> str:
+    """cProfile of the CPU figure's batches (warm runs at latency 0): ours, then the libraries'."""
     profiler = cProfile.Profile()
     async with bench(folder, 0.0, 0.0) as b:
         await b.turns(b.fast, range(1, 3))
         begin = time.process_time()
         profiler.enable()
         turns = await b.turns(b.fast, range(100, 100 + runs))
+        for batch in range(1, batches):
+            turns += await b.turns(b.fast, range(100 + batch * runs, 100 + (batch + 1) * runs))
         profiler.disable()
-        spent = (time.process_time() - begin) * 1000 / runs
+        spent = (time.process_time() - begin) * 1000 / (runs * batches)
     if dump is not None:
         profiler.dump_stats(dump)
-    parts = [f"{runs} runs, {spent:.1f} ms CPU per run under the profiler, errors: "]
+    parts = [f"{batches} x {runs} runs, {spent:.1f} ms CPU per run under the profiler, errors: "]
     parts[0] += str(len(errors_of(turns)))
     for label, pattern in (("ours (src/)", r"/src/(common|strategies)/"), ("libraries", LIBRARIES)):
         out = io.StringIO()
@@ -365,7 +367,9 @@ def main() -> int:
         os.environ["OPENAI_BASE_URL"] = base_url
         os.environ["OPENAI_API_KEY"] = "not-needed"  # a local server: send no real key
         if args.profile:
-            print(asyncio.run(profile(Path(folder), args.cpu_runs, args.top, args.dump)))
+            print(
+                asyncio.run(profile(Path(folder), args.cpu_runs, args.batches, args.top, args.dump))
+            )
             return 0
         result: dict[str, Any] = {"machine": machine(), "options": vars(args)}
         result["machine"]["langchain_openai"] = version_of("langchain-openai")
