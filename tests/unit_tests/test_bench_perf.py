@@ -52,7 +52,10 @@ def test_a_turn_with_another_requests_data_is_reported() -> None:
             "id": "t4",
             "status": "completed",
             "error": None,
-            "data": {"skus": other, "note": bench.note_for(other)},
+            "data": {
+                "skus": other,
+                "note": importlib.import_module("perf_scenario").note_for(other),
+            },
         }
     )
     answer = AIMessage("Reordered: order PO-" + "+".join(other))
