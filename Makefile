@@ -148,6 +148,7 @@ bench: install-dev
 	$(PY) bench/bench_sessions.py
 	$(PY) bench/bench_parallel.py
 	$(PY) bench/bench_perf.py --no-check
+	$(PY) bench/bench_http.py --no-check
 	$(MAKE) aegra
 	$(PY) bench/bench_aegra.py --no-check
 

@@ -51,7 +51,6 @@ import io
 import json
 import os
 import pstats
-import re
 import sqlite3
 import statistics
 import subprocess
@@ -78,12 +77,11 @@ from common.mcp.inprocess import register_inprocess_server  # noqa: E402
 from common.mcp.registry import shutdown_pool  # noqa: E402
 from common.persistence import sqlite_checkpointer, sqlite_store  # noqa: E402
 from perf_report import _stats_rows, machine, misses, table  # noqa: E402
-from perf_scenario import note_for, plan_for, request_for, skus_for  # noqa: E402
-from servers import build  # noqa: E402
+from perf_scenario import SKU, answer_for, check_turn, plan_for, request_for, skus_for  # noqa: E402
+from servers import build, stdio_entry  # noqa: E402
 from strategies.with_planner.graph import build_graph  # noqa: E402
 
 ROLES = ("planner", "irreversibility", "orchestrate", "assess", "response")
-SKU = re.compile(r"\bSKU-\d+-[A-Z]\b")
 ANALYSER_ANSWER = "IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE"
 
 
@@ -100,11 +98,7 @@ def _planner(messages: list[BaseMessage], _meta: Any) -> dict[str, Any]:
 
 
 def _response(messages: list[BaseMessage], _meta: Any) -> str:
-    # The order id comes from the write's result in the prompt: the data that crossed the graph.
-    found = re.search(r"PO-[\w+-]+", str(messages[0].content))
-    if found is None:
-        return "No order was placed."
-    return f"Reordered {', '.join(found.group(0)[3:].split('+'))}: order {found.group(0)}."
+    return answer_for(str(messages[0].content))
 
 
 def _unexpected(role: str) -> Callable[[list[BaseMessage], Any], Any]:
@@ -154,11 +148,7 @@ def mcp_config(transport: str, tool_s: float) -> dict[str, Any]:
     entries: dict[str, dict[str, Any]] = {}
     for name in ("stock", "orders"):
         if transport == "stdio":
-            script = str(Path(__file__).resolve().parent / "servers.py")
-            entry: dict[str, Any] = {
-                "command": sys.executable,
-                "args": [script, name, "--tool-s", str(tool_s)],
-            }
+            entry = stdio_entry(name, tool_s)
         else:
             registered = f"bench-{name}-{uuid4().hex[:8]}"
             register_inprocess_server(registered, build(name, tool_s, registered))
@@ -196,29 +186,6 @@ class Turn:
     wall_s: float
     problems: list[str]
     written: dict[str, Any] | None
-
-
-def check_turn(values: dict[str, Any], skus: Sequence[str]) -> tuple[list[str], Any]:
-    """Problems with a finished turn: incomplete plan, wrong write data, a foreign SKU."""
-    if "__interrupt__" in values:
-        return [f"interrupted: {values['__interrupt__']!r}"], None
-    tasks = values.get("previous_plan") or []
-    problems = [
-        f"{t['id']} {t['status']}: {t['error']}" for t in tasks if t["status"] != "completed"
-    ]
-    if len(tasks) != 4:
-        problems.append(f"expected 4 tasks, got {len(tasks)}")
-    written = tasks[-1].get("data") if tasks else None
-    want = {"skus": list(skus), "note": note_for(skus)}
-    if not isinstance(written, dict) or {k: written.get(k) for k in want} != want:
-        problems.append(f"the write received {written!r}, expected {want}")
-    answer = str(values["messages"][-1].content)
-    if "PO-" + "+".join(skus) not in answer:
-        problems.append(f"the answer lacks the order of {skus}: {answer[:200]!r}")
-    foreign = set(SKU.findall(answer)) - set(skus)
-    if foreign:
-        problems.append(f"the answer names another request's SKUs: {sorted(foreign)}")
-    return problems, written
 
 
 async def run_turn(graph: Any, setup: Setup, n: int, thread_id: str | None = None) -> Turn:

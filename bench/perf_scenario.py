@@ -5,10 +5,14 @@ Each request names its own SKUs, so a result that leaks from one run into anothe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from servers import units_of
+
+SKU = re.compile(r"\bSKU-\d+-[A-Z]\b")
+"""A SKU as requests name them (`skus_for`)."""
 
 
 def skus_for(n: int) -> list[str]:
@@ -51,3 +55,40 @@ def plan_for(skus: Sequence[str]) -> dict[str, Any]:
         },
     }
     return {"plan": [*lookups, write]}
+
+
+def answer_for(prompt: str) -> str:
+    """The answer writer's reply: the order id from the write's result in its prompt."""
+    # The data that crossed the graph: the write's result, not the request.
+    found = re.search(r"PO-[\w+-]+", prompt)
+    if found is None:
+        return "No order was placed."
+    return f"Reordered {', '.join(found.group(0)[3:].split('+'))}: order {found.group(0)}."
+
+
+def order_of(skus: Sequence[str]) -> str:
+    """The order id the write returns for these SKUs."""
+    return "PO-" + "+".join(skus)
+
+
+def check_turn(values: dict[str, Any], skus: Sequence[str]) -> tuple[list[str], Any]:
+    """Problems with a finished turn: incomplete plan, wrong write data, a foreign SKU."""
+    if "__interrupt__" in values:
+        return [f"interrupted: {values['__interrupt__']!r}"], None
+    tasks = values.get("previous_plan") or []
+    problems = [
+        f"{t['id']} {t['status']}: {t['error']}" for t in tasks if t["status"] != "completed"
+    ]
+    if len(tasks) != 4:
+        problems.append(f"expected 4 tasks, got {len(tasks)}")
+    written = tasks[-1].get("data") if tasks else None
+    want = {"skus": list(skus), "note": note_for(skus)}
+    if not isinstance(written, dict) or {k: written.get(k) for k in want} != want:
+        problems.append(f"the write received {written!r}, expected {want}")
+    answer = str(values["messages"][-1].content)
+    if order_of(skus) not in answer:
+        problems.append(f"the answer lacks the order of {skus}: {answer[:200]!r}")
+    foreign = set(SKU.findall(answer)) - set(skus)
+    if foreign:
+        problems.append(f"the answer names another request's SKUs: {sorted(foreign)}")
+    return problems, written

@@ -1,19 +1,23 @@
 """The two experts of the whole-graph benchmark, as FastMCP servers with a fixed tool latency.
 
-    python bench/servers.py stock|orders [--tool-s 0.2]     # a stdio MCP server
+    python bench/servers.py stock|orders [--tool-s 0.2] [--log PATH]    # a stdio MCP server
 
 - `stock`: `get_stock(sku)`, annotated readOnlyHint=true, returns `{"sku", "units"}`;
 - `orders`: `reorder(skus, note)`, a write, returns `{"order_id", "skus", "note"}`.
 
-Every tool call sleeps `--tool-s` seconds. The same factories serve in-process (registered with
-`common.mcp.inprocess`) for tests, so both transports run the same tools.
+Every tool call sleeps `--tool-s` seconds. With `--log`, `orders` appends each order id it places
+to that file, one line per call, so a bench can check that every approved write ran once. The
+same factories serve in-process (registered with `common.mcp.inprocess`) for tests, so both
+transports run the same tools.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import zlib
+from pathlib import Path
 from typing import Any
 
 from mcp.server.fastmcp import FastMCP
@@ -41,15 +45,19 @@ def stock_server(tool_s: float, name: str = "stock") -> FastMCP:
     return server
 
 
-def orders_server(tool_s: float, name: str = "orders") -> FastMCP:
-    """The orders expert: one write, reorder."""
+def orders_server(tool_s: float, name: str = "orders", log: Path | None = None) -> FastMCP:
+    """The orders expert: one write, reorder (each order id appended to `log` when given)."""
     server = FastMCP(name, log_level="WARNING")
 
     @server.tool()
     async def reorder(skus: list[str], note: str) -> dict[str, Any]:
         """Place one purchase order for the given SKUs, with a note for the buyer."""
         await asyncio.sleep(tool_s)
-        return {"order_id": "PO-" + "+".join(skus), "skus": skus, "note": note}
+        order_id = "PO-" + "+".join(skus)
+        if log is not None:
+            with log.open("a") as out:  # one short line per write: appends do not interleave
+                out.write(order_id + "\n")
+        return {"order_id": order_id, "skus": skus, "note": note}
 
     return server
 
@@ -60,13 +68,21 @@ def build(name: str, tool_s: float, server_name: str | None = None) -> FastMCP:
     return factory(tool_s, server_name or name)
 
 
+def stdio_entry(name: str, tool_s: float, log: Path | None = None) -> dict[str, Any]:
+    """The mcpServers entry that runs server `name` over stdio with this interpreter."""
+    args = [str(Path(__file__).resolve()), name, "--tool-s", str(tool_s)]
+    return {"command": sys.executable, "args": args + (["--log", str(log)] if log else [])}
+
+
 def main() -> None:
     """Serve one expert over stdio."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("name", choices=NAMES)
     parser.add_argument("--tool-s", type=float, default=0.2, help="seconds per tool call")
+    parser.add_argument("--log", type=Path, help="orders: append each order id to this file")
     args = parser.parse_args()
-    build(args.name, args.tool_s).run("stdio")
+    server = orders_server(args.tool_s, log=args.log) if args.name == "orders" else None
+    (server or build(args.name, args.tool_s)).run("stdio")
 
 
 if __name__ == "__main__":

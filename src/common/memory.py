@@ -10,6 +10,7 @@ import math
 import re
 import uuid
 from collections import Counter
+from functools import lru_cache
 from typing import Any, TypedDict
 
 from langchain_core.embeddings import Embeddings
@@ -93,8 +94,21 @@ def _cosine(a: list[float], b: list[float]) -> float:
     return dot / norm if norm else 0.0
 
 
-def _score(query: list[str], record: dict[str, Any], df: Counter[str], n: int) -> float:
-    doc = Counter(words(f"{record.get('question', '')} {record.get('answer', '')}"))
+DOC_CACHE_SIZE = 2048
+"""Remembered runs whose word counts are kept: every turn scores up to RECENT_LIMIT of them."""
+
+
+@lru_cache(maxsize=DOC_CACHE_SIZE)
+def _doc_words(text: str) -> Counter[str]:
+    """The word counts of a remembered run's question and answer (read only: shared)."""
+    return Counter(words(text))
+
+
+def _doc(record: dict[str, Any]) -> Counter[str]:
+    return _doc_words(f"{record.get('question', '')} {record.get('answer', '')}")
+
+
+def _score(query: list[str], doc: Counter[str], df: Counter[str], n: int) -> float:
     return sum(doc[w] * math.log(1 + n / (1 + df[w])) for w in set(query) if w in doc)
 
 
@@ -114,10 +128,16 @@ async def search_runs(
     items.sort(key=lambda i: i.updated_at, reverse=True)
     records = [dict(i.value) for i in items]
     terms = words(query)
+    # Each run's words counted once (and kept across turns), for the frequencies and the scores.
+    docs = [_doc(r) for r in records]
     df: Counter[str] = Counter()
-    for r in records:
-        df.update(set(words(f"{r.get('question', '')} {r.get('answer', '')}")))
-    scored = [(s, r) for r in records if (s := _score(terms, r, df, len(records))) > 0]
+    for doc in docs:
+        df.update(doc.keys())
+    scored = [
+        (s, r)
+        for r, doc in zip(records, docs, strict=True)
+        if (s := _score(terms, doc, df, len(records))) > 0
+    ]
     scored.sort(key=lambda pair: pair[0], reverse=True)
     found = [r for _, r in scored[:limit]]
     if embeddings is not None and query.strip():

@@ -32,7 +32,9 @@ async def test_the_write_receives_the_three_lookups_and_checkpoints_are_counted(
     skus = bench.skus_for(1)
     assert turn.problems == []
     assert turn.written["skus"] == skus
-    assert turn.written["note"] == bench.note_for(skus)
+    # The scenario's helpers live beside the script (loaded through its sys.path).
+    scenario = importlib.import_module("perf_scenario")
+    assert turn.written["note"] == scenario.note_for(skus)
     assert all(f"{sku} has " in turn.written["note"] for sku in skus)
     assert stored["checkpoints"] > 0
     assert stored["writes"] > 0
@@ -50,7 +52,10 @@ def test_a_turn_with_another_requests_data_is_reported() -> None:
             "id": "t4",
             "status": "completed",
             "error": None,
-            "data": {"skus": other, "note": bench.note_for(other)},
+            "data": {
+                "skus": other,
+                "note": importlib.import_module("perf_scenario").note_for(other),
+            },
         }
     )
     answer = AIMessage("Reordered: order PO-" + "+".join(other))

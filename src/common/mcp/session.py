@@ -45,6 +45,7 @@ from mcp.types import (
     Tool,
 )
 
+from common.mcp.client import PlannerClientSession
 from common.mcp.config import ServerConfig
 from common.mcp.inprocess import inprocess_server
 
@@ -230,7 +231,7 @@ class PersistentSession:
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack)
                 self._launched.set()
-                session = await stack.enter_async_context(ClientSession(read, write))
+                session = await stack.enter_async_context(PlannerClientSession(read, write))
                 await session.initialize()
                 self.tools = await _list_all_tools(session)
                 await self._remember_tools()
