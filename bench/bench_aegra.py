@@ -18,7 +18,8 @@ starts its own MCP server processes; both are warmed up (one untimed run each) b
 
 Reported: runs per second (threads / wall time from the first create to the last join), p50 and
 p95 of a run's latency (its create to its join), and the two-instance / one-instance throughput
-ratio. Target (issue 12): at least 1.6x the throughput with p95 no worse. Exits 1 when missed,
+ratio, and the CPU seconds an instance's own process spends per run (its MCP servers not
+counted). Target (issue 12): at least 1.6x the throughput with p95 no worse. Exits 1 when missed,
 unless --no-check.
 """
 
@@ -27,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import statistics
 import sys
@@ -102,13 +104,27 @@ async def one_run(url: str, ctx: dict[str, Any], text: str) -> float:
     return time.perf_counter() - started
 
 
+def cpu_s(instance: Instance) -> float:
+    """CPU seconds (user + system) the instance's own process has used so far.
+
+    Its MCP servers are separate processes and not counted: this is the graph's and the
+    server's share, what bounds an instance's throughput.
+    """
+    assert instance.proc is not None
+    fields = Path(f"/proc/{instance.proc.pid}/stat").read_text().rpartition(")")[2].split()
+    # utime and stime are fields 14 and 15 of stat(5); `fields` starts at field 3.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def measure(instances: list[Instance], threads: int, ctx: dict[str, Any], text: str) -> Any:
-    """Throughput and latency of `threads` runs spread round-robin over `instances`."""
+    """Throughput, latency and instance CPU of `threads` runs spread over `instances`."""
+    cpu_before = sum(cpu_s(i) for i in instances)
     started = time.perf_counter()
     latencies = await asyncio.gather(
         *(one_run(instances[i % len(instances)].url, ctx, text) for i in range(threads))
     )
     wall = time.perf_counter() - started
+    cpu = sum(cpu_s(i) for i in instances) - cpu_before
     ordered = sorted(latencies)
     return {
         "instances": len(instances),
@@ -117,6 +133,7 @@ async def measure(instances: list[Instance], threads: int, ctx: dict[str, Any], 
         "runs_per_s": round(threads / wall, 2),
         "p50_s": round(statistics.median(ordered), 2),
         "p95_s": round(ordered[max(0, int(0.95 * len(ordered)) - 1)], 2),
+        "cpu_s_per_run": round(cpu / threads, 3),
     }
 
 
@@ -145,13 +162,13 @@ async def bench(threads: int, tool_s: float) -> dict[str, Any]:
 def report(r: dict[str, Any]) -> str:
     """The result as a table."""
     rows = [
-        "| instances | threads | wall s | runs/s | p50 s | p95 s |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| instances | threads | wall s | runs/s | p50 s | p95 s | instance CPU-s per run |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for m in (r["one"], r["two"]):
         rows.append(
             f"| {m['instances']} | {m['threads']} | {m['wall_s']} | {m['runs_per_s']} | "
-            f"{m['p50_s']} | {m['p95_s']} |"
+            f"{m['p50_s']} | {m['p95_s']} | {m['cpu_s_per_run']} |"
         )
     rows.append("")
     rows.append(
