@@ -9,12 +9,17 @@ scripted (planner, analysis, response); after the last turn one more message ask
 the second request was about, and the answer model replies with the SKUs it can find in what
 it was sent (the summary of older turns, or the turns themselves).
 
-Figures (turn numbers averaged with their neighbours, as in bench_perf):
+Figures (medians over five turns: 3-7 and 26-30 by default):
 - prompt tokens per turn: every model request of the turn, counted with LangChain's
   `count_tokens_approximately` on the messages the scripted models received;
 - CPU per turn (`time.process_time`), early (around turn 5) and late (around turn 30);
 - checkpoint bytes added per turn (checkpoints + writes of the thread, every namespace) and in all;
 - the turn-2 check: the answer to the question names turn 2's SKUs.
+
+`--budget N` sets the run's `conversation_token_budget` (the bench's turns are small: 30 of them
+take ~1,300 tokens, under the 2,000 default). The memory of past runs (per user, in the store)
+grows by one run a turn whatever the thread; `--user-per-turn` runs each turn under its own user
+so that only the thread's own cost is left.
 
 Targets (exit 1 when one is missed, unless --no-check): prompt tokens per turn late <= 1.5x
 early, CPU per turn late <= 1.10x early, checkpoint bytes added per turn late <= 50 KB, the
@@ -38,7 +43,7 @@ from uuid import uuid4
 from langchain_core.messages import BaseMessage, HumanMessage
 from langchain_core.messages.utils import count_tokens_approximately
 
-from bench_perf import SKU, Setup, backend, run_turn, storage, window
+from bench_perf import SKU, Setup, backend, run_turn, storage
 from common.mcp.registry import shutdown_pool
 from perf_report import machine
 from perf_scenario import plan_for, skus_for
@@ -81,7 +86,9 @@ def _tokens(setup: Setup) -> int:
     )
 
 
-async def long_thread(turns: int, early: int, budget: int | None) -> dict[str, Any]:
+async def long_thread(
+    turns: int, early: int, budget: int | None, user_per_turn: bool = False
+) -> dict[str, Any]:
     """`turns` turns on one SQLite thread, then the turn-2 question; figures per turn."""
     setup = Setup(0.0, 0.0, "inprocess")
     if budget is not None:
@@ -100,6 +107,10 @@ async def long_thread(turns: int, early: int, budget: int | None) -> dict[str, A
             for n in range(1, turns + 1):
                 for m in setup.models.models.values():
                     m.requests.clear()
+                if user_per_turn:
+                    # The memory of past runs is per user: this keeps it from growing, so what
+                    # is left is the thread's own cost.
+                    setup.context["user_id"] = f"user-{n}"
                 begin = time.process_time()
                 turn = await run_turn(be.graph, setup, FIRST_REQUEST + n, thread)
                 cpu_ms[n] = (time.process_time() - begin) * 1000
@@ -111,14 +122,16 @@ async def long_thread(turns: int, early: int, budget: int | None) -> dict[str, A
             values = await be.graph.ainvoke(asked, config, context=setup.context)
     answer = str(values["messages"][-1].content)
     added = {n: total[n] - total[n - 1] for n in range(1, turns + 1)}
-    early_w, late_w = window(early, turns), window(turns - 1, turns)
+    early_w, late_w = window(early, turns), window(turns - 2, turns)
 
     def mean(figures: dict[int, float] | dict[int, int], which: list[int]) -> float:
-        return statistics.mean(figures[n] for n in which)
+        # Medians: one turn's CPU can double when a garbage collection lands in it.
+        return statistics.median(figures[n] for n in which)
 
     return {
         "turns": turns,
         "budget": budget,
+        "user_per_turn": user_per_turn,
         "early_turns": early_w,
         "late_turns": late_w,
         "tokens_early": mean(tokens, early_w),
@@ -135,6 +148,11 @@ async def long_thread(turns: int, early: int, budget: int | None) -> dict[str, A
         "bytes_added_per_turn": [added[n] for n in range(1, turns + 1)],
         "errors": problems,
     }
+
+
+def window(turn: int, last: int) -> list[int]:
+    """Turn numbers around `turn` (two on each side), within 2..last."""
+    return [n for n in range(turn - 2, turn + 3) if 2 <= n <= last]
 
 
 def misses(r: dict[str, Any]) -> list[str]:
@@ -175,13 +193,18 @@ def main() -> int:
     parser.add_argument(
         "--budget", type=int, default=None, help="conversation_token_budget (default: setting)"
     )
+    parser.add_argument(
+        "--user-per-turn",
+        action="store_true",
+        help="each turn under its own user_id: the memory of past runs does not grow",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--no-check", action="store_true", help="exit 0 even if a target is missed")
     args = parser.parse_args()
 
     async def measured() -> dict[str, Any]:
         try:
-            return await long_thread(args.turns, args.early, args.budget)
+            return await long_thread(args.turns, args.early, args.budget, args.user_per_turn)
         finally:
             await shutdown_pool()
 

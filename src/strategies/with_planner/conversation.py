@@ -32,6 +32,9 @@ REQUEST_CHARS = 160
 ANSWER_CHARS = 100
 """Characters of the first line of a summarised turn's answer kept in its line."""
 
+CHARS_PER_TOKEN = 4.0
+"""Characters a token, as `count_tokens_approximately` counts them by default."""
+
 HISTORY_NAMESPACE = ("mcp_planner", "conversation")
 """Store namespace (followed by the thread id) of the turns compacted out of the messages."""
 
@@ -180,19 +183,20 @@ def _capped(summary: list[TurnSummary], room: int) -> list[TurnSummary]:
     """The summary within `room` tokens: the oldest lines lose their answer, then go.
 
     Requests are what later turns refer to ("my second request"), so they are kept longest;
-    the newest line always stays.
+    the newest line always stays. The section is counted once; each change is then counted
+    by the characters it removes, as `count_tokens_approximately` counts them.
     """
     kept = list(summary)
-    size = tokens(render_summary(kept))
+    size = float(tokens(render_summary(kept)))
     for i, s in enumerate(kept[:-1]):
         if size <= room:
             return kept
         if s["answer"]:
-            kept[i] = TurnSummary(turn=s["turn"], request=s["request"], answer="")
-            size = tokens(render_summary(kept))
+            short = TurnSummary(turn=s["turn"], request=s["request"], answer="")
+            size -= (len(summary_line(s)) - len(summary_line(short))) / CHARS_PER_TOKEN
+            kept[i] = short
     while len(kept) > 1 and size > room:
-        kept.pop(0)
-        size = tokens(render_summary(kept))
+        size -= (len(summary_line(kept.pop(0))) + 1) / CHARS_PER_TOKEN
     return kept
 
 
