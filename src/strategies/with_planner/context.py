@@ -53,6 +53,7 @@ FROM_SETTINGS: tuple[str, ...] = (
     "interrupt_format",
     "max_task_attempts",
     "tool_timeout_s",
+    "conversation_token_budget",
 )
 """Fields whose default is the setting of the same name: unset until `context_from` fills them."""
 
@@ -153,6 +154,15 @@ class Context:
         metadata={"description": "Seconds one MCP tool call may take."},
     )
     """Seconds one MCP tool call may take."""
+
+    conversation_token_budget: int = field(
+        default_factory=_unset,
+        metadata={
+            "description": "Tokens of conversation a model gets: the recent turns verbatim "
+            "plus a summary of older ones (older messages leave the thread's state)."
+        },
+    )
+    """Tokens of conversation a model gets: recent turns verbatim plus a summary of older ones."""
 
     max_parallel: int = field(
         default=4,
@@ -277,6 +287,8 @@ def _check_numbers(ctx: Context) -> str | None:
         _whole("max_parallel", ctx.max_parallel, 1),
         _whole("max_steps", ctx.max_steps, 1),
     ]
+    if ctx.conversation_token_budget is not UNSET:
+        problems.append(_whole("conversation_token_budget", ctx.conversation_token_budget, 100))
     if ctx.max_task_attempts is not UNSET:
         problems.append(
             _whole("max_task_attempts", ctx.max_task_attempts, 1, MAX_TASK_ATTEMPTS_CAP)

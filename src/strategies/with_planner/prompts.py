@@ -88,3 +88,9 @@ Notes on this turn:
 
 Irreversible actions held back for the user's approval (list them as proposed next steps):
 {deferred}"""
+
+EARLIER_TURNS = """
+
+Earlier turns of this conversation, oldest first (summarised; only the latest turns follow \
+in full):
+{turns}"""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
-from langchain_core.messages import AnyMessage
+from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import add_messages
 
 from common.safety.analysis import AnalysisRecord
 from common.safety.approval import PendingCall
 from common.safety.classify import ToolVerdict
+from strategies.with_planner.conversation import TurnSummary
 from strategies.with_planner.plans import PlanStatus, TaskState
 from strategies.with_planner.results import FullResult
 
@@ -135,6 +136,9 @@ class State(InputState, total=False):
     """Experts that could not be reached when the turn was planned, with the reason."""
     uncovered: list[str]
     """Parts of the request that no expert's tools could do, as the planner named them."""
+    summary: list[TurnSummary]
+    """Older turns, one line each, oldest first: their messages left `messages` (see
+    `conversation.py`); the models see these lines instead."""
 
 
 class DependencyOutput(TypedDict):
@@ -198,6 +202,10 @@ class TaskRun(TaskInput, TaskOutput, total=False):
 class TurnStart(TypedDict, total=False):
     """The turn-scoped fields the planner resets (and the settings it fixes) when a turn begins."""
 
+    messages: list[AnyMessage | RemoveMessage]
+    """Older turns removed once summarised, or an answer or masked request (planner)."""
+    summary: list[TurnSummary]
+    """The summary with the removed turns added."""
     run_context: dict[str, Any]
     """The validated settings of the turn."""
     turn_of: str
@@ -214,31 +222,29 @@ class TurnStart(TypedDict, total=False):
     """Cleared: no steps spent yet this turn."""
     analysis: AnalysisRecord | None
     """Cleared: the analyser has not been asked this turn."""
+    planner_attempts: int
+    """Cleared: no planner call yet this turn."""
+    planner_feedback: list[str]
+    """Cleared: no problems to show the planner yet."""
+    planner_focus: list[str]
+    """Cleared: no rejected plan yet."""
+    wave: list[str]
+    """Cleared: nothing launched yet."""
 
 
 class PlannerUpdate(TurnStart, total=False):
     """What the planner writes: a plan, a retry, a question, a refusal or a failure."""
 
-    messages: list[AnyMessage]
-    """An answer that ends the turn (question, refusal, failure) or a masked request."""
     plan: list[TaskState]
     """The new plan (replacing the old one)."""
     plan_status: PlanStatus
     """`ready` for a new plan."""
     planner_outcome: PlannerOutcome
     """The decision the router reads."""
-    planner_attempts: int
-    """Planner calls so far in this planning round (0 once it is settled)."""
-    planner_feedback: list[str]
-    """Problems with the last answer, for the retry."""
-    planner_focus: list[str]
-    """Experts the rejected plan named, shown whole on the retry."""
     report: TurnReport
     """How a turn the planner ends, ended."""
     deferred: list[PendingCall] | None
     """None clears the held-back calls (a new plan replaces them)."""
-    wave: list[str]
-    """Cleared: nothing launched yet."""
     awaiting: list[Awaiting] | None
     """None clears the calls a new message left undecided."""
     abandoned: list[PendingCall]
@@ -277,29 +283,17 @@ class AdvanceUpdate(TypedDict, total=False):
     """The failures to replan around."""
 
 
-class ResponseUpdate(TypedDict):
-    """What generate_response writes: the answer and the reset for the next turn."""
+class ResponseUpdate(TurnStart, total=False):
+    """What generate_response writes: the answer, and the turn's fields reset (`reset_turn`)."""
 
     report: TurnReport
     """How the turn ended."""
-    messages: list[AnyMessage]
-    """The answer."""
     previous_plan: list[TaskState]
     """This turn's plan, for the next turn's planner."""
     plan: list[TaskState]
     """Cleared."""
     plan_status: PlanStatus
     """The finished plan's status."""
-    wave: list[str]
-    """Cleared."""
-    replanned: bool
-    """Cleared."""
-    steps_spent: int
-    """Cleared."""
-    turn_notes: list[str]
-    """Cleared."""
-    planner_feedback: list[str]
-    """Cleared."""
     abandoned: list[PendingCall]
     """Cleared."""
 

@@ -1,4 +1,4 @@
-"""The turn's settings, clock and progress events: what the nodes and the scheduler share."""
+"""The turn's settings, turn-scoped fields, clock and progress events, shared by the nodes."""
 
 from __future__ import annotations
 
@@ -8,6 +8,28 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from strategies.with_planner.context import Context
+from strategies.with_planner.state import TurnStart
+
+
+def reset_turn(update: TurnStart, *, answered: bool = False) -> None:
+    """Set every turn-scoped field of a node's update to its start value, as a whole.
+
+    The one list of what belongs to a turn, used when a turn begins (so nothing of one turn's
+    notes, failures, replans or planning attempts leaks into the next) and when it is
+    answered (`answered`: what callers read about the turn, `unavailable`, `uncovered`,
+    `analysis` and `planner_focus`, stays until the next turn begins).
+    """
+    update["turn_notes"] = []
+    update["replanned"] = False
+    update["steps_spent"] = 0
+    update["planner_attempts"] = 0
+    update["planner_feedback"] = []
+    update["wave"] = []
+    if not answered:
+        update["planner_focus"] = []
+        update["uncovered"] = []
+        update["unavailable"] = {}
+        update["analysis"] = None
 
 
 def context_of(runtime: Runtime[Context], state: Mapping[str, Any]) -> Context:

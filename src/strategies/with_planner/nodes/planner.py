@@ -8,6 +8,7 @@ from dataclasses import asdict
 from typing import cast
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from mcp.types import Tool
 
@@ -23,6 +24,7 @@ from common.safety.approval import PendingCall
 from common.settings import get_settings
 from common.structured import BadOutput, structured_call
 from strategies.with_planner.context import Context, turn_context
+from strategies.with_planner.conversation import Compacted, compact, keep_history, model_view
 from strategies.with_planner.dates import describe_periods
 from strategies.with_planner.deferred import release_held_calls
 from strategies.with_planner.nodes.approve import NOT_RUN_HEADING, not_run_lines, set_aside
@@ -48,6 +50,7 @@ from strategies.with_planner.prompts import (
     REPLAN_FEEDBACK,
 )
 from strategies.with_planner.state import PlannerUpdate, State, TurnReport
+from strategies.with_planner.turn import reset_turn
 
 Catalog = dict[str, Sequence[Tool] | None]
 
@@ -126,11 +129,13 @@ def _last_request(state: State) -> str:
     return last_request(state["messages"])
 
 
-def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
-    """Fix this turn's settings: the caller's context, validated, with the keyless fallback.
+def start_turn(state: State, runtime: Runtime[Context]) -> tuple[PlannerUpdate, Compacted]:
+    """Fix this turn's settings, reset the turn-scoped fields, and compact older turns.
 
     Every later step of the turn (also after a resume that sends another context, or none)
-    reads these, so a resume can neither drop nor weaken them. Turn-scoped fields are reset.
+    reads these settings, so a resume can neither drop nor weaken them. Turns that no longer
+    fit the conversation budget beside the summary are summarised and removed from the
+    messages (returned too, to be kept for people).
     """
     given = runtime.context if runtime.context is not None else Context()
     # Re-validated here: a Context instance may have been changed after it was built.
@@ -139,16 +144,15 @@ def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     ctx, notice = turn_context(asdict(given), check_chosen=False)
     if notice:
         emit(runtime, "notice", text=notice)
-    return PlannerUpdate(
-        run_context=asdict(ctx),
-        turn_of=_request_id(state),
-        turn_notes=[notice] if notice else [],
-        uncovered=[],
-        unavailable={},
-        replanned=False,
-        steps_spent=0,
-        analysis=None,
+    compacted = compact(
+        state["messages"], state.get("summary") or [], ctx.conversation_token_budget
     )
+    turn = PlannerUpdate(run_context=asdict(ctx), turn_of=_request_id(state))
+    reset_turn(turn)
+    turn["turn_notes"] = [notice] if notice else []
+    if compacted.removals:
+        turn["messages"], turn["summary"] = list(compacted.removals), compacted.summary
+    return turn, compacted
 
 
 async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
@@ -165,9 +169,11 @@ async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
         return _said(await _plan(state, runtime), state)
     # The turn's settings are checkpointed before any model is asked, so a retry after an
     # unreachable model (`resume`, or invoking with None) runs on the same settings.
-    turn = start_turn(state, runtime)
+    turn, compacted = start_turn(state, runtime)
+    thread_id = get_config().get("configurable", {}).get("thread_id")
+    await keep_history(runtime.store, thread_id, compacted)
     turn.update(aside)
-    turn["planner_outcome"], turn["planner_attempts"] = "retry", 0
+    turn["planner_outcome"] = "retry"
     return turn
 
 
@@ -219,7 +225,10 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     experts = describe_experts(registry, catalog, errors, _ranking_query(state), _focus(state))
     prompt = await _prompt(state, runtime, experts)
     attempts = state.get("planner_attempts", 0) + 1
-    messages = [SystemMessage(prompt), *state["messages"]]
+    summary, recent = model_view(
+        state["messages"], state.get("summary") or [], ctx.conversation_token_budget
+    )
+    messages = [SystemMessage(prompt + summary), *recent]
     # The analysis needs the request and the tools, not the plan: it runs meanwhile, once a turn.
     analysing = None
     if state.get("analysis") is None:

@@ -4,13 +4,7 @@ from __future__ import annotations
 
 import re
 
-from langchain_core.messages import (
-    AIMessage,
-    AnyMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-)
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
@@ -26,6 +20,7 @@ from common.safety.approval import PendingCall
 from common.settings import get_settings
 from common.structured import text_answer
 from strategies.with_planner.context import Context
+from strategies.with_planner.conversation import model_view
 from strategies.with_planner.nodes.approve import NOT_RUN_HEADING, not_run_lines
 from strategies.with_planner.nodes.common import (
     HELD_BACK,
@@ -47,6 +42,7 @@ from strategies.with_planner.plans import (
 )
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
 from strategies.with_planner.state import ResponseUpdate, State, TurnReport
+from strategies.with_planner.turn import reset_turn
 
 UNKNOWN_OUTCOME = "Error (interrupted)"
 """How the answer to a call whose effect is unknown begins (cut off by a crash or a timeout)."""
@@ -185,11 +181,13 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     """Write the answer from the plan's results, then clear the plan for the next turn."""
     ctx = context_of(runtime, state)
     plan = state.get("plan") or []
-    conversation = [m for m in state["messages"] if _conversational(m)]
+    summary, recent = model_view(
+        state["messages"], state.get("summary") or [], ctx.conversation_token_budget
+    )
     async with model_errors("response", ctx.model_for("response")):
         reply = await text_answer(
             model_for(ctx, "response"),
-            [SystemMessage(_response_prompt(state, plan)), *conversation],
+            [SystemMessage(_response_prompt(state, plan) + summary), *recent],
         )
     # An unusable answer leaves the deterministic part alone: what was and was not done.
     answer = reply if isinstance(reply, AIMessage) else AIMessage("")
@@ -206,7 +204,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
         record = run_record(state, plan, str(answer.content), now_iso(ctx))
         embeddings = await configured_embeddings(get_settings().embedding_model)
         await save_run(runtime.store, ctx.user_id, record, embeddings)
-    return ResponseUpdate(
+    update = ResponseUpdate(
         report=TurnReport(
             ok=not (problems or unknown or not_run), problems=problems + unknown + not_run
         ),
@@ -214,13 +212,10 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
         previous_plan=[remembered(t) for t in plan],
         plan=[],
         plan_status=plan_status(plan),
-        wave=[],
-        replanned=False,
-        steps_spent=0,
-        turn_notes=[],
-        planner_feedback=[],
         abandoned=[],
     )
+    reset_turn(update, answered=True)
+    return update
 
 
 def _response_prompt(state: State, plan: list[TaskState]) -> str:
@@ -289,10 +284,3 @@ def run_record(state: State, plan: list[TaskState], answer: str, now: str) -> Ru
         ended_at=now,
         thread_id=get_config().get("configurable", {}).get("thread_id"),
     )
-
-
-def _conversational(message: AnyMessage) -> bool:
-    """A user message, or an assistant message that is an answer rather than tool calls."""
-    if isinstance(message, HumanMessage):
-        return True
-    return isinstance(message, AIMessage) and not message.tool_calls
