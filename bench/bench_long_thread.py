@@ -16,8 +16,8 @@ Figures (medians over five turns: 3-7 and 26-30 by default):
 - checkpoint bytes added per turn (checkpoints + writes of the thread, every namespace) and in all;
 - the turn-2 check: the answer to the question names turn 2's SKUs.
 
-`--budget N` sets the run's `conversation_token_budget` (the bench's turns are small: 30 of them
-take ~1,300 tokens, under the 2,000 default). The memory of past runs (per user, in the store)
+`--budget N` sets the run's `conversation_token_budget` (default: the setting, 800 tokens; the
+bench's turns are small, ~45 tokens each, so the thread outgrows 800 at turn 19). The memory of past runs (per user, in the store)
 grows by one run a turn whatever the thread; `--user-per-turn` runs each turn under its own user
 so that only the thread's own cost is left.
 

@@ -99,7 +99,7 @@ class Settings(BaseSettings):
     planner_tool_budget: int = Field(default=400, ge=0)
     """Token budget of the planner's expert list; past it, an index with the best-ranked tools."""
 
-    conversation_token_budget: int = Field(default=2000, ge=100)
+    conversation_token_budget: int = Field(default=800, ge=100)
     """Tokens of conversation a model gets: recent turns verbatim plus a summary of older ones."""
 
     max_plan_tasks: int = Field(default=12, ge=1, le=50)
