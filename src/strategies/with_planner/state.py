@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from langgraph.graph.ui import AnyUIMessage, ui_message_reducer
 
 from common.safety.analysis import AnalysisRecord
 from common.safety.approval import PendingCall
@@ -135,6 +136,8 @@ class State(InputState, total=False):
     """Experts that could not be reached when the turn was planned, with the reason."""
     uncovered: list[str]
     """Parts of the request that no expert's tools could do, as the planner named them."""
+    ui: Annotated[list[AnyUIMessage], ui_message_reducer]
+    """Generative UI messages: the plan card of each recent turn (`plan_card`), by id."""
 
 
 class DependencyOutput(TypedDict):
@@ -275,6 +278,8 @@ class AdvanceUpdate(TypedDict, total=False):
     """Set when the scheduler asks the planner to replan."""
     planner_feedback: list[str]
     """The failures to replan around."""
+    ui: list[AnyUIMessage]
+    """The plan card as the round left it (when it changed)."""
 
 
 class ResponseUpdate(TypedDict):
