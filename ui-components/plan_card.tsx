@@ -39,7 +39,7 @@ export interface CardProps {
 const LOOK: Record<CardStatus, { label: string; mark: string; color: string; bg: string }> = {
   pending: { label: "pending", mark: "○", color: "#6b7280", bg: "#f3f4f6" },
   running: { label: "running", mark: "◐", color: "#1d4ed8", bg: "#dbeafe" },
-  awaiting_approval: { label: "awaiting approval", mark: "⏸", color: "#b45309", bg: "#fef3c7" },
+  awaiting_approval: { label: "awaiting approval", mark: "‖", color: "#b45309", bg: "#fef3c7" },
   completed: { label: "completed", mark: "✓", color: "#15803d", bg: "#dcfce7" },
   failed: { label: "failed", mark: "✗", color: "#b91c1c", bg: "#fee2e2" },
   skipped: { label: "skipped", mark: "↷", color: "#6b7280", bg: "#f3f4f6" },

@@ -95,9 +95,12 @@ def message_id(turn: str) -> str:
 
 
 def one_line(text: str, limit: int) -> str:
-    """The first non-empty line of `text`, cut to `limit` characters."""
-    first = next((s.strip() for s in text.splitlines() if s.strip()), "")
-    return first if len(first) <= limit else first[: limit - 1] + "…"
+    """`text` on one line (runs of whitespace made one space), cut to `limit` characters.
+
+    Whole, not its first line: a result is often indented JSON, whose first line is "{".
+    """
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def levels(plan: Sequence[TaskState]) -> dict[str, int]:
