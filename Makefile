@@ -130,11 +130,14 @@ $(UI_COMPONENTS)/dist/.built: $(UI_COMPONENTS)/node_modules/.installed $(UI_COMP
 	cd $(UI_COMPONENTS) && LANGGRAPH_UI='$(UI_CARD_DEFS)' npx --no-install langgraphjs-ui build -o dist
 	touch $@
 
-# Serves ui/dist on http://127.0.0.1:$(UI_PORT)/ (vite preview: static files, SPA fallback).
+# Serves ui/dist on http://127.0.0.1:$(UI_PORT)/ (vite preview: static files, SPA fallback), with
+# /ui/ (the plan card's script) forwarded to VITE_API_URL.
 # Open http://127.0.0.1:$(UI_PORT)/?apiUrl=http://127.0.0.1:2024&assistantId=with_planner
 ui-serve: ui
 	@echo 'Agent Chat UI: http://127.0.0.1:$(UI_PORT)/?apiUrl=$(VITE_API_URL)&assistantId=$(VITE_ASSISTANT_ID)'
-	cd $(UI_DIR) && exec npx --no-install vite preview --port $(UI_PORT) --strictPort --host 127.0.0.1
+	cp deploy/agent-chat-ui/vite.preview.config.mjs $(UI_DIR)/
+	cd $(UI_DIR) && VITE_API_URL='$(VITE_API_URL)' exec npx --no-install vite preview \
+		--config vite.preview.config.mjs --port $(UI_PORT) --strictPort --host 127.0.0.1
 
 FORCE:
 
