@@ -89,7 +89,6 @@ def free_port() -> int:
         return port
 
 
-@asynccontextmanager
 def stop_group(proc: subprocess.Popen[Any]) -> None:
     """Stop a process started with `start_new_session=True` and everything in its group."""
     with contextlib.suppress(ProcessLookupError):
@@ -104,6 +103,7 @@ def stop_group(proc: subprocess.Popen[Any]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+@asynccontextmanager
 async def langgraph_dev(
     logs: Path, env: dict[str, str] | None = None
 ) -> AsyncIterator[tuple[str, Any]]:
