@@ -84,8 +84,10 @@ UI_PORT ?= 4173
 VITE_API_URL ?= http://127.0.0.1:2024
 VITE_ASSISTANT_ID ?= with_planner
 NPM_QUIET := --no-audit --no-fund --loglevel=error
+UI_COMPONENTS := ui-components
+UI_CARD_DEFS := {"with_planner":"./plan_card.tsx"}
 
-ui: $(UI_DIR)/dist/.built
+ui: $(UI_DIR)/dist/.built $(UI_COMPONENTS)/dist/.built
 
 $(UI_DIR)/.installed: $(UI_LOCK) $(UI_DIR)/.template
 	find $(UI_DIR) -mindepth 1 -maxdepth 1 ! -name .config ! -name .template -exec rm -rf {} +
@@ -115,11 +117,27 @@ $(UI_DIR)/dist/.built: $(UI_DIR)/.installed $(UI_DIR)/.config
 		npm run --silent build:internal -- --logLevel error
 	touch $@
 
-# Serves ui/dist on http://127.0.0.1:$(UI_PORT)/ (vite preview: static files, SPA fallback).
+# The plan card (ui-components/plan_card.tsx, declared under "ui" in langgraph.json): the LangGraph
+# server bundles it itself at start; here it is type-checked and bundled with the same bundler,
+# pinned in its own lock, so a broken card fails `make ui` rather than the page.
+$(UI_COMPONENTS)/node_modules/.installed: $(UI_COMPONENTS)/package-lock.json
+	cd $(UI_COMPONENTS) && npm ci $(NPM_QUIET)
+	touch $@
+
+$(UI_COMPONENTS)/dist/.built: $(UI_COMPONENTS)/node_modules/.installed $(UI_COMPONENTS)/plan_card.tsx \
+		$(UI_COMPONENTS)/tsconfig.json
+	cd $(UI_COMPONENTS) && npx --no-install tsc --noEmit
+	cd $(UI_COMPONENTS) && LANGGRAPH_UI='$(UI_CARD_DEFS)' npx --no-install langgraphjs-ui build -o dist
+	touch $@
+
+# Serves ui/dist on http://127.0.0.1:$(UI_PORT)/ (vite preview: static files, SPA fallback), with
+# /ui/ (the plan card's script) forwarded to VITE_API_URL.
 # Open http://127.0.0.1:$(UI_PORT)/?apiUrl=http://127.0.0.1:2024&assistantId=with_planner
 ui-serve: ui
 	@echo 'Agent Chat UI: http://127.0.0.1:$(UI_PORT)/?apiUrl=$(VITE_API_URL)&assistantId=$(VITE_ASSISTANT_ID)'
-	cd $(UI_DIR) && exec npx --no-install vite preview --port $(UI_PORT) --strictPort --host 127.0.0.1
+	cp deploy/agent-chat-ui/vite.preview.config.mjs $(UI_DIR)/
+	cd $(UI_DIR) && VITE_API_URL='$(VITE_API_URL)' exec npx --no-install vite preview \
+		--config vite.preview.config.mjs --port $(UI_PORT) --strictPort --host 127.0.0.1
 
 FORCE:
 
@@ -153,4 +171,4 @@ bench: install-dev
 	$(PY) bench/bench_aegra.py --no-check
 
 clean:
-	rm -rf $(VENV) $(AEGRA_VENV) .venv-tools .ci/mcp-servers $(UI_DIR) .mcp-planner .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(AEGRA_VENV) .venv-tools .ci/mcp-servers $(UI_DIR) $(UI_COMPONENTS)/node_modules $(UI_COMPONENTS)/dist .mcp-planner .pytest_cache .mypy_cache .ruff_cache

@@ -17,9 +17,9 @@ Figures (medians over five turns: 3-7 and 26-30 by default):
 - the turn-2 check: the answer to the question names turn 2's SKUs.
 
 `--budget N` sets the run's `conversation_token_budget` (default: the setting, 800 tokens; the
-bench's turns are small, ~45 tokens each, so the thread outgrows 800 at turn 19). The memory of past runs (per user, in the store)
-grows by one run a turn whatever the thread; `--user-per-turn` runs each turn under its own user
-so that only the thread's own cost is left.
+bench's turns are small, ~45 tokens each, so the thread outgrows 800 at turn 19). The memory of
+past runs (per user, in the store) grows by one run a turn whatever the thread;
+`--user-per-turn` runs each turn under its own user so that only the thread's own cost is left.
 
 Targets (exit 1 when one is missed, unless --no-check): prompt tokens per turn late <= 1.5x
 early, CPU per turn late <= 1.10x early, checkpoint bytes added per turn late <= 50 KB, the

@@ -13,11 +13,14 @@ import json
 import os
 import sys
 import threading
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 
@@ -89,7 +92,31 @@ def ui_dist() -> Path:
 
 
 class _Handler(SimpleHTTPRequestHandler):
-    """Static files; any path that is not a file gets index.html (a single-page app)."""
+    """Static files; any path that is not a file gets index.html (a single-page app).
+
+    `/ui/...` is forwarded to the page's LangGraph server (its `apiUrl`, read from the page URL
+    in the Referer): the Python server answers a component request with a script path relative
+    to the page (`/ui/with_planner/entrypoint.js`), so the page's origin must serve it, as a
+    reverse proxy in front of both would.
+    """
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/ui/") and (api := _api_url(self.headers.get("Referer"))):
+            self._forward(api + self.path)
+            return
+        super().do_GET()
+
+    def _forward(self, url: str) -> None:
+        try:
+            with urllib.request.urlopen(url, timeout=30) as answer:
+                status, kind, body = answer.status, answer.headers["Content-Type"], answer.read()
+        except urllib.error.HTTPError as exc:
+            status, kind, body = exc.code, "text/plain", exc.read()
+        self.send_response(status)
+        self.send_header("Content-Type", kind or "application/octet-stream")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def send_head(self) -> Any:
         path = Path(self.translate_path(self.path))
@@ -99,6 +126,13 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+
+def _api_url(referer: str | None) -> str | None:
+    """The `apiUrl` of the page that asked (a loopback URL), if any."""
+    query = parse_qs(urlparse(referer or "").query)
+    api = (query.get("apiUrl") or [""])[0]
+    return api.rstrip("/") if api.startswith("http://127.0.0.1:") else None
 
 
 @pytest.fixture(scope="session")

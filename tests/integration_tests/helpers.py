@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -87,6 +89,20 @@ def free_port() -> int:
         return port
 
 
+def stop_group(proc: subprocess.Popen[Any]) -> None:
+    """Stop a process started with `start_new_session=True` and everything in its group."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(15)
+    # The group's other members (the bundler) may outlive its leader by a moment.
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
 @asynccontextmanager
 async def langgraph_dev(
     logs: Path, env: dict[str, str] | None = None
@@ -95,7 +111,9 @@ async def langgraph_dev(
 
     No browser, no reload, no blocking-call escape; the server sees no OPENAI_API_KEY. Its log
     goes to `logs/server.log`; a BlockingError in it fails the test that used it. `env` adds to
-    (or overrides) the server's environment.
+    (or overrides) the server's environment. The server runs in a process group of its own,
+    stopped whole: on SIGTERM it stops `npm exec` of its UI bundler (langgraph.json's `ui`) but
+    not the bundler's node process under it, which would keep watching after the test.
     """
     root = Path(__file__).resolve().parents[2]
     cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
@@ -111,6 +129,7 @@ async def langgraph_dev(
             env=server_env,
             stdout=out,
             stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
     url = f"http://127.0.0.1:{port}"
     client = get_client(url=url)
@@ -129,6 +148,5 @@ async def langgraph_dev(
         yield url, client
     finally:
         await client.aclose()
-        proc.terminate()
-        proc.wait(15)
+        stop_group(proc)
         assert "BlockingError" not in log.read_text(), log.read_text()[-3000:]

@@ -63,9 +63,10 @@ async def test_state_is_reset_after_each_turn(scripted: Any) -> None:
     assert statuses == [("t1", "completed"), ("t2", "failed")]
     assert state["previous_plan"][0]["result"] == "alpha"
     assert state["previous_plan"][1]["error"] == "no booking tool"
-    # The conversation holds only the user's request and the answer; each task's exchange
-    # stays with its task.
-    assert [type(m) for m in state["messages"]] == [HumanMessage, AIMessage]
+    # The conversation holds only the user's request, the plan's line (the plan card hangs
+    # under it) and the answer; each task's exchange stays with its task.
+    assert [type(m) for m in state["messages"]] == [HumanMessage, AIMessage, AIMessage]
+    assert state["messages"][1].content == "Plan: t1 (testkit), t2 (testkit)."
     t1, t2 = state["previous_plan"]
     assert [m.content for m in exchange(t1) if isinstance(m, ToolMessage)] == ["alpha"]
     assert [m.name for m in exchange(t2) if isinstance(m, ToolMessage)] == ["cannot_complete"]
@@ -89,6 +90,7 @@ async def test_second_turn_planner_sees_the_previous_plan(scripted: Any) -> None
     conversation = models["planner"].requests[1]["messages"][1:]
     assert [m.content for m in conversation] == [
         "Echo alpha and book a table",
+        "Plan: t1 (testkit), t2 (testkit).",
         "alpha; booking failed.\n\nNot done:\n- t2 (testkit: book a table) failed: no booking tool",
         "Thanks!",
     ]

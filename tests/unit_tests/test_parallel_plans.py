@@ -787,11 +787,13 @@ async def test_progress_events_are_streamed(scripted: Any) -> None:
     thread = Thread(ctx)
     payload = {"messages": [{"role": "user", "content": "Look up a, broken, then c."}]}
 
+    # The plan card's UI messages share the custom stream; they carry no "event" key.
     events = [
         chunk
         async for chunk in thread.graph.astream(
             payload, thread.config, context=ctx, stream_mode="custom"
         )
+        if "event" in chunk
     ]
 
     kinds = [e["event"] for e in events if e["event"] != "guard"]

@@ -17,7 +17,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
 from common.settings import RECURSION_LIMIT, get_settings
-from strategies.with_planner import routing
+from strategies.with_planner import plan_card, routing
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes import (
     assess_task,
@@ -68,12 +68,13 @@ def build_graph(
             stacklevel=2,
         )
     builder = StateGraph(State, context_schema=Context, input_schema=InputState)
-    builder.add_node("planner", planner)
+    # The plan card (generative UI) rides on the nodes that make and answer a plan.
+    builder.add_node("planner", plan_card.on_planner(planner))
     builder.add_node("irreversibility_check", irreversibility_check)
     builder.add_node("advance", make_advance(build_task_graph(), call_tool))
     builder.add_node("request_approval", request_approval)
     builder.add_node("await_approval", await_approval)
-    builder.add_node("generate_response", generate_response)
+    builder.add_node("generate_response", plan_card.on_answer(generate_response))
 
     builder.add_edge(START, "planner")
     builder.add_conditional_edges("planner", routing.after_planner)

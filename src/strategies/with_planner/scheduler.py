@@ -30,6 +30,7 @@ from langgraph.runtime import Runtime
 from common.messages import last_request
 from common.safety.approval import PendingCall
 from strategies.with_planner.context import Context
+from strategies.with_planner.plan_card import Feed
 from strategies.with_planner.plans import TERMINAL, TaskState, goes_on, render_plan, settle
 from strategies.with_planner.state import (
     Awaiting,
@@ -92,6 +93,8 @@ class _Round:
     """Tasks that stopped to ask the user something: their dependents wait for a later round."""
     result: RoundResult = field(default_factory=lambda: RoundResult(plan=[]))
     """What the round hands back."""
+    feed: Feed | None = None
+    """The plan card, sent again after every step of the round that changed a task."""
 
 
 def candidates(plan: list[TaskState]) -> list[str]:
@@ -112,10 +115,12 @@ async def run_round(
     plan: list[TaskState],
     run_task: RunTask,
     call_step: CallStep,
+    feed: Feed | None = None,
 ) -> RoundResult:
     """Run every task that can run now, each as soon as its dependencies have completed.
 
-    An orchestrated task runs on `run_task`, a direct step on `call_step` alone.
+    An orchestrated task runs on `run_task`, a direct step on `call_step` alone; `feed`, when
+    given, gets the plan after each step that started or ended tasks.
     """
     ctx = context_of(runtime, state)
     ids = candidates(plan)
@@ -126,6 +131,7 @@ async def run_round(
         now=now_iso(ctx),
         plan={t["id"]: t for t in plan},
         gates={tid: loop.create_future() for tid in ids},
+        feed=feed,
     )
 
     async def run_one(task_id: str) -> TaskOutput | dict[str, bool]:
@@ -169,6 +175,7 @@ async def _drive(
     by_future = {f: tid for tid, f in calls.items()}
     pending = set(calls.values())
     _let_through(r, runtime)
+    _show(r)
     while pending:
         done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
         for fut in done:
@@ -183,6 +190,7 @@ async def _drive(
             else:
                 _take(r, runtime, tid, fut.result())
         _let_through(r, runtime)
+        _show(r)
     if interrupts:
         raise GraphInterrupt(tuple(i for exc in interrupts for i in exc.args[0]))
 
@@ -196,6 +204,13 @@ def _take(r: _Round, runtime: Runtime[Context], task_id: str, out: Any) -> None:
     r.outputs[task_id] = output
     t = r.plan[task_id]
     emit(runtime, "task_end", task_id=task_id, status=t["status"], error=t["error"])
+
+
+def _show(r: _Round) -> None:
+    """Hand the plan as it stands (and the calls waiting so far) to the card's feed."""
+    if r.feed is not None:
+        waiting = [a for out in r.outputs.values() for a in out.get("awaiting") or []]
+        r.feed.show(list(r.plan.values()), waiting)
 
 
 def _let_through(r: _Round, runtime: Runtime[Context]) -> None:

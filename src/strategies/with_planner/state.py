@@ -6,6 +6,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from langchain_core.messages import AnyMessage, RemoveMessage
 from langgraph.graph.message import add_messages
+from langgraph.graph.ui import AnyUIMessage, ui_message_reducer
 
 from common.safety.analysis import AnalysisRecord
 from common.safety.approval import PendingCall
@@ -139,6 +140,8 @@ class State(InputState, total=False):
     summary: list[TurnSummary]
     """Older turns, one line each, oldest first: their messages left `messages` (see
     `conversation.py`); the models see these lines instead."""
+    ui: Annotated[list[AnyUIMessage], ui_message_reducer]
+    """Generative UI messages: the plan card of each recent turn (`plan_card`), by id."""
 
 
 class DependencyOutput(TypedDict):
@@ -281,6 +284,8 @@ class AdvanceUpdate(TypedDict, total=False):
     """Set when the scheduler asks the planner to replan."""
     planner_feedback: list[str]
     """The failures to replan around."""
+    ui: list[AnyUIMessage]
+    """The plan card as the round left it (when it changed)."""
 
 
 class ResponseUpdate(TurnStart, total=False):

@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 
 from strategies.with_planner import scheduler
 from strategies.with_planner.context import Context
+from strategies.with_planner.plan_card import Feed
 from strategies.with_planner.plans import TaskState, plan_status, settle
 from strategies.with_planner.state import AdvanceUpdate, State
 from strategies.with_planner.turn import context_of, now_iso
@@ -57,8 +58,10 @@ def make_advance(
                 plan=plan, wave=[], turn_notes=notes, plan_status=plan_status(plan)
             )
         # The subgraph is named here, in the closure, for LangGraph to find and draw it.
-        done = await scheduler.run_round(state, runtime, plan, task_graph.ainvoke, call_step)
+        feed = Feed(state, runtime)
+        done = await scheduler.run_round(state, runtime, plan, task_graph.ainvoke, call_step, feed)
         plan = settle(done.plan, now_iso(ctx))
+        feed.show(plan, done.awaiting)
         notes += done.notes
         update = AdvanceUpdate(
             plan=plan,
@@ -68,6 +71,8 @@ def make_advance(
             turn_notes=notes,
             plan_status=plan_status(plan),
         )
+        if feed.sent is not None:
+            update["ui"] = [feed.sent]
         if done.awaiting:
             return update
         failures = _replan_needed(state, plan, done.ran)
