@@ -179,3 +179,19 @@ def test_the_oldest_summary_lines_lose_their_answer_before_they_go() -> None:
     assert tokens(render_summary(summary)) <= 600
     assert {r.id for r in done_.removals} <= {m.id for m in messages[:-1]}
     assert "h40" not in {r.id for r in done_.removals}
+
+
+async def test_the_plan_line_written_for_people_is_never_sent_to_a_model(scripted: Any) -> None:
+    """The plan card's one-line plan is in the thread for Agent Chat UI, not in any prompt."""
+    lookup = plan({**task("t1", "testkit", "echo hi"), "tool": "echo", "args": {"text": "hi"}})
+    ctx, models = scripted(planner=[lookup, plan()], response=["Said hi.", "Fine."])
+    thread = Thread(ctx)
+    await thread.send("Say hi")
+    await thread.send("And now?")
+
+    said = [m.text for m in await thread.messages()]
+    assert any(text.startswith("Plan: t1 (testkit)") for text in said), said
+    for role in ("planner", "response"):
+        for sent in models[role].requests:
+            assert not any("Plan: t1" in m.text for m in sent["messages"][1:]), role
+    assert "Said hi." in models["planner"].requests[-1]["messages"][-2].text

@@ -35,6 +35,10 @@ ANSWER_CHARS = 100
 CHARS_PER_TOKEN = 4.0
 """Characters a token, as `count_tokens_approximately` counts them by default."""
 
+PEOPLE_ONLY_PREFIX = "plan-"
+"""Id prefix of assistant messages written for people only (the plan card's one-line plan):
+never shown to a model, which gets the plan itself where it needs it."""
+
 HISTORY_NAMESPACE = ("mcp_planner", "conversation")
 """Store namespace (followed by the thread id) of the turns compacted out of the messages."""
 
@@ -63,11 +67,17 @@ class Compacted(NamedTuple):
 
 
 def conversational(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """User messages and assistant answers (not tool calls): what a model is shown."""
+    """User messages and assistant answers (not tool calls, not lines for people): what a model
+    is shown."""
     return [
         m
         for m in messages
-        if isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and not m.tool_calls)
+        if isinstance(m, HumanMessage)
+        or (
+            isinstance(m, AIMessage)
+            and not m.tool_calls
+            and not (m.id or "").startswith(PEOPLE_ONLY_PREFIX)
+        )
     ]
 
 

@@ -24,6 +24,7 @@ from langgraph.runtime import Runtime
 
 from common.safety.approval import PendingCall
 from strategies.with_planner.context import Context
+from strategies.with_planner.conversation import PEOPLE_ONLY_PREFIX
 from strategies.with_planner.plans import PlanStatus, TaskState, describe_call, plan_status
 from strategies.with_planner.state import Awaiting, PlannerUpdate, ResponseUpdate, State
 
@@ -91,7 +92,7 @@ def card_id(turn: str) -> str:
 
 def message_id(turn: str) -> str:
     """The id of the assistant message the turn's card is drawn under."""
-    return f"plan-{turn}"
+    return f"{PEOPLE_ONLY_PREFIX}{turn}"
 
 
 def one_line(text: str, limit: int) -> str:
