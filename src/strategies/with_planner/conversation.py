@@ -67,8 +67,7 @@ class Compacted(NamedTuple):
 
 
 def conversational(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """User messages and assistant answers (not tool calls, not lines for people): what a model
-    is shown."""
+    """What a model is shown: user messages and assistant answers (no tool calls, no plan lines)."""
     return [
         m
         for m in messages
