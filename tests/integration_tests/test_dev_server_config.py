@@ -37,15 +37,18 @@ BAD_SETTING = "Setting MAX_TASK_ATTEMPTS='abc' is invalid: expected a whole numb
 STARTUP_TIMEOUT_S = 90.0
 
 
-def _project(folder: Path, dotenv: str = "") -> Path:
-    """A folder serving our graph by absolute path, with `dotenv` as its `.env`."""
+def _project(folder: Path, dotenv: str = "", ui: bool = False) -> Path:
+    """A folder serving our graph by absolute path, with `dotenv` as its `.env` (and the plan
+    card's component when `ui`)."""
     folder.mkdir(exist_ok=True)
-    config = {
+    config: dict[str, Any] = {
         "dependencies": [str(ROOT)],
         "graphs": {"with_planner": str(ROOT / "src/strategies/with_planner/server.py") + ":graph"},
         "env": ".env",
         "python_version": "3.11",
     }
+    if ui:
+        config["ui"] = {"with_planner": str(ROOT / "ui-components/plan_card.tsx")}
     (folder / "langgraph.json").write_text(json.dumps(config), encoding="utf-8")
     (folder / ".env").write_text(dotenv, encoding="utf-8")
     return folder
@@ -120,6 +123,23 @@ def test_a_bad_setting_is_the_last_line_and_exit_2_without_reload(tmp_path: Path
     last = log.read_text().strip().splitlines()[-1]
     assert code == 2
     assert last.startswith("MODEL is 'foo:bar', which names an unknown provider 'foo'"), last
+
+
+def test_without_node_the_plan_card_config_says_what_to_do_last_and_exits_2(
+    tmp_path: Path,
+) -> None:
+    """langgraph.json declares the card; a machine without npx gets our sentence, not a
+    traceback from the server's bundler."""
+    folder = _project(tmp_path / "project", ui=True)
+    with _dev_server(folder, PATH=str(Path(sys.executable).parent)) as (proc, _port, log):
+        code = proc.wait(STARTUP_TIMEOUT_S)
+    last = log.read_text().strip().splitlines()[-1]
+    assert code == 2
+    assert last.startswith("langgraph dev bundles the plan card"), last
+    assert last.endswith(
+        "install Node.js (with npm), or serve the graph without the card: "
+        "langgraph dev --config langgraph.noui.json"
+    ), last
 
 
 def test_with_reload_on_a_bad_setting_is_the_last_line_while_it_watches(tmp_path: Path) -> None:

@@ -141,3 +141,16 @@ def test_every_context_field_has_a_description_for_studio() -> None:
     assert {"mcp_config", "model", "approval_mode", "max_parallel", "user_id"} <= set(
         schema["properties"]
     )
+
+
+def test_the_config_without_the_card_serves_the_same_graph() -> None:
+    """`langgraph.noui.json` (for machines without Node.js) is langgraph.json without `ui`."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    full = json.loads((root / "langgraph.json").read_text())
+    plain = json.loads((root / "langgraph.noui.json").read_text())
+    assert "ui" in full
+    assert "ui" not in plain
+    assert {k: v for k, v in full.items() if k != "ui"} == plain

@@ -86,11 +86,10 @@ async def test_second_turn_planner_sees_the_previous_plan(scripted: Any) -> None
     assert "- t1 [completed] (testkit): echo alpha" not in first
     assert "- t1 [completed] (testkit): echo alpha\n   result: alpha" in second
     assert "- t2 [failed] (testkit): book a table\n   error: no booking tool" in second
-    # The planner sees the conversation, never a task's tool calls.
+    # The planner sees the conversation, never a task's tool calls nor the plan's line for people.
     conversation = models["planner"].requests[1]["messages"][1:]
     assert [m.content for m in conversation] == [
         "Echo alpha and book a table",
-        "Plan: t1 (testkit), t2 (testkit).",
         "alpha; booking failed.\n\nNot done:\n- t2 (testkit: book a table) failed: no booking tool",
         "Thanks!",
     ]

@@ -9,6 +9,7 @@ that cannot load) stops the server at start with its one sentence, printed last,
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 
 from common.models import ModelConfigError
@@ -20,12 +21,24 @@ BAD_SETTING_EXIT = 2
 """Exit code of a server stopped by a bad setting (a configuration error, as for the CLI)."""
 
 
+NO_NODE = (
+    "langgraph dev bundles the plan card (the `ui` entry of langgraph.json) with npx, which is "
+    "not on PATH: install Node.js (with npm), or serve the graph without the card: "
+    "langgraph dev --config langgraph.noui.json"
+)
+"""Why a server that must bundle UI components cannot, and what to do."""
+
+
 def checked_settings() -> Settings:
     """The settings, models included; a bad one ends the process with its sentence, last."""
     try:
         settings = get_settings()
         # A model the settings name that cannot load (unknown provider, no key) stops it too.
         turn_context(None)
+        # The server sets LANGGRAPH_UI when langgraph.json declares components; without npx its
+        # bundler dies with a traceback that does not say why.
+        if os.environ.get("LANGGRAPH_UI") and shutil.which("npx") is None:
+            raise ConfigError(NO_NODE)
     except (ConfigError, ModelConfigError) as exc:
         # Raising would bury the sentence in the server's own report of a failed graph load
         # (a traceback, then a reloader that keeps watching): the sentence is the last line.
