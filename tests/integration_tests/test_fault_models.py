@@ -162,7 +162,7 @@ async def test_a_resume_after_an_unreachable_model_keeps_the_turns_model(
     completed(values)
     # Planner, orchestrator, assessor and answer writer: all on the turn's own model.
     assert len(stub.requests) == 4
-    assert values["run_context"]["model"] == MODEL
+    assert values["turn"]["run_context"]["model"] == MODEL
 
 
 async def test_a_stalled_orchestrator_times_out_and_the_task_resumes(

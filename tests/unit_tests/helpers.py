@@ -43,7 +43,7 @@ def unique(prefix: str) -> str:
 
 def _starts_turn(node: str, update: Any) -> bool:
     """Whether a streamed update is the planner's turn-start step (settings only, no plan)."""
-    return node == "planner" and isinstance(update, dict) and "turn_of" in update
+    return node == "planner" and isinstance(update, dict) and "turn_of" in update.get("turn", {})
 
 
 @dataclass

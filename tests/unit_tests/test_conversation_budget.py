@@ -8,8 +8,11 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
+from common.safety.analysis import AnalysisRecord
+from strategies.with_planner.context import Context
 from strategies.with_planner.conversation import (
     TurnSummary,
     compact,
@@ -18,8 +21,8 @@ from strategies.with_planner.conversation import (
     tokens,
 )
 from strategies.with_planner.graph import build_graph
-from strategies.with_planner.state import TurnStart
-from strategies.with_planner.turn import reset_turn
+from strategies.with_planner.nodes.planner import start_turn
+from strategies.with_planner.state import State, Turn, merge_turn
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, note_actions, plan, task, unique
 
@@ -141,26 +144,65 @@ async def test_a_turns_notes_and_feedback_do_not_leak_into_the_next(scripted: An
 
     await thread.send("Fly me to the moon")
     first = await thread.values()
-    assert first["uncovered"] == ["fly to the moon"]
+    assert first["turn"]["uncovered"] == ["fly to the moon"]
 
     await thread.send("Hello")
     second = await thread.values()
-    assert second["uncovered"] == []
+    assert second["turn"]["uncovered"] == []
     assert "moon" not in (await thread.answer()).text
     third_prompt = str(models["planner"].requests[-1]["messages"][0].content)
     assert "no-such-expert" not in third_prompt  # the first turn's feedback is gone
 
 
-def test_a_turn_starts_with_every_turn_scoped_field_reset() -> None:
-    update = TurnStart(turn_notes=["old"], replanned=True, uncovered=["x"], steps_spent=3)
+def test_a_turn_starts_with_every_turn_scoped_field_reset(scripted: Any) -> None:
+    ctx, _ = scripted()
+    old = Turn(
+        run_context={"model": "old"},
+        turn_of="m1",
+        notes=["old"],
+        replanned=True,
+        steps_spent=3,
+        planner_attempts=2,
+        planner_feedback=["bad plan"],
+        planner_focus=["notes"],
+        wave=["t1"],
+        uncovered=["x"],
+        unavailable={"notes": "down"},
+        analysis=AnalysisRecord(
+            status="ok",
+            irreversible=False,
+            tools=[],
+            unknown=[],
+            reasons={},
+            error=None,
+            notes=[],
+            catalog={},
+        ),
+    )
+    state = State(messages=[HumanMessage("next", id="m2")], turn=old)
+    runtime = Runtime(context=Context(**ctx), stream_writer=lambda _: None)
 
-    reset_turn(update)
+    update, _ = start_turn(state, runtime)
 
-    assert update["turn_notes"] == []
-    assert update["uncovered"] == []
-    assert (update["replanned"], update["steps_spent"], update["planner_attempts"]) == (False, 0, 0)
-    assert update["analysis"] is None
-    assert update["unavailable"] == {}
+    # The turn start writes every field of a Turn (a field added without a start value fails
+    # here), and the new turn replaces the old one as a whole.
+    turn = merge_turn(old, update["turn"])
+    assert set(turn) == set(Turn.__annotations__)
+    assert (turn["turn_of"], turn["run_context"]["model"]) == ("m2", ctx["model"])
+    assert {k: v for k, v in turn.items() if k not in ("turn_of", "run_context")} == {
+        "notes": [],
+        "replanned": False,
+        "steps_spent": 0,
+        "planner_attempts": 0,
+        "planner_feedback": [],
+        "planner_focus": [],
+        "wave": [],
+        "uncovered": [],
+        "unavailable": {},
+        "analysis": None,
+    }
+    # Nothing turn-scoped lives beside the turn, where a new turn would not reset it.
+    assert not set(Turn.__annotations__) & set(State.__annotations__)
 
 
 def test_the_oldest_summary_lines_lose_their_answer_before_they_go() -> None:

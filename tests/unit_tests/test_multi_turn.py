@@ -43,7 +43,7 @@ def first_turn_scripts() -> dict[str, list[Any]]:
     }
 
 
-async def test_state_is_reset_after_each_turn(scripted: Any) -> None:
+async def test_the_plan_is_cleared_after_each_turn_and_the_turn_kept(scripted: Any) -> None:
     ctx, _ = scripted(**first_turn_scripts())
     thread = Thread(ctx)
 
@@ -54,10 +54,10 @@ async def test_state_is_reset_after_each_turn(scripted: Any) -> None:
     assert nodes.count("orchestrate") == 2
     state = await thread.values()
     assert state["plan"] == []
-    assert state["wave"] == []
-    assert state["replanned"] is False
-    assert state["turn_notes"] == []
-    assert state["planner_feedback"] == []
+    # The answered turn stays as it ended, until the next turn replaces it whole.
+    turn = state["turn"]
+    assert sorted(turn["wave"]) == ["t1", "t2"]
+    assert (turn["replanned"], turn["notes"], turn["planner_feedback"]) == (False, [], [])
     assert state["plan_status"] == "failed"
     statuses = [(t["id"], t["status"]) for t in state["previous_plan"]]
     assert statuses == [("t1", "completed"), ("t2", "failed")]

@@ -21,7 +21,7 @@ from strategies.with_planner.nodes import (
 )
 from strategies.with_planner.plans import Task, TaskState, new_task_state
 from strategies.with_planner.scheduler import candidates
-from strategies.with_planner.state import GuardVerdict, State, TaskRun
+from strategies.with_planner.state import GuardVerdict, State, TaskRun, Turn
 from tests.unit_tests.helpers import done, not_done
 
 NOW = "2025-03-14T09:30:00+00:00"
@@ -171,13 +171,15 @@ async def test_advance_ends_the_plan_when_nothing_is_left(scripted: Any) -> None
     failed = task_state(tid="t1", status="failed", critical=False)
     failed["error"] = "boom"
     finished = task_state(tid="t2", status="completed")
-    state = State(messages=[HumanMessage("hi")], plan=[failed, finished], wave=["t1", "t2"])
+    state = State(
+        messages=[HumanMessage("hi")], plan=[failed, finished], turn=Turn(wave=["t1", "t2"])
+    )
 
     advance = make_advance(build_task_graph(), call_tool)
     update = await advance(state, runtime(ctx, events))
 
     # A failure with nothing left to run is no reason to replan: the turn goes on to answer.
-    assert update["wave"] == []
-    assert "replanned" not in update
+    assert update["turn"]["wave"] == []
+    assert "replanned" not in update["turn"]
     assert update["plan_status"] == "completed"
     assert events == [], "nothing started or ended in this round"

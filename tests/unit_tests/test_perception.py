@@ -207,7 +207,7 @@ async def test_a_plan_naming_an_unshown_tool_gets_its_schema_on_the_retry(
     values = await thread.values()
     [done] = values["previous_plan"]
     assert (done["status"], done["result"]) == ("completed", "get_asset done")
-    assert values["planner_focus"] == ["alpaca"]
+    assert values["turn"]["planner_focus"] == ["alpaca"]
 
 
 async def test_a_follow_up_is_ranked_with_the_previous_plan(

@@ -108,7 +108,7 @@ async def test_a_run_sends_one_card_update_per_step_and_the_cli_ignores_them(
     assert [t["status"] for t in last["props"]["tasks"]] == ["completed"] * 3
 
     values = await thread.values()
-    turn = values["turn_of"]
+    turn = values["turn"]["turn_of"]
     assert [m["id"] for m in values["ui"]] == [card_id(turn)]
     plan_line, answer = values["messages"][1], values["messages"][-1]
     assert isinstance(plan_line, AIMessage)
@@ -143,4 +143,4 @@ async def test_cards_kept_in_state_are_bounded(scripted: Any) -> None:
         await thread.send(f"Look up a, turn {n}.")
     values = await thread.values()
     assert len(values["ui"]) == 3
-    assert values["ui"][-1]["id"] == card_id(values["turn_of"])
+    assert values["ui"][-1]["id"] == card_id(values["turn"]["turn_of"])

@@ -107,7 +107,7 @@ async def test_unknown_expert_is_sent_back_with_the_error(scripted: Any) -> None
     assert (await thread.answer()).content == "It is sunny."
     state = await thread.values()
     assert [t["status"] for t in state["previous_plan"]] == ["completed"]
-    assert state["planner_feedback"] == []
+    assert state["turn"]["planner_feedback"] == []
 
 
 async def test_planner_gives_up_after_max_retries_and_nothing_runs(scripted: Any) -> None:

@@ -126,19 +126,18 @@ def test_a_task_run_gets_its_task_its_dependencies_results_and_its_budget() -> N
 def test_dispatch_runs_another_round_while_tasks_are_ready() -> None:
     finished = task_state("completed", "t1")
     ready = task_state("pending", "t2", depends_on=["t1"])
-    assert routing.dispatch(state(finished, ready, wave=[])) == "advance"
+    assert routing.dispatch(state(finished, ready, turn={"wave": []})) == "advance"
     awaiting = state(finished, ready, awaiting=[{"task_id": "t1"}])
     assert routing.dispatch(awaiting) == "request_approval"
 
 
 def test_dispatch_without_a_wave_answers_or_replans_once() -> None:
     finished = (task_state("completed", "t1"), task_state("failed", "t2"))
-    assert routing.dispatch(state(*finished, wave=[])) == "generate_response"
-    assert routing.dispatch(state(wave=[])) == "generate_response"
+    assert routing.dispatch(state(*finished, turn={"wave": []})) == "generate_response"
+    assert routing.dispatch(state(turn={"wave": []})) == "generate_response"
     feedback = ["Task t2 (testkit) failed: no booking tool"]
-    replan = state(*finished, wave=[], planner_feedback=feedback, replanned=True)
+    replan = state(*finished, turn={"wave": [], "planner_feedback": feedback, "replanned": True})
     assert routing.dispatch(replan) == "planner"
     # Feedback left from the planner's own retries is no reason to replan.
-    assert routing.dispatch(state(*finished, wave=[], planner_feedback=feedback)) == (
-        "generate_response"
-    )
+    left = state(*finished, turn={"wave": [], "planner_feedback": feedback})
+    assert routing.dispatch(left) == "generate_response"

@@ -26,7 +26,13 @@ from common.safety.approval import PendingCall
 from strategies.with_planner.context import Context
 from strategies.with_planner.conversation import PEOPLE_ONLY_PREFIX
 from strategies.with_planner.plans import PlanStatus, TaskState, describe_call, plan_status
-from strategies.with_planner.state import Awaiting, PlannerUpdate, ResponseUpdate, State
+from strategies.with_planner.state import (
+    Awaiting,
+    PlannerUpdate,
+    ResponseUpdate,
+    State,
+    current_turn,
+)
 
 CARD = "plan"
 """The component's name in `ui-components/plan_card.tsx`."""
@@ -200,7 +206,7 @@ class Feed:
     """Sends the turn's card whenever its props change; remembers the last one sent."""
 
     def __init__(self, state: State, runtime: Runtime[Context]) -> None:
-        self.turn = state.get("turn_of") or ""
+        self.turn = current_turn(state).get("turn_of") or ""
         self.writer = runtime.stream_writer
         self.last = _shown(state, self.turn)
         self.sent: UIMessage | None = None
@@ -227,7 +233,7 @@ class Node(Protocol):
 
 def _planned(state: State, runtime: Runtime[Context], update: PlannerUpdate) -> PlannerUpdate:
     """A new plan: its one-line message and its card (older cards beyond KEPT_CARDS dropped)."""
-    turn = update.get("turn_of") or state.get("turn_of") or ""
+    turn = (update.get("turn") or {}).get("turn_of") or current_turn(state).get("turn_of") or ""
     plan = update["plan"]
     card = ui_message(turn, card_props(plan))
     kept = [m for m in state.get("ui") or [] if m["type"] == "ui" and m["id"] != card["id"]]
@@ -246,7 +252,7 @@ def _planned(state: State, runtime: Runtime[Context], update: PlannerUpdate) -> 
 
 def _set_aside(state: State, runtime: Runtime[Context], update: PlannerUpdate) -> PlannerUpdate:
     """A new message left the last turn's calls undecided: that card shows them not run."""
-    turn = state.get("turn_of") or ""
+    turn = current_turn(state).get("turn_of") or ""
     if _shown(state, turn) is None:
         return update
     card = ui_message(turn, card_props(update.get("previous_plan") or [], final=True))
@@ -275,7 +281,7 @@ def on_answer(node: Node) -> Node:
     @functools.wraps(node)
     async def generate_response(state: State, runtime: Runtime[Context]) -> ResponseUpdate:
         update = cast(ResponseUpdate, await node(state, runtime=runtime))
-        turn = state.get("turn_of") or ""
+        turn = current_turn(state).get("turn_of") or ""
         if _shown(state, turn) is None:
             return update
         props = card_props(

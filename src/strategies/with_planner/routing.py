@@ -7,7 +7,7 @@ from typing import Literal
 from langchain_core.messages import AIMessage, HumanMessage
 
 from strategies.with_planner.plans import TERMINAL, ready_tasks
-from strategies.with_planner.state import State, TaskRun
+from strategies.with_planner.state import State, TaskRun, current_turn
 
 
 def after_planner(
@@ -30,7 +30,8 @@ def dispatch(
     """Ask about calls tasks stopped at, replan after a failure, run what is left, or answer."""
     if state.get("awaiting"):
         return "request_approval"
-    if state.get("planner_feedback") and state.get("replanned"):
+    turn = current_turn(state)
+    if turn.get("planner_feedback") and turn.get("replanned"):
         return "planner"
     if ready_tasks(state.get("plan") or []):
         # Left by a round that stopped to ask the user (its dependents could not start).

@@ -40,6 +40,7 @@ from strategies.with_planner.state import (
     TaskOutput,
     TaskRun,
     TaskRunUpdate,
+    current_turn,
 )
 from strategies.with_planner.turn import context_of, emit, now_iso
 
@@ -260,7 +261,7 @@ def _readiness(r: _Round, t: TaskState) -> str:
 
 def _used(r: _Round) -> int:
     """Steps spent this turn, counting the whole budget of every task still running."""
-    spent = r.state.get("steps_spent", 0)
+    spent = current_turn(r.state).get("steps_spent", 0)
     return spent + sum(
         r.budgets[t["id"]] if t["id"] in r.running else t["attempts"] for t in r.plan.values()
     )
@@ -310,7 +311,7 @@ def task_input(state: State, task_id: str, max_attempts: int) -> TaskInput:
         order=[t["id"] for t in plan],
         guard=state["guard"],
         max_attempts=max_attempts,
-        run_context=state.get("run_context") or {},
+        run_context=current_turn(state).get("run_context") or {},
     )
     if goes_on(task):
         # It stopped for approval or an answer: it goes on from the round it stopped at.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from langchain_core.messages import AnyMessage, RemoveMessage
@@ -48,6 +49,61 @@ class Awaiting(TypedDict):
     """The call's key (message id and call id): the decision is given to exactly this call."""
     call: PendingCall
     """The call, with its exact arguments and why it needs approval."""
+
+
+class Turn(TypedDict, total=False):
+    """What belongs to one turn: its settings, budgets, planning round and what it could not do.
+
+    The planner writes a whole new one when a turn begins (`turn.new_turn`); other nodes write
+    only the fields they change (`merge_turn`). It stays, as the record of the last turn (what
+    was unavailable or uncovered), until the next turn begins and replaces it.
+    """
+
+    run_context: dict[str, Any]
+    """The settings of the turn (a validated Context as a dict), fixed when it began."""
+    turn_of: str
+    """Id of the human message whose turn this is (a retry keeps the turn and its settings)."""
+    notes: list[str]
+    """What the answer must mention: budgets that ran out, replans after failures."""
+    replanned: bool
+    """Whether the planner already replaced the rest of the plan after a failure."""
+    steps_spent: int
+    """Steps of tasks dropped by a replan, still counted against max_steps."""
+    planner_attempts: int
+    """Planner calls made for the current planning round."""
+    planner_feedback: list[str]
+    """Problems with the last plan (or a failure to replan around), shown to the planner."""
+    planner_focus: list[str]
+    """Experts this round's rejected plans named, listed whole on a retry (read only then)."""
+    wave: list[str]
+    """Ids of the tasks that ran in the scheduler's last round."""
+    uncovered: list[str]
+    """Parts of the request that no expert's tools could do, as the planner named them."""
+    unavailable: dict[str, str]
+    """Experts that could not be reached when the turn was planned, with the reason."""
+    analysis: AnalysisRecord | None
+    """The analyser's answer, asked alongside the planner (None: not asked)."""
+
+
+def merge_turn(current: Turn | None, update: Turn) -> Turn:
+    """A new turn replaces the old one as a whole; any other write changes only its fields.
+
+    A write naming the message whose turn it is (`turn_of`) begins a turn: only the planner's
+    turn start writes one (`turn.new_turn`, every field), and nothing of the previous turn is
+    kept. Any other write is merged field by field, each field replaced (a list or dict too: a
+    node computes it whole from the turn it read, e.g. `notes` with its note appended). Writes
+    of one step are applied in turn, so two nodes writing different fields both land; task runs
+    never write the turn (they hand back `plan`, `deferred` and `awaiting`, merged by theirs).
+    """
+    merged = Turn() if "turn_of" in update else Turn(**(current or {}))
+    merged.update(update)
+    return merged
+
+
+def current_turn(state: Mapping[str, Any]) -> Turn:
+    """The turn a state is in (empty before the first turn began)."""
+    turn: Turn = state.get("turn") or Turn()
+    return turn
 
 
 class InputState(TypedDict):
@@ -97,28 +153,14 @@ class State(InputState, total=False):
     """Tasks of the current plan with status, attempts, times, results and errors."""
     plan_status: PlanStatus
     """Status of the plan as a whole."""
-    wave: list[str]
-    """Ids of the tasks that ran in the scheduler's last round."""
+    turn: Annotated[Turn, merge_turn]
+    """What belongs to the current turn (the last one, once answered), replaced when one begins."""
     guard: GuardVerdict
     """This turn's irreversibility verdict."""
     guard_stats: GuardStats
     """Analyser calls and skips so far on this thread."""
-    analysis: AnalysisRecord | None
-    """This turn's analyser answer, asked alongside the planner (None: not asked)."""
     planner_outcome: PlannerOutcome
     """The planner's decision, read by the router."""
-    planner_attempts: int
-    """Planner calls made for the current planning round."""
-    planner_feedback: list[str]
-    """Problems with the last plan (or a failure to replan around), shown to the planner."""
-    planner_focus: list[str]
-    """Experts this round's rejected plans named, listed whole on a retry (read only then)."""
-    replanned: bool
-    """Whether the planner already replaced the rest of the plan after a failure this turn."""
-    turn_notes: list[str]
-    """What the answer must mention: budgets that ran out, replans after failures."""
-    steps_spent: int
-    """Steps of tasks dropped by a replan this turn, still counted against max_steps."""
     previous_plan: list[TaskState]
     """The last turn's plan, so the planner can continue or replace it."""
     deferred: Annotated[list[PendingCall], add_deferred]
@@ -129,14 +171,6 @@ class State(InputState, total=False):
     """Calls still waiting for approval when a new message started a turn: not run, and said."""
     report: TurnReport
     """How the last finished turn ended: what was not done, and why."""
-    run_context: dict[str, Any]
-    """The settings of the current turn (a validated Context as a dict), fixed when it began."""
-    turn_of: str
-    """Id of the human message whose turn `run_context` belongs to (a retry keeps both)."""
-    unavailable: dict[str, str]
-    """Experts that could not be reached when the turn was planned, with the reason."""
-    uncovered: list[str]
-    """Parts of the request that no expert's tools could do, as the planner named them."""
     summary: list[TurnSummary]
     """Older turns, one line each, oldest first: their messages left `messages` (see
     `conversation.py`); the models see these lines instead."""
@@ -175,7 +209,7 @@ class TaskInput(TypedDict):
     max_attempts: int
     """Orchestrate rounds this task may use (attempt and step budgets applied)."""
     run_context: dict[str, Any]
-    """The turn's settings (see `State.run_context`)."""
+    """The turn's settings (see `Turn.run_context`)."""
     messages: NotRequired[Annotated[list[AnyMessage], add_messages]]
     """This task's exchange with the orchestrator and the expert's tools (given when a task
     continues after its calls were decided)."""
@@ -202,42 +236,15 @@ class TaskRun(TaskInput, TaskOutput, total=False):
 # Partial updates: what each node may write. Keys absent from an update leave state as it is.
 
 
-class TurnStart(TypedDict, total=False):
-    """The turn-scoped fields the planner resets (and the settings it fixes) when a turn begins."""
+class PlannerUpdate(TypedDict, total=False):
+    """What the planner writes: a new turn, a plan, a retry, a question, a refusal or a failure."""
 
     messages: list[AnyMessage | RemoveMessage]
-    """Older turns removed once summarised, or an answer or masked request (planner)."""
+    """Older turns removed once summarised, or an answer or masked request."""
     summary: list[TurnSummary]
     """The summary with the removed turns added."""
-    run_context: dict[str, Any]
-    """The validated settings of the turn."""
-    turn_of: str
-    """Id of the human message that began the turn."""
-    turn_notes: list[str]
-    """Notices for the answer (e.g. the keyless fallback)."""
-    uncovered: list[str]
-    """Cleared: nothing is uncovered yet."""
-    unavailable: dict[str, str]
-    """Cleared: no expert has failed yet."""
-    replanned: bool
-    """Cleared: no replan yet this turn."""
-    steps_spent: int
-    """Cleared: no steps spent yet this turn."""
-    analysis: AnalysisRecord | None
-    """Cleared: the analyser has not been asked this turn."""
-    planner_attempts: int
-    """Cleared: no planner call yet this turn."""
-    planner_feedback: list[str]
-    """Cleared: no problems to show the planner yet."""
-    planner_focus: list[str]
-    """Cleared: no rejected plan yet."""
-    wave: list[str]
-    """Cleared: nothing launched yet."""
-
-
-class PlannerUpdate(TurnStart, total=False):
-    """What the planner writes: a plan, a retry, a question, a refusal or a failure."""
-
+    turn: Turn
+    """A new turn (whole), or the turn's fields this step changed."""
     plan: list[TaskState]
     """The new plan (replacing the old one)."""
     plan_status: PlanStatus
@@ -272,25 +279,22 @@ class AdvanceUpdate(TypedDict, total=False):
     """The plan with the round's tasks updated and the rest settled."""
     plan_status: PlanStatus
     """The plan's status after settling."""
-    wave: list[str]
-    """Ids of the tasks that ran in this round."""
     deferred: list[PendingCall]
     """Calls the round's tasks held back in plan_only mode."""
     awaiting: list[Awaiting]
     """Calls the round's tasks stopped at, waiting for a human's decision."""
-    turn_notes: list[str]
-    """Notes with a replan or a spent step budget added."""
-    replanned: bool
-    """Set when the scheduler asks the planner to replan."""
-    planner_feedback: list[str]
-    """The failures to replan around."""
+    turn: Turn
+    """The round's tasks (`wave`), notes with a replan or a spent budget added, and a replan
+    request (`replanned`, with the failures as `planner_feedback`)."""
     ui: list[AnyUIMessage]
     """The plan card as the round left it (when it changed)."""
 
 
-class ResponseUpdate(TurnStart, total=False):
-    """What generate_response writes: the answer, and the turn's fields reset (`reset_turn`)."""
+class ResponseUpdate(TypedDict, total=False):
+    """What generate_response writes: the answer and how the turn ended (the turn stays)."""
 
+    messages: list[AnyMessage]
+    """The answer."""
     report: TurnReport
     """How the turn ended."""
     previous_plan: list[TaskState]

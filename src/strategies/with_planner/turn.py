@@ -1,4 +1,4 @@
-"""The turn's settings, turn-scoped fields, clock and progress events, shared by the nodes."""
+"""A new turn, the turn's settings, clock and progress events, shared by the nodes."""
 
 from __future__ import annotations
 
@@ -8,28 +8,30 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from strategies.with_planner.context import Context
-from strategies.with_planner.state import TurnStart
+from strategies.with_planner.state import Turn, current_turn
 
 
-def reset_turn(update: TurnStart, *, answered: bool = False) -> None:
-    """Set every turn-scoped field of a node's update to its start value, as a whole.
+def new_turn(run_context: dict[str, Any], turn_of: str, notes: list[str]) -> Turn:
+    """A turn as it begins: its settings fixed, every other field at its start value.
 
-    The one list of what belongs to a turn, used when a turn begins (so nothing of one turn's
-    notes, failures, replans or planning attempts leaks into the next) and when it is
-    answered (`answered`: what callers read about the turn, `unavailable`, `uncovered`,
-    `analysis` and `planner_focus`, stays until the next turn begins).
+    The one list of what a turn starts with. The planner writes it whole when a turn begins
+    (`merge_turn` replaces the last turn with it), so nothing of one turn's notes, failures,
+    replans or planning attempts leaks into the next.
     """
-    update["turn_notes"] = []
-    update["replanned"] = False
-    update["steps_spent"] = 0
-    update["planner_attempts"] = 0
-    update["planner_feedback"] = []
-    update["wave"] = []
-    if not answered:
-        update["planner_focus"] = []
-        update["uncovered"] = []
-        update["unavailable"] = {}
-        update["analysis"] = None
+    return Turn(
+        run_context=run_context,
+        turn_of=turn_of,
+        notes=notes,
+        replanned=False,
+        steps_spent=0,
+        planner_attempts=0,
+        planner_feedback=[],
+        planner_focus=[],
+        wave=[],
+        uncovered=[],
+        unavailable={},
+        analysis=None,
+    )
 
 
 def context_of(runtime: Runtime[Context], state: Mapping[str, Any]) -> Context:
@@ -37,9 +39,10 @@ def context_of(runtime: Runtime[Context], state: Mapping[str, Any]) -> Context:
 
     A resume (or a later step) that passes another context, or none, cannot change them, so
     the approval of calls already pending cannot be weakened. Before the turn has settings
-    (the planner's first step), the caller's context, or the settings' defaults.
+    (the planner's first step), the caller's context, or the settings' defaults. A task run
+    has them as `run_context` (`TaskInput`), not in a turn.
     """
-    fixed = state.get("run_context")
+    fixed = current_turn(state).get("run_context") or state.get("run_context")
     given = Context(**fixed) if fixed else runtime.context
     return (given if given is not None else Context()).filled()
 

@@ -16,7 +16,7 @@ from strategies.with_planner import scheduler
 from strategies.with_planner.context import Context
 from strategies.with_planner.plan_card import Feed
 from strategies.with_planner.plans import TaskState, plan_status, settle
-from strategies.with_planner.state import AdvanceUpdate, State
+from strategies.with_planner.state import AdvanceUpdate, State, Turn, current_turn
 from strategies.with_planner.turn import context_of, now_iso
 
 
@@ -30,7 +30,7 @@ class Advance(Protocol):
 
 def _replan_needed(state: State, plan: list[TaskState], ran: list[str]) -> list[str]:
     """Failures of the last round worth replanning around (once per turn), as feedback."""
-    if state.get("replanned"):
+    if current_turn(state).get("replanned"):
         return []
     failed = [t for t in plan if t["id"] in ran and t["status"] == "failed"]
     unfinished = [t for t in plan if t["status"] in ("pending", "skipped", "cancelled")]
@@ -52,10 +52,10 @@ def make_advance(
         """
         ctx = context_of(runtime, state)
         plan = settle(state["plan"], now_iso(ctx))
-        notes = list(state.get("turn_notes") or [])
+        notes = list(current_turn(state).get("notes") or [])
         if state.get("awaiting"):
             return AdvanceUpdate(
-                plan=plan, wave=[], turn_notes=notes, plan_status=plan_status(plan)
+                plan=plan, turn=Turn(wave=[], notes=notes), plan_status=plan_status(plan)
             )
         # The subgraph is named here, in the closure, for LangGraph to find and draw it.
         feed = Feed(state, runtime)
@@ -63,12 +63,12 @@ def make_advance(
         plan = settle(done.plan, now_iso(ctx))
         feed.show(plan, done.awaiting)
         notes += done.notes
+        turn = Turn(wave=done.ran, notes=notes)
         update = AdvanceUpdate(
             plan=plan,
-            wave=done.ran,
             deferred=done.deferred,
             awaiting=done.awaiting,
-            turn_notes=notes,
+            turn=turn,
             plan_status=plan_status(plan),
         )
         if feed.sent is not None:
@@ -78,7 +78,7 @@ def make_advance(
         failures = _replan_needed(state, plan, done.ran)
         if failures:
             notes.append("Replanned after: " + "; ".join(failures))
-            update["replanned"], update["planner_feedback"] = True, failures
+            turn["replanned"], turn["planner_feedback"] = True, failures
         return update
 
     return advance

@@ -209,7 +209,8 @@ def set_aside(state: State) -> PlannerUpdate:
 
     The tasks that stopped for approval are cancelled with the reason; the rest of the plan is
     kept as the previous plan (the planner may continue it), and the calls are kept for this
-    turn's answer, which names them.
+    turn's answer, which names them. The old turn's fields are left alone: the planner begins
+    the new message's turn, whole, right after.
     """
     awaiting = state.get("awaiting") or []
     waiting = {a["task_id"] for a in awaiting}
@@ -224,8 +225,6 @@ def set_aside(state: State) -> PlannerUpdate:
         abandoned=[a["call"] for a in awaiting],
         previous_plan=plan,
         plan=[],
-        wave=[],
-        planner_attempts=0,
     )
 
 

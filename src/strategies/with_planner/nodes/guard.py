@@ -23,7 +23,13 @@ from common.safety.policy import action_for
 from common.settings import get_settings
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, emit, model_for, render_plan
-from strategies.with_planner.state import GuardStats, GuardUpdate, GuardVerdict, State
+from strategies.with_planner.state import (
+    GuardStats,
+    GuardUpdate,
+    GuardVerdict,
+    State,
+    current_turn,
+)
 
 PLAN_NOT_MADE = "(not made yet: judge the request against every tool above)"
 """The plan slot of an analysis started alongside the planner."""
@@ -48,7 +54,7 @@ async def irreversibility_check(state: State, runtime: Runtime[Context]) -> Guar
         else:
             catalog[expert] = tools
     verdicts, configs = classified(registry, catalog)
-    record = state.get("analysis")
+    record = current_turn(state).get("analysis")
     if not worth_asking(ctx, verdicts, configs, catalog):
         outcome = AnalysisOutcome("skipped")
     elif record is not None and covers(record, catalog):

@@ -49,8 +49,8 @@ from strategies.with_planner.prompts import (
     PLANNER_SYSTEM_PROMPT,
     REPLAN_FEEDBACK,
 )
-from strategies.with_planner.state import PlannerUpdate, State, TurnReport
-from strategies.with_planner.turn import reset_turn
+from strategies.with_planner.state import PlannerUpdate, State, Turn, TurnReport, current_turn
+from strategies.with_planner.turn import new_turn
 
 Catalog = dict[str, Sequence[Tool] | None]
 
@@ -108,13 +108,16 @@ def input_guard(state: State, cfg: GuardrailConfig) -> PlannerUpdate | None:
         if kinds:
             # Replace the message (same id), then plan on the masked text in the next step.
             replaced = HumanMessage(masked, id=last.id)
-            return PlannerUpdate(messages=[replaced], planner_outcome="retry", planner_attempts=0)
+            return PlannerUpdate(
+                messages=[replaced], planner_outcome="retry", turn=Turn(planner_attempts=0)
+            )
     return None
 
 
 def _focus(state: State) -> list[str]:
     """Experts the rejected plans of this planning round named (none on a first attempt)."""
-    return (state.get("planner_focus") or []) if state.get("planner_attempts") else []
+    turn = current_turn(state)
+    return (turn.get("planner_focus") or []) if turn.get("planner_attempts") else []
 
 
 def _ranking_query(state: State) -> str:
@@ -147,12 +150,12 @@ def start_turn(state: State, runtime: Runtime[Context]) -> tuple[PlannerUpdate, 
     compacted = compact(
         state["messages"], state.get("summary") or [], ctx.conversation_token_budget
     )
-    turn = PlannerUpdate(run_context=asdict(ctx), turn_of=_request_id(state))
-    reset_turn(turn)
-    turn["turn_notes"] = [notice] if notice else []
+    update = PlannerUpdate(
+        turn=new_turn(asdict(ctx), _request_id(state), [notice] if notice else [])
+    )
     if compacted.removals:
-        turn["messages"], turn["summary"] = list(compacted.removals), compacted.summary
-    return turn, compacted
+        update["messages"], update["summary"] = list(compacted.removals), compacted.summary
+    return update, compacted
 
 
 async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
@@ -163,23 +166,25 @@ async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     """
     aside: PlannerUpdate = {}
     if state.get("awaiting"):
+        # The new message begins a turn (below), whatever the old turn's planning round was.
         aside = set_aside(state)
         state = cast(State, {**state, **aside})
-    if state.get("plan") or state.get("planner_attempts") or _turn_started(state):
+    elif state.get("plan") or current_turn(state).get("planner_attempts") or _turn_started(state):
         return _said(await _plan(state, runtime), state)
     # The turn's settings are checkpointed before any model is asked, so a retry after an
     # unreachable model (`resume`, or invoking with None) runs on the same settings.
-    turn, compacted = start_turn(state, runtime)
+    update, compacted = start_turn(state, runtime)
     thread_id = get_config().get("configurable", {}).get("thread_id")
     await keep_history(runtime.store, thread_id, compacted)
-    turn.update(aside)
-    turn["planner_outcome"] = "retry"
-    return turn
+    update.update(aside)
+    update["planner_outcome"] = "retry"
+    return update
 
 
 def _turn_started(state: State) -> bool:
     """Whether the last human message's turn already has its settings fixed."""
-    return bool(state.get("run_context")) and state.get("turn_of") == _request_id(state)
+    turn = current_turn(state)
+    return bool(turn.get("run_context")) and turn.get("turn_of") == _request_id(state)
 
 
 def _request_id(state: State) -> str:
@@ -211,7 +216,8 @@ def _said(update: PlannerUpdate, state: State) -> PlannerUpdate:
 async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     """One planning step: guard a new request, release approved calls, or ask the model."""
     ctx = context_of(runtime, state)
-    if not state.get("plan") and not state.get("planner_attempts"):
+    turn = current_turn(state)
+    if not state.get("plan") and not turn.get("planner_attempts"):
         guarded = input_guard(state, ctx.guardrail_config())
         if guarded is not None:
             return guarded
@@ -224,14 +230,14 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     catalog, errors = await expert_catalog(registry)
     experts = describe_experts(registry, catalog, errors, _ranking_query(state), _focus(state))
     prompt = await _prompt(state, runtime, experts)
-    attempts = state.get("planner_attempts", 0) + 1
+    attempts = turn.get("planner_attempts", 0) + 1
     summary, recent = model_view(
         state["messages"], state.get("summary") or [], ctx.conversation_token_budget
     )
     messages = [SystemMessage(prompt + summary), *recent]
     # The analysis needs the request and the tools, not the plan: it runs meanwhile, once a turn.
     analysing = None
-    if state.get("analysis") is None:
+    if turn.get("analysis") is None:
         reachable = {name: list(tools) for name, tools in catalog.items() if tools is not None}
         analysing = asyncio.ensure_future(prefetch_analysis(state, runtime, registry, reachable))
     try:
@@ -248,7 +254,7 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     )
     if analysing is not None:
         if update.get("planner_outcome") in ("planned", "retry"):
-            update["analysis"] = await analysing
+            update.setdefault("turn", Turn())["analysis"] = await analysing
         else:
             # The turn ends without running a tool: its answer does not wait for the analyser.
             analysing.cancel()
@@ -284,7 +290,9 @@ def _use_answer(
     if result.clarification and not result.plan:
         return _clarify(result.clarification)
     if current and result.decision == "continue":
-        return PlannerUpdate(planner_outcome="planned", planner_attempts=0, planner_feedback=[])
+        return PlannerUpdate(
+            planner_outcome="planned", turn=Turn(planner_attempts=0, planner_feedback=[])
+        )
     kept = [t for t in current if t["status"] == "completed"]
     combined = PlannerResult(
         plan=[planned(t) for t in kept] + result.plan,
@@ -303,8 +311,7 @@ def _clarify(question: str) -> PlannerUpdate:
     return PlannerUpdate(
         messages=[AIMessage(question)],
         planner_outcome="clarify",
-        planner_attempts=0,
-        planner_feedback=[],
+        turn=Turn(planner_attempts=0, planner_feedback=[]),
         report=not_done(f"Waiting for your answer: {question}"),
     )
 
@@ -315,17 +322,20 @@ def _planned(
     """A valid plan replaces the old one; a replan still counts the dropped tasks' steps."""
     current = state.get("plan") or []
     dropped = sum(t["attempts"] for t in current if t["status"] != "completed")
+    turn = current_turn(state)
     return PlannerUpdate(
-        steps_spent=state.get("steps_spent", 0) + dropped if current else 0,
         plan=plan,
         plan_status="ready",
         planner_outcome="planned" if plan else "empty",
-        planner_attempts=0,
-        planner_feedback=[],
         deferred=None,
-        wave=[],
-        unavailable=errors,
-        uncovered=[*(state.get("uncovered") or []), *not_covered],
+        turn=Turn(
+            steps_spent=turn.get("steps_spent", 0) + dropped if current else 0,
+            planner_attempts=0,
+            planner_feedback=[],
+            wave=[],
+            unavailable=errors,
+            uncovered=[*(turn.get("uncovered") or []), *not_covered],
+        ),
     )
 
 
@@ -342,7 +352,7 @@ async def _memory(runtime: Runtime[Context], user: str, request: str) -> str:
 
 
 def _feedback(state: State, current: list[TaskState]) -> str:
-    problems = "\n".join(f"- {p}" for p in state.get("planner_feedback") or [])
+    problems = "\n".join(f"- {p}" for p in current_turn(state).get("planner_feedback") or [])
     if current:
         return REPLAN_FEEDBACK.format(plan=render_plan(current, detailed=True), problems=problems)
     return PLANNER_FEEDBACK.format(problems=problems) if problems else ""
@@ -371,10 +381,8 @@ def _deferred_answer(state: State, deferred: list[PendingCall]) -> PlannerUpdate
         "plan": released,
         "plan_status": "ready",
         "planner_outcome": "planned",
-        "planner_attempts": 0,
-        "planner_feedback": [],
         "deferred": None,
-        "wave": [],
+        "turn": Turn(planner_attempts=0, planner_feedback=[], wave=[]),
     }
 
 
@@ -385,18 +393,19 @@ def _retry_or_fail(
     if attempts <= get_settings().max_planner_retries:
         return PlannerUpdate(
             planner_outcome="retry",
-            planner_attempts=attempts,
-            planner_feedback=problems,
-            planner_focus=list(dict.fromkeys([*_focus(state), *named])),
+            turn=Turn(
+                planner_attempts=attempts,
+                planner_feedback=problems,
+                planner_focus=list(dict.fromkeys([*_focus(state), *named])),
+            ),
         )
     if state.get("plan"):
         # No usable replacement: the running plan goes on as it was.
         note = "A replacement plan after the failure was invalid: " + "; ".join(problems)
+        notes = [*(current_turn(state).get("notes") or []), note]
         return PlannerUpdate(
             planner_outcome="planned",
-            planner_attempts=0,
-            planner_feedback=[],
-            turn_notes=[*(state.get("turn_notes") or []), note],
+            turn=Turn(planner_attempts=0, planner_feedback=[], notes=notes),
         )
     text = (
         f"I could not make a usable plan after {attempts} attempts:\n"
@@ -406,8 +415,7 @@ def _retry_or_fail(
     return PlannerUpdate(
         messages=[AIMessage(text)],
         planner_outcome="failed",
-        planner_attempts=0,
-        planner_feedback=[],
+        turn=Turn(planner_attempts=0, planner_feedback=[]),
         plan=[],
         report=not_done(f"No usable plan after {attempts} attempts: " + "; ".join(problems)),
     )

@@ -1,4 +1,4 @@
-"""generate_response: answer honestly (what was not done included), remember the run, reset."""
+"""generate_response: answer honestly (what was not done included), remember the run."""
 
 from __future__ import annotations
 
@@ -41,8 +41,7 @@ from strategies.with_planner.plans import (
     remembered,
 )
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
-from strategies.with_planner.state import ResponseUpdate, State, TurnReport
-from strategies.with_planner.turn import reset_turn
+from strategies.with_planner.state import ResponseUpdate, State, TurnReport, current_turn
 
 UNKNOWN_OUTCOME = "Error (interrupted)"
 """How the answer to a call whose effect is unknown begins (cut off by a crash or a timeout)."""
@@ -57,10 +56,9 @@ def turn_problems(state: State, plan: list[TaskState]) -> list[str]:
     Declined and plan_only held-back calls are the user's decisions, not problems. A task that
     ended on a call of unknown outcome is listed by `unknown_outcomes`, not as "not done".
     """
-    problems = [f"{why.rstrip('.')}." for why in (state.get("unavailable") or {}).values()]
-    problems += [
-        f"Not done, no expert's tools fit: {part}" for part in state.get("uncovered") or []
-    ]
+    turn = current_turn(state)
+    problems = [f"{why.rstrip('.')}." for why in (turn.get("unavailable") or {}).values()]
+    problems += [f"Not done, no expert's tools fit: {part}" for part in turn.get("uncovered") or []]
     declined = user_declined(plan)
     for t in plan:
         if t["status"] in ("failed", "skipped", "cancelled") and t["id"] not in declined:
@@ -195,7 +193,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     answer = guard_answer(answer, plan, request, ctx.guardrail_config())
     problems = turn_problems(state, plan)
     unknown = unknown_outcomes(plan)
-    notices = [n for n in state.get("turn_notes") or [] if n == ANNOUNCEMENT]
+    notices = [n for n in current_turn(state).get("notes") or [] if n == ANNOUNCEMENT]
     held = state.get("deferred") or []
     not_run = not_run_lines(state.get("abandoned") or [])
     text = honest_answer(str(answer.text), problems, notices, held, unknown, plan, not_run)
@@ -204,7 +202,8 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
         record = run_record(state, plan, str(answer.content), now_iso(ctx))
         embeddings = await configured_embeddings(get_settings().embedding_model)
         await save_run(runtime.store, ctx.user_id, record, embeddings)
-    update = ResponseUpdate(
+    # The turn is left as it is: its record stays until the next turn replaces it whole.
+    return ResponseUpdate(
         report=TurnReport(
             ok=not (problems or unknown or not_run), problems=problems + unknown + not_run
         ),
@@ -214,8 +213,6 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
         plan_status=plan_status(plan),
         abandoned=[],
     )
-    reset_turn(update, answered=True)
-    return update
 
 
 def _response_prompt(state: State, plan: list[TaskState]) -> str:
@@ -223,7 +220,7 @@ def _response_prompt(state: State, plan: list[TaskState]) -> str:
     deferred = state.get("deferred") or []
     return RESPONSE_SYSTEM_PROMPT.format(
         plan=render_plan(plan, detailed=True),
-        notes="\n".join(f"- {n}" for n in state.get("turn_notes") or []) or "(none)",
+        notes="\n".join(f"- {n}" for n in current_turn(state).get("notes") or []) or "(none)",
         deferred="\n".join(
             f"- {d['expert']}: {describe_call(d['name'], d['args'])}" for d in deferred
         )
