@@ -289,9 +289,10 @@ async def test_a_run_killed_mid_read_is_finished_by_the_other_instance(
         assert first[-1] != again[-1]
         assert await _statuses(other, thread_id) == ["completed"]
         assert f"value of {key}" in await _answer(other, thread_id)
-        # The retried run did not add the request to the conversation a second time.
+        # The retried run did not add the request (nor the plan's line) a second time.
         state: Any = await other.threads.get_state(thread_id)
-        assert [m["type"] for m in state["values"]["messages"]] == ["human", "ai"]
+        assert [m["type"] for m in state["values"]["messages"]] == ["human", "ai", "ai"]
+        assert state["values"]["messages"][1]["content"].startswith("Plan: ")
         assert recovery < 90
     _assert_no_leftovers(tag)
 

@@ -123,8 +123,13 @@ async def test_stream_interrupt_resume_and_final_state(
         stream_mode=["updates", "custom"],
     ):
         events.append((part.event, part.data))
-    custom = [d["event"] for e, d in events if e == "custom"]
+    # The custom stream carries our progress events and the plan card's UI messages.
+    custom = [d["event"] for e, d in events if e == "custom" and "event" in d]
     assert {"plan", "guard", "task_start", "task_end"} <= set(custom)
+    cards = [d for e, d in events if e == "custom" and d.get("type") == "ui"]
+    assert cards, "no plan card in the stream"
+    assert len({c["id"] for c in cards}) == 1, "one card per plan, updated in place"
+    assert [t["status"] for t in cards[-1]["props"]["tasks"]][-1] == "awaiting_approval"
     state = await server_client.threads.get_state(thread["thread_id"])
     (interrupt,) = interrupts_of(state)
     # The stream announces the same question the state holds.
