@@ -8,8 +8,9 @@ does, so this module hand-writes that layout on top of `AsyncSqliteSaver`:
 
 - `aput` writes a blob only for the channels in `new_versions` (INSERT OR IGNORE; type "empty"
   for a channel with a new version but no value), and the checkpoint row without the values it
-  blobs; a value carried over from a checkpoint of the plain saver (inline, no blob) is blobbed
-  then, found by one indexed look-up per checkpoint;
+  blobs, in one commit (so it writes the row itself, with the parent's statement); a value
+  carried over from a checkpoint of the plain saver (inline, no blob) is blobbed then, found by
+  one primary-key look-up per carried channel;
 - `aget_tuple` and `alist` fill `channel_values` back from the blobs that
   `channel_versions` names, only for the channels the row lacks, so a checkpoint written by the
   plain saver (values inline) loads as before and such a thread can be continued;
@@ -24,6 +25,7 @@ in this version; they are refused here by name, since a copy without the blobs w
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, cast
@@ -34,6 +36,7 @@ from langgraph.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
+    get_checkpoint_metadata,
 )
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -50,6 +53,18 @@ CREATE TABLE IF NOT EXISTS checkpoint_blobs (
 );
 """
 """The blobs table: one row per channel value version, as in LangGraph's PostgreSQL saver."""
+
+_INSERT_BLOBS_SQL = (
+    "INSERT OR IGNORE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, "
+    "blob) VALUES (?, ?, ?, ?, ?, ?)"
+)
+"""A version's value is written once: a second write of the same version changes nothing."""
+
+_INSERT_CHECKPOINT_SQL = (
+    "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, "
+    "parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+"""The parent saver's checkpoint row statement."""
 
 EMPTY = "empty"
 """The blob type of a channel that has a new version but no value (PostgreSQL saver's word)."""
@@ -89,30 +104,72 @@ class BlobSqliteSaver(AsyncSqliteSaver):
         await self.setup()
         thread_id = str(config["configurable"]["thread_id"])
         checkpoint_ns = str(config["configurable"]["checkpoint_ns"])
+        row, blobs, carried = self._split(thread_id, checkpoint_ns, checkpoint, new_versions)
+        type_, serialized = self.serde.dumps_typed(row)
+        # As the parent's aput writes it (written here so that blobs and row share one commit).
+        serialized_metadata = json.dumps(
+            get_checkpoint_metadata(config, metadata), ensure_ascii=False
+        ).encode("utf-8", "ignore")
+        checkpoint_row = (
+            thread_id,
+            checkpoint_ns,
+            checkpoint["id"],
+            config["configurable"].get("checkpoint_id"),
+            type_,
+            serialized,
+            serialized_metadata,
+        )
+        async with self.lock:
+            try:
+                blobs += await self._unstored(
+                    thread_id, checkpoint_ns, checkpoint["channel_values"], carried
+                )
+                if blobs:
+                    await self.conn.executemany(_INSERT_BLOBS_SQL, blobs)
+                await self.conn.execute_fetchall(_INSERT_CHECKPOINT_SQL, checkpoint_row)
+                await self.conn.commit()
+            except BaseException:
+                await self.conn.rollback()
+                raise
+        return {
+            "configurable": {
+                "thread_id": config["configurable"]["thread_id"],
+                "checkpoint_ns": checkpoint_ns,
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
+
+    def _split(
+        self,
+        thread_id: str,
+        checkpoint_ns: str,
+        checkpoint: Checkpoint,
+        new_versions: ChannelVersions,
+    ) -> tuple[Checkpoint, list[tuple[Any, ...]], list[tuple[str, str]]]:
+        """The row to store, the blob rows of new versions, the carried (channel, version) pairs."""
         values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
         row = checkpoint.copy()
         row["channel_values"] = {k: v for k, v in values.items() if _inline(v) or k not in versions}
         new = {k: str(v) for k, v in new_versions.items() if k not in row["channel_values"]}
         blobs = [(thread_id, checkpoint_ns, k, v, *self._dump(values, k)) for k, v in new.items()]
         # A value carried over from the parent has its blob already, unless the parent was
-        # written by the plain saver (value inline): continuing such a thread blobs it now.
-        carried = [(k, str(versions[k])) for k in values if k not in row["channel_values"]]
-        carried = [pair for pair in carried if pair[0] not in new]
-        async with self.lock:
-            present = await self._select(thread_id, checkpoint_ns, carried, "channel, version")
-            blobs += [
-                (thread_id, checkpoint_ns, k, v, *self._dump(values, k))
-                for k, v in set(carried) - {(str(k), str(v)) for k, v in present}
-            ]
-            await self.conn.executemany(
-                "INSERT OR IGNORE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, "
-                "version, type, blob) VALUES (?, ?, ?, ?, ?, ?)",
-                blobs,
-            )
-        # The row goes after its blobs (the parent writes it and commits, usually in the same
-        # transaction): a committed row always finds its blobs; a crash in between leaves
-        # unreferenced blobs at worst, which a retry's INSERT OR IGNORE does not mind.
-        return await super().aput(config, row, metadata, new_versions)
+        # written by the plain saver (value inline): the caller blobs those now.
+        carried = [
+            (k, str(versions[k])) for k in values if k not in row["channel_values"] and k not in new
+        ]
+        return row, blobs, carried
+
+    async def _unstored(
+        self,
+        thread_id: str,
+        checkpoint_ns: str,
+        values: Mapping[str, Any],
+        carried: Sequence[tuple[str, str]],
+    ) -> list[tuple[Any, ...]]:
+        """Blob rows for the carried (channel, version) pairs the table lacks; caller locks."""
+        present = await self._select(thread_id, checkpoint_ns, carried, "b.channel, b.version")
+        missing = set(carried) - {(str(k), str(v)) for k, v in present}
+        return [(thread_id, checkpoint_ns, k, v, *self._dump(values, k)) for k, v in missing]
 
     def _dump(self, values: Mapping[str, Any], channel: str) -> tuple[str, bytes | None]:
         """The (type, bytes) of one channel's value, or ("empty", None) when it has none."""
@@ -163,7 +220,7 @@ class BlobSqliteSaver(AsyncSqliteSaver):
         thread_id = str(configurable["thread_id"])
         checkpoint_ns = str(configurable.get("checkpoint_ns", ""))
         for channel, type_, blob in await self._select(
-            thread_id, checkpoint_ns, wanted, "channel, type, blob"
+            thread_id, checkpoint_ns, wanted, "b.channel, b.type, b.blob"
         ):
             if type_ != EMPTY:
                 values[channel] = self.serde.loads_typed((type_, blob))
@@ -174,14 +231,17 @@ class BlobSqliteSaver(AsyncSqliteSaver):
         """`columns` of the existing blob rows of these (channel, version) pairs; caller locks."""
         found: list[Any] = []
         for chunk in _chunks(pairs, _PAIRS_PER_QUERY):
-            where = " OR ".join(["(channel = ? AND version = ?)"] * len(chunk))
-            params = [thread_id, checkpoint_ns, *(part for pair in chunk for part in pair)]
-            async with self.conn.execute(
-                f"SELECT {columns} FROM checkpoint_blobs "
-                f"WHERE thread_id = ? AND checkpoint_ns = ? AND ({where})",
+            # One primary-key look-up per pair, the pairs as the outer loop (`CROSS JOIN`):
+            # an OR of (channel, version) terms lets SQLite scan all the thread's blobs instead.
+            wanted = ", ".join(["(?, ?)"] * len(chunk))
+            params = [*(part for pair in chunk for part in pair), thread_id, checkpoint_ns]
+            # execute_fetchall: one trip to aiosqlite's thread, not three (execute, fetch, close).
+            found += await self.conn.execute_fetchall(
+                f"SELECT {columns} FROM (VALUES {wanted}) AS w CROSS JOIN checkpoint_blobs b "
+                "ON b.thread_id = ? AND b.checkpoint_ns = ? "
+                "AND b.channel = w.column1 AND b.version = w.column2",
                 params,
-            ) as cur:
-                found += await cur.fetchall()
+            )
         return found
 
     async def adelete_thread(self, thread_id: str) -> None:
