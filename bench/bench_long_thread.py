@@ -13,7 +13,8 @@ Figures (medians over five turns: 3-7 and 26-30 by default):
 - prompt tokens per turn: every model request of the turn, counted with LangChain's
   `count_tokens_approximately` on the messages the scripted models received;
 - CPU per turn (`time.process_time`), early (around turn 5) and late (around turn 30);
-- checkpoint bytes added per turn (checkpoints + writes of the thread, every namespace) and in all;
+- checkpoint bytes added per turn (checkpoints + writes + channel-value blobs of the thread, every
+  namespace) and in all;
 - the turn-2 check: the answer to the question names turn 2's SKUs.
 
 `--budget N` sets the run's `conversation_token_budget` (default: the setting, 800 tokens; the

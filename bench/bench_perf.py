@@ -31,7 +31,7 @@ Figures, all from one run (medians; CPU is `time.process_time`):
   few lines run before the CLI's `main`, after what `run` imports before the servers start;
 - CPU per run: 40 concurrent warm runs with latencies 0 (CPU is what is measured, so waiting
   adds nothing), with SQLite checkpointer + store and with InMemorySaver + InMemoryStore;
-- checkpoints, writes and bytes per run (SQLite rows of the thread, all namespaces);
+- checkpoints, writes, blobs and bytes per run (SQLite rows of the thread, all namespaces);
 - load: 100 concurrent threads at the default latencies, p50/p95 against the warm single turn,
   errors, and that every thread's plan and answer carry its own SKUs;
 - long thread: 30 turns of the same request in one thread (latencies 0): CPU per turn around
@@ -232,7 +232,7 @@ async def backend(kind: str, folder: Path) -> AsyncIterator[Backend]:
 
 
 def storage(db: Path, thread_id: str) -> dict[str, int]:
-    """A thread's checkpoint rows, write rows and their bytes (every namespace)."""
+    """A thread's checkpoint, write and channel-value (blob) rows and bytes (every namespace)."""
     with sqlite3.connect(db) as conn:
         cps, cp_bytes = conn.execute(
             "SELECT COUNT(*), COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) "
@@ -243,7 +243,26 @@ def storage(db: Path, thread_id: str) -> dict[str, int]:
             "SELECT COUNT(*), COALESCE(SUM(LENGTH(value)), 0) FROM writes WHERE thread_id = ?",
             (thread_id,),
         ).fetchone()
-    return {"checkpoints": cps, "writes": writes, "bytes": cp_bytes + w_bytes}
+        blobs, b_bytes = _blob_storage(conn, thread_id)
+    return {
+        "checkpoints": cps,
+        "writes": writes,
+        "blobs": blobs,
+        "bytes": cp_bytes + w_bytes + b_bytes,
+    }
+
+
+def _blob_storage(conn: sqlite3.Connection, thread_id: str) -> tuple[int, int]:
+    """A thread's channel-value rows and bytes (0, 0 in a database without the blobs table)."""
+    try:
+        found = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(LENGTH(blob)), 0) FROM checkpoint_blobs "
+            "WHERE thread_id = ?",
+            (thread_id,),
+        ).fetchone()
+    except sqlite3.OperationalError:  # written by the plain AsyncSqliteSaver
+        return 0, 0
+    return int(found[0]), int(found[1])
 
 
 def failed(turns: Sequence[Turn | str]) -> list[str]:

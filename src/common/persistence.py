@@ -13,11 +13,11 @@ from typing import Any, Literal
 import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
+from common.persistence_sqlite import BlobSqliteSaver
 from common.settings import ConfigError, Settings, get_settings
 
 Backend = Literal["memory", "sqlite", "postgres"]
@@ -27,15 +27,16 @@ Backend = Literal["memory", "sqlite", "postgres"]
 @asynccontextmanager
 async def sqlite_checkpointer(
     path: Path, setting: str = "CHECKPOINT_PATH"
-) -> AsyncIterator[AsyncSqliteSaver]:
-    """An AsyncSqliteSaver on `path`, creating its folder; closed on exit.
+) -> AsyncIterator[BlobSqliteSaver]:
+    """A BlobSqliteSaver on `path` (values once per version), creating its folder; closed on exit.
 
     A place it cannot write raises ConfigError naming `path` and `setting`, before any run.
     """
     async with AsyncExitStack() as stack:
         with _unwritable_as_config_error(path, setting):
             await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
-            saver = await stack.enter_async_context(AsyncSqliteSaver.from_conn_string(str(path)))
+            conn = await stack.enter_async_context(aiosqlite.connect(str(path)))
+            saver = BlobSqliteSaver(conn)
             await saver.setup()
             await _check_writable(saver.conn)
         yield saver

@@ -1,0 +1,296 @@
+"""A SQLite checkpointer that stores each channel value once per version.
+
+LangGraph's `AsyncSqliteSaver` serialises every channel's value into each checkpoint row, at
+every super-step, although a step changes only a few channels: on a long thread the bounded
+conversation is written again about seven times a turn. LangGraph's PostgreSQL saver avoids this
+with a `checkpoint_blobs` table keyed by (thread, namespace, channel, version); no SQLite saver
+does, so this module hand-writes that layout on top of `AsyncSqliteSaver`:
+
+- `aput` writes a blob only for the channels in `new_versions` (INSERT OR IGNORE; type "empty"
+  for a channel with a new version but no value), and the checkpoint row without the values it
+  blobs, in one commit (so it writes the row itself, with the parent's statement); a value
+  carried over from a checkpoint of the plain saver (inline, no blob) is blobbed then, found by
+  one primary-key look-up per carried channel;
+- `aget_tuple` and `alist` fill `channel_values` back from the blobs that
+  `channel_versions` names, only for the channels the row lacks, so a checkpoint written by the
+  plain saver (values inline) loads as before and such a thread can be continued;
+- `adelete_thread` deletes the thread's blobs with its checkpoints and writes.
+
+Small scalars stay inline (a blob row would cost more than the value), and so does a
+`_DeltaSnapshot`: the inherited delta-channel history reads snapshots from the checkpoint rows.
+The synchronous methods of `AsyncSqliteSaver` run these coroutines on the saver's loop, so they
+use the same layout. Pruning, copying threads and deleting runs are not implemented by the parent
+in this version; they are refused here by name, since a copy without the blobs would lose state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import aclosing
+from typing import Any, cast
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    get_checkpoint_metadata,
+)
+from langgraph.checkpoint.serde.types import _DeltaSnapshot
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+BLOBS_TABLE_SQL = """
+CREATE TABLE IF NOT EXISTS checkpoint_blobs (
+    thread_id TEXT NOT NULL,
+    checkpoint_ns TEXT NOT NULL DEFAULT '',
+    channel TEXT NOT NULL,
+    version TEXT NOT NULL,
+    type TEXT NOT NULL,
+    blob BLOB,
+    PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
+);
+"""
+"""The blobs table: one row per channel value version, as in LangGraph's PostgreSQL saver."""
+
+_INSERT_BLOBS_SQL = (
+    "INSERT OR IGNORE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, "
+    "blob) VALUES (?, ?, ?, ?, ?, ?)"
+)
+"""A version's value is written once: a second write of the same version changes nothing."""
+
+_INSERT_CHECKPOINT_SQL = (
+    "INSERT OR REPLACE INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, "
+    "parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
+"""The parent saver's checkpoint row statement."""
+
+EMPTY = "empty"
+"""The blob type of a channel that has a new version but no value (PostgreSQL saver's word)."""
+
+INLINE_STR_MAX = 64
+"""Strings up to this length stay in the checkpoint row: shorter than a blob row's key."""
+
+_PAIRS_PER_QUERY = 200
+"""Channel/version pairs per SELECT: well under SQLite's 999 bound variables of old builds."""
+
+
+class BlobSqliteSaver(AsyncSqliteSaver):
+    """`AsyncSqliteSaver` whose checkpoint rows name channel versions kept in `checkpoint_blobs`."""
+
+    _blobs_ready: bool = False
+
+    async def setup(self) -> None:
+        """The parent's tables, then the blobs table (once per saver)."""
+        if self._blobs_ready:
+            return
+        await super().setup()
+        async with self.lock:
+            # Its own flag, not `is_setup`: the parent sets that before this table exists.
+            if not self._blobs_ready:
+                await self.conn.executescript(BLOBS_TABLE_SQL)
+                await self.conn.commit()
+                self._blobs_ready = True
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Blobs for the channels in `new_versions`, then the row without them, in one commit."""
+        await self.setup()
+        thread_id = str(config["configurable"]["thread_id"])
+        checkpoint_ns = str(config["configurable"]["checkpoint_ns"])
+        row, blobs, carried = self._split(thread_id, checkpoint_ns, checkpoint, new_versions)
+        type_, serialized = self.serde.dumps_typed(row)
+        # As the parent's aput writes it (written here so that blobs and row share one commit).
+        serialized_metadata = json.dumps(
+            get_checkpoint_metadata(config, metadata), ensure_ascii=False
+        ).encode("utf-8", "ignore")
+        checkpoint_row = (
+            thread_id,
+            checkpoint_ns,
+            checkpoint["id"],
+            config["configurable"].get("checkpoint_id"),
+            type_,
+            serialized,
+            serialized_metadata,
+        )
+        async with self.lock:
+            try:
+                blobs += await self._unstored(
+                    thread_id, checkpoint_ns, checkpoint["channel_values"], carried
+                )
+                if blobs:
+                    await self.conn.executemany(_INSERT_BLOBS_SQL, blobs)
+                await self.conn.execute_fetchall(_INSERT_CHECKPOINT_SQL, checkpoint_row)
+                await self.conn.commit()
+            except BaseException:
+                await self.conn.rollback()
+                raise
+        return {
+            "configurable": {
+                "thread_id": config["configurable"]["thread_id"],
+                "checkpoint_ns": checkpoint_ns,
+                "checkpoint_id": checkpoint["id"],
+            }
+        }
+
+    def _split(
+        self,
+        thread_id: str,
+        checkpoint_ns: str,
+        checkpoint: Checkpoint,
+        new_versions: ChannelVersions,
+    ) -> tuple[Checkpoint, list[tuple[Any, ...]], list[tuple[str, str]]]:
+        """The row to store, the blob rows of new versions, the carried (channel, version) pairs."""
+        values, versions = checkpoint["channel_values"], checkpoint["channel_versions"]
+        row = checkpoint.copy()
+        row["channel_values"] = {k: v for k, v in values.items() if _inline(v) or k not in versions}
+        new = {k: str(v) for k, v in new_versions.items() if k not in row["channel_values"]}
+        blobs = [(thread_id, checkpoint_ns, k, v, *self._dump(values, k)) for k, v in new.items()]
+        # A value carried over from the parent has its blob already, unless the parent was
+        # written by the plain saver (value inline): the caller blobs those now.
+        carried = [
+            (k, str(versions[k])) for k in values if k not in row["channel_values"] and k not in new
+        ]
+        return row, blobs, carried
+
+    async def _unstored(
+        self,
+        thread_id: str,
+        checkpoint_ns: str,
+        values: Mapping[str, Any],
+        carried: Sequence[tuple[str, str]],
+    ) -> list[tuple[Any, ...]]:
+        """Blob rows for the carried (channel, version) pairs the table lacks; caller locks."""
+        present = await self._select(thread_id, checkpoint_ns, carried, "b.channel, b.version")
+        missing = set(carried) - {(str(k), str(v)) for k, v in present}
+        return [(thread_id, checkpoint_ns, k, v, *self._dump(values, k)) for k, v in missing]
+
+    def _dump(self, values: Mapping[str, Any], channel: str) -> tuple[str, bytes | None]:
+        """The (type, bytes) of one channel's value, or ("empty", None) when it has none."""
+        if channel not in values:
+            return EMPTY, None
+        return self.serde.dumps_typed(values[channel])
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """The parent's tuple, its blobbed channel values filled back in."""
+        found = await super().aget_tuple(config)
+        if found is None:
+            return None
+        async with self.lock:
+            await self._fill(found)
+        return found
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """The parent's tuples, newest first, each with its blobbed channel values filled in."""
+        listing = cast(
+            AsyncGenerator[CheckpointTuple, None],
+            super().alist(config, filter=filter, before=before, limit=limit),
+        )
+        # Closed here, not left to the garbage collector: it holds `self.lock` until it ends.
+        async with aclosing(listing):
+            async for found in listing:
+                # The parent's generator holds `self.lock` while it yields; this read runs
+                # inside that hold, on our behalf, so taking the lock again would deadlock.
+                await self._fill(found)
+                yield found
+
+    async def _fill(self, found: CheckpointTuple) -> None:
+        """Put into `found`'s channel_values the blobs its versions name that the row lacks."""
+        checkpoint = found.checkpoint
+        values = checkpoint["channel_values"]
+        wanted = [
+            (channel, str(version))
+            for channel, version in checkpoint["channel_versions"].items()
+            if channel not in values
+        ]
+        configurable = found.config["configurable"]
+        thread_id = str(configurable["thread_id"])
+        checkpoint_ns = str(configurable.get("checkpoint_ns", ""))
+        for channel, type_, blob in await self._select(
+            thread_id, checkpoint_ns, wanted, "b.channel, b.type, b.blob"
+        ):
+            if type_ != EMPTY:
+                values[channel] = self.serde.loads_typed((type_, blob))
+
+    async def _select(
+        self, thread_id: str, checkpoint_ns: str, pairs: Sequence[tuple[str, str]], columns: str
+    ) -> list[Any]:
+        """`columns` of the existing blob rows of these (channel, version) pairs; caller locks."""
+        found: list[Any] = []
+        for chunk in _chunks(pairs, _PAIRS_PER_QUERY):
+            # One primary-key look-up per pair, the pairs as the outer loop (`CROSS JOIN`):
+            # an OR of (channel, version) terms lets SQLite scan all the thread's blobs instead.
+            wanted = ", ".join(["(?, ?)"] * len(chunk))
+            params = [*(part for pair in chunk for part in pair), thread_id, checkpoint_ns]
+            # execute_fetchall: one trip to aiosqlite's thread, not three (execute, fetch, close).
+            found += await self.conn.execute_fetchall(
+                f"SELECT {columns} FROM (VALUES {wanted}) AS w CROSS JOIN checkpoint_blobs b "
+                "ON b.thread_id = ? AND b.checkpoint_ns = ? "
+                "AND b.channel = w.column1 AND b.version = w.column2",
+                params,
+            )
+        return found
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """The thread's checkpoints, writes and blobs, in one commit."""
+        await self.setup()
+        async with self.lock:
+            for table in ("checkpoints", "writes", "checkpoint_blobs"):
+                await self.conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
+            await self.conn.commit()
+
+    async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Refused: not implemented for SQLite (nor by the parent saver)."""
+        raise NotImplementedError(_REFUSED.format(what="Deleting runs"))
+
+    async def acopy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Refused: a copy must carry the blobs; not implemented for SQLite."""
+        raise NotImplementedError(_REFUSED.format(what="Copying a thread"))
+
+    async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Refused: pruning must keep the blobs the kept checkpoints name; not implemented."""
+        raise NotImplementedError(_REFUSED.format(what="Pruning checkpoints"))
+
+    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
+        """Refused, as `adelete_for_runs`."""
+        raise NotImplementedError(_REFUSED.format(what="Deleting runs"))
+
+    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
+        """Refused, as `acopy_thread`."""
+        raise NotImplementedError(_REFUSED.format(what="Copying a thread"))
+
+    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
+        """Refused, as `aprune`."""
+        raise NotImplementedError(_REFUSED.format(what="Pruning checkpoints"))
+
+
+_REFUSED = (
+    "{what} is not supported by the SQLite checkpointer (BlobSqliteSaver); "
+    "use delete_thread, or the PostgreSQL backend."
+)
+"""The sentence of a refused maintenance operation."""
+
+
+def _inline(value: Any) -> bool:
+    """Whether a channel value stays in the checkpoint row rather than in a blob."""
+    if isinstance(value, _DeltaSnapshot) or value is None or isinstance(value, bool | int | float):
+        return True
+    return isinstance(value, str) and len(value) <= INLINE_STR_MAX
+
+
+def _chunks(items: Sequence[tuple[str, str]], size: int) -> Iterable[Sequence[tuple[str, str]]]:
+    """`items` in slices of at most `size`."""
+    return (items[i : i + size] for i in range(0, len(items), size))
