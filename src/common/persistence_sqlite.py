@@ -14,7 +14,13 @@ does, so this module hand-writes that layout on top of `AsyncSqliteSaver`:
 - `aget_tuple` and `alist` fill `channel_values` back from the blobs that
   `channel_versions` names, only for the channels the row lacks, so a checkpoint written by the
   plain saver (values inline) loads as before and such a thread can be continued;
-- `adelete_thread` deletes the thread's blobs with its checkpoints and writes.
+- `adelete_thread` deletes the thread's blobs with its checkpoints and writes;
+- `get_next_version` writes versions of 25 characters, not 51: a row names every channel's
+  version and every node's seen versions, so the parent's 32-digit counter and 16-digit random
+  part were most of each row. The counter stays fixed-width (12 digits) so versions compare as
+  strings, and every new version sorts after every version of the parent's format (whose 32
+  digits lead with at least 12 zeros below 10^20), so an old thread continues in order; the 48
+  random bits keep two forks of one thread from writing the same channel version.
 
 Small scalars stay inline (a blob row would cost more than the value), and so does a
 `_DeltaSnapshot`: the inherited delta-channel history reads snapshots from the checkpoint rows.
@@ -26,6 +32,7 @@ in this version; they are refused here by name, since a copy without the blobs w
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, cast
@@ -76,8 +83,17 @@ _PAIRS_PER_QUERY = 200
 """Channel/version pairs per SELECT: well under SQLite's 999 bound variables of old builds."""
 
 
+VERSION_DIGITS = 12
+"""Width of a version's counter: string order is numeric order up to 10^12 versions."""
+
+
 class BlobSqliteSaver(AsyncSqliteSaver):
     """`AsyncSqliteSaver` whose checkpoint rows name channel versions kept in `checkpoint_blobs`."""
+
+    def get_next_version(self, current: str | None, channel: None) -> str:
+        """The version after `current`: a fixed-width counter and 48 random bits (see above)."""
+        count = 0 if current is None else int(str(current).split(".")[0])
+        return f"{count + 1:0{VERSION_DIGITS}}.{random.getrandbits(48):012x}"
 
     _blobs_ready: bool = False
 

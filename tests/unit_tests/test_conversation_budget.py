@@ -182,7 +182,7 @@ def test_a_turn_starts_with_every_turn_scoped_field_reset(scripted: Any) -> None
     state = State(messages=[HumanMessage("next", id="m2")], turn=old)
     runtime = Runtime(context=Context(**ctx), stream_writer=lambda _: None)
 
-    update, _ = start_turn(state, runtime)
+    update = start_turn(state, runtime)
 
     # The turn start writes every field of a Turn (a field added without a start value fails
     # here), and the new turn replaces the old one as a whole.

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Annotated, Any, TypedDict
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -282,3 +284,22 @@ async def test_maintenance_the_saver_cannot_do_is_refused_by_name(tmp_path: Path
             await saver.acopy_thread("t", "u")
         with pytest.raises(NotImplementedError, match="Deleting runs"):
             await saver.adelete_for_runs(["r"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    old=st.integers(min_value=0, max_value=10**20 - 1),
+    new=st.integers(min_value=0, max_value=10**9),
+)
+def test_a_new_version_sorts_after_every_version_of_the_plain_format(old: int, new: int) -> None:
+    """Versions are compared as strings: the short format never sorts before an old one, so a
+    thread of the plain saver continues in order, and it keeps numeric order among itself."""
+    saver = BlobSqliteSaver.__new__(BlobSqliteSaver)
+    plain = f"{old:032}.{0.5:016}"
+    after_plain = saver.get_next_version(plain, None)
+    assert after_plain > plain
+    assert int(after_plain.split(".")[0]) == old + 1
+    current = saver.get_next_version(None, None) if new == 0 else f"{new:012}.000000000000"
+    following = saver.get_next_version(current, None)
+    assert following > current
+    assert len(following) == 25

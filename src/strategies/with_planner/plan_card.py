@@ -37,7 +37,7 @@ from strategies.with_planner.state import (
 CARD = "plan"
 """The component's name in `ui-components/plan_card.tsx`."""
 
-KEPT_CARDS = 3
+KEPT_CARDS = 1
 """Cards kept in state: the oldest go when a new turn plans, so checkpoints stay bounded."""
 
 LINE_CHARS = 120

@@ -24,7 +24,7 @@ from common.safety.approval import PendingCall
 from common.settings import get_settings
 from common.structured import BadOutput, structured_call
 from strategies.with_planner.context import Context, turn_context
-from strategies.with_planner.conversation import Compacted, compact, keep_history, model_view
+from strategies.with_planner.conversation import compact, keep_history, model_view
 from strategies.with_planner.dates import describe_periods
 from strategies.with_planner.deferred import release_held_calls
 from strategies.with_planner.nodes.approve import NOT_RUN_HEADING, not_run_lines, set_aside
@@ -132,13 +132,11 @@ def _last_request(state: State) -> str:
     return last_request(state["messages"])
 
 
-def start_turn(state: State, runtime: Runtime[Context]) -> tuple[PlannerUpdate, Compacted]:
-    """Fix this turn's settings, reset the turn-scoped fields, and compact older turns.
+def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
+    """Fix this turn's settings and reset the turn-scoped fields.
 
     Every later step of the turn (also after a resume that sends another context, or none)
-    reads these settings, so a resume can neither drop nor weaken them. Turns that no longer
-    fit the conversation budget beside the summary are summarised and removed from the
-    messages (returned too, to be kept for people).
+    reads these settings, so a resume can neither drop nor weaken them.
     """
     given = runtime.context if runtime.context is not None else Context()
     # Re-validated here: a Context instance may have been changed after it was built.
@@ -147,15 +145,7 @@ def start_turn(state: State, runtime: Runtime[Context]) -> tuple[PlannerUpdate, 
     ctx, notice = turn_context(asdict(given), check_chosen=False)
     if notice:
         emit(runtime, "notice", text=notice)
-    compacted = compact(
-        state["messages"], state.get("summary") or [], ctx.conversation_token_budget
-    )
-    update = PlannerUpdate(
-        turn=new_turn(asdict(ctx), _request_id(state), [notice] if notice else [])
-    )
-    if compacted.removals:
-        update["messages"], update["summary"] = list(compacted.removals), compacted.summary
-    return update, compacted
+    return PlannerUpdate(turn=new_turn(asdict(ctx), _request_id(state), [notice] if notice else []))
 
 
 async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
@@ -170,14 +160,37 @@ async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
         aside = set_aside(state)
         state = cast(State, {**state, **aside})
     elif state.get("plan") or current_turn(state).get("planner_attempts") or _turn_started(state):
-        return _said(await _plan(state, runtime), state)
+        return _said(await _compacted_plan(state, runtime), state)
     # The turn's settings are checkpointed before any model is asked, so a retry after an
     # unreachable model (`resume`, or invoking with None) runs on the same settings.
-    update, compacted = start_turn(state, runtime)
-    thread_id = get_config().get("configurable", {}).get("thread_id")
-    await keep_history(runtime.store, thread_id, compacted)
+    update = start_turn(state, runtime)
     update.update(aside)
     update["planner_outcome"] = "retry"
+    return update
+
+
+async def _compacted_plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
+    """A planning step on the conversation as the budget leaves it.
+
+    Turns that no longer fit the budget beside the summary are summarised and removed from the
+    messages in the same write as the step's own messages (the plan's line, or the answer), so
+    the thread's messages change once, not twice, per planned turn; the removed turns are kept
+    whole for people in the store.
+    """
+    ctx = context_of(runtime, state)
+    summary = state.get("summary") or []
+    compacted = compact(state["messages"], summary, ctx.conversation_token_budget)
+    if not compacted.removals:
+        return await _plan(state, runtime)
+    gone = {r.id for r in compacted.removals}
+    kept = [m for m in state["messages"] if m.id not in gone]
+    update = await _plan(
+        cast(State, {**state, "messages": kept, "summary": compacted.summary}), runtime
+    )
+    thread_id = get_config().get("configurable", {}).get("thread_id")
+    await keep_history(runtime.store, thread_id, compacted)
+    update["messages"] = [*compacted.removals, *update.get("messages", [])]
+    update["summary"] = compacted.summary
     return update
 
 
