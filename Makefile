@@ -167,6 +167,8 @@ bench: install-dev
 	$(PY) bench/bench_parallel.py
 	$(PY) bench/bench_perf.py --no-check
 	$(PY) bench/bench_http.py --no-check
+	$(PY) bench/bench_long_thread.py --no-check
+	$(PY) bench/bench_perception.py
 	$(MAKE) aegra
 	$(PY) bench/bench_aegra.py --no-check
 
