@@ -60,7 +60,7 @@ async def test_a_task_cancelled_by_the_step_budget_is_named(scripted: Any) -> No
     await thread.send("Echo twice")
     answer = str((await thread.answer()).content)
     assert answer.startswith("All done!")
-    assert "- t2 (testkit: echo) cancelled: cancelled: the step budget of 1" in answer
+    assert "- t2 (testkit: echo) cancelled: the step budget of 1" in answer
     report = (await thread.values())["report"]
     assert report["ok"] is False
     assert any(p.startswith("t2 ") for p in report["problems"])

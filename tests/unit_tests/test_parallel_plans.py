@@ -402,18 +402,18 @@ async def test_a_failed_critical_task_fails_the_plan(scripted: Any) -> None:
     assert "no records under 'broken'" in tasks["t1"]["error"]
     assert tasks["t2"]["status"] == "completed", "the running sibling was not cut off"
     assert tasks["t3"]["status"] == "skipped"
-    assert tasks["t3"]["error"] == "skipped: t1 was failed"
+    assert tasks["t3"]["error"] == "t1 failed"
     assert tasks["t4"]["status"] == "cancelled"
-    assert tasks["t4"]["error"] == "cancelled: critical task t1 failed"
+    assert tasks["t4"]["error"] == "critical task t1 failed"
     state = await thread.values()
     assert state["plan_status"] == "failed"
     prompt = system_prompt(models["response"].requests[0])
     assert "- t1 [failed]" in prompt
     assert "no records under 'broken'" in prompt
     assert "- t3 [skipped]" in prompt
-    assert "skipped: t1 was failed" in prompt
+    assert "error: t1 failed" in prompt
     assert "- t4 [cancelled]" in prompt
-    assert "cancelled: critical task t1 failed" in prompt
+    assert "critical task t1 failed" in prompt
 
 
 async def test_a_failed_optional_task_skips_only_its_dependents(scripted: Any) -> None:
@@ -443,7 +443,7 @@ async def test_a_failed_optional_task_skips_only_its_dependents(scripted: Any) -
     prompt = system_prompt(models["response"].requests[0])
     assert "- t1 [failed]" in prompt
     assert "(optional)" in prompt
-    assert "skipped: t1 was failed" in prompt
+    assert "error: t1 failed" in prompt
 
 
 async def test_replan_once_after_a_failure(scripted: Any) -> None:
@@ -532,7 +532,7 @@ async def test_step_budget_cancels_the_rest_and_the_answer_says_so(scripted: Any
     tasks = await final_plan(thread)
     for tid in ("t3", "t4"):
         assert tasks[tid]["status"] == "cancelled"
-        assert tasks[tid]["error"] == "cancelled: the step budget of 2 per turn ran out"
+        assert tasks[tid]["error"] == "the step budget of 2 per turn ran out"
     prompt = system_prompt(models["response"].requests[0])
     assert "Notes on this turn:\n- The step budget of 2 per turn ran out." in prompt
 

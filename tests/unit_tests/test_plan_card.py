@@ -41,7 +41,7 @@ def test_props_show_status_duration_line_and_steps() -> None:
             ended_at="2026-01-01T10:00:03+00:00",
         ),
         _task("t2", status="failed", error="Unknown SKU 'NOPE'\nmore"),
-        _task("t3", "t1", "t2", status="skipped", error="skipped: t2 was failed"),
+        _task("t3", "t1", "t2", status="skipped", error="t2 failed"),
         _task("t4", "t3", status="ready"),
     ]
     props = card_props(plan_)

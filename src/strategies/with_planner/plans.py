@@ -381,6 +381,10 @@ def plan_status(plan: Sequence[TaskState]) -> PlanStatus:
     return "in_progress"
 
 
+# How a dependency's end reads after its id in a dependent's reason ("t2 skipped: t1 failed").
+_ENDED_AS = {"failed": "failed", "skipped": "was skipped", "cancelled": "was cancelled"}
+
+
 def settle(plan: Sequence[TaskState], now: str) -> list[TaskState]:
     """Skip the dependents of failed tasks; after a critical failure cancel what has not started."""
     by_id = {t["id"]: TaskState(**t) for t in plan}
@@ -397,13 +401,13 @@ def settle(plan: Sequence[TaskState], now: str) -> list[TaskState]:
             if blocked:
                 dep = by_id[blocked[0]]
                 t["status"], t["ended_at"] = "skipped", now
-                t["error"] = f"skipped: {dep['id']} was {dep['status']}"
+                t["error"] = f"{dep['id']} {_ENDED_AS[dep['status']]}"
                 changed = True
     if critical_failure is not None:
         for t in by_id.values():
             if t["status"] == "pending":
                 t["status"], t["ended_at"] = "cancelled", now
-                t["error"] = f"cancelled: critical task {critical_failure['id']} failed"
+                t["error"] = f"critical task {critical_failure['id']} failed"
     return [by_id[t["id"]] for t in plan]
 
 

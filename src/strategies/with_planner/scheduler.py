@@ -277,7 +277,7 @@ def _within_budget(r: _Round, ready: list[str]) -> list[str]:
         return ready
     budget = r.ctx.max_steps
     r.result.notes.append(f"The step budget of {budget} per turn ran out.")
-    error = f"cancelled: the step budget of {budget} per turn ran out"
+    error = f"the step budget of {budget} per turn ran out"
     for tid, gate in r.gates.items():
         t = r.plan[tid]
         if gate.done() or tid in r.running or tid in decided or t["status"] != "pending":
