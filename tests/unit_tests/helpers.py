@@ -14,6 +14,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
 
 from strategies.with_planner.graph import build_graph
+from strategies.with_planner.turn import starts_turn
 
 
 def task(tid: str, expert: str, what: str = "do it") -> dict[str, str]:
@@ -43,7 +44,7 @@ def unique(prefix: str) -> str:
 
 def _starts_turn(node: str, update: Any) -> bool:
     """Whether a streamed update is the planner's turn-start step (settings only, no plan)."""
-    return node == "planner" and isinstance(update, dict) and "turn_of" in update.get("turn", {})
+    return node == "planner" and starts_turn(update)
 
 
 @dataclass

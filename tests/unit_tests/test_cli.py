@@ -76,6 +76,8 @@ def test_run_reject_shows_the_declined_call(
     result = runner.invoke(
         app, ["run", "Save it", "--model", model, "--config", "mcp.json"], input="r\nnot now\n"
     )
+    # One planner step shown for the turn: the step that only fixes its settings is not.
+    assert result.output.count("· planner") == 1, result.output
     # The task's nodes, inside the run_task subgraph, are streamed...
     assert "· orchestrate" in result.output, result.output
     assert "· assess_task" in result.output, result.output

@@ -15,6 +15,7 @@ from strategies.cli.exits import CliProblem
 from strategies.cli.outcome import Outcome, finished, model_failed, waiting
 from strategies.cli.render import PlanBoard, line, notice, out, render_event, render_update
 from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
+from strategies.with_planner.turn import starts_turn
 
 if TYPE_CHECKING:
     from langchain_core.runnables import RunnableConfig
@@ -73,8 +74,8 @@ async def show_progress(parts: AsyncIterator[tuple[str, Any]], plan: list[Any]) 
                 board.apply(cast(dict[str, Any], chunk))
                 render_event(cast(dict[str, Any], chunk))
                 continue
-            for node in cast(dict[str, Any], chunk):
-                if node not in ("__interrupt__", "run_task"):
+            for node, update in cast(dict[str, Any], chunk).items():
+                if node not in ("__interrupt__", "run_task") and not starts_turn(update):
                     render_update(node)
     if not out.is_terminal and board.tasks:
         # Outside a terminal Live leaves the cursor after the table's last border.

@@ -34,6 +34,19 @@ def new_turn(run_context: dict[str, Any], turn_of: str, notes: list[str]) -> Tur
     )
 
 
+def starts_turn(update: object) -> bool:
+    """Whether a planner update only fixed a new turn's settings, before any planning.
+
+    Progress displays skip it: to a person the turn has one planner step, not two.
+    """
+    if not isinstance(update, Mapping) or "plan" in update:
+        return False
+    turn = update.get("turn")
+    return update.get("planner_outcome") == "retry" and bool(
+        isinstance(turn, Mapping) and turn.get("run_context")
+    )
+
+
 def context_of(runtime: Runtime[Context], state: Mapping[str, Any]) -> Context:
     """The settings of the current turn: fixed by the planner when the turn began.
 
