@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
