@@ -204,9 +204,7 @@ async def test_failed_task_skips_its_dependent(
     await card.expect_status("t1", "failed")
     await card.expect_status("t2", "skipped")
     await chat.expect(card.task("t1").locator("[data-role='line']")).to_contain_text("NOPE-1")
-    await chat.expect(card.task("t2").locator("[data-role='line']")).to_contain_text(
-        "t1 failed"
-    )
+    await chat.expect(card.task("t2").locator("[data-role='line']")).to_contain_text("t1 failed")
     await chat.expect(card.root).to_have_attribute("data-final", "true", timeout=RUN_MS)
     assert served.store.writes(title) == 0
     await _screenshot(chat, card.message, IMAGES / "plan-card-failed.png")
