@@ -37,6 +37,7 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from uuid import uuid4
@@ -87,6 +88,20 @@ def _tokens(setup: Setup) -> int:
     )
 
 
+@dataclass
+class _Turns:
+    """What each turn of the thread measured, by turn number."""
+
+    cpu_ms: dict[int, float] = field(default_factory=dict)
+    """CPU of the turn, milliseconds."""
+    tokens: dict[int, int] = field(default_factory=dict)
+    """Prompt tokens of every model request of the turn."""
+    total: dict[int, int] = field(default_factory=lambda: {0: 0})
+    """The thread's stored bytes after the turn."""
+    problems: list[str] = field(default_factory=list)
+    """What went wrong, a line each."""
+
+
 async def long_thread(
     turns: int, early: int, budget: int | None, user_per_turn: bool = False
 ) -> dict[str, Any]:
@@ -97,32 +112,35 @@ async def long_thread(
     replies: dict[str, Any] = {"planner": _planner, "response": _answer_of}
     for role, reply in replies.items():
         setup.models.models[role].script[:] = [reply] * 100_000
-    cpu_ms: dict[int, float] = {}
-    tokens: dict[int, int] = {}
-    total: dict[int, int] = {0: 0}
-    problems: list[str] = []
+    m = _Turns()
     with tempfile.TemporaryDirectory() as folder:
         async with backend("sqlite", Path(folder)) as be:
             assert be.db is not None
             thread = uuid4().hex
             for n in range(1, turns + 1):
-                for m in setup.models.models.values():
-                    m.requests.clear()
+                for model in setup.models.models.values():
+                    model.requests.clear()
                 if user_per_turn:
                     # The memory of past runs is per user: this keeps it from growing, so what
                     # is left is the thread's own cost.
                     setup.context["user_id"] = f"user-{n}"
                 begin = time.process_time()
                 turn = await run_turn(be.graph, setup, FIRST_REQUEST + n, thread)
-                cpu_ms[n] = (time.process_time() - begin) * 1000
-                tokens[n] = _tokens(setup)
-                problems += [f"turn {n}: {p}" for p in turn.problems]
-                total[n] = (await asyncio.to_thread(storage, be.db, thread))["bytes"]
+                m.cpu_ms[n] = (time.process_time() - begin) * 1000
+                m.tokens[n] = _tokens(setup)
+                m.problems += [f"turn {n}: {p}" for p in turn.problems]
+                m.total[n] = (await asyncio.to_thread(storage, be.db, thread))["bytes"]
             config = {"configurable": {"thread_id": thread}}
             asked = {"messages": [{"role": "user", "content": QUESTION}]}
             values = await be.graph.ainvoke(asked, config, context=setup.context)
     answer = str(values["messages"][-1].content)
-    added = {n: total[n] - total[n - 1] for n in range(1, turns + 1)}
+    report = _report(m, turns, early, answer)
+    return {"budget": budget, "user_per_turn": user_per_turn, **report}
+
+
+def _report(m: _Turns, turns: int, early: int, answer: str) -> dict[str, Any]:
+    """The figures of a thread's turns: early and late medians, and each turn's."""
+    added = {n: m.total[n] - m.total[n - 1] for n in range(1, turns + 1)}
     early_w, late_w = window(early, turns), window(turns - 2, turns)
 
     def mean(figures: dict[int, float] | dict[int, int], which: list[int]) -> float:
@@ -131,23 +149,21 @@ async def long_thread(
 
     return {
         "turns": turns,
-        "budget": budget,
-        "user_per_turn": user_per_turn,
         "early_turns": early_w,
         "late_turns": late_w,
-        "tokens_early": mean(tokens, early_w),
-        "tokens_late": mean(tokens, late_w),
-        "cpu_ms_early": mean(cpu_ms, early_w),
-        "cpu_ms_late": mean(cpu_ms, late_w),
+        "tokens_early": mean(m.tokens, early_w),
+        "tokens_late": mean(m.tokens, late_w),
+        "cpu_ms_early": mean(m.cpu_ms, early_w),
+        "cpu_ms_late": mean(m.cpu_ms, late_w),
         "bytes_added_early": mean(added, early_w),
         "bytes_added_late": mean(added, late_w),
-        "bytes_total": total[turns],
+        "bytes_total": m.total[turns],
         "turn2_answer": answer,
         "turn2_ok": all(s in answer for s in skus_for(FIRST_REQUEST + 2)),
-        "tokens_per_turn": [tokens[n] for n in range(1, turns + 1)],
-        "cpu_ms_per_turn": [round(cpu_ms[n], 1) for n in range(1, turns + 1)],
+        "tokens_per_turn": [m.tokens[n] for n in range(1, turns + 1)],
+        "cpu_ms_per_turn": [round(m.cpu_ms[n], 1) for n in range(1, turns + 1)],
         "bytes_added_per_turn": [added[n] for n in range(1, turns + 1)],
-        "errors": problems,
+        "errors": m.problems,
     }
 
 

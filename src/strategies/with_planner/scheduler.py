@@ -154,6 +154,11 @@ async def run_round(
         for gate in r.gates.values():
             if not gate.done():
                 gate.cancel()
+    return _collected(r, plan)
+
+
+def _collected(r: _Round, plan: list[TaskState]) -> RoundResult:
+    """The round's result: the plan as it ended, and what ran, in plan order."""
     r.result.plan = [r.plan[t["id"]] for t in plan]
     # In plan order, whichever task ended first.
     for t in plan:
