@@ -37,7 +37,6 @@ import argparse
 import asyncio
 import cProfile
 import io
-import json
 import os
 import pstats
 import statistics
@@ -63,7 +62,7 @@ from common.mcp.registry import shutdown_pool  # noqa: E402
 from common.models import load_chat_model  # noqa: E402
 from common.persistence import sqlite_checkpointer, sqlite_store  # noqa: E402
 from common.structured import structured_call  # noqa: E402
-from perf_report import _stats_rows, machine  # noqa: E402
+from perf_report import _stats_rows, finish, machine  # noqa: E402
 from perf_scenario import check_turn, order_of, request_for, skus_for  # noqa: E402
 from servers import stdio_entry  # noqa: E402
 from strategies.with_planner.graph import build_graph  # noqa: E402
@@ -375,11 +374,7 @@ def main() -> int:
         result["machine"]["langchain_openai"] = version_of("langchain-openai")
         result |= asyncio.run(measure(args, Path(folder)))
     result["missed"] = misses(result)
-    print(json.dumps(result, indent=2) if args.json else table(result))
-    if result["missed"] and not args.no_check:
-        print("Target missed: " + "; ".join(result["missed"]), file=sys.stderr)
-        return 1
-    return 0
+    return finish(result, table(result), args.json, args.no_check)
 
 
 def version_of(package: str) -> str:

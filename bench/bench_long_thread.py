@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import re
 import statistics
 import sys
@@ -47,7 +46,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 
 from bench_perf import SKU, Setup, backend, run_turn, storage
 from common.mcp.registry import shutdown_pool
-from perf_report import machine
+from perf_report import finish, machine
 from perf_scenario import plan_for, skus_for
 
 FIRST_REQUEST = 100
@@ -227,11 +226,7 @@ def main() -> int:
 
     result = asyncio.run(measured()) | {"machine": machine()}
     result["missed"] = misses(result)
-    print(json.dumps(result, indent=2) if args.json else report(result))
-    if result["missed"] and not args.no_check:
-        print("Target missed: " + "; ".join(result["missed"]), file=sys.stderr)
-        return 1
-    return 0
+    return finish(result, report(result), args.json, args.no_check)
 
 
 if __name__ == "__main__":

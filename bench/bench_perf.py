@@ -76,7 +76,7 @@ from tests.doubles import ScriptedChatModel, install_scripted  # noqa: E402
 from common.mcp.inprocess import register_inprocess_server  # noqa: E402
 from common.mcp.registry import shutdown_pool  # noqa: E402
 from common.persistence import sqlite_checkpointer, sqlite_store  # noqa: E402
-from perf_report import _stats_rows, machine, misses, table  # noqa: E402
+from perf_report import _stats_rows, finish, machine, misses, table  # noqa: E402
 from perf_scenario import SKU, answer_for, check_turn, plan_for, request_for, skus_for  # noqa: E402
 from servers import build, stdio_entry  # noqa: E402
 from strategies.with_planner.graph import build_graph  # noqa: E402
@@ -551,11 +551,7 @@ def main() -> int:
         print(asyncio.run(profile(OPTIONS_FULL["cpu_runs"], 10)))
         return 0
     result = run_all(args)
-    print(json.dumps(result, indent=2) if args.json else table(result))
-    if result["missed"] and not args.no_check:
-        print("Target missed: " + "; ".join(result["missed"]), file=sys.stderr)
-        return 1
-    return 0
+    return finish(result, table(result), args.json, args.no_check)
 
 
 if __name__ == "__main__":

@@ -5,9 +5,11 @@ Kept apart from the measurements so each file stays readable; `bench_perf.py` im
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import re
+import sys
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -150,3 +152,15 @@ def table(r: dict[str, Any]) -> str:
     ]
     lines += [f"{k:{width}}{v:>24}  {t}" for k, v, t in rows]
     return "\n".join(lines)
+
+
+def finish(result: dict[str, Any], text: str, as_json: bool, no_check: bool) -> int:
+    """Print the figures (as JSON, or `text`) and any missed target; the exit code.
+
+    1 when a target in `result["missed"]` was missed, unless `no_check`.
+    """
+    print(json.dumps(result, indent=2) if as_json else text)
+    if result["missed"] and not no_check:
+        print("Target missed: " + "; ".join(result["missed"]), file=sys.stderr)
+        return 1
+    return 0

@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -26,7 +25,7 @@ import pytest
 from langgraph_sdk import get_client
 
 from strategies.with_planner.prompts import PLANNER_SYSTEM_PROMPT
-from tests.integration_tests.helpers import free_port
+from tests.integration_tests.helpers import free_port, stop_group
 from tests.integration_tests.openai_stub import OpenAIStub
 from tests.integration_tests.test_dev_server import ROOT
 from tests.unit_tests.test_graph_shape import XRAY_NODES
@@ -77,13 +76,7 @@ def _dev_server(
     try:
         yield proc, port, log
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(15)
+        stop_group(proc)
 
 
 async def _wait_until_served(proc: subprocess.Popen[bytes], port: int, log: Path) -> Any:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 from uuid import uuid4
 
@@ -173,3 +175,24 @@ def exchange(task: dict[str, Any]) -> list[AnyMessage]:
         for c in task.get("calls") or []
     ]
     return [*task.get("messages", []), *recorded]
+
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+"""The folder of benchmark scripts."""
+
+
+def bench_script(name: str) -> ModuleType:
+    """Load `bench/<name>.py` as the module `name`.
+
+    bench/ is a folder of scripts importing each other by name, not a package: it goes on the
+    path first.
+    """
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -2,29 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _bench() -> ModuleType:
-    # bench/ is a folder of scripts importing each other by name: put it on the path first.
-    sys.path[:0] = [str(ROOT / "bench")]
-    path = ROOT / "bench" / "bench_long_thread.py"
-    spec = importlib.util.spec_from_file_location("bench_long_thread", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.unit_tests.helpers import bench_script
 
 
 async def test_a_thread_past_its_budget_answers_about_turn_2_at_a_flat_prompt_size() -> None:
-    bench = _bench()
+    bench = bench_script("bench_long_thread")
 
     result = await bench.long_thread(turns=10, early=3, budget=300)
 

@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import importlib
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from langchain_core.messages import AIMessage
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _bench() -> ModuleType:
-    # bench/ is a folder of scripts, not a package: load the script as its own module.
-    spec = importlib.util.spec_from_file_location("bench_perf", ROOT / "bench" / "bench_perf.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from tests.unit_tests.helpers import bench_script
 
 
 async def test_the_write_receives_the_three_lookups_and_checkpoints_are_counted(
     tmp_path: Path,
 ) -> None:
-    bench = _bench()
+    bench = bench_script("bench_perf")
     turn, stored = await bench.once(tmp_path)
     skus = bench.skus_for(1)
     assert turn.problems == []
@@ -42,7 +29,7 @@ async def test_the_write_receives_the_three_lookups_and_checkpoints_are_counted(
 
 
 def test_a_turn_with_another_requests_data_is_reported() -> None:
-    bench = _bench()
+    bench = bench_script("bench_perf")
     mine, other = bench.skus_for(1), bench.skus_for(2)
     plan: list[dict[str, Any]] = [
         {"id": f"t{n}", "status": "completed", "error": None, "data": None} for n in range(1, 4)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from mcp.types import Tool
@@ -21,7 +19,7 @@ from strategies.with_planner.perception import (
 )
 from strategies.with_planner.prompts import PARTIAL_CATALOG_NOTE, PLANNER_SYSTEM_PROMPT
 from tests.servers.catalog_experts import catalog_experts, largest
-from tests.unit_tests.helpers import Thread, plan, system_prompt
+from tests.unit_tests.helpers import Thread, bench_script, plan, system_prompt
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUEST = 'How many units of GAD-7 are in stock, then write a note titled "perception"'
@@ -146,18 +144,6 @@ def test_each_expert_gets_its_best_tool_before_any_gets_a_second() -> None:
     assert shown == {("notes", "write_note"), ("inventory", "get_stock")}
 
 
-def _bench() -> ModuleType:
-    # bench/ is a folder of scripts, not a package: load the script as its own module.
-    path = ROOT / "bench" / "bench_perception.py"
-    spec = importlib.util.spec_from_file_location("bench_perception", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 async def test_the_offline_planner_makes_the_same_plan_with_30_servers(
     mcp_config: dict[str, Any],
 ) -> None:
@@ -169,7 +155,7 @@ async def test_the_offline_planner_makes_the_same_plan_with_30_servers(
     small = {**demo, "orders": {**orders, "description": "Purchase orders."}}
     large = {**small, **catalog_experts(27, prefix="same-plan-")}
 
-    bench = _bench()
+    bench = bench_script("bench_perception")
     small_prompt, small_plan = await bench.plan_over(small, REQUEST)
     large_prompt, large_plan = await bench.plan_over(large, REQUEST)
 
