@@ -5,6 +5,8 @@ unparsable answer, one that fails validation, an empty one or one with no choice
 same way everywhere: the caller gets a `BadOutput` with the reason and decides (retry, count a
 failed round, "not completed", the deterministic summary). Connection, timeout and HTTP status
 errors are not malformed output: the node turns them into `common.models.ModelCallError`.
+Every call's messages pass `common.history.provider_history` first: a tool-call history a
+provider would refuse is repaired, with a warning.
 
 The structured-output and tool-bound runnables are built once per model and schema (or exact
 tool list) and reused: building one generates the schema's JSON schema (with OpenAI models,
