@@ -63,6 +63,7 @@ from strategies.with_planner.nodes.tool_messages import (
     EDIT_NOTICE,
     declined,
     held_back,
+    not_parsed,
     not_run_conservative,
     result_message,
     tool_message,
@@ -134,7 +135,9 @@ class Answered:
     """The round's answers and what they change in the task."""
 
     messages: list[AnyMessage] = field(default_factory=list)
-    """One ToolMessage per call (plus the user's answers to questions)."""
+    """One ToolMessage per call."""
+    after: list[AnyMessage] = field(default_factory=list)
+    """The user's answers to questions: after every tool message, never inside the block."""
     declined: list[str] = field(default_factory=list)
     """Calls the user rejected, described."""
     deferred: list[PendingCall] = field(default_factory=list)
@@ -271,7 +274,7 @@ async def answer(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> 
         answered.seen.append((call_key(r.message, call), replayed))
     elif name == ASK_USER:
         answered.messages.append(tool_message(call, "Asked the user; their answer follows."))
-        answered.messages.append(HumanMessage(asked.answers[cid]))
+        answered.after.append(HumanMessage(asked.answers[cid]))
     elif name == CANNOT_COMPLETE:
         answered.failure = str(call["args"].get("reason") or "the expert could not do the task")
         answered.messages.append(tool_message(call, "Noted: the task is marked as failed."))
@@ -344,6 +347,9 @@ async def report(
             m = await results.keep_output(r.task["id"], m)
         messages.append(m)
     messages += [not_run_conservative(c) for c in r.extra]
+    # Every call the message makes is answered before anything else (see `common.history`).
+    messages += [not_parsed(c) for c in r.message.invalid_tool_calls if c["id"]]
+    messages += answered.after
     for m in messages:
         if isinstance(m, ToolMessage):
             emit(
