@@ -95,7 +95,7 @@ def ask_approval(value: dict[str, Any]) -> dict[str, Any]:
         # One line of description and escaped JSON: nothing in an argument can start a line;
         # the title is markup, so the tool's name is escaped there.
         body = f"{one_line(str(req['description']))}\n\nargs: {json.dumps(req['args'], indent=2)}"
-        out.print(panel(body, f"Approve {escape(str(req['name']))}?", "yellow"))
+        out.print(panel(body, f"Approve {escape(one_line(str(req['name'])))}?", "yellow"))
         if config.get("remember") is True:
             choice = ask(REMEMBER_CHOICE, choices=["a", "t", "e", "r"], default="r")
         else:
