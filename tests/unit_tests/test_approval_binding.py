@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from langgraph.types import Command
 
-from common.safety.approval import REFUSED_ANSWER
+from common.safety.approval import REFUSED_ANSWER, PendingCall
+from strategies.with_planner.deferred import release_held_calls
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, log_lines, note_actions, plan, task, unique
 
@@ -173,3 +174,17 @@ async def test_an_answer_for_a_replaced_question_is_refused_and_runs_nothing(
     await thread.send(Command(resume={again.id: {"decisions": [{"type": "approve"}]}}))
     assert keep not in notes(workdir)
     assert note_actions(workdir, first) == []
+
+
+def test_a_released_held_call_cannot_be_edited_into_another_tool() -> None:
+    held = PendingCall(
+        id="c1", expert="notes", name="write_note", args={"title": "a"}, reason="why"
+    )
+    swap = {"name": "delete_note", "args": {"title": "keep"}}
+    message = json.dumps({"decisions": [{"type": "edit", "edited_action": swap}]})
+
+    released = release_held_calls(message, [held], max_tasks=5)
+
+    assert isinstance(released, str)
+    assert released.startswith("I did not run the proposed actions: ")
+    assert NOT_THE_TOOL in released

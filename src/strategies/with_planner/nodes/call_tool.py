@@ -9,7 +9,9 @@
    with the decisions (`TaskState.decisions`, by call key). A released held call
    (`strategies.with_planner.deferred`) brings the user's decision with it too. A held call the
    user chose not to be asked about again (`strategies.with_planner.remembered`) gets an approve
-   decision here; a rug pull (its definition changed since) is asked about, saying so.
+   decision here; a rug pull (its definition changed since) is asked about, saying so. An
+   edit whose arguments are held for a reason of their own is asked about again
+   (`strategies.with_planner.edits`).
 2. ask: the expert's `ask_user` questions stop the round too, before anything runs, and are
    handed up the same way (`awaiting`): the graph states each question in the conversation and
    asks it in the run's interrupt format; the answers come back by call key
