@@ -1,4 +1,4 @@
-"""The CLI answers the question it showed: keyed by its id, the same tool, or one line and exit 2."""
+"""The CLI answers the question it showed: keyed by its id, the same tool, or exit 2."""
 
 from __future__ import annotations
 
