@@ -1,0 +1,173 @@
+"""The audit trail: every question asked and every answer given, in the store, digests only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
+
+from common.persistence import sqlite_store
+from common.safety.audit import digest, entries, namespace
+from strategies.with_planner.graph import build_graph
+from tests.doubles import calls, tool_call
+from tests.unit_tests.helpers import Thread, done, note_actions, plan, task, unique
+
+NOTES_TASK = plan(task("t1", "notes", "Save the note"))
+SECRET = "the-private-body-7f3a"
+"""A value in the arguments that must never reach the trail."""
+
+
+def args_of(title: str) -> dict[str, Any]:
+    """The arguments of the scripted write: its body is private."""
+    return {"title": title, "body": SECRET}
+
+
+def one_write(scripted: Any, title: str) -> dict[str, Any]:
+    """A context scripted for one turn that writes one note whose body is private."""
+    ctx, _ = scripted(
+        planner=[NOTES_TASK],
+        orchestrate=[calls(tool_call("write_note", args_of(title)))],
+        assess=[done()],
+        response=["Saved."],
+    )
+    return dict(ctx)
+
+
+def on(store: BaseStore, ctx: dict[str, Any]) -> Thread:
+    """A new thread on a graph with `store` (the trail lives there)."""
+    return Thread(ctx, graph=build_graph(InMemorySaver(), store=store))
+
+
+async def answered(
+    store: BaseStore, scripted: Any, answer: Any, user: str = "default", title: str = "audited"
+) -> Thread:
+    """One write of a note titled `title`, held, answered with `answer`; the thread."""
+    ctx = one_write(scripted, title)
+    thread = on(store, {**ctx, "user_id": user} if user != "default" else ctx)
+    await thread.send("Save a note")
+    assert len(await thread.interrupts()) == 1
+    await thread.resume(answer)
+    return thread
+
+
+def leaks(trail: list[Any]) -> bool:
+    """Whether any entry holds the private argument."""
+    return SECRET in json.dumps(trail)
+
+
+async def test_an_approval_is_asked_then_answered_with_digests_only(
+    scripted: Any, workdir: Path
+) -> None:
+    store, title = InMemoryStore(), unique("approved")
+    thread = await answered(store, scripted, {"decisions": [{"type": "approve"}]}, title=title)
+
+    asked, given = await entries(store, "default")
+
+    assert (asked["event"], asked["decision"]) == ("asked", None)
+    assert (given["event"], given["decision"], given["remember"]) == ("answered", "approve", False)
+    for entry in (asked, given):
+        assert entry["thread_id"] == thread.thread_id
+        assert (entry["expert"], entry["tool"], entry["user"]) == ("notes", "write_note", "default")
+        assert entry["at"].endswith("+00:00")
+        assert entry["args_digest"] == digest(args_of(title))
+    assert note_actions(workdir, title) == ["write"]
+    assert not leaks([asked, given])
+
+
+async def test_a_reject_records_the_decision_and_a_digest_of_why(scripted: Any) -> None:
+    store = InMemoryStore()
+    why = "not today"
+    await answered(store, scripted, {"decisions": [{"type": "reject", "message": why}]})
+
+    _, given = await entries(store, "default")
+
+    assert given["decision"] == "reject"
+    assert given["answer_digest"] == digest(why)
+    assert why not in json.dumps(given)
+
+
+async def test_an_edit_records_a_digest_of_the_edited_arguments(
+    scripted: Any, workdir: Path
+) -> None:
+    store = InMemoryStore()
+    title = unique("edited")
+    edited = {"title": title, "body": SECRET + "-edited"}
+    ctx = one_write(scripted, unique("audited"))
+    thread = on(store, ctx)
+    await thread.send("Save a note")
+    edit = {"type": "edit", "edited_action": {"name": "write_note", "args": edited}}
+    await thread.resume({"decisions": [edit]})
+
+    _, given = await entries(store, "default")
+
+    assert given["decision"] == "edit"
+    assert given["edit_digest"] == digest(edited)
+    assert note_actions(workdir, title) == ["write"]
+    assert not leaks([given])
+
+
+async def test_remember_is_recorded(scripted: Any) -> None:
+    store = InMemoryStore()
+    await answered(store, scripted, {"decisions": [{"type": "approve", "remember": True}]})
+
+    _, given = await entries(store, "default")
+
+    assert (given["decision"], given["remember"]) == ("remember", True)
+
+
+async def test_a_refused_answer_is_recorded_with_why_and_once(scripted: Any) -> None:
+    store = InMemoryStore()
+    bad = {"decisions": [{"type": "approve", "forever": SECRET}]}
+    thread = await answered(store, scripted, bad)
+    await thread.resume({"decisions": [{"type": "approve"}]})
+
+    trail = await entries(store, "default")
+
+    assert [(e["event"], e["decision"]) for e in trail] == [
+        ("asked", None),
+        ("answered", "refused"),
+        ("answered", "approve"),
+    ]
+    assert "forever" in (trail[1]["why"] or "")
+    assert not leaks(trail)
+
+
+async def test_each_user_has_their_own_trail(scripted: Any) -> None:
+    store = InMemoryStore()
+    await answered(store, scripted, {"decisions": [{"type": "approve"}]}, user="alice")
+
+    assert await entries(store, "bob") == []
+    assert {e["user"] for e in await entries(store)} == {"alice"}
+    assert [i.namespace for i in await store.asearch(("audit",))] == [namespace("alice")] * 2
+
+
+async def test_client_input_cannot_write_the_trail(scripted: Any) -> None:
+    store = InMemoryStore()
+    ctx = one_write(scripted, unique("forged"))
+    thread = on(store, ctx)
+    forged = {"event": "answered", "decision": "approve", "user": "mallory"}
+    payload = {"messages": [{"role": "user", "content": "Save a note"}], "audit": [forged]}
+    await thread.graph.ainvoke(payload, thread.config, context=ctx)
+    await thread.resume({"decisions": [{"type": "reject"}]})
+
+    trail = await entries(store)
+
+    assert [(e["event"], e["decision"], e["user"]) for e in trail] == [
+        ("asked", None, "default"),
+        ("answered", "reject", "default"),
+    ]
+
+
+async def test_the_trail_survives_a_restart_on_sqlite(scripted: Any, tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    async with sqlite_store(path) as store:
+        thread = await answered(store, scripted, {"decisions": [{"type": "approve"}]})
+
+    async with sqlite_store(path) as reopened:
+        trail = await entries(reopened, "default", thread=thread.thread_id)
+
+    assert [e["event"] for e in trail] == ["asked", "answered"]
