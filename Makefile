@@ -1,7 +1,8 @@
 # Every target installs what it needs into .venv first, so each works on a fresh clone: the demo
 # the runtime and `langgraph dev` (`install`: the serve extra, for the README's tour),
-# test/lint/format/bench the dev extra too (`install-dev`). One stamp per extra, so `make demo` then `make test` adds the dev tools to the same .venv in place;
-# the dev install stamps the runtime too (it includes it).
+# test/lint/format/bench the dev extra too (`install-dev`). One stamp per extra, so `make demo`
+# then `make test` adds the dev tools to the same .venv in place; the dev install stamps the
+# runtime too (it includes it).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-runtime
