@@ -27,6 +27,35 @@ COLUMNS = ["when (UTC)", "user", "thread", "event", "expert", "tool", "decision"
 """The table's columns."""
 
 
+ThreadFilter = Annotated[
+    str | None, typer.Option("--thread", metavar="ID", help="Only this thread's entries.")
+]
+UserFilter = Annotated[
+    str | None,
+    typer.Option("--user", metavar="ID", help="Only this user's entries (default: every)."),
+]
+SinceFilter = Annotated[
+    str | None,
+    typer.Option(
+        "--since", metavar="TIME", help="Only entries from this ISO 8601 date or time (UTC)."
+    ),
+]
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print the entries as JSON.")]
+ServerOption = Annotated[
+    str | None,
+    typer.Option("--server", metavar="URL", help="Read the trail of this LangGraph API server."),
+]
+TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        metavar="TOKEN",
+        help="With --server: the bearer token to send (default MCP_PLANNER_TOKEN).",
+        show_default=False,
+    ),
+]
+
+
 def since_of(value: str | None) -> str | None:
     """`--since` checked: an ISO 8601 date or time, else one line (exit 2)."""
     if value is None:
@@ -112,35 +141,12 @@ def _decision(entry: AuditEntry) -> str:
 
 
 def audit_cmd(
-    thread: Annotated[
-        str | None, typer.Option("--thread", metavar="ID", help="Only this thread's entries.")
-    ] = None,
-    user: Annotated[
-        str | None,
-        typer.Option("--user", metavar="ID", help="Only this user's entries (default: every)."),
-    ] = None,
-    since: Annotated[
-        str | None,
-        typer.Option(
-            "--since", metavar="TIME", help="Only entries from this ISO 8601 date or time (UTC)."
-        ),
-    ] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the entries as JSON.")] = False,
-    server: Annotated[
-        str | None,
-        typer.Option(
-            "--server", metavar="URL", help="Read the trail of this LangGraph API server."
-        ),
-    ] = None,
-    token: Annotated[
-        str | None,
-        typer.Option(
-            "--token",
-            metavar="TOKEN",
-            help="With --server: the bearer token to send (default MCP_PLANNER_TOKEN).",
-            show_default=False,
-        ),
-    ] = None,
+    thread: ThreadFilter = None,
+    user: UserFilter = None,
+    since: SinceFilter = None,
+    as_json: JsonFlag = False,
+    server: ServerOption = None,
+    token: TokenOption = None,
 ) -> None:
     """List the audit trail: each question asked and each answer given, oldest first.
 
