@@ -171,3 +171,35 @@ async def test_the_trail_survives_a_restart_on_sqlite(scripted: Any, tmp_path: P
         trail = await entries(reopened, "default", thread=thread.thread_id)
 
     assert [e["event"] for e in trail] == ["asked", "answered"]
+
+
+async def test_a_question_and_its_answer_in_agent_inbox_are_recorded_as_digests(
+    scripted: Any,
+) -> None:
+    question, answer = "Which SKU do you mean?", "GAD-7 is the one"
+    ctx, _ = scripted(
+        planner=[plan(task("t1", "inventory", "stock of the user's product"))],
+        orchestrate=[
+            calls(tool_call("ask_user", {"question": question}, call_id="ask-1")),
+            "14 in stock.",
+        ],
+        assess=[done()],
+        response=["There are 14."],
+    )
+    store = InMemoryStore()
+    thread = on(store, {**ctx, "interrupt_format": "agent_inbox"})
+    await thread.send("How many of my product are in stock?")
+    await thread.resume([{"type": "accept"}])
+    await thread.resume([{"type": "response", "args": answer}])
+
+    trail = await entries(store, "default")
+
+    assert [(e["event"], e["tool"], e["decision"]) for e in trail] == [
+        ("asked", "ask_user", None),
+        ("answered", "ask_user", "refused"),
+        ("answered", "ask_user", "answer"),
+    ]
+    assert trail[0]["args_digest"] == digest({"question": question})
+    assert trail[2]["answer_digest"] == digest(answer)
+    assert answer not in json.dumps(trail)
+    assert question not in json.dumps(trail)
