@@ -203,3 +203,32 @@ async def test_a_question_and_its_answer_in_agent_inbox_are_recorded_as_digests(
     assert trail[2]["answer_digest"] == digest(answer)
     assert answer not in json.dumps(trail)
     assert question not in json.dumps(trail)
+
+
+async def test_plan_only_held_calls_and_the_messages_answering_them_are_recorded(
+    scripted: Any, workdir: Path
+) -> None:
+    title = unique("held")
+    ctx, _ = scripted(
+        planner=[NOTES_TASK],
+        orchestrate=[calls(tool_call("write_note", args_of(title)))],
+        assess=[done(), done()],
+        response=["Held for you.", "Saved."],
+    )
+    store = InMemoryStore()
+    thread = on(store, {**ctx, "approval_mode": "plan_only"})
+    await thread.send("Save a note")
+    await thread.send(json.dumps({"decisions": [{"type": "approve", "forever": SECRET}]}))
+    await thread.send("go ahead")
+
+    trail = await entries(store, "default")
+
+    assert [(e["event"], e["tool"], e["decision"]) for e in trail] == [
+        ("asked", "write_note", None),
+        ("answered", "write_note", "refused"),
+        ("answered", "write_note", "approve"),
+    ]
+    assert {e["args_digest"] for e in trail} == {digest(args_of(title))}
+    assert "forever" in (trail[1]["why"] or "")
+    assert note_actions(workdir, title) == ["write"]
+    assert not leaks(trail)

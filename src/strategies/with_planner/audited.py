@@ -4,11 +4,14 @@ The rules (what an entry holds, where it lives, written once) are `common.safety
 this module finds the run's user, thread and stop and turns the node's questions and answers
 into entries. A stop is one wait at `await_approval` (LangGraph re-runs the node from its
 start on every answer, under the same task id, so the same stop's events are found again and
-not written twice; the next wait in the thread is another task, so another stop).
+not written twice; the next wait in the thread is another task, so another stop). In
+`plan_only` the answer that lists the held calls asks (`record_held`), and the planner step
+that reads the next message records its answer (`record_release`).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -17,7 +20,7 @@ from typing import Any
 from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 
-from common.safety.approval import Decision, echo
+from common.safety.approval import Decision, PendingCall, decision_of, echo
 from common.safety.audit import (
     AuditDecision,
     AuditEntry,
@@ -30,6 +33,7 @@ from common.safety.audit import (
 )
 from common.safety.questions import CLOSED_QUESTION, DECLINED
 from common.safety.trust import user_of
+from strategies.with_planner.deferred import Released
 from strategies.with_planner.state import Awaiting
 
 logger = logging.getLogger(__name__)
@@ -88,8 +92,20 @@ def trail_for(store: BaseStore | None, context_user: str | None) -> Trail | None
 
 def _entry(trail: Trail, a: Awaiting, event: Event, step: str, **fields: Any) -> AuditEntry:
     """An entry about the waiting call `a`; `step` tells this event from the stop's others."""
-    call = a["call"]
-    where = [trail.thread_id, trail.stop, a["task_id"], a["key"], event, step]
+    return _call_entry(trail, a["call"], a["task_id"], a["key"], event, step, **fields)
+
+
+def _call_entry(
+    trail: Trail,
+    call: PendingCall,
+    task_id: str,
+    key: str,
+    event: Event,
+    step: str,
+    **fields: Any,
+) -> AuditEntry:
+    """An entry about `call` of `task_id` (its call `key`), one event of the stop."""
+    where = [trail.thread_id, trail.stop, task_id, key, event, step]
     base = AuditEntry(
         id=digest(where),
         at=now(),
@@ -98,7 +114,7 @@ def _entry(trail: Trail, a: Awaiting, event: Event, step: str, **fields: Any) ->
         event=event,
         expert=call["expert"],
         tool=call["name"],
-        task_id=a["task_id"],
+        task_id=task_id,
         args_digest=digest(call["args"]),
         decision=None,
         why=None,
@@ -163,3 +179,63 @@ def _answer_fields(text: str) -> dict[str, Any]:
     if text == CLOSED_QUESTION or text.startswith(DECLINED_START):
         return {"decision": declined}
     return {"decision": "answer", "answer_digest": digest(text)}
+
+
+HELD = "held"
+"""The task id of an entry about a call plan_only held back (it belongs to no running task)."""
+
+
+async def record_held(trail: Trail | None, held: list[PendingCall]) -> None:
+    """plan_only: one `asked` entry per call held back and listed in the turn's answer."""
+    if trail is None:
+        return
+    for number, call in enumerate(held, start=1):
+        entry = _call_entry(trail, call, HELD, f"{number}:{call['id']}", "asked", "asked")
+        await append(trail.store, entry)
+
+
+async def record_released(
+    trail: Trail | None,
+    held: list[PendingCall],
+    decisions: list[Decision] | None,
+    why: str | None = None,
+    shown: str = "",
+) -> None:
+    """plan_only: the message's decision on each held call, or why it was not used.
+
+    `shown` is how the refusal quotes the message, left out of the entry.
+    """
+    if trail is None:
+        return
+    for number, call in enumerate(held, start=1):
+        if decisions is not None:
+            fields = decision_fields(decisions[number - 1])
+        else:
+            fields = {"decision": "refused", "why": without_answer(why or "", shown)}
+        key = f"{number}:{call['id']}"
+        entry = _call_entry(trail, call, HELD, key, "answered", "answer", **fields)
+        await append(trail.store, entry)
+
+
+async def record_release(
+    store: BaseStore | None,
+    context_user: str | None,
+    held: list[PendingCall],
+    released: Released,
+    message: str,
+) -> None:
+    """plan_only: a message that answered the held calls, recorded (decisions, or why not)."""
+    trail = trail_for(store, context_user)
+    if isinstance(released, str):
+        await record_released(trail, held, None, released, _quoted(message))
+    elif released is not None:
+        decided = [decision_of(t["approval"]) for t in released if t["approval"] is not None]
+        await record_released(trail, held, decided)
+
+
+def _quoted(message: str) -> str:
+    """How a refusal quotes a JSON message (its parsed value's echo), to leave it out."""
+    try:
+        return echo(json.loads(message))
+    except (json.JSONDecodeError, RecursionError):
+        return ""
