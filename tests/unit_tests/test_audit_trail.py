@@ -6,15 +6,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from common.persistence import sqlite_store
-from common.safety.audit import digest, entries, namespace
+from common.safety.audit import AuditEntry, append, digest, entries, namespace
 from strategies.with_planner.graph import build_graph
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, note_actions, plan, task, unique
+from tests.unit_tests.test_trust import backend
 
 NOTES_TASK = plan(task("t1", "notes", "Save the note"))
 SECRET = "the-private-body-7f3a"
@@ -232,3 +234,47 @@ async def test_plan_only_held_calls_and_the_messages_answering_them_are_recorded
     assert "forever" in (trail[1]["why"] or "")
     assert note_actions(workdir, title) == ["write"]
     assert not leaks(trail)
+
+
+def _entry(user: str, thread: str, at: str, event_id: str) -> AuditEntry:
+    return AuditEntry(
+        id=digest(event_id),
+        at=at,
+        user=user,
+        thread_id=thread,
+        event="asked",
+        expert="notes",
+        tool="write_note",
+        task_id="t1",
+        args_digest=digest({}),
+        decision=None,
+        why=None,
+        edit_digest=None,
+        answer_digest=None,
+        remember=False,
+    )
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite", "postgres"])
+async def test_every_store_backend_appends_once_and_reads_in_order(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    later = _entry("ann.lee@example.com", "th-1", "2026-11-26T10:00:00.000002+00:00", "b")
+    first = _entry("ann.lee@example.com", "th-2", "2026-11-26T10:00:00.000001+00:00", "a")
+    other = _entry("bob", "th-1", "2026-11-25T09:00:00+00:00", "c")
+    async with backend(kind, tmp_path, request) as store:
+        assert [await append(store, e) for e in (later, first, other)] == [True] * 3
+        # The same event again (a re-run of the asking node) is not written twice.
+        assert await append(store, {**later, "at": "2026-11-26T11:00:00+00:00"}) is False
+
+        assert [e["id"] for e in await entries(store, "ann.lee@example.com")] == [
+            first["id"],
+            later["id"],
+        ]
+        assert [e["user"] for e in await entries(store, thread="th-1")] == [
+            "bob",
+            "ann.lee@example.com",
+        ]
+        assert [e["user"] for e in await entries(store, since="2026-11-26")] == [
+            "ann.lee@example.com"
+        ] * 2
