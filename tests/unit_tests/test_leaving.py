@@ -241,8 +241,8 @@ def test_the_gate_holds_an_open_world_call_carrying_another_experts_data() -> No
     assert "alice@example.com" in decision.reason
     assert decision.reason == (
         "its argument 'url' carries text from expert 'mail' results ('alice@example.com'), "
-        "an email address, URL-encoded, and it names a place or someone outside: data would leave through an open-world call; "
-        "set data_may_leave: true on server 'web' to allow it"
+        "an email address, URL-encoded, and it names a place or someone outside: data would "
+        "leave through an open-world call; set data_may_leave: true on server 'web' to allow it"
     )
 
 

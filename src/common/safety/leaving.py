@@ -395,10 +395,11 @@ def _secret(said: str, index: _Index, sources: Sources) -> tuple[str, Value] | N
     for i in range(len(said) - SECRET_MIN_CHARS + 1):
         for secret, value in index.secrets.get(said[i : i + SECRET_MIN_CHARS], {}).items():
             end = i + len(secret)
-            whole = (i == 0 or not said[i - 1].isalnum()) and (
+            if not said.startswith(secret, i) or secret in sources.asked_text:
+                continue
+            if (i == 0 or not said[i - 1].isalnum()) and (
                 end == len(said) or not said[end].isalnum()
-            )
-            if whole and said.startswith(secret, i) and secret not in sources.asked_text:
+            ):
                 return secret, value
     return None
 
