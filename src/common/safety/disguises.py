@@ -36,6 +36,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+import string
 from dataclasses import dataclass
 from itertools import groupby, pairwise
 from urllib.parse import unquote_plus
@@ -84,7 +85,8 @@ _LABELLED = re.compile(
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{8,}={0,2}")
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]{8,}")
 _SEPARATORS = {" ": "with spaces", "-": "with dashes", ".": "with dots"}
-_TRAILING = ".,;:!?"
+_EDGES = string.punctuation
+"""Symbols a secret is compared without at its ends (`hunter22!` is found as `hunter22`)."""
 
 
 @dataclass(frozen=True)
@@ -151,11 +153,11 @@ def secrets_in(text: str) -> dict[str, Value]:
     """Short secrets of a result by canonical form: labelled tokens, keys by their shape."""
     found: dict[str, Value] = {}
     for kind, written in secret_values(text):
-        secret = written.strip().strip("\"'").rstrip(_TRAILING)
+        secret = written.strip().strip(_EDGES)
         if len(secret) >= SECRET_MIN_CHARS:
             found[secret.casefold()] = Value(f"a secret ({kind.replace('_', ' ')})", secret)
     for m in _LABELLED.finditer(text):
-        secret = m.group("value").rstrip(_TRAILING)
+        secret = m.group("value").strip(_EDGES)
         label = (m.group("label") or "").strip(" _-").casefold()
         word = m.group("word").casefold()
         if len(secret) >= SECRET_MIN_CHARS and _secretish(secret) and _labels(label, word):

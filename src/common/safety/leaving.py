@@ -87,6 +87,8 @@ _ADDRESSED = ADDRESSEE_TOKENS | MESSAGE_TOKENS
 # Links, bounded and without nested repetition (no backtracking blow-up on hostile text).
 _LINK = re.compile(r"https?://[^\s<>\"'`\[\]{}]{1,2048}", re.IGNORECASE)
 _TRAILING = ".,;:!?"
+_WORD_START = re.compile(r"(?<![^\W_])[^\W_]")
+"""A letter or digit that starts a word: where a whole secret may begin."""
 _LINKS_PER_SITE = 64
 """Links of one site a run is looked for in (a result listing a whole site stays cheap)."""
 
@@ -392,14 +394,13 @@ def _secret(said: str, index: _Index, sources: Sources) -> tuple[str, Value] | N
     """A short secret of the results, whole, in the argument (`plain`), and what it is."""
     if not index.secrets:
         return None
-    for i in range(len(said) - SECRET_MIN_CHARS + 1):
+    for start in _WORD_START.finditer(said):
+        i = start.start()
         for secret, value in index.secrets.get(said[i : i + SECRET_MIN_CHARS], {}).items():
             end = i + len(secret)
             if not said.startswith(secret, i) or secret in sources.asked_text:
                 continue
-            if (i == 0 or not said[i - 1].isalnum()) and (
-                end == len(said) or not said[end].isalnum()
-            ):
+            if end == len(said) or not said[end].isalnum():
                 return secret, value
     return None
 
