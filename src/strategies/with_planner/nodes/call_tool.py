@@ -18,7 +18,8 @@
    each call; a call that runs goes through the execution policy
    (`common.safety.execution.execute_call`: checks, ledger, masking, trimming), never twice.
 4. report: one ToolMessage per call, a stream event each, the expert's answers added to the
-   thread's record of results (`seen`), and the task's update.
+   thread's record of results (`seen`), with what its open-world calls sent and where (so a
+   value sent in parts is added up), and the task's update.
 """
 
 from __future__ import annotations
