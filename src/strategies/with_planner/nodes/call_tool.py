@@ -20,7 +20,8 @@
    each call; a call that runs goes through the execution policy
    (`common.safety.execution.execute_call`: checks, ledger, masking, trimming), never twice.
 4. report: one ToolMessage per call, a stream event each, the expert's answers added to the
-   thread's record of results (`seen`), and the task's update.
+   thread's record of results (`seen`), with what its open-world calls sent and where (so a
+   value sent in parts is added up), and the task's update.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from common.safety.execution import (
     execute_call,
     replay,
 )
-from common.safety.gate import Gate, check_call
+from common.safety.gate import Gate, check_call, sent_to
+from common.safety.leaving import outgoing
 from common.safety.policy import action_for
 from common.safety.questions import ASK_USER, CLOSED_QUESTION
 from strategies.with_planner.context import Context
@@ -149,6 +151,8 @@ class Answered:
     """Why the expert gave up (`cannot_complete`), if it did."""
     seen: list[tuple[str, ToolMessage]] = field(default_factory=list)
     """The expert's answers (call key, message), for the thread's record of its results."""
+    sent: list[tuple[str, str, str]] = field(default_factory=list)
+    """What open-world calls sent (destination, call key, text), for the thread's record."""
 
 
 async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
@@ -336,6 +340,8 @@ async def run(
     message = result_message(call, result, prefix)
     if isinstance(result, Executed):
         answered.seen.append((spec.key, message))
+        if (to := await sent_to(r.registry, expert, name, args)) is not None:
+            answered.sent.append((to, spec.key, outgoing(args)))
     return message
 
 
@@ -351,6 +357,8 @@ async def report(
     if (record := seen_for(runtime)) is not None:
         for key, seen in answered.seen:
             await record.add(r.task["expert"], key, seen)
+        for to, key, text in answered.sent:
+            await record.add_sent(to, key, text)
     messages: list[AnyMessage] = [r.message] if r.new_message else []
     for m in answered.messages:
         if isinstance(m, ToolMessage) and not r.direct:
