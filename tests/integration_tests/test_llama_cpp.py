@@ -164,6 +164,9 @@ def run(llama_server: LlamaServer, tmp_path_factory: pytest.TempPathFactory) -> 
         MODEL_TIMEOUT_S=str(MODEL_TIMEOUT_S),
         # A timed-out request keeps the server busy: a retry would only queue behind it.
         MODEL_MAX_RETRIES="0",
+        # Few model calls: one planner answer and one round per task, whatever they hold.
+        MAX_PLANNER_RETRIES="0",
+        MAX_TASK_ATTEMPTS="1",
     )
     before = len(llama_server.chat_statuses())
     done = subprocess.run(
