@@ -1,7 +1,8 @@
 # Every target installs what it needs into .venv first, so each works on a fresh clone: the demo
-# the runtime only (`install`), test/lint/format/bench the dev extra too (`install-dev`). One
-# stamp per extra, so `make demo` then `make test` adds the dev tools to the same .venv in place;
-# the dev install stamps the runtime too (it includes it).
+# the runtime and `langgraph dev` (`install`: the serve extra, for the README's tour),
+# test/lint/format/bench the dev extra too (`install-dev`). One stamp per extra, so `make demo`
+# then `make test` adds the dev tools to the same .venv in place; the dev install stamps the
+# runtime too (it includes it).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-runtime
@@ -18,11 +19,11 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e ".[serve]"
 	touch $(STAMP)
 
 $(DEV_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,serve]"
 	touch $(DEV_STAMP) $(STAMP)
 
 # Real MCP servers for the integration tests, each in its own environment (mcp-server-time wants

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from dotenv.parser import Binding, parse_stream
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
@@ -148,6 +148,9 @@ class Settings(BaseSettings):
 
     allow_model_requests: bool = True
     """When false, any model that would reach a remote API is refused (tests set this)."""
+
+    mcp_planner_token: SecretStr | None = None
+    """Bearer token `mcp-planner --server` sends (`--token` wins); never printed."""
 
     @field_validator("guardrails", mode="before")
     @classmethod

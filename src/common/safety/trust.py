@@ -113,11 +113,16 @@ def user_of(context_user: str | None, configurable: dict[str, Any]) -> str:
 
 def namespace(user: str) -> tuple[str, ...]:
     """Where a user's remembered approvals live (a digest label when the id has other signs)."""
+    return (*ROOT, user_label(user))
+
+
+def user_label(user: str) -> str:
+    """A user id as a store namespace label: itself when plain, else `u-` and a digest."""
     # Store namespace labels may not contain periods (emails do), and each backend has its own
     # limits: a plain id is kept readable, any other one becomes a digest.
     if _SAFE_LABEL.fullmatch(user):
-        return (*ROOT, user)
-    return (*ROOT, "u-" + _sha256(user)[:40])
+        return user
+    return "u-" + _sha256(user)[:40]
 
 
 def server_identity(config: ServerConfig) -> dict[str, Any]:

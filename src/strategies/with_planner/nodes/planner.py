@@ -23,6 +23,7 @@ from common.models import model_errors
 from common.safety.approval import PendingCall
 from common.settings import get_settings
 from common.structured import BadOutput, structured_call
+from strategies.with_planner.audited import record_release
 from strategies.with_planner.context import Context, turn_context
 from strategies.with_planner.conversation import compact, keep_history, model_view
 from strategies.with_planner.dates import describe_periods
@@ -236,7 +237,7 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
             return guarded
     deferred = state.get("deferred") or []
     if deferred and not state.get("plan"):
-        answer = _deferred_answer(state, deferred)
+        answer = await _deferred_answer(state, runtime, deferred)
         if answer is not None:
             return answer
     registry = await registry_for(ctx.mcp_config)
@@ -379,11 +380,19 @@ def _start_plan(result: PlannerResult, previous: list[TaskState], replan: bool) 
     return plan
 
 
-def _deferred_answer(state: State, deferred: list[PendingCall]) -> PlannerUpdate | None:
-    """Release approved held-back calls as direct steps; None when the message is no answer."""
-    released = release_held_calls(_last_request(state), deferred, get_settings().max_plan_tasks)
+async def _deferred_answer(
+    state: State, runtime: Runtime[Context], deferred: list[PendingCall]
+) -> PlannerUpdate | None:
+    """Release approved held-back calls as direct steps; None when the message is no answer.
+
+    An answer, used or not, goes to the audit trail.
+    """
+    message = _last_request(state)
+    released = release_held_calls(message, deferred, get_settings().max_plan_tasks)
     if released is None:
         return None
+    user = context_of(runtime, state).user_id
+    await record_release(runtime.store, user, deferred, released, message)
     if isinstance(released, str):
         return {
             "messages": [AIMessage(released)],
