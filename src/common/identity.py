@@ -38,7 +38,8 @@ def auth_identity(configurable: Mapping[str, Any]) -> str | None:
     found = configurable.get("langgraph_auth_user_id")
     if not found:
         user = configurable.get("langgraph_auth_user")
-        found = user.get("identity") if isinstance(user, Mapping) else getattr(user, "identity", None)
+        getter = user.get if isinstance(user, Mapping) else lambda k, d: getattr(user, k, d)
+        found = getter("identity", None)
     return found if isinstance(found, str) and found.strip() else None
 
 
@@ -69,4 +70,3 @@ def user_namespace(kind: str, user: str, *rest: str) -> tuple[str, ...]:
 def owner_of(namespace: tuple[str, ...] | list[str]) -> str | None:
     """The user label a graph namespace belongs to, or None when it is not the graph's."""
     return namespace[2] if len(namespace) >= 3 and namespace[0] == ROOT else None
-

@@ -1,7 +1,8 @@
 """Memory of past runs: each finished turn saved per user, the relevant ones found again.
 
-Records live in the graph's store under ("mcp_planner", "runs", <user label>), so users never see each
-other's runs. Search is by keywords always, and by meaning when the store has an embedding index.
+Records live in the graph's store under ("mcp_planner", "runs", <user label>), so users never see
+each other's runs. Search is by keywords always, and by meaning when the store has an embedding
+index.
 """
 
 from __future__ import annotations

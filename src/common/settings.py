@@ -51,7 +51,7 @@ EXPECTED = {
     "auth_jwt_secret": f"a random secret of at least {MIN_SECRET_BYTES} bytes "
     "(e.g. `openssl rand -hex 32`)",
     "auth_api_keys": "comma-separated name:role1+role2:sha256hex entries "
-    "(hash a key with `mcp-planner hash-key`)",
+    "(make one with `python -m common.tokens NAME ROLES < keyfile`)",
     "served_context_fields": "comma-separated run context field names",
 }
 """What a setting validated by a custom rule accepts, as error messages say it."""
@@ -207,18 +207,6 @@ class Settings(BaseSettings):
             raise ValueError("malformed entry")
         return value
 
-    @model_validator(mode="after")
-    def _one_token_source(self) -> Settings:
-        if self.auth_jwt_secret is not None and self.auth_jwks_url:
-            raise ValueError(
-                "Settings AUTH_JWT_SECRET and AUTH_JWKS_URL are both set: keep one of them"
-            )
-        if self.auth_jwks_url and not (self.auth_jwt_issuer and self.auth_jwt_audience):
-            raise ValueError(
-                "Setting AUTH_JWKS_URL needs AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE: set both"
-            )
-        return self
-
     @property
     def auth_on(self) -> bool:
         """Whether a served instance asks every client who it is (a token or an API key)."""
@@ -239,6 +227,21 @@ class Settings(BaseSettings):
         # Budgets, not the recursion limit, must end every run: keep the limit above them.
         self.recursion_limit = max(self.recursion_limit, worst_case_steps(self))
         return self
+
+
+def check_auth(settings: Settings) -> None:
+    """Refuse auth settings that do not fit together (ConfigError), checked when serving starts.
+
+    Apart from the model so each setting can be read alone (`.env.example` lists them singly).
+    """
+    if settings.auth_jwt_secret is not None and settings.auth_jwks_url:
+        raise ConfigError(
+            "Settings AUTH_JWT_SECRET and AUTH_JWKS_URL are both set: keep one of them."
+        )
+    if settings.auth_jwks_url and not (settings.auth_jwt_issuer and settings.auth_jwt_audience):
+        raise ConfigError(
+            "Setting AUTH_JWKS_URL needs AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE: set both."
+        )
 
 
 def worst_case_steps(settings: Settings) -> int:

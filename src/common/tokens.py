@@ -85,7 +85,8 @@ async def principal_of_token(token: str, settings: Settings) -> Principal:
         raise Unauthenticated("The token has expired: sign in again for a new one.") from None
     except (jwt.InvalidAudienceError, jwt.InvalidIssuerError):
         raise Unauthenticated(
-            "The token was issued for another service (issuer or audience): use one for this server."
+            "The token was issued for another service (issuer or audience): use one issued "
+            "for this server."
         ) from None
     except jwt.PyJWKClientError:
         raise Unauthenticated(
@@ -118,3 +119,26 @@ def _jwks(url: str) -> jwt.PyJWKClient:
 def _signing_key(url: str, token: str) -> Any:
     """The provider's public key that signed `token` (blocking: fetches the JWKS when needed)."""
     return _jwks(url).get_signing_key_from_jwt(token).key
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m common.tokens NAME [ROLE+ROLE]`: the AUTH_API_KEYS entry of the key on stdin."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if not 1 <= len(args) <= 2:
+        print("usage: python -m common.tokens NAME [ROLE+ROLE] < keyfile", file=sys.stderr)
+        return 2
+    key = sys.stdin.readline().strip()
+    if not key:
+        print(
+            "No key on standard input: pipe the key in (it is never an argument).", file=sys.stderr
+        )
+        return 2
+    roles = tuple(r for r in (args[1] if len(args) > 1 else "").split("+") if r)
+    print(api_key_entry(args[0], roles, key))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -18,6 +18,7 @@ from typing import Any
 import jwt
 import pytest
 from langgraph_sdk import get_client
+from langgraph_sdk.errors import APIStatusError
 
 from tests.integration_tests.aegra import aegra_cluster, interrupts_of
 from tests.integration_tests.helpers import langgraph_dev
@@ -103,10 +104,8 @@ async def status_of(call: Awaitable[Any]) -> tuple[int, str]:
     """The HTTP status and body a refused call got (200 and '' when it was not refused)."""
     try:
         await call
-    except Exception as exc:  # the SDK's APIStatusError, or httpx's on a raw request
-        response = getattr(exc, "response", None)
-        assert response is not None, repr(exc)
-        return response.status_code, response.text
+    except APIStatusError as exc:
+        return exc.response.status_code, exc.response.text
     return 200, ""
 
 
@@ -137,9 +136,7 @@ async def test_a_client_that_is_no_one_gets_401(server: Served, bearer: str | No
     assert status == 401, body
 
 
-async def test_bob_cannot_reach_alices_thread(
-    alice: Any, bob: Any, workdir: Path
-) -> None:
+async def test_bob_cannot_reach_alices_thread(alice: Any, bob: Any, workdir: Path) -> None:
     title = f"alice-{os.urandom(4).hex()}"
     thread_id = await _paused_note(alice, title)
     approve = {"decisions": [{"type": "approve"}]}
@@ -148,9 +145,7 @@ async def test_bob_cannot_reach_alices_thread(
     assert (await status_of(bob.threads.get_state(thread_id)))[0] == 404
     listed = [t["thread_id"] for t in await bob.threads.search(limit=100)]
     assert thread_id not in listed
-    assert (await status_of(bob.runs.wait(thread_id, GRAPH, command={"resume": approve})))[
-        0
-    ] == 404
+    assert (await status_of(bob.runs.wait(thread_id, GRAPH, command={"resume": approve})))[0] == 404
     runs = await alice.runs.list(thread_id)
     assert (await status_of(bob.runs.cancel(thread_id, runs[0]["run_id"])))[0] == 404
     assert (await status_of(bob.threads.delete(thread_id)))[0] == 404
@@ -214,7 +209,8 @@ async def test_a_client_cannot_choose_the_commands_the_server_runs(
     thread = await bob.threads.create()
     run = bob.runs.wait(thread["thread_id"], GRAPH, input=_ask(STOCK), context={"mcp_config": evil})
     status, body = await status_of(run)
-    assert status == 403 and "'mcp_config'" in body
+    assert status == 403
+    assert "'mcp_config'" in body
     assert not marker.exists()
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from common.identity import DEFAULT_USER, owner_of, user_label
-from common.settings import ConfigError, Settings, get_settings
+from common.settings import ConfigError, Settings, check_auth, get_settings
 from common.tokens import Principal, Unauthenticated, principal_of_key, principal_of_token
 from strategies.with_planner.served import check_served_fields, refusal
 
@@ -56,6 +56,7 @@ def _settings() -> Settings:
     """The settings, checked; a bad one ends the process with its sentence (no silent no-auth)."""
     try:
         settings = get_settings()
+        check_auth(settings)
         check_served_fields(settings)
     except ConfigError as exc:
         sys.stdout.flush()
@@ -214,10 +215,11 @@ async def on_store(ctx: Auth.types.AuthContext, value: Any) -> Any:
     me = user_label(ctx.user.identity)
     namespace = tuple(value.get("namespace") or ())
     if namespace and namespace[0] == "mcp_planner":
-        if ctx.action in ("put", "delete") or owner_of(namespace) != me:
+        # Without auth there is one local user, and every record is theirs to read.
+        theirs = owner_of(namespace) == me or not _SETTINGS.auth_on
+        if ctx.action in ("put", "delete") or not theirs:
             raise _forbidden(GRAPH_RECORDS)
         return True
     if not namespace or namespace[0] != me:
         raise _forbidden(OWN_NAMESPACE.format(me=me))
     return True
-

@@ -14,10 +14,10 @@ from typing import Any
 from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 
+from common.identity import run_user
 from common.mcp import ExpertRegistry, ExpertUnavailable
 from common.safety.approval import ApproveDecision, Decision, PendingCall
 from common.safety.gate import GateDecision
-from common.identity import run_user
 from common.safety.trust import Changed, consulted, offer_for, remember, remembered
 
 logger = logging.getLogger(__name__)

@@ -43,7 +43,6 @@ STRICTNESS = ("auto", "interrupt", "plan_only")
 """Approval modes from the one that asks least to the one that holds most."""
 
 
-
 @cache
 def _defaults() -> dict[str, Any]:
     """Each Context field's own default (imported late: the auth module loads this cheaply)."""
@@ -62,9 +61,7 @@ def check_served_fields(settings: Settings) -> None:
         )
 
 
-def refusal(
-    given: Mapping[str, Any], settings: Settings, caller: str | None = None
-) -> str | None:
+def refusal(given: Mapping[str, Any], settings: Settings, caller: str | None = None) -> str | None:
     """Why a served client may not run with the context `given`, or None when it may.
 
     `caller` is the authenticated identity (None on a server without auth, one local user).
@@ -108,4 +105,3 @@ def _loosens(name: str, value: Any, settings: Settings) -> str | None:
             "client may only lower it."
         )
     return None
-

@@ -9,11 +9,11 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from common.embeddings import configured_embeddings
-from common.identity import run_user
 from common.guardrails.banned import mask_banned
 from common.guardrails.config import GuardrailConfig
 from common.guardrails.numbers import numeric_problems
 from common.guardrails.output import summarise_blobs
+from common.identity import run_user
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.messages import last_request
 from common.models import model_errors
