@@ -38,9 +38,13 @@ def auth_identity(configurable: Mapping[str, Any]) -> str | None:
     found = configurable.get("langgraph_auth_user_id")
     if not found:
         user = configurable.get("langgraph_auth_user")
-        getter = user.get if isinstance(user, Mapping) else lambda k, d: getattr(user, k, d)
-        found = getter("identity", None)
+        found = user.get("identity") if isinstance(user, Mapping) else _identity_of(user)
     return found if isinstance(found, str) and found.strip() else None
+
+
+def _identity_of(user: object) -> object:
+    """The `identity` attribute of a user object (Aegra's), if it has one."""
+    return getattr(user, "identity", None)
 
 
 def run_user(config: Mapping[str, Any] | None, context_user: str | None) -> str:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import jwt
 import pytest
 from langgraph_sdk import get_client
-from langgraph_sdk.errors import APIStatusError
 
 from tests.integration_tests.aegra import aegra_cluster, interrupts_of
 from tests.integration_tests.helpers import langgraph_dev
@@ -28,6 +28,10 @@ pytestmark = pytest.mark.integration
 SECRET = "integration-secret-" + "x" * 20
 GRAPH = "with_planner"
 STOCK = "How many units of GAD-7 are in stock"
+AEGRA_SCOPES_THE_STORE_API = (
+    "Aegra's Store API files every namespace under ('users', <caller>), so the graph's records "
+    "about a user are in its store but no SDK client reads them"
+)
 
 
 def token(sub: str, secret: str = SECRET, ttl_s: int = 600) -> str:
@@ -104,7 +108,7 @@ async def status_of(call: Awaitable[Any]) -> tuple[int, str]:
     """The HTTP status and body a refused call got (200 and '' when it was not refused)."""
     try:
         await call
-    except APIStatusError as exc:
+    except httpx.HTTPStatusError as exc:  # the SDK's APIStatusError, or httpx's own (runs.wait)
         return exc.response.status_code, exc.response.text
     return 200, ""
 
@@ -227,3 +231,35 @@ async def test_a_client_may_tighten_to_plan_only(bob: Any, workdir: Path) -> Non
     assert call["args"]["title"] == title
     notes = workdir / "notes.json"
     assert title not in (notes.read_text() if notes.exists() else "")
+
+
+async def test_an_assistant_cannot_carry_server_configuration(bob: Any, tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    evil = {"mcpServers": {"x": {"command": "sh", "args": ["-c", f"id > {marker}"]}}}
+    created = bob.assistants.create(GRAPH, context={"mcp_config": evil})
+    status, body = await status_of(created)
+    assert status == 403
+    assert "'mcp_config'" in body
+    assert not marker.exists()
+
+
+async def test_a_run_without_a_thread_is_checked_too(bob: Any) -> None:
+    run = bob.runs.wait(None, GRAPH, input=_ask(STOCK), context={"approval_mode": "auto"})
+    status, body = await status_of(run)
+    assert status == 403
+    assert "'approval_mode'" in body
+
+
+async def test_a_run_is_remembered_for_the_signed_in_user(
+    server: Served, alice: Any, bob: Any, request: pytest.FixtureRequest
+) -> None:
+    if server.name == "aegra":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=AEGRA_SCOPES_THE_STORE_API))
+    question = f"How many units of WID-1 are in stock ({os.urandom(3).hex()})"
+    thread = await alice.threads.create()
+    await alice.runs.wait(thread["thread_id"], GRAPH, input=_ask(question))
+
+    mine = await alice.store.search_items(["mcp_planner", "runs", "alice"], limit=100)
+    assert question in [i["value"]["question"] for i in mine["items"]]
+    status, _ = await status_of(bob.store.search_items(["mcp_planner", "runs", "alice"]))
+    assert status == 403
