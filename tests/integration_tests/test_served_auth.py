@@ -263,3 +263,12 @@ async def test_a_run_is_remembered_for_the_signed_in_user(
     assert question in [i["value"]["question"] for i in mine["items"]]
     status, _ = await status_of(bob.store.search_items(["mcp_planner", "runs", "alice"]))
     assert status == 403
+
+
+async def test_auth_settings_that_do_not_fit_stop_aegra_not_serve_it_open(tmp_path: Path) -> None:
+    # Aegra logs an auth module that fails to load and serves with no auth: the setting's
+    # sentence must stop it instead.
+    async with aegra_cluster(tmp_path, AUTH_JWKS_URL="https://idp.example.com/jwks") as cluster:
+        with pytest.raises(RuntimeError, match="exited") as caught:
+            await cluster.add()
+    assert "AUTH_JWKS_URL needs AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE" in str(caught.value)
