@@ -179,7 +179,7 @@ async def test_bob_cannot_read_or_write_alices_store_items(alice: Any, bob: Any)
     assert (await status_of(bob.store.get_item(["alice", "notes"], "k")))[0] == 403
     assert (await status_of(bob.store.put_item(["alice", "notes"], "k", {"v": 2})))[0] == 403
     assert (await status_of(bob.store.search_items(["alice"])))[0] == 403
-    for kind in ("runs", "trust"):
+    for kind in ("runs", "trust", "results", "seen", "call_ledger"):
         status, _ = await status_of(bob.store.search_items(["mcp_planner", kind, "alice"]))
         assert status == 403
     forged = bob.store.put_item(["mcp_planner", "trust", "bob"], "k", {"tool": "write_note"})
