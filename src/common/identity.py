@@ -60,18 +60,14 @@ def run_user(config: Mapping[str, Any] | None, context_user: str | None) -> str:
 def records_owner(config: Mapping[str, Any] | None) -> str:
     """Whose a thread's records are (its results, what experts returned, its call ledger).
 
-    Served with auth, the thread's owner: the `owner` the server stamped on the thread and run
-    (LangGraph passes it in the run's metadata; Studio's runs on a user's thread keep the
-    user's), else the authenticated identity. Otherwise the one local user, whatever `user_id`
-    a run names, so every run of a thread finds the same records.
+    Served with auth, the authenticated identity: only a thread's owner runs the graph on it.
+    Otherwise the one local user, whatever `user_id` a run names, so every run of a thread finds
+    the same records. (The client-settable run metadata is never read: it could name anyone.)
     """
-    config = config or {}
-    if not get_settings().auth_on:
-        return DEFAULT_USER
-    owner = (config.get("metadata") or {}).get("owner")
-    if isinstance(owner, str) and owner.strip():
-        return owner
-    return auth_identity(config.get("configurable") or {}) or DEFAULT_USER
+    identity = auth_identity(((config or {}).get("configurable")) or {})
+    if identity is not None and get_settings().auth_on:
+        return identity
+    return DEFAULT_USER
 
 
 def user_label(user: str) -> str:

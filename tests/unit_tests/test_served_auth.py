@@ -12,7 +12,7 @@ from typing import Any
 import jwt
 import pytest
 
-from common.identity import run_user, user_namespace
+from common.identity import records_owner, run_user, user_namespace
 from common.memory import namespace as memory_namespace
 from common.safety.trust import namespace as trust_namespace
 from common.settings import ConfigError, Settings, check_auth, get_settings, load_settings
@@ -195,3 +195,13 @@ def test_the_key_helper_prints_an_entry_that_verifies(
     assert tokens_main(["nightly", "user"]) == 0
     entry = capsys.readouterr().out.strip()
     assert principal_of_key("k3y-value", settings(auth_api_keys=entry)).identity == "nightly"
+
+
+def test_a_threads_records_belong_to_its_owner(auth_on: None) -> None:
+    bob = {"configurable": {"langgraph_auth_user_id": "bob"}, "metadata": {"owner": "alice"}}
+    assert records_owner(bob) == "bob", "the run's metadata is the client's to set"
+    assert records_owner({}) == "default"
+
+
+def test_without_auth_a_threads_records_are_the_local_users() -> None:
+    assert records_owner({"configurable": {"langgraph_auth_user_id": "default"}}) == "default"
