@@ -12,7 +12,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from common.persistence import sqlite_store
-from common.safety.audit import AuditEntry, append, digest, entries, namespace
+from common.safety.audit import ROOT, AuditEntry, append, digest, entries, namespace
 from strategies.with_planner.graph import build_graph
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, note_actions, plan, task, unique
@@ -144,7 +144,7 @@ async def test_each_user_has_their_own_trail(scripted: Any) -> None:
 
     assert await entries(store, "bob") == []
     assert {e["user"] for e in await entries(store)} == {"alice"}
-    assert [i.namespace for i in await store.asearch(("audit",))] == [namespace("alice")] * 2
+    assert [i.namespace for i in await store.asearch(ROOT)] == [namespace("alice")] * 2
 
 
 async def test_client_input_cannot_write_the_trail(scripted: Any) -> None:

@@ -41,9 +41,7 @@ async def test_each_expert_keeps_its_latest_results_only() -> None:
 
     assert texts["web"] == ["page"]
     assert texts["mail"] == [f"mail {i}" for i in reversed(range(5, SEEN_RESULTS + 5))]
-    assert len(await store.asearch(("mcp_planner", "seen", "thread-1", "mail"), limit=99)) == (
-        SEEN_RESULTS
-    )
+    assert len(await store.asearch((*record.namespace, "mail"), limit=99)) == (SEEN_RESULTS)
 
 
 async def test_threads_do_not_share_a_record() -> None:

@@ -3,11 +3,14 @@
 One entry per event, in the LangGraph store (so it lives wherever the graph's store does:
 memory, SQLite, PostgreSQL, a LangGraph server or Aegra), never in the checkpoints, which a
 client may rewrite with a state update. The layout is made to be protected by a store rule
-on its first element:
+like every record of the graph's (`common.identity.user_namespace`):
 
-    ("audit", <user label>)   key: "<UTC time, sortable>-<event digest prefix>"
+    ("mcp_planner", "audit", <user label>)   key: "<UTC time, sortable>-<event digest prefix>"
 
-`<user label>` is the run's user as `common.safety.trust.user_label` writes it (a plain id
+Served with auth, a client may read its own trail and an `auditor` may read everyone's; no
+client may write one (`strategies.with_planner.auth.on_store`).
+
+`<user label>` is the run's user as `common.identity.user_label` writes it (a plain id
 as is, any other as `u-` and a digest). An entry keeps digests of what was asked and answered
 (SHA-256 of canonical JSON), never the arguments, an edit or an answer's text: they may hold
 private data. The graph only appends: an event already in the trail (a node re-run after a
@@ -23,10 +26,11 @@ from typing import Any, Literal, TypedDict
 
 from langgraph.store.base import BaseStore
 
+from common.identity import ROOT as IDENTITY_ROOT
+from common.identity import user_namespace
 from common.safety.approval import Decision, EditDecision, RejectDecision
-from common.safety.trust import user_label
 
-ROOT = ("audit",)
+ROOT = (IDENTITY_ROOT, "audit")
 """The first element of every audit namespace (one namespace per user under it)."""
 
 PAGE = 100
@@ -85,7 +89,7 @@ def digest(value: Any) -> str:
 
 def namespace(user: str) -> tuple[str, ...]:
     """Where a user's audit entries live."""
-    return (*ROOT, user_label(user))
+    return user_namespace("audit", user)
 
 
 def now() -> str:

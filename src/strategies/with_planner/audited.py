@@ -20,6 +20,7 @@ from typing import Any
 from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 
+from common.identity import run_user as identity_run_user
 from common.safety.approval import Decision, PendingCall, decision_of, echo
 from common.safety.audit import (
     AuditDecision,
@@ -32,7 +33,6 @@ from common.safety.audit import (
     without_answer,
 )
 from common.safety.questions import CLOSED_QUESTION, DECLINED
-from common.safety.trust import user_of
 from strategies.with_planner.deferred import Released
 from strategies.with_planner.state import Awaiting
 
@@ -43,11 +43,8 @@ DECLINED_START = DECLINED.split("{", 1)[0]
 
 
 def run_user(context_user: str | None) -> str:
-    """The run's user: the server's auth identity, else the context's `user_id`, else default.
-
-    The one identity rule of the audit trail (the same as remembered approvals').
-    """
-    return user_of(context_user, get_config().get("configurable", {}))
+    """The run's user (`common.identity.run_user`): the audit trail's, as everywhere else."""
+    return identity_run_user(get_config(), context_user)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from common.guardrails.secrets import secret_key_kind
+from common.identity import DEFAULT_USER, records_owner, user_namespace
 from common.safety.leaving import Sources
 from strategies.with_planner.state import TaskRun
 
@@ -91,10 +92,10 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
 class SeenResults:
     """One thread's record of what each expert returned."""
 
-    def __init__(self, store: BaseStore | None, thread_id: str) -> None:
+    def __init__(self, store: BaseStore | None, thread_id: str, owner: str = DEFAULT_USER) -> None:
         self.store = store if store is not None else _PROCESS_STORE
-        self.namespace = ("mcp_planner", "seen", thread_id)
-        self.sent_namespace = ("mcp_planner", "sent", thread_id)
+        self.namespace = user_namespace("seen", owner, thread_id)
+        self.sent_namespace = user_namespace("sent", owner, thread_id)
 
     async def add(self, expert: str, key: str, message: ToolMessage) -> None:
         """Record one answered call of `expert`; the expert's oldest results beyond the bound go."""
@@ -150,8 +151,11 @@ def _label(expert: str) -> str:
 
 def seen_for(runtime: Runtime[Any]) -> SeenResults | None:
     """The current thread's record; None without a thread."""
-    thread_id = get_config().get("configurable", {}).get("thread_id")
-    return None if thread_id is None else SeenResults(runtime.store, str(thread_id))
+    config = get_config()
+    thread_id = config.get("configurable", {}).get("thread_id")
+    if thread_id is None:
+        return None
+    return SeenResults(runtime.store, str(thread_id), records_owner(config))
 
 
 async def sources_for(state: TaskRun, runtime: Runtime[Any]) -> Sources:

@@ -33,6 +33,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCal
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
+from common.identity import records_owner
 from common.mcp import ExpertRegistry, ToolOutcome, registry_for
 from common.safety.approval import (
     Decision,
@@ -452,8 +453,11 @@ def pending_call(call: ToolCall, expert: str, reason: str, source: str) -> Pendi
 
 def ledger_for(runtime: Runtime[Context]) -> CallLedger | None:
     """The thread's call ledger; None without a thread (nothing to resume, nothing to guard)."""
-    thread_id = get_config().get("configurable", {}).get("thread_id")
-    return CallLedger(runtime.store, str(thread_id)) if thread_id is not None else None
+    config = get_config()
+    thread_id = config.get("configurable", {}).get("thread_id")
+    if thread_id is None:
+        return None
+    return CallLedger(runtime.store, str(thread_id), records_owner(config))
 
 
 def call_key(message: AIMessage, call: ToolCall) -> str:

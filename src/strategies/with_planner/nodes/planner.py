@@ -16,6 +16,7 @@ from common.embeddings import configured_embeddings
 from common.guardrails.config import GuardrailConfig
 from common.guardrails.request import check_request
 from common.guardrails.secrets import mask_secrets
+from common.identity import run_user
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
 from common.messages import last_human, last_request
@@ -285,7 +286,7 @@ async def _prompt(state: State, runtime: Runtime[Context], experts: str) -> str:
         now=now.strftime("%A %Y-%m-%d %H:%M %Z"),
         dates=describe_periods(request, now) or "(none)",
         previous_plan=render_plan(state.get("previous_plan") or [], detailed=True),
-        memory=await _memory(runtime, ctx.user_id, request),
+        memory=await _memory(runtime, run_user(get_config(), ctx.user_id), request),
         strategy=CONSERVATIVE_HINT if ctx.strategy == "conservative" else "",
         feedback=_feedback(state, state.get("plan") or []),
     )

@@ -13,6 +13,7 @@ from common.guardrails.banned import mask_banned
 from common.guardrails.config import GuardrailConfig
 from common.guardrails.numbers import numeric_problems
 from common.guardrails.output import summarise_blobs
+from common.identity import run_user
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.messages import last_request
 from common.models import model_errors
@@ -205,7 +206,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     if runtime.store is not None and plan:
         record = run_record(state, plan, str(answer.content), now_iso(ctx))
         embeddings = await configured_embeddings(get_settings().embedding_model)
-        await save_run(runtime.store, ctx.user_id, record, embeddings)
+        await save_run(runtime.store, run_user(get_config(), ctx.user_id), record, embeddings)
     # The turn is left as it is: its record stays until the next turn replaces it whole.
     return ResponseUpdate(
         report=TurnReport(
