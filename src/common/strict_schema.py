@@ -93,7 +93,7 @@ def strict_problems(schema: dict[str, Any], dialect: Dialect = "openai") -> list
             f"{where}: keyword {key!r} is not supported" for key in node if key not in allowed
         ]
         problems += _node_problems(node, where, dialect)
-        if depth > MAX_NESTING:
+        if depth > MAX_NESTING and node.get("type") == "object":
             problems.append(f"{where}: nested deeper than {MAX_NESTING} levels")
         names = node.get("properties") or {}
         properties += len(names)

@@ -157,7 +157,9 @@ def _understand(out: Any, names: Mapping[str, Sequence[str]]) -> ParsedVerdict |
         try:
             return from_structured(IrreversibilityAnalysis.model_validate(parsed), names)
         except ValidationError:
-            return None
+            # Not the exact shape (e.g. a field left out by a server without strict schemas):
+            # read loosely, like a JSON answer in text; an unclear verdict still fails closed.
+            return parse_verdict_text(json.dumps(parsed), names)
     raw = out.get("raw") if isinstance(out, dict) else None
     text = getattr(raw, "content", None)
     return parse_verdict_text(text, names) if isinstance(text, str) else None
