@@ -33,7 +33,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
-from common.provider_errors import provider_error, retry_after, status_of
+from common.provider_errors import ProviderError, provider_error, retry_after, status_of
 from common.settings import PROVIDER_KEYS, get_settings
 
 ValueT = TypeVar("ValueT")
@@ -321,7 +321,7 @@ def describe_failure(role: str, spec: str, exc: BaseException) -> str:
     tried = f"after {retries} retr{'y' if retries == 1 else 'ies'}"
     head = f"The {node} node's model {spec!r} at {where}"
     if status is not None:
-        problem = _status_problem(status, tried, provider_error(exc).said(status))
+        problem = _status_problem(status, tried, provider_error(exc))
         return f"{head} {problem}; {_status_advice(exc, provider, node, check)}"
     if _is_timeout(exc):
         limit = f"MODEL_TIMEOUT_S={settings.model_timeout_s:g}"
@@ -375,17 +375,18 @@ def _root_cause(exc: BaseException) -> str:
     return (text[:120] or type(innermost).__name__).rstrip(".")
 
 
-def _status_problem(status: int, tried: str, said: str) -> str:
+def _status_problem(status: int, tried: str, error: ProviderError) -> str:
     """What an HTTP status that survived the client's retries means, with the provider's words."""
+    words = error.words()
     if status in (401, 403):
-        return f"refused the key ({said})"
+        return f"refused the key ({error.said(status)})"
     if status == 404:
-        return f"does not serve this model ({said})"
+        return f"does not serve this model ({error.said(status)})"
     if status == 429:
-        return f"kept answering 429 Too Many Requests ({tried}; {said})"
+        return f"kept answering 429 Too Many Requests ({tried}{'; ' + words if words else ''})"
     if status >= 500:
-        return f"kept failing ({tried}; {said})"
-    return f"refused the request ({said})"
+        return f"kept failing with HTTP {status} ({tried}{'; ' + words if words else ''})"
+    return f"refused the request ({error.said(status)})"
 
 
 def _status_advice(exc: BaseException, provider: str, node: str, endpoint: str) -> str:

@@ -35,14 +35,20 @@ class ProviderError:
     param: str | None = None
     """The request parameter it names, when it names one (OpenAI's `param`)."""
 
+    def words(self) -> str:
+        """`invalid_request_error, param 'x': "message"`: what it said ("" when nothing)."""
+        head = ", ".join(
+            p for p in (self.kind, f"param {self.param!r}" if self.param else None) if p
+        )
+        quoted = f'"{self.message}"' if self.message else ""
+        return f"{head}: {quoted}" if head and quoted else head or quoted
+
     def said(self, status: int) -> str:
         """`HTTP 400 invalid_request_error, param 'x': "message"`: the status and its words."""
-        text = f"HTTP {status}"
-        if self.kind:
-            text += f" {self.kind}"
-        if self.param:
-            text += f", param {self.param!r}"
-        return f'{text}: "{self.message}"' if self.message else text
+        words = self.words()
+        if not words:
+            return f"HTTP {status}"
+        return f"HTTP {status} {words}" if self.kind or self.param else f"HTTP {status}: {words}"
 
 
 def provider_error(exc: BaseException) -> ProviderError:

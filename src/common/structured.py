@@ -8,8 +8,8 @@ errors are not malformed output: the node turns them into `common.models.ModelCa
 
 How a structured answer is asked for fits the server: `STRUCTURED_OUTPUT_METHOD` (json_schema
 with strict schemas for OpenAI and Azure models by default), and a server that refuses the
-method with HTTP 400/422 is asked with the next one (`NEXT_METHOD`), said once in the log and
-remembered for the model.
+method (HTTP 400/422, or a 5xx naming the method's request field) is asked with the next one
+(`NEXT_METHOD`), said once in the log and remembered for the model.
 
 The structured-output and tool-bound runnables are built once per model, schema and method (or
 exact tool list) and reused: building one generates the schema's JSON schema (with OpenAI models,
@@ -73,6 +73,13 @@ NEXT_METHOD: dict[Method, Method | None] = {
 REFUSED_STATUSES = frozenset({400, 422})
 """Statuses with which a server refuses a request's form (422: FastAPI-based servers)."""
 
+METHOD_FIELDS: dict[Method, tuple[str, ...]] = {
+    "json_schema": ("response_format", "json_schema"),
+    "function_calling": ("tool_choice", "tools", "function"),
+    "json_mode": ("response_format", "json_object"),
+}
+"""Request fields each method sends: a 5xx whose message names one refused the method."""
+
 _CHOSEN: IdentityCache[list[Method | None]] = IdentityCache(RUNNABLE_CACHE_SIZE)
 """The method each model is asked with now: starts at the setting's, moves on refusals."""
 
@@ -102,22 +109,36 @@ def _refused(model: BaseChatModel, method: Method, exc: Exception) -> Method | N
     Said once in the log: the choice is remembered for the model, so later calls start there.
     """
     nxt = NEXT_METHOD[method]
-    if nxt is None or status_of(exc) not in REFUSED_STATUSES:
+    if nxt is None or not method_refused(method, exc):
         return None
     setting = get_settings().structured_output_method
     chosen = _CHOSEN.get(model, ("method", setting), lambda: [method])
     if chosen[0] == method:
         chosen[0] = nxt
         logger.warning(
-            "The model %s refused structured output by %s (HTTP %s: %s); asking with %s "
-            "from now on (set STRUCTURED_OUTPUT_METHOD to choose).",
+            "The model %s refused structured output by %s (%s); asking with %s from now on "
+            "(set STRUCTURED_OUTPUT_METHOD to choose).",
             model_label(model),
             method,
-            status_of(exc),
-            provider_error(exc).message,
+            provider_error(exc).said(status_of(exc) or 0),
             nxt,
         )
     return chosen[0]
+
+
+def method_refused(method: Method, exc: Exception) -> bool:
+    """Whether `exc` is the server refusing `method`: HTTP 400/422, or a 5xx naming its field.
+
+    llama.cpp's server (llama-cpp-python 0.3.36) answers `response_format` json_schema with
+    HTTP 500 and a validation message naming `response_format`, not with a 400.
+    """
+    status = status_of(exc)
+    if status in REFUSED_STATUSES:
+        return True
+    if status is None or status < 500:
+        return False
+    message = provider_error(exc).message
+    return any(field in message for field in METHOD_FIELDS[method])
 
 
 async def ainvoke_structured(
@@ -129,7 +150,7 @@ async def ainvoke_structured(
 ) -> Any:
     """`structured_runnable(...).ainvoke(messages)`, moving to the next method on a refusal.
 
-    A server that refuses the method (HTTP 400/422, e.g. llama.cpp's server and
+    A server that refuses the method (`method_refused`, e.g. llama.cpp's server and
     `response_format` json_schema) is asked again with the next one (`NEXT_METHOD`); any other
     error, or a refusal of the last method, raises as it came.
     """

@@ -157,7 +157,7 @@ async def test_a_rate_limit_says_how_long_to_wait(serve: Callable[..., Refuser])
     body = openai_error(message, "requests", "rate_limit_exceeded")
     serve(lambda _: (429, body, {"Retry-After": "20"}))
     text = await _planner_failure()
-    assert "kept answering 429 Too Many Requests (after 0 retries; HTTP 429" in text
+    assert "kept answering 429 Too Many Requests (after 0 retries; rate_limit_exceeded: " in text
     assert message in text
     assert "; wait 20 s (the provider's Retry-After), then resume." in text
 
@@ -180,16 +180,19 @@ async def test_anthropics_error_body_is_read_too(serve: Callable[..., Refuser]) 
 
 
 LLAMA_CPP_REFUSAL = {
-    "detail": [
-        {
-            "type": "literal_error",
-            "loc": ["body", "response_format", "type"],
-            "msg": "Input should be 'text' or 'json_object'",
-            "input": "json_schema",
-        }
-    ]
+    "error": {
+        "message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+        "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+        "'input': 'json_schema', 'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n  File "
+        '"/srv/llama_cpp/server/app.py", line 376, in create_chat_completion\n    POST '
+        "/v1/chat/completions",
+        "type": "internal_server_error",
+        "param": None,
+        "code": None,
+    }
 }
-"""What llama.cpp's OpenAI-compatible server answers to `response_format` json_schema."""
+"""What llama.cpp's server (llama-cpp-python 0.3.36) answers to `response_format` json_schema:
+HTTP 500, as tried by hand against it."""
 
 
 def _like_llama_cpp(tools: bool) -> Callable[[dict[str, Any]], Answer]:
@@ -198,7 +201,7 @@ def _like_llama_cpp(tools: bool) -> Callable[[dict[str, Any]], Answer]:
     def answer(body: dict[str, Any]) -> Answer:
         kind = (body.get("response_format") or {}).get("type")
         if kind == "json_schema":
-            return 422, LLAMA_CPP_REFUSAL, {}
+            return 500, LLAMA_CPP_REFUSAL, {}
         if "tools" in body and not tools:
             return 400, openai_error("tools are not supported", "invalid_request_error", None), {}
         if "tools" in body:
@@ -234,8 +237,8 @@ async def test_a_server_refusing_json_schema_is_asked_by_the_next_method_said_on
     assert "matches this JSON schema" in server.requests[2]["messages"][0]["content"]
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 2
-    assert "refused structured output by json_schema (HTTP 422: " in said[0]
-    assert "response_format.type: Input should be 'text' or 'json_object'" in said[0]
+    assert "refused structured output by json_schema (HTTP 500 internal_server_error: " in said[0]
+    assert "Input should be 'text' or 'json_object'" in said[0]
     assert "; asking with function_calling from now on" in said[0]
     assert "asking with json_mode from now on" in said[1]
 
@@ -295,3 +298,22 @@ async def test_the_stock_requests_fit_openais_and_azures_strict_subsets(
     assert sent["json_schema"]["strict"] is True
     for dialect in DIALECTS:
         assert strict_problems(sent["json_schema"]["schema"], dialect) == []
+
+
+async def test_a_fastapi_422_refusal_moves_on_and_an_unrelated_500_does_not(
+    serve: Callable[..., Refuser],
+) -> None:
+    refusal = {
+        "detail": [{"loc": ["body", "response_format", "type"], "msg": "Input should be 'text'"}]
+    }
+    answers = iter(
+        [
+            (422, refusal, {}),
+            (500, openai_error("The server had an error", "server_error", None), {}),
+        ]
+    )
+    server = serve(lambda _: next(answers))
+    text = await _planner_failure("openai:fastapi-model")
+    kinds = [(r.get("response_format") or {}).get("type") or "tools" for r in server.requests]
+    assert kinds == ["json_schema", "tools"]
+    assert 'kept failing with HTTP 500 (after 0 retries; server_error: "The server had an' in text

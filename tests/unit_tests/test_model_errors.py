@@ -109,8 +109,8 @@ def test_a_timeout_names_the_timeout_setting(endpoint: None) -> None:
 @pytest.mark.parametrize(
     ("code", "says", "check"),
     [
-        (500, "kept failing (after 3 retries; HTTP 500", "check OPENAI_BASE_URL"),
-        (429, "kept answering 429 Too Many Requests (after 3 retries; HTTP 429", "wait 1 s"),
+        (500, "kept failing with HTTP 500 (after 3 retries", "check OPENAI_BASE_URL"),
+        (429, "kept answering 429 Too Many Requests (after 3 retries", "wait 1 s"),
         (401, "refused the key (HTTP 401", "set OPENAI_API_KEY"),
         (404, "does not serve this model (HTTP 404", "set MODEL"),
         (400, "refused the request (HTTP 400", "please report it"),
