@@ -123,11 +123,12 @@ _ANALYSIS_DEFAULTS: dict[str, Any] = {"blocked_tools": [], "read_only_tools": []
 
 def wire_step(step: Any) -> Any:
     """A planner task in the wire form: every field, `args` JSON-encoded as `args_json`."""
-    if not isinstance(step, dict) or "args_json" in step:
+    if not isinstance(step, dict):
         return step
     out = {**_STEP_DEFAULTS, **{k: v for k, v in step.items() if k != "args"}}
-    args = step.get("args")
-    out["args_json"] = None if args is None else json.dumps(args)
+    if "args_json" not in step:
+        args = step.get("args")
+        out["args_json"] = None if args is None else json.dumps(args)
     return out
 
 
