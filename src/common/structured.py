@@ -5,6 +5,8 @@ unparsable answer, one that fails validation, an empty one or one with no choice
 same way everywhere: the caller gets a `BadOutput` with the reason and decides (retry, count a
 failed round, "not completed", the deterministic summary). Connection, timeout and HTTP status
 errors are not malformed output: the node turns them into `common.models.ModelCallError`.
+Every call's messages pass `common.history.provider_history` first: a tool-call history a
+provider would refuse is repaired, with a warning.
 
 How a structured answer is asked for fits the server: `STRUCTURED_OUTPUT_METHOD` (json_schema
 with strict schemas for OpenAI and Azure models by default), and a server that refuses the
@@ -33,6 +35,7 @@ from langchain_core.output_parsers import JsonOutputParser
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ValidationError
 
+from common.history import provider_history
 from common.models import IdentityCache, model_label
 from common.provider_errors import provider_error, status_of
 from common.settings import get_settings
@@ -286,7 +289,7 @@ async def structured_call(
     """Ask `model` for an answer validated into `schema`; malformed or empty output is BadOutput."""
     name = schema.__name__
     try:
-        raw = await ainvoke_structured(model, schema, messages)
+        raw = await ainvoke_structured(model, schema, provider_history(messages))
         if raw is None:
             # Tool-calling parsers return None when the model answered without the tool.
             return BadOutput(f"The answer was empty; expected {name}.")
@@ -300,7 +303,7 @@ async def _ai_message(
 ) -> AIMessage | BadOutput:
     """The model's reply as an AI message; unparsable or another kind of message is BadOutput."""
     try:
-        message = await model.ainvoke(list(messages))
+        message = await model.ainvoke(provider_history(messages))
     except MALFORMED as exc:
         return BadOutput(f"The answer could not be parsed: {_why(exc)}")
     if not isinstance(message, AIMessage):
