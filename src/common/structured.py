@@ -71,7 +71,7 @@ NEXT_METHOD: dict[Method, Method | None] = {
     "function_calling": "json_mode",
     "json_mode": None,
 }
-"""The method tried after a server refused one (HTTP 400/422), in order of fidelity."""
+"""The method tried after a server refused one (`method_refused`), in order of fidelity."""
 
 REFUSED_STATUSES = frozenset({400, 422})
 """Statuses with which a server refuses a request's form (422: FastAPI-based servers)."""
@@ -82,6 +82,10 @@ METHOD_FIELDS: dict[Method, tuple[str, ...]] = {
     "json_mode": ("response_format", "json_object"),
 }
 """Request fields each method sends: a 5xx whose message names one refused the method."""
+
+SCHEMA_REFUSALS = ("Invalid schema for",)
+"""How a server that takes the method says it refuses our schema: a bug to report, not a
+method to change (OpenAI: "Invalid schema for response_format 'PlannerResult': ...")."""
 
 _CHOSEN: IdentityCache[list[Method | None]] = IdentityCache(RUNNABLE_CACHE_SIZE)
 """The method each model is asked with now: starts at the setting's, moves on refusals."""
@@ -133,15 +137,17 @@ def method_refused(method: Method, exc: Exception) -> bool:
     """Whether `exc` is the server refusing `method`: HTTP 400/422, or a 5xx naming its field.
 
     llama.cpp's server (llama-cpp-python 0.3.36) answers `response_format` json_schema with
-    HTTP 500 and a validation message naming `response_format`, not with a 400.
+    HTTP 500 and a validation message naming `response_format`, not with a 400. A server that
+    takes the method but refuses our schema (`SCHEMA_REFUSALS`) is not asked another way: the
+    schema is a bug, and the error says so.
     """
     status = status_of(exc)
+    message = provider_error(exc).message
+    if status is None or any(phrase in message for phrase in SCHEMA_REFUSALS):
+        return False
     if status in REFUSED_STATUSES:
         return True
-    if status is None or status < 500:
-        return False
-    message = provider_error(exc).message
-    return any(field in message for field in METHOD_FIELDS[method])
+    return status >= 500 and any(field in message for field in METHOD_FIELDS[method])
 
 
 async def ainvoke_structured(
@@ -201,8 +207,8 @@ def _openai_structured(
     rebuild it from the pydantic class on every call), so the answer comes back as JSON data,
     which the callers validate into `schema` (a malformed one is still malformed output).
     json_mode sends `{"type": "json_object", "schema": ...}`: servers that constrain their
-    output with a grammar (llama.cpp) take the schema; OpenAI ignores it and requires the
-    word JSON in the messages, which the instruction added to the prompt gives.
+    output with a grammar (llama.cpp) take the schema there; the instruction added to the
+    prompt tells the others the shape (and gives OpenAI's JSON mode the word JSON it needs).
     """
     spec = response_format(schema)
     if method == "json_schema":

@@ -126,10 +126,11 @@ async def test_a_refused_schema_names_the_providers_message_and_param_and_asks_f
         "'properties', 'args', 'anyOf', 0), 'additionalProperties' is required to be supplied "
         "and to be false."
     )
-    serve(
+    server = serve(
         lambda _: (400, openai_error(message, "invalid_request_error", None, "response_format"), {})
     )
     text = await _planner_failure()
+    assert len(server.requests) == 1  # a refused schema is not hidden by asking another way
     assert "refused the request (HTTP 400 invalid_request_error, param 'response_format': " in text
     assert "'additionalProperties' is required to be supplied and to be false." in text
     assert "is a bug: please report it with this message, then resume." in text
