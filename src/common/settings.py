@@ -29,6 +29,9 @@ RECURSION_LIMIT = 200
 GUARDRAILS_SHAPE = 'a JSON object like {"banned_words": [...]}'
 """How a GUARDRAILS value must look, as error messages say it."""
 
+StructuredOutputMethod = Literal["auto", "json_schema", "function_calling", "json_mode"]
+"""How a structured answer is requested (`STRUCTURED_OUTPUT_METHOD`)."""
+
 PROVIDER_KEYS = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
@@ -135,6 +138,10 @@ class Settings(BaseSettings):
 
     model_max_retries: int = Field(default=2, ge=0, le=10)
     """Retries of a model request that failed to connect, timed out, or got 429/5xx."""
+
+    structured_output_method: StructuredOutputMethod = "auto"
+    """How structured answers are asked for: `auto` (json_schema for OpenAI and Azure models,
+    the integration's default for others), `json_schema`, `function_calling` or `json_mode`."""
 
     mcp_startup_timeout_s: float = Field(default=30.0, gt=0)
     """Seconds an MCP server may take to start and answer `initialize`."""

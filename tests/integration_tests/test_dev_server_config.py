@@ -211,7 +211,13 @@ async def test_env_example_as_dotenv_keeps_the_exported_key_and_endpoint(
 ) -> None:
     example = (ROOT / ".env.example").read_text(encoding="utf-8")
     folder = _project(tmp_path, dotenv=example)
-    empty_plan = {"decision": "replace", "plan": [], "next_task": 0, "clarification": None}
+    empty_plan = {
+        "decision": "replace",
+        "plan": [],
+        "next_task": 0,
+        "clarification": None,
+        "not_covered": [],
+    }
 
     def plan_for_the_planner(body: dict[str, Any]) -> dict[str, Any] | None:
         """The planner gets an empty plan; the analyser's reply is no verdict (safe default)."""

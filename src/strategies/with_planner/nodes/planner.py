@@ -40,9 +40,11 @@ from strategies.with_planner.nodes.guard import prefetch_analysis
 from strategies.with_planner.perception import describe_catalog
 from strategies.with_planner.plans import (
     PlannerResult,
+    Task,
     TaskState,
     new_task_state,
     planned,
+    planned_tasks,
     validate_plan,
 )
 from strategies.with_planner.prompts import (
@@ -309,14 +311,14 @@ def _use_answer(
             planner_outcome="planned", turn=Turn(planner_attempts=0, planner_feedback=[])
         )
     kept = [t for t in current if t["status"] == "completed"]
-    combined = PlannerResult(
-        plan=[planned(t) for t in kept] + result.plan,
-        next_task=0 if current else result.next_task,
-    )
-    problems = validate_plan(combined, catalog, get_settings().max_plan_tasks)
+    tasks, problems = planned_tasks(result)
+    if not problems:
+        combined = [planned(t) for t in kept] + tasks
+        next_task = 0 if current else result.next_task
+        problems = validate_plan(combined, next_task, catalog, get_settings().max_plan_tasks)
     if problems:
-        return _retry_or_fail(state, attempts, problems, [t["expert"] for t in result.plan])
-    plan = kept + _start_plan(result, state.get("previous_plan") or [], bool(current))
+        return _retry_or_fail(state, attempts, problems, [t["expert"] for t in tasks])
+    plan = kept + _start_plan(tasks, result, state.get("previous_plan") or [], bool(current))
     emit(runtime, "plan", plan=plan, decision=result.decision, replan=bool(current))
     return _planned(state, plan, errors, result.not_covered)
 
@@ -373,8 +375,10 @@ def _feedback(state: State, current: list[TaskState]) -> str:
     return PLANNER_FEEDBACK.format(problems=problems) if problems else ""
 
 
-def _start_plan(result: PlannerResult, previous: list[TaskState], replan: bool) -> list[TaskState]:
-    plan = [new_task_state(t) for t in result.plan]
+def _start_plan(
+    tasks: list[Task], result: PlannerResult, previous: list[TaskState], replan: bool
+) -> list[TaskState]:
+    plan = [new_task_state(t) for t in tasks]
     if result.decision == "continue" and not replan:
         done = {t["id"]: t for t in previous if t["status"] == "completed"}
         plan = [done.get(t["id"], t) if i < result.next_task else t for i, t in enumerate(plan)]
