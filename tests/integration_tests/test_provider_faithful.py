@@ -1,0 +1,143 @@
+"""The real langchain-openai requests against the provider-faithful stub (OpenAI's and Azure's rules).
+
+The tests named `test_todays_...` document issue 35's refusals as the code stands before its
+schema and tool-name fixes merge: each asserts the exact HTTP 400 the real API answers today.
+Once the fixes are in, each is flipped to assert that the same request is accepted.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_openai import ChatOpenAI
+from mcp.types import Tool
+from pydantic import BaseModel
+
+from common.safety.verdict import IrreversibilityAnalysis
+from common.structured import structured_runnable, with_tools
+from strategies.with_planner.nodes.assess import Assessment
+from strategies.with_planner.nodes.orchestrate import _specs
+from strategies.with_planner.plans import PlannerResult
+from tests.integration_tests.openai_stub import OpenAIStub
+from tests.provider_rules import DIALECTS, Dialect
+
+pytestmark = pytest.mark.integration
+
+ASK = [SystemMessage("You plan how to answer."), HumanMessage("How many WID-1 are in stock?")]
+
+
+def _model(stub: OpenAIStub) -> ChatOpenAI:
+    """The chat model `openai:gpt-4o-mini` with OPENAI_BASE_URL at the stub, no retries."""
+    return ChatOpenAI(
+        model="gpt-4o-mini", base_url=stub.base_url, api_key="not-needed", max_retries=0
+    )
+
+
+async def _refusal(stub: OpenAIStub, schema: type[BaseModel]) -> dict[str, Any]:
+    """The error body the stub answers to the structured-output request for `schema`."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        await structured_runnable(_model(stub), schema).ainvoke(ASK)
+    assert refused.value.status_code == 400
+    body: dict[str, Any] = refused.value.body  # type: ignore[assignment]
+    return body
+
+
+@pytest.mark.parametrize(
+    ("dialect", "context", "problem"),
+    [
+        (
+            "openai",
+            "('$defs', 'Task', 'properties', 'args', 'anyOf', '0')",
+            "'additionalProperties' is required to be supplied and to be false.",
+        ),
+        ("azure", "('$defs', 'Task', 'properties', 'critical')", "'default' is not permitted."),
+    ],
+)
+async def test_todays_planner_schema_is_refused(
+    dialect: Dialect, context: str, problem: str
+) -> None:
+    """Documents issue 35: the planner's open `args` object (and, on Azure, its defaults)."""
+    with OpenAIStub([{"content": "{}"}], dialect=dialect) as stub:
+        body = await _refusal(stub, PlannerResult)
+    assert body == {
+        "message": f"Invalid schema for response_format 'PlannerResult': In context={context}, "
+        + problem,
+        "type": "invalid_request_error",
+        "param": "response_format",
+        "code": None,
+    }
+    assert stub.replies == [{"content": "{}"}], "a refused request must not use up the script"
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+async def test_todays_analyser_schema_is_refused(dialect: Dialect) -> None:
+    """Documents issue 35: `IrreversibilityAnalysis.reasons` is an open map."""
+    with OpenAIStub([], dialect=dialect) as stub:
+        body = await _refusal(stub, IrreversibilityAnalysis)
+    assert body["message"] == (
+        "Invalid schema for response_format 'IrreversibilityAnalysis': In context="
+        "('properties', 'reasons'), 'additionalProperties' is required to be supplied and to "
+        "be false."
+    )
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+async def test_the_assessors_schema_is_accepted_and_answered(dialect: Dialect) -> None:
+    verdict = {"completed": True, "reason": "stock read"}
+    with OpenAIStub([{"content": json.dumps(verdict)}], dialect=dialect) as stub:
+        answer = await structured_runnable(_model(stub), Assessment).ainvoke(ASK)
+    assert Assessment.model_validate(answer) == Assessment(**verdict)
+    assert stub.refusals == []
+    assert stub.requests[0]["response_format"]["json_schema"]["strict"] is True
+
+
+def _tool(name: str) -> Tool:
+    """An MCP tool called `name` taking one string."""
+    schema = {"type": "object", "properties": {"sku": {"type": "string"}}, "required": ["sku"]}
+    return Tool(name=name, description="Look something up.", inputSchema=schema)
+
+
+async def _bound_refusal(stub: OpenAIStub, tools: list[Tool]) -> dict[str, Any]:
+    """The error body the stub answers to an orchestrator round bound to `tools`."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        await with_tools(_model(stub), _specs(tools)).ainvoke(ASK)
+    body: dict[str, Any] = refused.value.body  # type: ignore[assignment]
+    return body
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+async def test_todays_dotted_and_long_tool_names_are_refused(dialect: Dialect) -> None:
+    """Documents issue 35: MCP names are bound as they are (dots, up to 128 characters)."""
+    long_name = "inventory_" + "x" * 60
+    with OpenAIStub([], dialect=dialect) as stub:
+        dotted = await _bound_refusal(stub, [_tool("get_stock"), _tool("shop.get_stock")])
+        too_long = await _bound_refusal(stub, [_tool(long_name)])
+    assert (dotted["message"], dotted["param"]) == (
+        "Invalid 'tools[1].function.name': string does not match pattern. Expected a string "
+        "that matches the pattern '^[a-zA-Z0-9_-]+$'.",
+        "tools[1].function.name",
+    )
+    assert too_long["message"] == (
+        "Invalid 'tools[0].function.name': string too long. Expected a string with maximum "
+        "length 64, but got a string with length 70 instead."
+    )
+
+
+async def test_todays_expert_with_130_tools_is_refused() -> None:
+    """Documents issue 35: every tool of an expert is bound, however many."""
+    with OpenAIStub([]) as stub:
+        body = await _bound_refusal(stub, [_tool(f"tool_{i}") for i in range(130)])
+    assert body["param"] == "tools"
+    assert body["message"].startswith("Invalid 'tools': array too long. Expected an array")
+
+
+async def test_the_opt_out_takes_any_request() -> None:
+    # dialect=None: this test checks the opt-out itself, so it sends a refused schema on purpose.
+    with OpenAIStub([{"content": json.dumps({"plan": []})}], dialect=None) as stub:
+        answer = await structured_runnable(_model(stub), PlannerResult).ainvoke(ASK)
+    assert answer == {"plan": []}
+    assert stub.refusals == []
