@@ -46,7 +46,8 @@ RULES_FILE = Path(__file__).resolve().parent.parent / "tests" / "provider_rules.
 def _load_rules() -> Any:
     """tests/provider_rules.py as a module of its own (standard library only)."""
     spec = importlib.util.spec_from_file_location("provider_rules", RULES_FILE)
-    assert spec is not None and spec.loader is not None, RULES_FILE
+    assert spec is not None, RULES_FILE
+    assert spec.loader is not None, RULES_FILE
     module = importlib.util.module_from_spec(spec)
     # Registered before running: its dataclasses look their module up by name.
     sys.modules[spec.name] = module

@@ -13,7 +13,8 @@ limits plus observed refusals), and each message below is worded as the real API
 public reports (the source of each is noted next to it; `{…}` parts are filled in).
 
 Checked, in this order (the first failure answers, as the real API reports one problem):
-roles, tool count, tool names, `tool_choice`, strict function parameters, the strict
+roles, tool count, tool names, `tool_choice`, function parameters (an object schema; the strict
+subset with `strict: true`), the strict
 `response_format` schema, then the history's tool messages. Not checked: limits no request of
 ours comes near (5000 properties, 1000 enum values, 120 000 schema characters).
 """
@@ -21,6 +22,7 @@ ours comes near (5000 properties, 1000 enum values, 120 000 schema characters).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -103,15 +105,16 @@ def check_request(body: dict[str, Any], dialect: Dialect) -> Refusal | None:
     """The refusal the real API (`dialect`) would answer to a chat-completions `body`, or None."""
     tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
     messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
-    for check in (
+    checks: tuple[Callable[[], Refusal | None], ...] = (
         lambda: _roles(messages),
         lambda: _tool_count(tools),
         lambda: _tool_names(tools),
         lambda: _tool_choice(body.get("tool_choice"), tools),
-        lambda: _strict_functions(tools, dialect),
+        lambda: _function_parameters(tools, dialect),
         lambda: _response_format(body.get("response_format"), dialect),
         lambda: _history(messages),
-    ):
+    )
+    for check in checks:
         refusal = check()
         if refusal is not None:
             return refusal
@@ -125,7 +128,8 @@ def _roles(messages: list[dict[str, Any]]) -> Refusal | None:
         if role not in ROLES:
             # The API's enum refusal: "'' is not one of ['system', 'assistant', 'user',
             # 'function'] - 'messages.21.role'" (lss233/kirara-ai#1028).
-            return Refusal(f"{role!r} is not one of {list(ROLES)} - 'messages.{i}.role'", None, None)
+            text = f"{role!r} is not one of {list(ROLES)} - 'messages.{i}.role'"
+            return Refusal(text, None, None)
     return None
 
 
@@ -188,19 +192,23 @@ def _tool_choice(choice: Any, tools: list[dict[str, Any]]) -> Refusal | None:
     name = named.get("name") if isinstance(named, dict) else None
     if name is not None and name not in {_function(t).get("name") for t in tools}:
         # vllm-project/vllm#40399, checked there against OpenAI's API.
-        return Refusal(
-            f"Tool choice '{name}' not found in 'tools' parameter.", "tool_choice", None
-        )
+        return Refusal(f"Tool choice '{name}' not found in 'tools' parameter.", "tool_choice", None)
     return None
 
 
-def _strict_functions(tools: list[dict[str, Any]], dialect: Dialect) -> Refusal | None:
-    """A `strict: true` function whose parameters fall outside the strict subset."""
+def _function_parameters(tools: list[dict[str, Any]], dialect: Dialect) -> Refusal | None:
+    """Function parameters that are not an object schema, or (`strict: true`) not strict."""
     for i, tool in enumerate(tools):
         function = _function(tool)
-        if function.get("strict") is not True:
+        if "parameters" not in function:
             continue
-        problem = strict_schema_problem(function.get("parameters") or {}, dialect)
+        parameters = function["parameters"] if isinstance(function["parameters"], dict) else {}
+        if function.get("strict") is True:
+            problem = strict_schema_problem(parameters, dialect)
+        else:
+            # Even without strict mode: "Invalid schema for function 'json': schema must be a
+            # JSON Schema of 'type: "object"', got 'type: "None"'." (browserbase/stagehand#1159).
+            problem = _root_problem(parameters) if parameters.get("type") != "object" else None
         if problem is not None:
             # "Invalid schema for function 'get_room_layout': In context=(...), array schema
             # missing items." with this param and code (modelscope/ms-agent#610).
@@ -234,13 +242,19 @@ def _response_format(response_format: Any, dialect: Dialect) -> Refusal | None:
 
 def strict_schema_problem(schema: dict[str, Any], dialect: Dialect) -> str | None:
     """What strict mode refuses in `schema` (the message after "Invalid schema for ...: ")."""
-    root_type = schema.get("type")
-    if root_type != "object" or "anyOf" in schema:
-        # podly-pure-podcasts/podly_pure_podcasts#89.
-        got = root_type if isinstance(root_type, str) else "anyOf" if "anyOf" in schema else None
-        return f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{got}\"'."
+    if schema.get("type") != "object" or "anyOf" in schema:
+        return _root_problem(schema)
     unsupported = AZURE_UNSUPPORTED_KEYWORDS if dialect == "azure" else UNSUPPORTED_KEYWORDS
     return _node_problem(schema, (), 0, unsupported)
+
+
+def _root_problem(schema: dict[str, Any]) -> str:
+    """The refusal of a schema whose root is not a plain object."""
+    root_type = schema.get("type")
+    got = "anyOf" if "anyOf" in schema else root_type if isinstance(root_type, str) else None
+    # podly-pure-podcasts/podly_pure_podcasts#89 ('got 'type: "array"''), browserbase/
+    # stagehand#1159 (no type: 'got 'type: "None"'').
+    return f"schema must be a JSON Schema of 'type: \"object\"', got 'type: \"{got}\"'."
 
 
 def _context(path: tuple[str, ...]) -> str:
@@ -282,7 +296,8 @@ def _own_problem(node: dict[str, Any], unsupported: frozenset[str]) -> str | Non
         if node.get("additionalProperties") is not False:
             # dottxt-ai/outlines#844, moeru-ai/xsai#202.
             return "'additionalProperties' is required to be supplied and to be false."
-        required = node.get("required") if isinstance(node.get("required"), list) else []
+        listed = node.get("required")
+        required: list[Any] = listed if isinstance(listed, list) else []
         missing = [key for key in node.get("properties") or {} if key not in required]
         if missing:
             # vercel/ai#6484, docker/docker-agent#1871.

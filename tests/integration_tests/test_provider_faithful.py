@@ -1,4 +1,4 @@
-"""The real langchain-openai requests against the provider-faithful stub (OpenAI's and Azure's rules).
+"""The real langchain-openai requests against the provider-faithful stub (OpenAI's, Azure's rules).
 
 The tests named `test_todays_...` document issue 35's refusals as the code stands before its
 schema and tool-name fixes merge: each asserts the exact HTTP 400 the real API answers today.
@@ -141,3 +141,19 @@ async def test_the_opt_out_takes_any_request() -> None:
         answer = await structured_runnable(_model(stub), PlannerResult).ainvoke(ASK)
     assert answer == {"plan": []}
     assert stub.refusals == []
+
+
+async def test_todays_typeless_mcp_schema_is_refused() -> None:
+    """Documents issue 35: an inputSchema without `type` (gitlab's server) is bound as is."""
+    typeless = Tool(
+        name="create_branch",
+        description="Create a branch.",
+        inputSchema={"$schema": "http://json-schema.org/draft-07/schema#"},
+    )
+    with OpenAIStub([]) as stub:
+        body = await _bound_refusal(stub, [typeless])
+    assert (body["message"], body["param"]) == (
+        "Invalid schema for function 'create_branch': schema must be a JSON Schema of "
+        "'type: \"object\"', got 'type: \"None\"'.",
+        "tools[0].function.parameters",
+    )

@@ -232,8 +232,7 @@ def test_tool_choice_must_name_a_declared_tool() -> None:
     other = {**ok, "tools": [_tool("reorder")]}
     assert _message(other) == "Tool choice 'get_stock' not found in 'tools' parameter."
     assert _message({"messages": [USER], "tool_choice": "auto"}) == (
-        "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are "
-        "specified."
+        "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified."
     )
 
 
@@ -288,3 +287,19 @@ def test_an_unanswered_call_is_refused() -> None:
     )
     # The history may not end with the calls unanswered either.
     assert _message({"messages": [USER, calls]}) is not None
+
+
+def test_function_parameters_must_be_an_object_schema_even_without_strict() -> None:
+    typeless = {"$schema": "http://json-schema.org/draft-07/schema#"}
+    refusal = check_request(
+        {"messages": [USER], "tools": [_tool("create_branch", typeless)]}, "openai"
+    )
+    assert refusal is not None
+    assert (refusal.message, refusal.param, refusal.code) == (
+        "Invalid schema for function 'create_branch': schema must be a JSON Schema of "
+        "'type: \"object\"', got 'type: \"None\"'.",
+        "tools[0].function.parameters",
+        "invalid_function_parameters",
+    )
+    no_parameters = {"type": "function", "function": {"name": "ping", "description": "d"}}
+    assert check_request({"messages": [USER], "tools": [no_parameters]}, "openai") is None
