@@ -37,12 +37,14 @@ async def ask(question: str, thread_id: str = "example", model: str = "offline:r
             )
             while result.get("__interrupt__"):
                 # An app would show the request to a person; this one declines every action.
+                asked = result["__interrupt__"][0]
                 decisions = [
                     {"type": "reject", "message": "declined by the example app"}
-                    for _ in result["__interrupt__"][0].value["action_requests"]
+                    for _ in asked.value["action_requests"]
                 ]
+                # Keyed by the question's id: the answer is for the question shown, no other.
                 result = await graph.ainvoke(
-                    Command(resume={"decisions": decisions}), config, context=context
+                    Command(resume={asked.id: {"decisions": decisions}}), config, context=context
                 )
         finally:
             await shutdown_pool()

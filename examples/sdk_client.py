@@ -142,15 +142,15 @@ async def main(
             unanswered = presets.get("decision") is None and presets.get("answer") is None
             if unanswered and not sys.stdin.isatty():
                 wait_here(thread, pending, _without_thread(sys.argv))
-            # One interrupt per task waiting; answer each by its id.
+            # One interrupt per task waiting; answer each by the id of the question shown.
             answers = {}
             for interrupt in pending:
                 value = interrupt["value"]
                 requests, configs = value["action_requests"], value["review_configs"]
                 decisions = [decide(r, c, presets) for r, c in zip(requests, configs, strict=True)]
                 answers[interrupt["id"]] = {"decisions": decisions}
-            resume = next(iter(answers.values())) if len(answers) == 1 else answers
-            send = {"command": {"resume": resume}}
+            # Keyed by id even for one: an answer must not land on a question that replaced it.
+            send = {"command": {"resume": answers}}
     values: Any = state["values"]
     messages = values.get("messages") or []
     return str(messages[-1]["content"]) if messages else ""

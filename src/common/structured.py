@@ -5,6 +5,8 @@ unparsable answer, one that fails validation, an empty one or one with no choice
 same way everywhere: the caller gets a `BadOutput` with the reason and decides (retry, count a
 failed round, "not completed", the deterministic summary). Connection, timeout and HTTP status
 errors are not malformed output: the node turns them into `common.models.ModelCallError`.
+Every call's messages pass `common.history.provider_history` first: a tool-call history a
+provider would refuse is repaired, with a warning.
 
 The structured-output and tool-bound runnables are built once per model and schema (or exact
 tool list) and reused: building one generates the schema's JSON schema (with OpenAI models,
@@ -26,6 +28,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
 
+from common.history import provider_history
 from common.models import IdentityCache
 
 MALFORMED: tuple[type[Exception], ...] = (
@@ -130,7 +133,7 @@ async def structured_call(
     """Ask `model` for an answer validated into `schema`; malformed or empty output is BadOutput."""
     name = schema.__name__
     try:
-        raw = await structured_runnable(model, schema).ainvoke(list(messages))
+        raw = await structured_runnable(model, schema).ainvoke(provider_history(messages))
         if raw is None:
             # Tool-calling parsers return None when the model answered without the tool.
             return BadOutput(f"The answer was empty; expected {name}.")
@@ -144,7 +147,7 @@ async def _ai_message(
 ) -> AIMessage | BadOutput:
     """The model's reply as an AI message; unparsable or another kind of message is BadOutput."""
     try:
-        message = await model.ainvoke(list(messages))
+        message = await model.ainvoke(provider_history(messages))
     except MALFORMED as exc:
         return BadOutput(f"The answer could not be parsed: {_why(exc)}")
     if not isinstance(message, AIMessage):

@@ -113,15 +113,25 @@ async def test_run_waits_without_a_terminal_and_resume_approves_on_the_server(
     thread = found.group(1)
     assert f'write_note {{"title": "{title}"' in waiting.stdout
     resume = f"mcp-planner resume {thread} --server {dev_server.url}"
-    assert f"Approve: {resume} --model offline:rules --config mcp.json --approve" in waiting.stdout
-    assert title not in notes(workdir)
-    # The thread is the server's: it waits there, and nothing was saved here.
+    # The printed command names the question shown (the server's interrupt id).
     state = await dev_server.client.threads.get_state(thread)
     (interrupt,) = interrupts_of(dict(state))
+    bound = f"{resume} --model offline:rules --config mcp.json --question {interrupt['id']}"
+    assert f"Approve: {bound} --approve" in waiting.stdout
+    assert title not in notes(workdir)
+    # The thread is the server's: it waits there, and nothing was saved here.
     assert interrupt["value"]["action_requests"][0]["args"]["title"] == title
     assert not (here / ".mcp-planner").exists()
 
-    done = planner(here, "resume", thread, "--server", dev_server.url, "--approve")
+    # An answer bound to another question is refused before anything is sent.
+    stale = ("--question", "0" * 32, "--approve")
+    refused = planner(here, "resume", thread, "--server", dev_server.url, *stale)
+    assert refused.returncode == 2, refused.stderr + refused.stdout
+    assert "is not the one waiting" in refused.stderr
+    assert interrupts_of(dict(await dev_server.client.threads.get_state(thread)))
+
+    bound_answer = ("--question", interrupt["id"], "--approve")
+    done = planner(here, "resume", thread, "--server", dev_server.url, *bound_answer)
 
     assert done.returncode == 0, done.stderr + done.stdout
     assert "Answer" in done.stdout

@@ -358,6 +358,29 @@ async def test_an_unusable_resume_runs_nothing_and_asks_again_saying_why(
     await _approve_and_check(server_client, ctx, thread_id, title, workdir)
 
 
+async def test_an_edit_naming_another_tool_runs_nothing_on_the_server(
+    server_client: Any, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    # The person was asked about a note; an edit into a deletion must not delete anything.
+    ctx = _context(mcp_config)
+    thread_id, title = await _paused_note(server_client, ctx, "sdk-swap")
+    notes = workdir / "notes.json"
+    keep = f"keep-{os.urandom(4).hex()}"
+    before = json.loads(notes.read_text()) if notes.exists() else {}
+    notes.write_text(json.dumps({**before, keep: "kept"}))
+    (asked,) = interrupts_of(await server_client.threads.get_state(thread_id))
+    swap = {"name": "delete_note", "args": {"title": keep}}
+    answer = {"decisions": [{"type": "edit", "edited_action": swap}]}
+
+    await server_client.runs.wait(
+        thread_id, "with_planner", command={"resume": {asked["id"]: answer}}, context=ctx
+    )
+
+    assert "not the tool" in (await _pending_note(server_client, thread_id))["error"]
+    assert json.loads(notes.read_text())[keep] == "kept"
+    await _approve_and_check(server_client, ctx, thread_id, title, workdir)
+
+
 async def test_a_none_resume_from_the_sdk_continues_and_the_question_stays(
     server_client: Any, mcp_config: dict[str, Any], workdir: Path
 ) -> None:

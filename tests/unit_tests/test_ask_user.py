@@ -119,7 +119,12 @@ def test_the_cli_reads_questions_and_answers_in_their_format() -> None:
     assert answer_value(inbox, ["x"]) == [{"type": "response", "args": "x"}]
     waits = [Interrupt(value=hitl, id="a" * 32)]
     assert pending_of(waits) == [
-        {"name": "ask_user", "args": {"question": QUESTION}, "reason": QUESTION}
+        {
+            "name": "ask_user",
+            "args": {"question": QUESTION},
+            "reason": QUESTION,
+            "question": "a" * 32,
+        }
     ]
     assert preset_values(Preset(answer="x"), waits, "th") == [
         {"decisions": [{"type": "respond", "message": "x"}]}
@@ -233,7 +238,14 @@ def test_cli_lists_the_question_and_resume_answer_sends_respond(
     waiting = runner.invoke(app, ["run", "Stock?", "--thread", "q-1", "--model", model, "--json"])
     assert waiting.exit_code == 3, waiting.output
     (pending,) = json.loads(waiting.stdout)["pending"]
-    assert pending == {"name": "ask_user", "args": {"question": QUESTION}, "reason": QUESTION}
+    # `question` is the id of the question shown, for `resume --question`.
+    assert pending == {
+        "name": "ask_user",
+        "args": {"question": QUESTION},
+        "reason": QUESTION,
+        "question": pending["question"],
+    }
+    assert len(pending["question"]) == 32
     listed = json.loads(runner.invoke(app, ["threads", "--json"]).stdout)
     assert listed[0]["status"] == "waiting for an answer"
 

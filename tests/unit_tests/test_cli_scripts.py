@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -58,13 +59,19 @@ def test_no_terminal_lists_the_approval_exits_3_and_resume_approve_runs_it(
     assert "write_note" in waiting.stdout
     assert '"title": "script-approved"' in waiting.stdout
     assert "irreversible" in waiting.stdout
-    assert f"mcp-planner resume s-1 --model {model} --approve" in waiting.stdout
+    # The printed command names the question shown, so it cannot answer a later one.
+    approve = re.search(
+        rf"mcp-planner resume s-1 --model {model} --question (\w+) --approve", waiting.stdout
+    )
+    assert approve is not None, waiting.stdout
     assert "script-approved" not in notes(workdir)
 
     listed = json.loads(runner.invoke(app, ["threads", "--json"]).stdout)
     assert listed[0]["status"] == "waiting for approval"
 
-    done = runner.invoke(app, ["resume", "s-1", "--model", model, "--approve"])
+    done = runner.invoke(
+        app, ["resume", "s-1", "--model", model, "--question", approve[1], "--approve"]
+    )
     assert done.exit_code == 0, done.output
     assert "Saved script-approved." in done.stdout
     assert notes(workdir)["script-approved"] == "from a script"

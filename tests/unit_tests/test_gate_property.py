@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from mcp.types import ToolAnnotations
 
 from common.safety.arguments import destructive_intent
+from strategies.with_planner.edits import ASKED_AGAIN
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 from tests.unit_tests.guard_helpers import GENERATED_DESCRIPTION, call_key, servers, tool_server
 from tests.unit_tests.helpers import Thread, done, not_done, plan, task
@@ -302,18 +303,17 @@ async def decide(
     allowed: Counter[str] = Counter()
     decisions = []
     for i, (name, value) in enumerate(held):
-        kind, new_name, new_value = s.decisions[(turn + i) % len(s.decisions)]
+        # An edit changes a call's arguments, never its tool (another tool's name is refused).
+        kind, _, new_value = s.decisions[(turn + i) % len(s.decisions)]
         if kind == "approve":
             allowed[call_key(name, s.args(name, value))] += 1
             decisions.append({"type": "approve"})
         elif kind == "reject":
             decisions.append({"type": "reject", "message": "no"})
         else:
-            new_args = s.args(new_name, new_value)
-            allowed[call_key(new_name, new_args)] += 1
-            decisions.append(
-                {"type": "edit", "edited_action": {"name": new_name, "args": new_args}}
-            )
+            new_args = s.args(name, new_value)
+            allowed[call_key(name, new_args)] += 1
+            decisions.append({"type": "edit", "edited_action": {"name": name, "args": new_args}})
     if s.malformed_first:
         ran = list(executed)
         await thread.resume({"decisions": decisions[:-1]})
@@ -321,8 +321,20 @@ async def decide(
         assert "nothing ran" in again["error"]
         assert again["action_requests"] == request["action_requests"]
         assert executed == ran
+    ran = list(executed)
     await thread.resume({"decisions": decisions})
+    # An edit held for a reason of its own is asked about again before anything of its step
+    # runs; approving it runs the edit as written (already counted above).
+    while (again := await thread.interrupts()) and all(
+        EDIT_ASKED_AGAIN in a["description"] for a in again[0]["action_requests"]
+    ):
+        assert executed == ran
+        await thread.resume({"decisions": [{"type": "approve"}] * len(again[0]["action_requests"])})
     return allowed
+
+
+EDIT_ASKED_AGAIN = ASKED_AGAIN.split("{", 1)[0]
+"""How the reason of an edited call asked about again begins."""
 
 
 PROPERTY = settings(

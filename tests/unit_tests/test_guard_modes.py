@@ -84,7 +84,7 @@ async def test_edit_runs_the_edited_call_instead(scripted: Any) -> None:
     assert draft not in str(reply.content)
 
 
-async def test_an_edit_to_a_destructive_call_still_runs_because_a_human_wrote_it(
+async def test_an_edit_held_for_another_reason_is_asked_again_then_runs_as_written(
     scripted: Any,
 ) -> None:
     db = db_server()
@@ -103,6 +103,15 @@ async def test_an_edit_to_a_destructive_call_still_runs_because_a_human_wrote_it
 
     edited = {"name": "run_query", "args": {"query": "DROP TABLE logs"}}
     await thread.resume({"decisions": [{"type": "edit", "edited_action": edited}]})
+
+    # The question named a DELETE; the edit drops a table: asked about, saying why, not run.
+    (again,) = await thread.interrupts()
+    (asked,) = again["action_requests"]
+    assert asked["args"] == {"query": "DROP TABLE logs"}
+    assert "your edit is held for a reason of its own" in asked["description"]
+    assert db.runs.calls == []
+
+    await thread.resume({"decisions": [{"type": "approve"}]})
 
     assert await thread.interrupts() == []
     assert db.runs.calls == [("run_query", {"query": "DROP TABLE logs"})]

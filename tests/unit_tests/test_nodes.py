@@ -106,8 +106,9 @@ async def test_assess_fails_the_task_when_budget_is_spent_keeping_partial_result
     ctx, models = scripted(assess=[not_done("only half the data")])
     # The run's own budget (set by advance for the wave) decides, not the context's default.
     ctx["max_task_attempts"] = 5
+    echo = [{"name": "echo", "args": {}, "id": cid} for cid in ("c1", "c2")]
     exchange: list[AnyMessage] = [
-        AIMessage("", tool_calls=[{"name": "echo", "args": {}, "id": "c1"}]),
+        AIMessage("", tool_calls=echo),
         ToolMessage("first half", tool_call_id="c1"),
         ToolMessage("broken", tool_call_id="c2", status="error"),
     ]

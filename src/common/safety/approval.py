@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
 
+from common.safety.quoting import one_line
+
 DecisionType = Literal["approve", "edit", "reject"]
 """What a reviewer may answer for one action."""
 
@@ -43,6 +45,8 @@ class PendingCall(TypedDict):
     """Why the call is considered irreversible."""
     remember: NotRequired[RememberOffer]
     """Present when the reviewer may approve it and not be asked again for this tool."""
+    held: NotRequired[str]
+    """Present on a reviewer's edit asked about again: its own hold, which approving accepts."""
 
 
 class EditedAction(BaseModel):
@@ -77,6 +81,13 @@ class EditDecision(BaseModel):
     """Decision kind."""
     edited_action: EditedAction
     """The call to run."""
+
+
+class ReviewedEdit(EditDecision):
+    """An edit approved after it was asked about again for a hold of its own (never parsed)."""
+
+    held: str
+    """The hold the reviewer was shown for these exact arguments: not asked about again."""
 
 
 class RejectDecision(BaseModel):
@@ -118,6 +129,8 @@ class EditRecord(TypedDict):
     """Decision kind."""
     edited_action: EditedActionRecord
     """The call to run."""
+    held: NotRequired[str]
+    """Present when the reviewer approved the edit after being shown this hold of its own."""
 
 
 class RejectRecord(TypedDict):
@@ -137,9 +150,12 @@ def record_of(decision: Decision) -> DecisionRecord:
     """A decision as plain data, to keep in graph state until the call runs."""
     if isinstance(decision, EditDecision):
         action = decision.edited_action
-        return EditRecord(
+        record = EditRecord(
             type="edit", edited_action=EditedActionRecord(name=action.name, args=action.args)
         )
+        if isinstance(decision, ReviewedEdit):
+            record["held"] = decision.held
+        return record
     if isinstance(decision, RejectDecision):
         return RejectRecord(type="reject", message=decision.message)
     if decision.remember:
@@ -151,9 +167,10 @@ def decision_of(record: DecisionRecord) -> Decision:
     """The decision a record keeps (the inverse of `record_of`)."""
     if record["type"] == "edit":
         action = record["edited_action"]
-        return EditDecision(
-            type="edit", edited_action=EditedAction(name=action["name"], args=action["args"])
-        )
+        edited = EditedAction(name=action["name"], args=action["args"])
+        if "held" in record:
+            return ReviewedEdit(type="edit", edited_action=edited, held=record["held"])
+        return EditDecision(type="edit", edited_action=edited)
     if record["type"] == "reject":
         return RejectDecision(type="reject", message=record["message"])
     return ApproveDecision(type="approve", remember=record.get("remember") is True)
@@ -262,7 +279,8 @@ def build_approval_request(calls: list[PendingCall], error: str | None = None) -
                 "args": c["args"],
                 "description": (
                     f"Expert {c['expert']!r} wants to run {c['name']!r}, which is considered "
-                    f"irreversible: {c['reason']}." + (REMEMBER_HINT if "remember" in c else "")
+                    f"irreversible: {one_line(c['reason'])}."
+                    + (REMEMBER_HINT if "remember" in c else "")
                 ),
             }
             for c in calls
@@ -296,6 +314,36 @@ def check_remember(decisions: list[Decision], calls: list[PendingCall]) -> list[
                 "remember."
             )
     return decisions
+
+
+def check_edits(decisions: list[Decision], calls: list[PendingCall]) -> list[Decision]:
+    """`decisions`, or ApprovalFormatError when an edit names another tool than its call's.
+
+    An edit changes the arguments of the call the reviewer was shown, never the call itself:
+    `{"name": "delete_note"}` in the edit of a `write_note` question would run a call nobody was
+    asked about. (The server is not part of an edit: `edited_action` has no such field.)
+    """
+    for number, (decision, call) in enumerate(zip(decisions, calls, strict=True), start=1):
+        if isinstance(decision, EditDecision) and decision.edited_action.name != call["name"]:
+            raise ApprovalFormatError(
+                f"decision {number} edits {call['name']!r} into "
+                f"{echo(decision.edited_action.name)}: an edit may change the arguments, not the "
+                "tool; reject this call and ask for the other one instead."
+            )
+    return decisions
+
+
+def check_answer(decisions: list[Decision], calls: list[PendingCall]) -> list[Decision]:
+    """`decisions` checked against the calls they answer: remember where offered, edits in kind."""
+    return check_edits(check_remember(decisions, calls), calls)
+
+
+def as_answered(decision: Decision, call: PendingCall) -> Decision:
+    """The decision as it runs: approving an edit asked about again runs that edit as shown."""
+    if "held" in call and isinstance(decision, ApproveDecision):
+        edited = EditedAction(name=call["name"], args=call["args"])
+        return ReviewedEdit(type="edit", edited_action=edited, held=call["held"])
+    return decision
 
 
 def parse_decisions(value: Any, expected: int) -> list[Decision]:
@@ -359,9 +407,9 @@ def ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
     """
     decisions = ask_until_valid(
         lambda error: build_approval_request(pending, error),
-        lambda value: check_remember(parse_decisions(value, len(pending)), pending),
+        lambda value: check_answer(parse_decisions(value, len(pending)), pending),
     )
-    return {p["id"]: d for p, d in zip(pending, decisions, strict=True)}
+    return {p["id"]: as_answered(d, p) for p, d in zip(pending, decisions, strict=True)}
 
 
 _APPROVAL = re.compile(

@@ -32,13 +32,15 @@ from common.safety.approval import (
     EditedAction,
     PendingCall,
     RejectDecision,
+    as_answered,
     ask_until_valid,
-    check_remember,
+    check_answer,
     echo,
     is_resolved,
     parse_decisions,
     unusable,
 )
+from common.safety.quoting import code_span, markdown_text
 
 InterruptFormat = Literal["hitl", "agent_inbox"]
 """How approval questions are asked: HumanInTheLoopMiddleware's format, or Agent Inbox's."""
@@ -85,12 +87,13 @@ class _Action(BaseModel):
 def inbox_request(call: PendingCall, error: str | None = None) -> list[dict[str, Any]]:
     """The interrupt value asking about one call, in the Agent Inbox format."""
     description = (
-        f"**{call['expert']}** wants to run `{call['name']}`, which cannot be undone: "
-        f"{call['reason']}.\n\nAccept runs it as shown; Edit runs it with your changes; "
-        "Respond declines it and tells the assistant why; Ignore declines it."
+        f"**{markdown_text(call['expert'])}** wants to run {code_span(call['name'])}, which "
+        f"cannot be undone: {markdown_text(call['reason'])}.\n\nAccept runs it as shown; Edit "
+        "runs it with your changes; Respond declines it and tells the assistant why; Ignore "
+        "declines it."
     )
     if error:
-        description = f"**{error}**\n\n{description}"
+        description = f"**{markdown_text(error)}**\n\n{description}"
     return [
         {
             "action_request": {"action": call["name"], "args": call["args"]},
@@ -117,7 +120,7 @@ def parse_inbox_answer(
     if (reason := unusable(value)) is not None:
         raise ApprovalFormatError(f"{reason} {INBOX_EXPECTED}.")
     if isinstance(value, dict) and "decisions" in value:
-        return check_remember(parse_decisions(value, 1), [call])[0]
+        return check_answer(parse_decisions(value, 1), [call])[0]
     if not (isinstance(value, list) and len(value) == 1):
         raise ApprovalFormatError(f"{INBOX_EXPECTED}, one answer in a list; got {echo(value)}.")
     try:
@@ -268,9 +271,12 @@ def ask_one_by_one(
     """
     schemas = schemas or {}
     return {
-        call["id"]: ask_until_valid(
-            partial(inbox_request, call),
-            partial(_answer_on, call=call, schema=schemas.get(call["id"])),
+        call["id"]: as_answered(
+            ask_until_valid(
+                partial(inbox_request, call),
+                partial(_answer_on, call=call, schema=schemas.get(call["id"])),
+            ),
+            call,
         )
         for call in pending
     }

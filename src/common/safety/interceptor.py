@@ -75,6 +75,6 @@ class ApprovalInterceptor:
             why = f" Their reason: {answer.message}" if isinstance(answer, RejectDecision) else ""
             return _refusal(f"The user declined to run {request.name!r}.{why}")
         if isinstance(answer, EditDecision):
-            edited = answer.edited_action
-            return await handler(request.override(name=edited.name, args=edited.args))
+            # An edit changes the arguments only (`check_edits` refused any other tool).
+            return await handler(request.override(args=answer.edited_action.args))
         return await handler(request)

@@ -1,7 +1,10 @@
 """Answers given as options (`resume --approve | --reject | --decisions | --answer`), for scripts.
 
 They are checked before anything opens, and apply only to the approvals the thread is waiting on
-now: a call that needs approval later in the same run is asked about again.
+now: a call that needs approval later in the same run is asked about again. `--question ID`
+(the id printed with each waiting question) binds them to the question that was shown: when
+that question is no longer the one waiting (answered, or replaced by a new message's), nothing
+is sent and the command exits 2. Without it they answer whatever waits when they arrive.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ class Preset:
     """One decision per pending call, in the order listed."""
     answer: str | None = None
     """The answer to a pending question."""
+    questions: tuple[str, ...] = ()
+    """The ids of the questions answered (`--question`); empty answers whatever waits."""
 
     @property
     def decides(self) -> bool:
@@ -40,7 +45,12 @@ class Preset:
 
 
 def preset_from_options(
-    approve: bool, reject: bool, message: str | None, decisions: str | None, answer: str | None
+    approve: bool,
+    reject: bool,
+    message: str | None,
+    decisions: str | None,
+    answer: str | None,
+    questions: tuple[str, ...] = (),
 ) -> Preset | None:
     """The validated preset answer, or None when the options give none."""
     given = [n for n, on in (("--approve", approve), ("--reject", reject)) if on]
@@ -52,9 +62,14 @@ def preset_from_options(
     if message is not None and not reject:
         raise CliProblem("--message goes with --reject: it tells the planner why.")
     if not given and answer is None:
+        if questions:
+            raise CliProblem(
+                "--question goes with the answer it binds: give --approve, "
+                "--reject, --decisions or --answer too."
+            )
         return None
     parsed = _decisions(decisions) if decisions is not None else None
-    return Preset(approve, reject, message or "", parsed, answer)
+    return Preset(approve, reject, message or "", parsed, answer, questions)
 
 
 def _decisions(text: str) -> list[dict[str, Any]]:
@@ -106,20 +121,52 @@ def answer_value(value: Any, answers: list[str]) -> Any:
 
 
 def pending_of(interrupts: list[Interrupt]) -> list[dict[str, Any]]:
-    """What the thread waits on: each call (name, args, reason) or question, in order."""
+    """What the thread waits on: each call (name, args, reason) or question, in order.
+
+    Each carries `question`, the id of the interrupt that asks it (`resume --question`).
+    """
     pending: list[dict[str, Any]] = []
     for i in interrupts:
         if is_approval(i.value):
             pending += [
-                {"name": r["name"], "args": r["args"], "reason": r.get("description", "")}
+                {
+                    "name": r["name"],
+                    "args": r["args"],
+                    "reason": r.get("description", ""),
+                    "question": i.id,
+                }
                 for r in i.value["action_requests"]
             ]
         else:
             pending += [
-                {"name": "ask_user", "args": {"question": q}, "reason": q}
+                {"name": "ask_user", "args": {"question": q}, "reason": q, "question": i.id}
                 for q in questions_of(i.value)
             ]
     return pending
+
+
+def check_bound(preset: Preset, interrupts: list[Interrupt], thread: str) -> None:
+    """CliProblem unless the questions the preset names are exactly the ones waiting now."""
+    waiting = sorted({i.id for i in interrupts})
+    if preset.questions and sorted(set(preset.questions)) != waiting:
+        stale = sorted(set(preset.questions) - set(waiting)) or list(preset.questions)
+        raise CliProblem(
+            f"Question {', '.join(stale)} is not the one waiting on thread {thread!r} (it was "
+            f"answered or replaced; waiting: {', '.join(waiting) or 'nothing'}): nothing was "
+            f"sent; run mcp-planner resume {thread} to see what waits now."
+        )
+
+
+def check_tools(decisions: list[dict[str, Any]], requests: list[dict[str, Any]]) -> None:
+    """CliProblem when an edit names another tool than the call it answers."""
+    for number, (decision, request) in enumerate(zip(decisions, requests, strict=True), 1):
+        edited = decision.get("edited_action") if decision.get("type") == "edit" else None
+        if isinstance(edited, dict) and edited.get("name") != request["name"]:
+            raise CliProblem(
+                f"--decisions: decision {number} edits {request['name']!r} into "
+                f"{edited.get('name')!r}: an edit may change the arguments, not the tool; "
+                "reject this call and ask for the other one instead."
+            )
 
 
 def preset_values(preset: Preset, interrupts: list[Interrupt], thread: str) -> list[Any]:
@@ -130,6 +177,7 @@ def preset_values(preset: Preset, interrupts: list[Interrupt], thread: str) -> l
         raise CliProblem(
             f"Thread {thread!r} is not waiting for approval: there is nothing to answer."
         )
+    check_bound(preset, interrupts, thread)
     if calls and not preset.decides:
         raise CliProblem(
             f"Thread {thread!r} waits for approval of {calls} call(s): give --approve, --reject "
@@ -146,6 +194,7 @@ def preset_values(preset: Preset, interrupts: list[Interrupt], thread: str) -> l
     for i in interrupts:
         if is_approval(i.value):
             n = len(i.value["action_requests"])
+            check_tools(decisions[:n], i.value["action_requests"])
             values.append({"decisions": decisions[:n]})
             decisions = decisions[n:]
         else:

@@ -257,6 +257,15 @@ def resume(
         str | None,
         typer.Option("--answer", metavar="TEXT", help="The answer to a pending question."),
     ] = None,
+    question: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--question",
+            metavar="ID",
+            help="The id of the question answered, as printed with it: refused (exit 2) when "
+            "another question waits now. Once per waiting question.",
+        ),
+    ] = None,
     model: ModelOption = None,
     mode: ModeOption = None,
     config: ConfigOption = None,
@@ -274,7 +283,8 @@ def resume(
     hint = resume_hint(thread, _options(model, mode, config, server))
 
     def body() -> Outcome:
-        preset = preset_from_options(approve, reject, message, decisions, answer)
+        bound = tuple(question or ())
+        preset = preset_from_options(approve, reject, message, decisions, answer, bound)
         return _resume_thread(thread, hint, preset, (model, mode, config), server)
 
     _conclude(body, as_json, thread, hint, shown=server is None)

@@ -30,14 +30,14 @@ if TYPE_CHECKING:
 
 
 def resume_command(interrupts: list[Interrupt], answers: list[Any]) -> Command[Any]:
-    """The resume command: a plain value for one interrupt, keyed by id for several.
+    """The resume command: each answer keyed by the id of the question it answers.
 
-    LangGraph stores a plain resume value at once, so a crash cannot lose a single approval.
+    Keyed, an answer reaches only the question that was shown: if another one waits by the time
+    it arrives (a new message replaced it), the graph refuses it and nothing runs. A process
+    that dies before the graph used an answer leaves the question waiting (asked again).
     """
     from langgraph.types import Command
 
-    if len(interrupts) == 1:
-        return Command(resume=answers[0])
     return Command(resume={i.id: a for i, a in zip(interrupts, answers, strict=True)})
 
 

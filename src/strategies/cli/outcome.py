@@ -7,6 +7,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from common.safety.quoting import one_line
 from strategies.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, EXIT_WAITING
 from strategies.cli.render import line, notice, out, panel, problem
 
@@ -124,14 +125,18 @@ def show(outcome: Outcome) -> None:
 def _show_pending(outcome: Outcome) -> None:
     line(f"Waiting on thread {outcome.thread_id} (no terminal to ask in):", "yellow")
     for n, p in enumerate(outcome.pending, 1):
-        line(f"  {n}. {p['name']} {json.dumps(p['args'], ensure_ascii=False)}")
-        line(f"     {p['reason']}", "dim")
+        shown = one_line(f"{p['name']} {json.dumps(p['args'], ensure_ascii=False)}")
+        line(f"  {n}. {shown}")
+        line(f"     {one_line(p['reason'])} (question {p.get('question')})", "dim")
+    # The commands name the questions shown, so an answer never lands on a later one.
+    ids = dict.fromkeys(str(p["question"]) for p in outcome.pending if p.get("question"))
+    resume = " ".join([outcome.resume or "", *(f"--question {i}" for i in ids)])
     if any(p["name"] != "ask_user" for p in outcome.pending):
-        line(f"Approve: {outcome.resume} --approve")
-        line(f"Reject:  {outcome.resume} --reject --message 'why'")
-        line(f"Decide call by call: {outcome.resume} --decisions '{{\"decisions\": [...]}}'")
+        line(f"Approve: {resume} --approve")
+        line(f"Reject:  {resume} --reject --message 'why'")
+        line(f"Decide call by call: {resume} --decisions '{{\"decisions\": [...]}}'")
     else:
-        line(f"Answer: {outcome.resume} --answer 'your answer'")
+        line(f"Answer: {resume} --answer 'your answer'")
 
 
 def print_json(outcome: Outcome) -> None:

@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.prompt import Prompt
 
 from common.safety.questions import is_question_request
+from common.safety.quoting import one_line
 from strategies.cli.answers import answer_value, questions_of
 from strategies.cli.render import out, panel, problem
 
@@ -91,8 +92,10 @@ def ask_approval(value: dict[str, Any]) -> dict[str, Any]:
     configs = value.get("review_configs") or []
     for i, req in enumerate(value["action_requests"]):
         config = configs[i] if i < len(configs) and isinstance(configs[i], dict) else {}
-        body = f"{req['description']}\n\nargs: {json.dumps(req['args'], indent=2)}"
-        out.print(panel(body, f"Approve {req['name']}?", "yellow"))
+        # One line of description and escaped JSON: nothing in an argument can start a line;
+        # the title is markup, so the tool's name is escaped there.
+        body = f"{one_line(str(req['description']))}\n\nargs: {json.dumps(req['args'], indent=2)}"
+        out.print(panel(body, f"Approve {escape(one_line(str(req['name'])))}?", "yellow"))
         if config.get("remember") is True:
             choice = ask(REMEMBER_CHOICE, choices=["a", "t", "e", "r"], default="r")
         else:

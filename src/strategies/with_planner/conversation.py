@@ -24,6 +24,7 @@ from langchain_core.messages import (
 from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.store.base import BaseStore
 
+from common.history import calls_of
 from strategies.with_planner.prompts import EARLIER_TURNS
 
 REQUEST_CHARS = 160
@@ -67,14 +68,17 @@ class Compacted(NamedTuple):
 
 
 def conversational(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
-    """What a model is shown: user messages and assistant answers (no tool calls, no plan lines)."""
+    """What a model is shown: user messages and assistant answers (no tool calls, no plan lines).
+
+    With no call and no tool message, no trimming of it can split a call from its answers.
+    """
     return [
         m
         for m in messages
         if isinstance(m, HumanMessage)
         or (
             isinstance(m, AIMessage)
-            and not m.tool_calls
+            and not calls_of(m)
             and not (m.id or "").startswith(PEOPLE_ONLY_PREFIX)
         )
     ]

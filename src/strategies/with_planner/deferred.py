@@ -16,6 +16,7 @@ from common.safety.approval import (
     Decision,
     PendingCall,
     approval_from_message,
+    check_edits,
     decision_of,
     record_of,
 )
@@ -30,6 +31,8 @@ def release_held_calls(message: str, held: list[PendingCall], max_tasks: int) ->
     """The plan a reply to held-back calls asks for, one direct step per held call."""
     try:
         decisions = approval_from_message(message, len(held))
+        if decisions is not None:
+            decisions = check_edits(decisions, held)
     except ApprovalFormatError as exc:
         return f"I did not run the proposed actions: {exc}"
     if decisions is None:

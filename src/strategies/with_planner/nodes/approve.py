@@ -27,6 +27,7 @@ from common.mcp import ExpertUnavailable, registry_for
 from common.safety.approval import Decision, PendingCall, ask_for_approval, record_of
 from common.safety.inbox import InterruptFormat, ask_one_by_one
 from common.safety.questions import ASK_USER, PendingQuestion, ask_questions
+from common.safety.quoting import code_span, markdown_text
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, describe_call, emit, truncate
 from strategies.with_planner.plans import TaskState
@@ -92,9 +93,11 @@ def approval_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat
     ]
     for a in awaiting:
         call = a["call"]
+        # Quoted so that nothing in an argument can end the quoting and write lines of its own.
+        shown = code_span(truncate(describe_call(call["name"], call["args"]), SHOWN))
         lines.append(
-            f"- {call['expert']}: `{truncate(describe_call(call['name'], call['args']), SHOWN)}` "
-            f"(task {a['task_id']}). Why approval: {call['reason']}."
+            f"- {markdown_text(call['expert'])}: {shown} (task {markdown_text(a['task_id'])}). "
+            f"Why approval: {markdown_text(call['reason'])}."
         )
     how = HOW_TO_ANSWER.get(interrupt_format, HOW_TO_ANSWER["hitl"])
     # A paragraph of its own: in Markdown a line right after a list item continues the item.

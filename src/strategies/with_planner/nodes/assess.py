@@ -8,6 +8,7 @@ from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMe
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
+from common.mcp.tool_names import names_in
 from common.models import model_errors
 from common.structured import BadOutput, structured_call
 from strategies.with_planner.context import Context
@@ -86,9 +87,11 @@ async def _assess(
     """The assessor's verdict; an unusable answer is a "not completed" saying why."""
     ctx = context_of(runtime, state)
     prompt = ASSESS_SYSTEM_PROMPT.format(task=state["task"]["task"])
+    # The exchange's calls under provider-safe names, as the orchestrator made them.
+    shown = names_in(exchange).for_model(exchange)
     async with model_errors("assess", ctx.model_for("assess")):
         verdict = await structured_call(
-            model_for(ctx, "assess"), Assessment, [SystemMessage(prompt), *exchange]
+            model_for(ctx, "assess"), Assessment, [SystemMessage(prompt), *shown]
         )
     if isinstance(verdict, BadOutput):
         return Assessment(completed=False, reason=f"the assessment was unusable: {verdict.reason}")

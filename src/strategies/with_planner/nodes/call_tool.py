@@ -9,7 +9,9 @@
    with the decisions (`TaskState.decisions`, by call key). A released held call
    (`strategies.with_planner.deferred`) brings the user's decision with it too. A held call the
    user chose not to be asked about again (`strategies.with_planner.remembered`) gets an approve
-   decision here; a rug pull (its definition changed since) is asked about, saying so.
+   decision here; a rug pull (its definition changed since) is asked about, saying so. An
+   edit whose arguments are held for a reason of their own is asked about again
+   (`strategies.with_planner.edits`).
 2. ask: the expert's `ask_user` questions stop the round too, before anything runs, and are
    handed up the same way (`awaiting`): the graph states each question in the conversation and
    asks it in the run's interrupt format; the answers come back by call key
@@ -50,6 +52,7 @@ from common.safety.policy import action_for
 from common.safety.questions import ASK_USER, CLOSED_QUESTION
 from strategies.with_planner.context import Context
 from strategies.with_planner.deferred import given_decisions, is_released
+from strategies.with_planner.edits import edits_asked_again
 from strategies.with_planner.nodes.common import (
     context_of,
     describe_call,
@@ -63,6 +66,7 @@ from strategies.with_planner.nodes.tool_messages import (
     EDIT_NOTICE,
     declined,
     held_back,
+    not_parsed,
     not_run_conservative,
     result_message,
     tool_message,
@@ -134,7 +138,9 @@ class Answered:
     """The round's answers and what they change in the task."""
 
     messages: list[AnyMessage] = field(default_factory=list)
-    """One ToolMessage per call (plus the user's answers to questions)."""
+    """One ToolMessage per call."""
+    after: list[AnyMessage] = field(default_factory=list)
+    """The user's answers to questions: after every tool message, never inside the block."""
     declined: list[str] = field(default_factory=list)
     """Calls the user rejected, described."""
     deferred: list[PendingCall] = field(default_factory=list)
@@ -207,6 +213,12 @@ async def decide(r: Round) -> Asked:
                 cleared[cid] = remembered_decision()
     keys = {call["id"] or "": call_key(r.message, call) for call in r.calls}
     decisions = {**cleared, **given_decisions(r.task, keys)}
+    if action_for(r.ctx.approval_mode, True) != "run":
+        expert = r.task["expert"]
+        unrun = [c for c in r.calls if (c["id"] or "") not in recorded]
+        again = await edits_asked_again(r.gate, r.registry, expert, unrun, decisions, gated)
+        gated |= again
+        decisions = {cid: d for cid, d in decisions.items() if cid not in again}
     return Asked(recorded, gated, decisions, {}, frozenset(cleared))
 
 
@@ -271,7 +283,7 @@ async def answer(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> 
         answered.seen.append((call_key(r.message, call), replayed))
     elif name == ASK_USER:
         answered.messages.append(tool_message(call, "Asked the user; their answer follows."))
-        answered.messages.append(HumanMessage(asked.answers[cid]))
+        answered.after.append(HumanMessage(asked.answers[cid]))
     elif name == CANNOT_COMPLETE:
         answered.failure = str(call["args"].get("reason") or "the expert could not do the task")
         answered.messages.append(tool_message(call, "Noted: the task is marked as failed."))
@@ -302,7 +314,8 @@ async def run(
     """Send the call (or the reviewer's edit of it) through the execution policy."""
     expert, name, args, prefix = r.task["expert"], call["name"], call["args"], ""
     if isinstance(decision, EditDecision):
-        name, args = decision.edited_action.name, decision.edited_action.args
+        # An edit changes the arguments, never the tool (`check_edits` refused any other).
+        args = decision.edited_action.args
         recheck = await check_call(r.gate, r.registry, expert, name, args)
         # The reviewer authored this exact call, so it runs; the gate's view is recorded.
         prefix = EDIT_NOTICE.format(call=describe_call(name, args))
@@ -344,6 +357,9 @@ async def report(
             m = await results.keep_output(r.task["id"], m)
         messages.append(m)
     messages += [not_run_conservative(c) for c in r.extra]
+    # Every call the message makes is answered before anything else (see `common.history`).
+    messages += [not_parsed(c) for c in r.message.invalid_tool_calls if c["id"]]
+    messages += answered.after
     for m in messages:
         if isinstance(m, ToolMessage):
             emit(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 from mcp.types import Tool
 
@@ -14,6 +14,7 @@ from common.models import model_errors
 from common.safety.gate import Gate
 from common.safety.questions import ASK_USER
 from common.structured import BadOutput, tool_round, with_tools
+from strategies.with_planner.bound_tools import Bound, bind_tools_for
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, model_for, task_update, truncate
 from strategies.with_planner.plans import TaskStatus
@@ -55,18 +56,6 @@ _CONTROL_SPECS: list[dict[str, Any]] = [
 ]
 
 
-def tool_spec(tool: Tool) -> dict[str, Any]:
-    """An MCP tool as an OpenAI-style function spec, for binding (we execute it ourselves)."""
-    return {
-        "type": "function",
-        "function": {
-            "name": tool.name,
-            "description": tool.description or "",
-            "parameters": tool.inputSchema or {"type": "object", "properties": {}},
-        },
-    }
-
-
 def render_inputs(inputs: Mapping[str, DependencyOutput]) -> str:
     """Results of the tasks a task depends on, for its prompt."""
     if not inputs:
@@ -89,12 +78,15 @@ async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdat
         tools = await registry.tools(task["expert"])
     except ExpertUnavailable as exc:
         return task_update(state, runtime, status="failed", error=str(exc))
-    model = with_tools(model_for(ctx, "orchestrate"), _specs(tools))
+    bound = _bound(state, tools)
+    model = with_tools(model_for(ctx, "orchestrate"), bound.specs)
     async with model_errors("orchestrate", ctx.model_for("orchestrate")):
-        reply = await tool_round(model, _conversation(state))
+        reply = await tool_round(model, bound.names.for_model(_conversation(state)))
     attempts = task["attempts"] + 1
     if isinstance(reply, BadOutput):
         return _bad_round(state, runtime, reply, attempts)
+    # From here on the calls carry the tools' real names: the gate, approvals, the ledger.
+    reply = bound.names.from_model(reply)
     # Only the task's status: call_tool decides, data leaving included (with the thread's results).
     gate = Gate(state["guard"]["verdicts"])
     tool_map = {t.name: t for t in tools}
@@ -107,12 +99,15 @@ async def orchestrate(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdat
     return task_update(state, runtime, [reply], status=status, attempts=attempts)
 
 
-def _specs(tools: list[Tool]) -> list[dict[str, Any]]:
-    """The expert's tools plus the control tools whose names it does not already use."""
-    names = {t.name for t in tools}
-    return [tool_spec(t) for t in tools] + [
-        c for c in _CONTROL_SPECS if c["function"]["name"] not in names
-    ]
+def _bound(state: TaskRun, tools: list[Tool]) -> Bound:
+    """The expert's tools for this task (at most `MAX_TOOLS`, control tools included)."""
+    called = {
+        c["name"]
+        for m in state.get("messages", [])
+        if isinstance(m, AIMessage)
+        for c in m.tool_calls
+    }
+    return bind_tools_for(tools, _CONTROL_SPECS, state["task"]["task"], called)
 
 
 def _conversation(state: TaskRun) -> list[BaseMessage]:

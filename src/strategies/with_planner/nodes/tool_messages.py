@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, ToolCall, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, InvalidToolCall, ToolCall, ToolMessage
 
 from common.mcp.outcome import blocks_of
 from common.safety.approval import RESOLVED_REASON, RejectDecision
@@ -120,6 +120,17 @@ def declined(call: ToolCall, decision: RejectDecision) -> ToolMessage:
         return tool_message(call, f"Not run: {call['name']!r}: {RESOLVED_REASON}.", error=True)
     why = f" Their reason: {decision.message.rstrip('.')}." if decision.message else ""
     return tool_message(call, f"The user declined to run {call['name']!r}.{why}", error=True)
+
+
+def not_parsed(call: InvalidToolCall) -> ToolMessage:
+    """The answer to a call whose arguments could not be parsed: never run, said so."""
+    why = call.get("error") or "its arguments are not valid JSON"
+    return ToolMessage(
+        content=f"Not run: the call could not be parsed ({why}); call it again with valid JSON.",
+        tool_call_id=call["id"] or "",
+        name=call["name"] or "",
+        status="error",
+    )
 
 
 def not_run_conservative(call: ToolCall) -> ToolMessage:

@@ -1,0 +1,70 @@
+"""A reviewer's edit runs only what the reviewer was asked about.
+
+An edit changes a call's arguments, never its tool (an edit naming another tool is refused when
+the answer is read: `common.safety.approval.check_edits`). The edited arguments go through the
+gate again before anything runs: when they are held for a reason of their own (an argument rule,
+data leaving) that the reviewer was not shown, the edited call is asked about again, saying why,
+and approving that question runs the edit as shown (`approval.as_answered`). A hold by the tool
+itself is the one the reviewer already answered, so it is never asked twice.
+"""
+
+from __future__ import annotations
+
+from langchain_core.messages import ToolCall
+
+from common.mcp import ExpertRegistry
+from common.safety.approval import Decision, EditDecision, PendingCall, ReviewedEdit
+from common.safety.gate import Gate, GateDecision, check_call
+
+PER_CALL_HOLDS: frozenset[str] = frozenset({"arguments", "data"})
+"""Gate sources that hold a call for its arguments: an edit may bring one the tool did not."""
+
+ASKED_AGAIN = "your edit is held for a reason of its own, so it is asked about again: {hold}"
+"""The reason of an edited call asked about again."""
+
+
+def hold_of(verdict: GateDecision) -> str:
+    """A gate decision as a pending call's reason says it (and as an approved edit keeps it)."""
+    return f"{verdict.reason} (source: {verdict.source})"
+
+
+async def edits_asked_again(
+    gate: Gate,
+    registry: ExpertRegistry,
+    expert: str,
+    calls: list[ToolCall],
+    decisions: dict[str, Decision],
+    gated: dict[str, PendingCall],
+) -> dict[str, PendingCall]:
+    """The edited calls to ask about again, by call id: held for a reason nobody was shown.
+
+    `gated` holds the questions the reviewer answered (their reasons are what was shown).
+    """
+    again: dict[str, PendingCall] = {}
+    for call in calls:
+        cid = call["id"] or ""
+        decision = decisions.get(cid)
+        if not isinstance(decision, EditDecision):
+            continue
+        args = decision.edited_action.args
+        verdict = await check_call(gate, registry, expert, call["name"], args)
+        hold = hold_of(verdict)
+        if not verdict.needs_approval or verdict.source not in PER_CALL_HOLDS:
+            continue
+        shown = decision.held if isinstance(decision, ReviewedEdit) else _reason(gated, cid)
+        if hold != shown:
+            again[cid] = PendingCall(
+                id=cid,
+                expert=expert,
+                name=call["name"],
+                args=args,
+                reason=ASKED_AGAIN.format(hold=hold),
+                held=hold,
+            )
+    return again
+
+
+def _reason(gated: dict[str, PendingCall], cid: str) -> str:
+    """The reason the reviewer was shown for call `cid` ('' when it was not asked about)."""
+    found = gated.get(cid)
+    return found["reason"] if found is not None else ""
