@@ -1,8 +1,9 @@
 """The real langchain-openai requests against the provider-faithful stub (OpenAI's, Azure's rules).
 
 The tests named `test_todays_...` document issue 35's refusals as the code stands before its
-schema and tool-name fixes merge: each asserts the exact HTTP 400 the real API answers today.
-Once the fixes are in, each is flipped to assert that the same request is accepted.
+schema fixes merge: each asserts the exact HTTP 400 the real API answers today. Once the fixes
+are in, each is flipped to assert that the same request is accepted (as the tool-name tests
+were once provider-safe names were bound).
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from pydantic import BaseModel
 
 from common.safety.verdict import IrreversibilityAnalysis
 from common.structured import structured_runnable, with_tools
+from strategies.with_planner.bound_tools import Bound, bind_tools_for
 from strategies.with_planner.nodes.assess import Assessment
-from strategies.with_planner.nodes.orchestrate import _specs
+from strategies.with_planner.nodes.orchestrate import _CONTROL_SPECS
 from strategies.with_planner.plans import PlannerResult
 from tests.integration_tests.openai_stub import OpenAIStub
 from tests.provider_rules import DIALECTS, Dialect
@@ -101,38 +103,40 @@ def _tool(name: str) -> Tool:
     return Tool(name=name, description="Look something up.", inputSchema=schema)
 
 
+def _bound(tools: list[Tool]) -> Bound:
+    """The orchestrator's binding of an expert's `tools` for one round."""
+    return bind_tools_for(tools, _CONTROL_SPECS, "How many WID-1 are in stock?")
+
+
+async def _bound_round(stub: OpenAIStub, tools: list[Tool]) -> None:
+    """One orchestrator round bound to `tools`, as the orchestrator binds them."""
+    await with_tools(_model(stub), _bound(tools).specs).ainvoke(ASK)
+
+
 async def _bound_refusal(stub: OpenAIStub, tools: list[Tool]) -> dict[str, Any]:
     """The error body the stub answers to an orchestrator round bound to `tools`."""
     with pytest.raises(openai.BadRequestError) as refused:
-        await with_tools(_model(stub), _specs(tools)).ainvoke(ASK)
+        await _bound_round(stub, tools)
     body: dict[str, Any] = refused.value.body  # type: ignore[assignment]
     return body
 
 
 @pytest.mark.parametrize("dialect", DIALECTS)
-async def test_todays_dotted_and_long_tool_names_are_refused(dialect: Dialect) -> None:
-    """Documents issue 35: MCP names are bound as they are (dots, up to 128 characters)."""
-    long_name = "inventory_" + "x" * 60
-    with OpenAIStub([], dialect=dialect) as stub:
-        dotted = await _bound_refusal(stub, [_tool("get_stock"), _tool("shop.get_stock")])
-        too_long = await _bound_refusal(stub, [_tool(long_name)])
-    assert (dotted["message"], dotted["param"]) == (
-        "Invalid 'tools[1].function.name': string does not match pattern. Expected a string "
-        "that matches the pattern '^[a-zA-Z0-9_-]+$'.",
-        "tools[1].function.name",
-    )
-    assert too_long["message"] == (
-        "Invalid 'tools[0].function.name': string too long. Expected a string with maximum "
-        "length 64, but got a string with length 70 instead."
-    )
+async def test_dotted_and_long_tool_names_are_accepted(dialect: Dialect) -> None:
+    """MCP names may carry dots and run to 128 characters: they are bound provider-safe."""
+    tools = [_tool("get_stock"), _tool("shop.get_stock"), _tool("inventory_" + "x" * 60)]
+    with OpenAIStub([{"content": "ok"}], dialect=dialect) as stub:
+        await _bound_round(stub, tools)
+    assert stub.refusals == []
+    assert len(stub.requests[0]["tools"]) == len(tools) + len(_CONTROL_SPECS)
 
 
-async def test_todays_expert_with_130_tools_is_refused() -> None:
-    """Documents issue 35: every tool of an expert is bound, however many."""
-    with OpenAIStub([]) as stub:
-        body = await _bound_refusal(stub, [_tool(f"tool_{i}") for i in range(130)])
-    assert body["param"] == "tools"
-    assert body["message"].startswith("Invalid 'tools': array too long. Expected an array")
+async def test_an_expert_with_130_tools_is_accepted() -> None:
+    """At most 128 tools go in one request, control tools included."""
+    with OpenAIStub([{"content": "ok"}]) as stub:
+        await _bound_round(stub, [_tool(f"tool_{i}") for i in range(130)])
+    assert stub.refusals == []
+    assert len(stub.requests[0]["tools"]) == 128
 
 
 async def test_the_opt_out_takes_any_request() -> None:

@@ -28,8 +28,9 @@ from pydantic import BaseModel
 
 from common.safety.verdict import IrreversibilityAnalysis
 from common.structured import MALFORMED, structured_runnable, with_tools
+from strategies.with_planner.bound_tools import bind_tools_for
 from strategies.with_planner.nodes.assess import Assessment
-from strategies.with_planner.nodes.orchestrate import _specs
+from strategies.with_planner.nodes.orchestrate import _CONTROL_SPECS
 from strategies.with_planner.plans import PlannerResult
 from tests.integration_tests.recording_server import RecordingServer
 from tests.provider_limits import (
@@ -44,7 +45,9 @@ pytestmark = pytest.mark.integration
 CATALOG = json.loads((Path(__file__).parents[1] / "data" / "tool_catalog.json").read_text())
 """Tool lists real MCP servers returned."""
 
-ASK = [SystemMessage("You plan how to answer."), HumanMessage("How many WID-1 are in stock?")]
+TASK = "How many WID-1 are in stock?"
+"""The request and the task the orchestrator's tools are chosen for."""
+ASK = [SystemMessage("You plan how to answer."), HumanMessage(TASK)]
 
 Factory = Callable[[str], BaseChatModel]
 """Builds a provider's chat model talking to the recording server at a base URL."""
@@ -137,7 +140,8 @@ def _bind_each(
 
     def send(model: BaseChatModel) -> None:
         for server, tools in tool_lists.items():
-            failure = _sent(model, with_tools(model, _specs(tools)))
+            specs = bind_tools_for(tools, _CONTROL_SPECS, TASK).specs
+            failure = _sent(model, with_tools(model, specs))
             if failure is not None:
                 failures.append(f"{server}: {failure}")
 
