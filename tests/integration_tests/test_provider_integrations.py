@@ -149,8 +149,6 @@ def _bind_each(
 
 
 KNOWN_GAPS = {
-    "anthropic": "gitlab's tools declare an inputSchema with no type (only $schema), bound as "
-    "is: Anthropic wants input_schema.type object (OpenAI refuses it too)",
     "google_genai": "real MCP schemas carry open objects, arrays without items and untyped "
     "properties, which Gemini refuses, and an integer enum (alpaca) that "
     "langchain-google-genai cannot convert; nothing adapts tool schemas to Gemini yet",
