@@ -198,6 +198,8 @@ format: install-dev
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
+# bench_http's model server (bench/model_server.py) holds every request to OpenAI's rules
+# (tests/provider_rules.py): a request the real API would refuse is an error in the bench.
 bench: install-dev
 	$(PY) bench/bench_sessions.py
 	$(PY) bench/bench_parallel.py

@@ -18,6 +18,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import sys
 import threading
 from collections import OrderedDict
@@ -223,12 +224,28 @@ def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> 
 
     try:
         model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
-    except (ImportError, ValueError) as exc:
+    except ImportError as exc:
+        raise ModelConfigError(missing_package_problem(spec, provider, exc)) from exc
+    except ValueError as exc:
         raise ModelConfigError(
             f"Cannot load model {spec!r} ({exc}): set MODEL (or --model) to provider:model, "
             "e.g. openai:gpt-4o-mini, and install the provider's package."
         ) from exc
     return model
+
+
+_PIP_INSTALL = re.compile(r"pip install (?:-U )?([A-Za-z0-9_.\-\[\]]+)")
+"""The package an integration's import error tells to install."""
+
+
+def missing_package_problem(spec: str, provider: str, exc: ImportError) -> str:
+    """One sentence: the provider's integration package is not installed, and how to get it."""
+    named = _PIP_INSTALL.search(str(exc))
+    package = named.group(1) if named else f"langchain-{provider.replace('_', '-')}"
+    return (
+        f"Model {spec!r} needs the {package} package, which is not installed: run "
+        f"`pip install {package}`, or set MODEL (or --model) to another provider:model."
+    )
 
 
 _CLIENT_ENV_MARKS = ("API_KEY", "BASE_URL", "API_BASE", "ENDPOINT", "PROXY", "ORGANIZATION")
