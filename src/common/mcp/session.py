@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import anyio
+import httpx
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
@@ -72,14 +73,20 @@ def resolve_command(command: str) -> str:
 
 
 class ExpertUnavailable(RuntimeError):
-    """An MCP server that could not be started or reached; the message names it."""
+    """An MCP server that could not be started or reached; the message names it.
 
-    def __init__(self, server: str, message: str) -> None:
+    The message leaves out when the server is tried again (`retry_in_s`): a one-shot command
+    ends long before then, so "next start in 5s" would mean nothing to its reader.
+    """
+
+    def __init__(self, server: str, message: str, retry_in_s: float = 0.0) -> None:
         super().__init__(f"Expert {server!r} is unavailable: {message}")
         self.server = server
         """The expert's name."""
         self.reason = message
         """Why it is unavailable, without the expert's name."""
+        self.retry_in_s = retry_in_s
+        """Seconds before this process starts the server again (0: on the next use)."""
 
 
 def now() -> float:
@@ -175,15 +182,17 @@ class PersistentSession:
                 return self._session
             cooldown = self._cooldown
             if cooldown is not None and (wait := cooldown.retry_in_s()) > 0:
-                raise ExpertUnavailable(self.name, f"{cooldown.reason} (next start in {wait:.0f}s)")
+                raise ExpertUnavailable(self.name, cooldown.reason, wait)
             await self._close_owner()
             try:
                 session = await self._start()
             except ExpertUnavailable as exc:
                 cooldown = self._cool_down(exc.reason)
-                raise ExpertUnavailable(
-                    self.name, f"{exc.reason} (next start in {cooldown.length_s:g}s)"
-                ) from exc
+                # A long-lived process (a server) does retry: its log says when.
+                logger.info(
+                    "MCP server %r did not start; next start in %gs", self.name, cooldown.length_s
+                )
+                raise ExpertUnavailable(self.name, exc.reason, cooldown.length_s) from exc
             self._cooldown = None
             return session
 
@@ -251,7 +260,7 @@ class PersistentSession:
             elif self._ready.done():
                 logger.warning("MCP server %r disconnected: %r", self.name, exc)
             else:
-                reason = start_failure(exc)
+                reason = start_failure(exc, self.name, self.config)
                 self._ready.set_exception(
                     ExpertUnavailable(self.name, reason + await self._stderr_suffix())
                 )
@@ -490,8 +499,27 @@ async def _list_all_tools(session: ClientSession) -> list[Tool]:
             return tools
 
 
-def start_failure(exc: BaseException) -> str:
-    """Why a server did not start, in words: a closed pipe means the server went away."""
+def start_failure(exc: BaseException, name: str = "", config: ServerConfig | None = None) -> str:
+    """Why a server did not start, in words: a closed pipe means the server went away.
+
+    An HTTP server's reason names its URL and what to check: nothing listening (its url, or
+    start it), or a refusal of our credentials (its `headers`).
+    """
+    url = config.url if config is not None else None
+    if url and isinstance(exc, httpx.HTTPStatusError):
+        code = exc.response.status_code
+        if code in (401, 403):
+            return (
+                f"{url} refused the connection with HTTP {code}; check the `headers` "
+                f"(credentials) of server {name!r} in the MCP config file"
+            )
+        return f"{url} answered HTTP {code} to the MCP connection; check its url"
+    if url and isinstance(exc, httpx.TransportError):
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        return (
+            f"nothing answered at {url} ({why}); start that server, or correct the url of "
+            f"server {name!r} in the MCP config file"
+        )
     closed = isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
     if closed or isinstance(exc, CONNECTION_ERRORS):
         return "the server closed the connection while starting (it exited or crashed)"
