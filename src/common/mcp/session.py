@@ -49,6 +49,7 @@ from mcp.types import (
 from common.mcp.client import PlannerClientSession
 from common.mcp.config import ServerConfig
 from common.mcp.inprocess import inprocess_server
+from common.mcp.stdout_watch import StdoutWatch
 
 if TYPE_CHECKING:
     from common.mcp.tool_cache import ToolCache
@@ -236,13 +237,18 @@ class PersistentSession:
 
     async def _own(self) -> None:
         assert self._ready is not None
+        watch: StdoutWatch | None = None
         try:
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack)
                 self._launched.set()
-                session = await stack.enter_async_context(PlannerClientSession(read, write))
-                await session.initialize()
-                self.tools = await _list_all_tools(session)
+                stdio = self.config.resolved_transport == "stdio"
+                watch = StdoutWatch(self.name) if stdio else None
+                session = await stack.enter_async_context(
+                    PlannerClientSession(read, write, message_handler=watch)
+                )
+                handshake = _handshake(session)
+                self.tools = await (watch.guard(handshake) if watch else handshake)
                 await self._remember_tools()
                 if self._ready.cancelled():
                     return  # abandoned meanwhile: the owner is being torn down
@@ -260,7 +266,9 @@ class PersistentSession:
             elif self._ready.done():
                 logger.warning("MCP server %r disconnected: %r", self.name, exc)
             else:
-                reason = start_failure(exc, self.name, self.config)
+                failure = watch.failure if watch is not None else None
+                # Closing the transport after a stray stdout line may raise over it.
+                reason = str(failure) if failure else start_failure(exc, self.name, self.config)
                 self._ready.set_exception(
                     ExpertUnavailable(self.name, reason + await self._stderr_suffix())
                 )
@@ -487,6 +495,12 @@ def _temp_log() -> TextIO:
     return tempfile.TemporaryFile("w+", encoding="utf-8")
 
 
+async def _handshake(session: ClientSession) -> list[Tool]:
+    """`initialize`, then the server's whole tool list."""
+    await session.initialize()
+    return await _list_all_tools(session)
+
+
 async def _list_all_tools(session: ClientSession) -> list[Tool]:
     tools: list[Tool] = []
     cursor: str | None = None
@@ -505,6 +519,12 @@ def start_failure(exc: BaseException, name: str = "", config: ServerConfig | Non
     An HTTP server's reason names its URL and what to check: nothing listening (its url, or
     start it), or a refusal of our credentials (its `headers`).
     """
+    command = config.command if config is not None else None
+    if command and isinstance(exc, FileNotFoundError):
+        return (
+            f"its command {command!r} was not found; install it, or correct the command of "
+            f"server {name!r} in the MCP config file"
+        )
     url = config.url if config is not None else None
     if url and isinstance(exc, httpx.HTTPStatusError):
         code = exc.response.status_code

@@ -16,7 +16,14 @@ import typer
 
 from strategies.cli import prompts, startup_done
 from strategies.cli.answers import Preset, preset_from_options, resume_hint
-from strategies.cli.exits import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
+from strategies.cli.exits import (
+    EXIT_CODES_HELP,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliProblem,
+    one_line,
+)
 from strategies.cli.help import PlainCommand, PlainGroup
 from strategies.cli.outcome import Outcome, error, print_json, show, stopped
 from strategies.cli.render import (
@@ -179,6 +186,9 @@ def run(
     config: ConfigOption = None,
     as_json: JsonOption = False,
     server: ServerOption = None,
+    new: Annotated[
+        bool, typer.Option("--new", help="Start a new thread under the --thread ID given.")
+    ] = False,
 ) -> None:
     """Run one request and print the answer.
 
@@ -191,9 +201,13 @@ def run(
 
     Open-ended requests ("Which widgets are low on stock? Save a summary as a note.") need a
     language model: set MODEL (e.g. openai:gpt-4o-mini) and its API key, or pass --model.
+
+    --thread ID continues that thread, and an unknown ID is refused (exit 2), so a mistyped id
+    never starts a thread of its own; --thread ID --new starts a new thread under that id.
     """
+    existing = thread is not None and not new
     if server is not None:
-        _run_on_server(server, request, thread, model, mode, config, as_json)
+        _run_on_server(server, request, thread, existing, (model, mode, config), as_json)
     thread_id = thread or uuid.uuid4().hex[:12]
     hint = resume_hint(thread_id, _options(model, mode, config))
 
@@ -202,24 +216,34 @@ def run(
 
         ctx = build_context(model, mode, config)
         payload = {"messages": [{"role": "user", "content": request}]}
-        return asyncio.run(_run_and_show(payload, thread_id, ctx, hint))
+        return asyncio.run(_run_and_show(payload, thread_id, ctx, hint, existing=existing))
 
     _conclude(body, as_json, thread_id, hint, shown=True)
 
 
 async def _run_and_show(
-    payload: Any, thread: str, ctx: Context, hint: str, preset: Preset | None = None
+    payload: Any,
+    thread: str,
+    ctx: Context,
+    hint: str,
+    preset: Preset | None = None,
+    existing: bool = False,
 ) -> Outcome:
     """Run or resume the thread and show how it ended, then close its experts.
 
     Shown before the experts are closed: closing the stdio servers takes a moment, which the
-    person reading the answer need not wait for.
+    person reading the answer need not wait for. With `existing`, an unknown thread is refused.
     """
     from common.mcp.registry import shutdown_pool
-    from strategies.cli.drive import run_thread
+    from strategies.cli.drive import no_thread, run_thread
+    from strategies.cli.records import nothing_saved
 
+    if existing and nothing_saved("checkpoints"):
+        raise no_thread(thread, new_hint=True)
     try:
-        outcome = await run_thread(payload, thread, ctx, hint, preset, close_sessions=False)
+        outcome = await run_thread(
+            payload, thread, ctx, hint, preset, close_sessions=False, existing=existing
+        )
         show(outcome)
         return outcome
     finally:
@@ -310,15 +334,15 @@ def _run_on_server(
     server: str,
     request: str,
     thread: str | None,
-    model: str | None,
-    mode: str | None,
-    config: Path | None,
+    existing: bool,
+    settings: tuple[str | None, str | None, Path | None],
     as_json: bool,
 ) -> NoReturn:
     """`run --server`: the same command, on a thread of the server's."""
     from strategies.cli import remote
 
     startup_done()
+    model, mode, config = settings
 
     thread_id = thread or remote.new_thread_id()
     hint = resume_hint(thread_id, _options(model, mode, config, server))
@@ -326,9 +350,7 @@ def _run_on_server(
     def body() -> Outcome:
         url = remote.server_url(server)
         context = remote.server_context(model, mode, config)
-        return asyncio.run(
-            remote.run_remote(url, request, thread_id, thread is not None, context, hint)
-        )
+        return asyncio.run(remote.run_remote(url, request, thread_id, existing, context, hint))
 
     _conclude(body, as_json, thread_id, hint)
 
@@ -416,18 +438,27 @@ def tools(
     marks a tool the user chose not to be asked again for; `changed` one whose definition
     changed since (it is asked again). At call time a call is also held when its arguments
     carry other experts' data out (a URL, a recipient, a message): a server's
-    `data_may_leave: true` allows that. Exits 1 when an expert cannot start.
+    `data_may_leave: true` allows that. Exits 1 when an expert cannot start, 2 when the
+    config has no server.
 
     Example: mcp-planner tools --config mcp.json --json
     """
     from rich.text import Text
 
-    from strategies.cli.setup import read_mcp_config
+    from strategies.cli.setup import read_mcp_config, settings
 
     fit_output()
     with user_errors():
         _, mcp = read_mcp_config(config)
+        source = str(config if config is not None else settings().mcp_config)
+        if not mcp.servers:
+            raise CliProblem(
+                f"No expert to list: {source} configures no MCP server; add one under "
+                '"mcpServers", or pass --config PATH.'
+            )
         verdicts, errors, marks = asyncio.run(_classify_all(mcp, user))
+    if errors and len(errors) == len(mcp.servers):
+        _none_listed(source, errors, as_json)
     rows: list[dict[str, Any]] = [{**v, "remembered": mark_of(marks, dict(v))} for v in verdicts]
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
@@ -445,6 +476,15 @@ def tools(
     for message in errors.values():
         problem(message)
     raise typer.Exit(EXIT_FAILED if errors else EXIT_OK)
+
+
+def _none_listed(source: str, errors: dict[str, str], as_json: bool) -> NoReturn:
+    """Every expert failed to start: one line with each one's reason and what to do, exit 1."""
+    if as_json:
+        sys.stdout.write("[]\n")
+    reasons = "; ".join(message.rstrip(".") for message in errors.values())
+    problem(f"No expert could be listed: {reasons}; fix them in {source}, or pass --config PATH.")
+    raise typer.Exit(EXIT_FAILED)
 
 
 def _leaving_note(config: McpConfig) -> str:
