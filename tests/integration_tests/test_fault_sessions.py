@@ -304,7 +304,9 @@ async def test_after_the_cooldown_it_is_started_again_with_a_longer_wait(
     await shutdown_pool()
 
 
-def test_the_tools_command_names_the_failure_not_a_retry_wait(mcp_config: dict[str, Any], tmp_path: Path) -> None:
+def test_the_tools_command_names_the_failure_not_a_retry_wait(
+    mcp_config: dict[str, Any], tmp_path: Path
+) -> None:
     from typer.testing import CliRunner
 
     from strategies.cli.app import app

@@ -82,15 +82,15 @@ def test_its_dependents_are_skipped(tmp_path: Path) -> None:
 class _Refusing(BaseHTTPRequestHandler):
     """Answers every request with the status in the server's `status` attribute."""
 
-    def do_POST(self) -> None:  # noqa: N802 (the http.server naming)
+    def do_POST(self) -> None:
         """Refuse the MCP request."""
         self.send_response(self.server.status)  # type: ignore[attr-defined]
         self.send_header("Content-Length", "0")
         self.end_headers()
 
-    do_GET = do_POST  # noqa: N815
+    do_GET = do_POST
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         """Quiet: the test reads the client's message, not the server's log."""
 
 
