@@ -6,8 +6,9 @@ the most words with it (an expert marked unavailable competes by its name and de
 keeps its clause as a task of its own, which fails saying so), and fills arguments from quoted
 strings, SKU-like codes, numbers and `key=value` pairs; an argument it cannot fill from a later
 clause takes the previous task's result (`${tN.result}`). It assesses a task by its tool result
-and answers by listing results. A clause that begins "ask me" becomes a task whose orchestrator asks the user that question
-(`ask_user`) and reports the answer, so the keyless demo shows questions too.
+and answers by listing results. A clause that begins "ask me" becomes a task whose orchestrator
+asks the user that question (`ask_user`) and reports the answer, so the keyless demo shows
+questions too.
 Limits: one tool per clause, no reasoning, English keywords only.
 """
 
