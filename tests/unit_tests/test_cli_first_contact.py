@@ -102,3 +102,55 @@ def test_tools_when_every_server_fails_gives_each_reason_and_what_to_do(
     ) in line
     assert line.endswith("; fix them in other.json, or pass --config PATH.")
     assert result.stdout == ""
+
+
+def test_threads_reads_each_status_from_the_checkpoint_as_the_graph_does(
+    chdir_tmp: Path,
+) -> None:
+    """`threads` no longer builds the graph: its statuses must still be the graph's own."""
+    import asyncio
+
+    import httpx
+
+    from common.persistence import open_persistence
+    from strategies.cli.records import list_threads, status_of
+    from strategies.with_planner.graph import build_graph
+    from tests.doubles import ScriptedChatModel, install_scripted
+
+    notes = {
+        "command": sys.executable,
+        "args": ["-m", "common.demo_servers.notes"],
+        "env": {"NOTES_FILE": str(chdir_tmp / "notes.json")},
+        "description": "Team notes: list, read, write, delete.",
+    }
+    config = {"mcpServers": {**DEMO["mcpServers"], "notes": notes}}
+    (chdir_tmp / "mcp.json").write_text(json.dumps(config))
+    offline = ["--model", "offline:rules"]
+    down = install_scripted(ScriptedChatModel(script=[httpx.ConnectError("refused")]))
+    runs = {
+        "t-done": (STOCK, offline, 0),
+        "t-wait": (f'{STOCK}, then write a note titled "stock"', offline, 3),
+        "t-stopped": (STOCK, ["--model", down], 1),
+    }
+    for thread, (request, model, code) in runs.items():
+        done = runner.invoke(app, ["run", request, "--thread", thread, "--new", *model])
+        assert done.exit_code == code, done.output
+
+    async def both() -> tuple[dict[str, str], dict[str, str]]:
+        listed = {r["thread_id"]: r["status"] for r in await list_threads()}
+        graphs: dict[str, str] = {}
+        async with open_persistence() as (saver, store):
+            graph = build_graph(checkpointer=saver, store=store)
+            for thread in runs:
+                state = await graph.aget_state({"configurable": {"thread_id": thread}})
+                waits = [i.value for i in state.interrupts]
+                graphs[thread] = status_of(bool(state.next), waits)
+        return listed, graphs
+
+    listed, graphs = asyncio.run(both())
+    assert listed == graphs
+    assert listed == {
+        "t-done": "done",
+        "t-wait": "waiting for approval",
+        "t-stopped": "stopped mid-run",
+    }

@@ -27,14 +27,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import anyio
-import httpx
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import McpError
-from mcp.shared.memory import create_client_server_memory_streams
 from mcp.types import (
     CONNECTION_CLOSED,
     CallToolResult,
@@ -303,6 +298,11 @@ class PersistentSession:
         if cfg.inprocess is not None:
             return await _open_inprocess(stack, cfg.inprocess)
         assert cfg.url is not None
+        # The HTTP transports (httpx, SSE) are imported by the first session that needs them.
+        from mcp.client.sse import sse_client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
         if cfg.resolved_transport == "sse":
             read, write = await stack.enter_async_context(
                 sse_client(cfg.url, headers=dict(cfg.headers))
@@ -473,6 +473,8 @@ async def _abandon(call: asyncio.Future[CallToolResult]) -> None:
 
 
 async def _open_inprocess(stack: AsyncExitStack, name: str) -> tuple[Any, Any]:
+    from mcp.shared.memory import create_client_server_memory_streams
+
     server = inprocess_server(name)
     client, (server_read, server_write) = await stack.enter_async_context(
         create_client_server_memory_streams()
@@ -525,6 +527,8 @@ def start_failure(exc: BaseException, name: str = "", config: ServerConfig | Non
             f"its command {command!r} was not found; install it, or correct the command of "
             f"server {name!r} in the MCP config file"
         )
+    import httpx
+
     url = config.url if config is not None else None
     if url and isinstance(exc, httpx.HTTPStatusError):
         code = exc.response.status_code

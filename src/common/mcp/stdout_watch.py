@@ -88,7 +88,8 @@ class StdoutWatch:
             line = self.seen.result()
         else:
             try:
-                await asyncio.wait({work, self.seen}, return_when=asyncio.FIRST_COMPLETED)
+                waits: set[asyncio.Future[Any]] = {work, self.seen}
+                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
             except asyncio.CancelledError:
                 work.cancel()
                 raise
