@@ -16,14 +16,7 @@ import typer
 
 from strategies.cli import prompts, startup_done
 from strategies.cli.answers import Preset, preset_from_options, resume_hint
-from strategies.cli.exits import (
-    EXIT_CODES_HELP,
-    EXIT_FAILED,
-    EXIT_OK,
-    EXIT_USAGE,
-    CliProblem,
-    one_line,
-)
+from strategies.cli.exits import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
 from strategies.cli.help import PlainCommand, PlainGroup
 from strategies.cli.outcome import Outcome, error, print_json, show, stopped
 from strategies.cli.render import (
@@ -36,11 +29,9 @@ from strategies.cli.render import (
     print_table,
     problem,
 )
-from strategies.cli.trust import mark_of, tool_marks, trust_app
+from strategies.cli.trust import mark_of, trust_app
 
 if TYPE_CHECKING:
-    from common.mcp import McpConfig
-    from common.safety.classify import ToolVerdict
     from strategies.cli.answers import Preset
     from strategies.with_planner.context import Context
 
@@ -399,30 +390,6 @@ def chat(
     _conclude(body, False, thread_id, hint, shown=True)
 
 
-async def _classify_all(
-    config: McpConfig, user: str
-) -> tuple[list[ToolVerdict], dict[str, str], dict[tuple[str, str], str]]:
-    from common.mcp import ExpertRegistry, ExpertUnavailable
-    from common.mcp.registry import shutdown_pool
-    from common.safety.classify import classify_tools
-    from strategies.cli.setup import settings
-
-    registry = ExpertRegistry(config, settings().mcp_startup_timeout_s)
-    try:
-        catalog = await registry.catalog(registry.experts)
-    finally:
-        await shutdown_pool()
-    marks = await tool_marks(registry, catalog, user)
-    verdicts: list[ToolVerdict] = []
-    errors: dict[str, str] = {}
-    for server, tools in catalog.items():
-        if isinstance(tools, ExpertUnavailable):
-            errors[server] = str(tools)
-        else:
-            verdicts += classify_tools(server, tools, registry.server(server))
-    return verdicts, errors, marks
-
-
 @app.command(cls=PlainCommand)
 def tools(
     config: ConfigOption = None,
@@ -443,57 +410,27 @@ def tools(
 
     Example: mcp-planner tools --config mcp.json --json
     """
-    from rich.text import Text
-
+    from strategies.cli import tool_list
     from strategies.cli.setup import read_mcp_config, settings
 
     fit_output()
     with user_errors():
         _, mcp = read_mcp_config(config)
         source = str(config if config is not None else settings().mcp_config)
-        if not mcp.servers:
-            raise CliProblem(
-                f"No expert to list: {source} configures no MCP server; add one under "
-                '"mcpServers", or pass --config PATH.'
-            )
-        verdicts, errors, marks = asyncio.run(_classify_all(mcp, user))
-    if errors and len(errors) == len(mcp.servers):
-        _none_listed(source, errors, as_json)
+        tool_list.require_servers(mcp, source)
+        verdicts, errors, marks = asyncio.run(tool_list.classify_all(mcp, user))
     rows: list[dict[str, Any]] = [{**v, "remembered": mark_of(marks, dict(v))} for v in verdicts]
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
-    else:
-        columns = ["server", "tool", "class", "source", "remembered", "reason"]
-        table = new_table("Tools and their classification", columns)
-        for r in rows:
-            cls = Text("irreversible", "red") if r["irreversible"] else Text("reversible", "green")
-            mark = Text(r["remembered"] or "", "yellow" if r["remembered"] == "changed" else "")
-            table.add_row(
-                Text(r["server"]), Text(r["tool"]), cls, r["source"], mark, Text(r["reason"])
-            )
-        print_table(table)
-        line(_leaving_note(mcp), "dim")
+    if errors and len(errors) == len(mcp.servers):
+        problem(tool_list.none_listed(source, errors))
+        raise typer.Exit(EXIT_FAILED)
+    if not as_json:
+        print_table(tool_list.tool_table(rows))
+        line(tool_list.leaving_note(mcp), "dim")
     for message in errors.values():
         problem(message)
     raise typer.Exit(EXIT_FAILED if errors else EXIT_OK)
-
-
-def _none_listed(source: str, errors: dict[str, str], as_json: bool) -> NoReturn:
-    """Every expert failed to start: one line with each one's reason and what to do, exit 1."""
-    if as_json:
-        sys.stdout.write("[]\n")
-    reasons = "; ".join(message.rstrip(".") for message in errors.values())
-    problem(f"No expert could be listed: {reasons}; fix them in {source}, or pass --config PATH.")
-    raise typer.Exit(EXIT_FAILED)
-
-
-def _leaving_note(config: McpConfig) -> str:
-    """Which servers may carry other experts' data out without approval (`data_may_leave`)."""
-    free = [name for name, server in config.servers.items() if server.data_may_leave]
-    return (
-        "Calls carrying another expert's data through a URL, recipient or message are held at "
-        f"call time; data_may_leave: true on {', '.join(free) or 'no server'}."
-    )
 
 
 app.add_typer(trust_app, name="trust")
