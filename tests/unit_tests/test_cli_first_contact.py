@@ -57,11 +57,19 @@ def test_a_mistyped_id_beside_saved_threads_is_refused_and_new_starts_one(
 
     typo = runner.invoke(app, ["run", STOCK, "--thread", "stokc-1", "--model", "offline:rules"])
     again = runner.invoke(app, ["run", STOCK, "--thread", "stock-1", "--model", "offline:rules"])
+    renew = runner.invoke(app, first)
+    bare = runner.invoke(app, ["run", STOCK, "--new", "--model", "offline:rules"])
     listed = runner.invoke(app, ["threads", "--json"])
 
     assert typo.exit_code == 2
     assert "No thread 'stokc-1' here" in one_line(typo)
     assert again.exit_code == 0, again.stderr
+    assert renew.exit_code == 2
+    assert one_line(renew) == (
+        "Thread 'stock-1' already exists: leave out --new to continue it, or choose another id."
+    )
+    assert bare.exit_code == 2
+    assert one_line(bare) == "--new starts a thread under the id you give: add --thread ID."
     assert [t["thread_id"] for t in json.loads(listed.stdout)] == ["stock-1"]
 
 

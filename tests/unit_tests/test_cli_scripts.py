@@ -187,8 +187,9 @@ def test_an_expert_that_cannot_start_makes_run_exit_1_in_the_tools_words(
     tools = runner.invoke(app, ["tools"])
     assert tools.exit_code == 1
     (words,) = [line for line in tools.stderr.splitlines() if "is unavailable" in line]
-    assert words.startswith("Expert 'broken' is unavailable")
-    assert any(words.split(":")[0] in p for p in outcome["problems"]), outcome["problems"]
+    # Its only expert failed: one line, the expert's words after what was not listed.
+    assert words.startswith("No expert could be listed: Expert 'broken' is unavailable")
+    assert any(words.split(": ")[1] in p for p in outcome["problems"]), outcome["problems"]
     assert "mcp_config in context" not in result.stderr + result.stdout
 
 

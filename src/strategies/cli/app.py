@@ -196,9 +196,13 @@ def run(
     --thread ID continues that thread, and an unknown ID is refused (exit 2), so a mistyped id
     never starts a thread of its own; --thread ID --new starts a new thread under that id.
     """
-    existing = thread is not None and not new
+    if new and thread is None:
+        problem("--new starts a thread under the id you give: add --thread ID.")
+        raise typer.Exit(EXIT_USAGE)
+    # Must the thread exist (--thread ID), must it not (--thread ID --new), or is it new (None)?
+    existing = None if thread is None else not new
     if server is not None:
-        _run_on_server(server, request, thread, existing, (model, mode, config), as_json)
+        _run_on_server(server, request, thread, bool(existing), (model, mode, config), as_json)
     thread_id = thread or uuid.uuid4().hex[:12]
     hint = resume_hint(thread_id, _options(model, mode, config))
 
@@ -218,12 +222,13 @@ async def _run_and_show(
     ctx: Context,
     hint: str,
     preset: Preset | None = None,
-    existing: bool = False,
+    existing: bool | None = None,
 ) -> Outcome:
     """Run or resume the thread and show how it ended, then close its experts.
 
     Shown before the experts are closed: closing the stdio servers takes a moment, which the
-    person reading the answer need not wait for. With `existing`, an unknown thread is refused.
+    person reading the answer need not wait for. `existing` True refuses an unknown thread,
+    False a known one (None: either).
     """
     from common.mcp.registry import shutdown_pool
     from strategies.cli.drive import no_thread, run_thread

@@ -109,11 +109,12 @@ async def run_thread(
     hint: str,
     preset: Preset | None = None,
     close_sessions: bool = True,
-    existing: bool = False,
+    existing: bool | None = None,
 ) -> Outcome:
     """Run (payload) or resume (payload None) the thread until it ends or waits for a person.
 
-    With `existing`, a run on a thread that has no checkpoint is refused (`no_thread`).
+    A run with `existing` True on a thread that has no checkpoint is refused (`no_thread`), one
+    with `existing` False on a thread that has one (`--new`); None takes either.
     """
     config: RunnableConfig = {"configurable": {"thread_id": thread}}
     async with experts_started(ctx, close_sessions), _persistence() as (saver, store):
@@ -182,15 +183,21 @@ def show_guard_stats(values: dict[str, Any]) -> None:
 
 
 async def _refuse_if_waiting(
-    graph: Any, config: RunnableConfig, thread: str, existing: bool
+    graph: Any, config: RunnableConfig, thread: str, existing: bool | None
 ) -> None:
     """A new request must not silently drop calls that still wait for the user's decision.
 
-    With `existing`, the thread must exist: a mistyped id must not start a thread of its own.
+    `existing` True: the thread must exist (a mistyped id must not start a thread of its own);
+    False: it must not (`--new` must not continue an old thread unawares).
     """
     state = await graph.aget_state(config)
-    if existing and state.created_at is None:
+    if existing is True and state.created_at is None:
         raise no_thread(thread, new_hint=True)
+    if existing is False and state.created_at is not None:
+        raise CliProblem(
+            f"Thread {thread!r} already exists: leave out --new to continue it, or choose "
+            "another id."
+        )
     pending = list(state.interrupts)
     if pending:
         raise still_waiting(thread, len(pending), f"mcp-planner resume {thread}")
