@@ -192,7 +192,7 @@ class ExpertRegistry:
         try:
             await session.ensure_open()
         except ExpertUnavailable as exc:
-            raise ExpertUnavailable(expert, exc.reason) from exc
+            raise ExpertUnavailable(expert, exc.reason, exc.retry_in_s) from exc
         return list(session.tools)
 
     async def _listing(self, expert: str, cached_ok: bool) -> list[Tool]:

@@ -28,12 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import anyio
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import McpError
-from mcp.shared.memory import create_client_server_memory_streams
 from mcp.types import (
     CONNECTION_CLOSED,
     CallToolResult,
@@ -48,6 +44,7 @@ from mcp.types import (
 from common.mcp.client import PlannerClientSession
 from common.mcp.config import ServerConfig
 from common.mcp.inprocess import inprocess_server
+from common.mcp.stdout_watch import StdoutWatch
 
 if TYPE_CHECKING:
     from common.mcp.tool_cache import ToolCache
@@ -72,14 +69,20 @@ def resolve_command(command: str) -> str:
 
 
 class ExpertUnavailable(RuntimeError):
-    """An MCP server that could not be started or reached; the message names it."""
+    """An MCP server that could not be started or reached; the message names it.
 
-    def __init__(self, server: str, message: str) -> None:
+    The message leaves out when the server is tried again (`retry_in_s`): a one-shot command
+    ends long before then, so "next start in 5s" would mean nothing to its reader.
+    """
+
+    def __init__(self, server: str, message: str, retry_in_s: float = 0.0) -> None:
         super().__init__(f"Expert {server!r} is unavailable: {message}")
         self.server = server
         """The expert's name."""
         self.reason = message
         """Why it is unavailable, without the expert's name."""
+        self.retry_in_s = retry_in_s
+        """Seconds before this process starts the server again (0: on the next use)."""
 
 
 def now() -> float:
@@ -175,15 +178,17 @@ class PersistentSession:
                 return self._session
             cooldown = self._cooldown
             if cooldown is not None and (wait := cooldown.retry_in_s()) > 0:
-                raise ExpertUnavailable(self.name, f"{cooldown.reason} (next start in {wait:.0f}s)")
+                raise ExpertUnavailable(self.name, cooldown.reason, wait)
             await self._close_owner()
             try:
                 session = await self._start()
             except ExpertUnavailable as exc:
                 cooldown = self._cool_down(exc.reason)
-                raise ExpertUnavailable(
-                    self.name, f"{exc.reason} (next start in {cooldown.length_s:g}s)"
-                ) from exc
+                # A long-lived process (a server) does retry: its log says when.
+                logger.info(
+                    "MCP server %r did not start; next start in %gs", self.name, cooldown.length_s
+                )
+                raise ExpertUnavailable(self.name, exc.reason, cooldown.length_s) from exc
             self._cooldown = None
             return session
 
@@ -227,13 +232,18 @@ class PersistentSession:
 
     async def _own(self) -> None:
         assert self._ready is not None
+        watch: StdoutWatch | None = None
         try:
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack)
                 self._launched.set()
-                session = await stack.enter_async_context(PlannerClientSession(read, write))
-                await session.initialize()
-                self.tools = await _list_all_tools(session)
+                stdio = self.config.resolved_transport == "stdio"
+                watch = StdoutWatch(self.name) if stdio else None
+                session = await stack.enter_async_context(
+                    PlannerClientSession(read, write, message_handler=watch)
+                )
+                handshake = _handshake(session)
+                self.tools = await (watch.guard(handshake) if watch else handshake)
                 await self._remember_tools()
                 if self._ready.cancelled():
                     return  # abandoned meanwhile: the owner is being torn down
@@ -251,7 +261,9 @@ class PersistentSession:
             elif self._ready.done():
                 logger.warning("MCP server %r disconnected: %r", self.name, exc)
             else:
-                reason = start_failure(exc)
+                failure = watch.failure if watch is not None else None
+                # Closing the transport after a stray stdout line may raise over it.
+                reason = str(failure) if failure else start_failure(exc, self.name, self.config)
                 self._ready.set_exception(
                     ExpertUnavailable(self.name, reason + await self._stderr_suffix())
                 )
@@ -286,6 +298,11 @@ class PersistentSession:
         if cfg.inprocess is not None:
             return await _open_inprocess(stack, cfg.inprocess)
         assert cfg.url is not None
+        # The HTTP transports (httpx, SSE) are imported by the first session that needs them.
+        from mcp.client.sse import sse_client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
         if cfg.resolved_transport == "sse":
             read, write = await stack.enter_async_context(
                 sse_client(cfg.url, headers=dict(cfg.headers))
@@ -456,6 +473,8 @@ async def _abandon(call: asyncio.Future[CallToolResult]) -> None:
 
 
 async def _open_inprocess(stack: AsyncExitStack, name: str) -> tuple[Any, Any]:
+    from mcp.shared.memory import create_client_server_memory_streams
+
     server = inprocess_server(name)
     client, (server_read, server_write) = await stack.enter_async_context(
         create_client_server_memory_streams()
@@ -478,6 +497,12 @@ def _temp_log() -> TextIO:
     return tempfile.TemporaryFile("w+", encoding="utf-8")
 
 
+async def _handshake(session: ClientSession) -> list[Tool]:
+    """`initialize`, then the server's whole tool list."""
+    await session.initialize()
+    return await _list_all_tools(session)
+
+
 async def _list_all_tools(session: ClientSession) -> list[Tool]:
     tools: list[Tool] = []
     cursor: str | None = None
@@ -490,8 +515,35 @@ async def _list_all_tools(session: ClientSession) -> list[Tool]:
             return tools
 
 
-def start_failure(exc: BaseException) -> str:
-    """Why a server did not start, in words: a closed pipe means the server went away."""
+def start_failure(exc: BaseException, name: str = "", config: ServerConfig | None = None) -> str:
+    """Why a server did not start, in words: a closed pipe means the server went away.
+
+    An HTTP server's reason names its URL and what to check: nothing listening (its url, or
+    start it), or a refusal of our credentials (its `headers`).
+    """
+    command = config.command if config is not None else None
+    if command and isinstance(exc, FileNotFoundError):
+        return (
+            f"its command {command!r} was not found; install it, or correct the command of "
+            f"server {name!r} in the MCP config file"
+        )
+    import httpx
+
+    url = config.url if config is not None else None
+    if url and isinstance(exc, httpx.HTTPStatusError):
+        code = exc.response.status_code
+        if code in (401, 403):
+            return (
+                f"{url} refused the connection with HTTP {code}; check the `headers` "
+                f"(credentials) of server {name!r} in the MCP config file"
+            )
+        return f"{url} answered HTTP {code} to the MCP connection; check its url"
+    if url and isinstance(exc, httpx.TransportError):
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        return (
+            f"nothing answered at {url} ({why}); start that server, or correct the url of "
+            f"server {name!r} in the MCP config file"
+        )
     closed = isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
     if closed or isinstance(exc, CONNECTION_ERRORS):
         return "the server closed the connection while starting (it exited or crashed)"
