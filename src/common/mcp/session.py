@@ -12,7 +12,10 @@ A session decides three things about its server's lifetime:
 - a start whose caller is cancelled is torn down at once (the server may be half-initialized
   and would not hear a polite stop), and the cancellation propagates;
 - each start's live tool list is written to the session's `tool_cache` (when it has one), so
-  the next process can plan before its servers are up.
+  the next process can plan before its servers are up;
+- the tool list is listed again after the server sends `notifications/tools/list_changed`
+  (on the next lookup, never inside the SDK's receive loop, which must go on reading the
+  answer), and when a caller asks for a list no older than some age (`current_tools`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import anyio
+import anyio.lowlevel
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
@@ -42,10 +46,12 @@ from mcp.types import (
     ClientNotification,
     ErrorData,
     PaginatedRequestParams,
+    ServerNotification,
     Tool,
+    ToolListChangedNotification,
 )
 
-from common.mcp.client import PlannerClientSession
+from common.mcp.client import MessageHandler, PlannerClientSession
 from common.mcp.config import ServerConfig
 from common.mcp.inprocess import inprocess_server
 
@@ -146,6 +152,9 @@ class PersistentSession:
         """How long a closing session may take before its owner task is cancelled."""
         self.tool_cache: ToolCache | None = None
         """Where each start's live tool list is remembered (None: nowhere)."""
+        self._listed_at = 0.0
+        self._tools_changed = False
+        self._listing = asyncio.Lock()
 
     @property
     def alive(self) -> bool:
@@ -231,9 +240,12 @@ class PersistentSession:
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack)
                 self._launched.set()
-                session = await stack.enter_async_context(PlannerClientSession(read, write))
+                session = await stack.enter_async_context(
+                    PlannerClientSession(read, write, message_handler=self._on_message)
+                )
                 await session.initialize()
-                self.tools = await _list_all_tools(session)
+                self._tools_changed = False
+                self.tools, self._listed_at = await _list_all_tools(session), now()
                 await self._remember_tools()
                 if self._ready.cancelled():
                     return  # abandoned meanwhile: the owner is being torn down
@@ -265,6 +277,47 @@ class PersistentSession:
         """Refresh the tool cache with this start's live list (a failed write is only logged)."""
         if self.tool_cache is not None:
             await asyncio.to_thread(self.tool_cache.store, self.config, list(self.tools))
+
+    async def _on_message(self, message: MessageHandler) -> None:
+        """Note that the server changed its tools; the next lookup lists them again."""
+        if isinstance(message, ServerNotification) and isinstance(
+            message.root, ToolListChangedNotification
+        ):
+            logger.info("MCP server %r says its tools changed", self.name)
+            self._tools_changed = True
+        await anyio.lowlevel.checkpoint()
+
+    async def current_tools(self, max_age_s: float | None = None) -> list[Tool]:
+        """The server's tools, listed again first if it said they changed or they are too old.
+
+        `max_age_s` is the oldest listing the caller accepts (None: any age); a server that
+        changes its tools without saying so is only seen by such a caller. Raises
+        ExpertUnavailable when the server cannot be reached or the listing fails.
+        """
+        session = await self.ensure_open()
+        async with self._listing:
+            old = max_age_s is not None and now() - self._listed_at >= max_age_s
+            if self._tools_changed or old:
+                await self._list_again(session)
+        return list(self.tools)
+
+    async def _list_again(self, session: ClientSession) -> None:
+        """List the tools again on the open session (a failure keeps them marked as changed)."""
+        # Cleared first: a notice arriving during the listing asks for another one.
+        self._tools_changed, ended = False, self._ended
+        try:
+            async with asyncio.timeout(self.startup_timeout_s):
+                tools = await _list_all_tools(session)
+        except (TimeoutError, McpError, *CONNECTION_ERRORS) as exc:
+            self._tools_changed = True
+            if isinstance(exc, CONNECTION_ERRORS) or (
+                isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
+            ):
+                self._end(ended)
+            why = "no answer" if isinstance(exc, TimeoutError) else start_failure(exc)
+            raise ExpertUnavailable(self.name, f"listing its tools again failed: {why}") from exc
+        self.tools, self._listed_at = tools, now()
+        await self._remember_tools()
 
     async def launched(self) -> None:
         """Wait until a start has launched its transport (the server process runs) or ended."""
