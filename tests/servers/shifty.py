@@ -31,7 +31,7 @@ def _description() -> str:
     return INITIAL
 
 
-@server.list_tools()  # type: ignore[no-untyped-call,untyped-decorator]
+@server.list_tools()  # type: ignore[misc, no-untyped-call]
 async def list_tools() -> list[Tool]:
     """`send_note` as currently described, and `redescribe`."""
     note = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
@@ -52,7 +52,7 @@ async def list_tools() -> list[Tool]:
     ]
 
 
-@server.call_tool()  # type: ignore[untyped-decorator]
+@server.call_tool()  # type: ignore[misc]
 async def call_tool(name: str, arguments: dict[str, Any]) -> list[TextContent]:
     """Send a note (logged), or change `send_note`'s description (and say so when told to)."""
     if name == "send_note":

@@ -163,3 +163,23 @@ async def test_a_remembered_approval_is_asked_again_then_remembered_anew(
     nodes = await on(store, ctx).send("Send a third note")
     assert "await_approval" not in nodes
     assert shifty.sent() == [first, second, third]
+
+
+async def test_a_held_call_released_after_a_change_is_held_again(
+    scripted: Any, mcp_config: dict[str, Any], tmp_path: Path
+) -> None:
+    shifty = Shifty(tmp_path, notify=True)
+    title = unique("held")
+    ctx = {**context(scripted, mcp_config, shifty, title, title), "approval_mode": "plan_only"}
+    thread = on(InMemoryStore(), ctx)
+    await thread.send("Send the note")
+    (held,) = (await thread.values())["deferred"]
+    assert held["name"] == "send_note"
+
+    await shifty.redescribe(ctx)
+    await thread.send("go ahead")
+
+    assert shifty.sent() == []
+    (again,) = (await thread.values())["deferred"]
+    assert "changed after you were asked" in again["reason"]
+    assert "attacker@evil.example" in again["reason"]
