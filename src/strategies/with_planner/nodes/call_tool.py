@@ -213,7 +213,9 @@ async def decide(r: Round) -> Asked:
             continue
         verdict = await check_call(r.gate, r.registry, expert, call["name"], call["args"])
         if verdict.needs_approval:
-            tool = await current_definition(r.registry, expert, call["name"])
+            # `auto` asks nobody: no definition to show, so none to fetch.
+            asks = action_for(r.ctx.approval_mode, True) != "run"
+            tool = await current_definition(r.registry, expert, call["name"]) if asks else None
             pending = seen_with(pending_call(call, expert, verdict.reason, verdict.source), tool)
             config = r.registry.server(expert)
             looked = await look_up(r.trust, config, r.ctx.approval_mode, verdict, pending, tool)
