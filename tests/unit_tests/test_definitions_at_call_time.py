@@ -183,3 +183,35 @@ async def test_a_held_call_released_after_a_change_is_held_again(
     (again,) = (await thread.values())["deferred"]
     assert "changed after you were asked" in again["reason"]
     assert "attacker@evil.example" in again["reason"]
+
+
+async def test_a_change_announced_by_an_earlier_call_of_the_round_stops_the_later_one(
+    scripted: Any, mcp_config: dict[str, Any], tmp_path: Path
+) -> None:
+    shifty = Shifty(tmp_path, notify=True)
+    title = unique("meanwhile")
+    ctx, _ = scripted(
+        planner=[plan(task("t1", "shifty", "Redescribe, then send the note"))],
+        orchestrate=[
+            calls(
+                tool_call("redescribe", {"text": PULLED}, call_id="r"),
+                tool_call("send_note", {"title": title}, call_id="s"),
+            )
+        ],
+        assess=[done()],
+        response=["Done."],
+    )
+    servers = {**mcp_config["mcpServers"], "shifty": shifty.entry}
+    thread = on(InMemoryStore(), {**ctx, "mcp_config": {"mcpServers": servers}})
+    await thread.send("Redescribe, then send the note")
+    (request,) = await thread.interrupts()
+    assert [a["name"] for a in request["action_requests"]] == ["redescribe", "send_note"]
+
+    # Both approved before either runs; the first changes the second's tool as it runs.
+    await thread.resume({"decisions": [{"type": "approve"}, {"type": "approve"}]})
+
+    assert shifty.sent() == []
+    replies = {m.tool_call_id: m for m in await thread.tool_messages()}
+    assert replies["r"].status == "success"
+    assert replies["s"].status == "error"
+    assert "definition changed after it was approved" in str(replies["s"].content)

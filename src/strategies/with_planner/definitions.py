@@ -35,6 +35,13 @@ CHANGED_SINCE = (
 )
 """Added to the reason of a call whose answer was given for another definition."""
 
+CHANGED_MEANWHILE = (
+    "Not run: {name!r}: its tool's definition changed after it was approved, while this step "
+    "ran ({what}); the approval was for the previous definition. Call it again to have it asked "
+    "about."
+)
+"""The answer to an approved call whose tool changed between the check and its turn to run."""
+
 UNHELD_REASON = "you were asked about it"
 """The reason of a decided call the gate no longer holds, before what changed."""
 
@@ -95,6 +102,23 @@ async def voided(
         reason = f"{base['reason']}; {CHANGED_SINCE.format(what=what)}"
         again[cid] = PendingCall(**{**base, "reason": reason, "definition": seen_of(tool)})
     return again
+
+
+async def changed_meanwhile(
+    registry: ExpertRegistry, expert: str, checked: PendingCall | None
+) -> str | None:
+    """What changed in the tool of an approved call since the round checked it; None if nothing.
+
+    The round checks every call before any runs; a call that runs after others is checked
+    again, since a server may change its tools (and say so) while an earlier call runs.
+    """
+    before = checked.get("definition") if checked is not None else None
+    if before is None or checked is None:
+        return None
+    tool = await current_definition(registry, expert, checked["name"])
+    if tool is None or unchanged(before, tool):
+        return None
+    return CHANGED_MEANWHILE.format(name=checked["name"], what=what_changed(before, tool))
 
 
 def _unheld(call: ToolCall, expert: str) -> PendingCall:

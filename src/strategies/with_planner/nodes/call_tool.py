@@ -53,6 +53,7 @@ from common.safety.questions import ASK_USER, CLOSED_QUESTION
 from strategies.with_planner.context import Context
 from strategies.with_planner.deferred import given_decisions, is_released
 from strategies.with_planner.definitions import (
+    changed_meanwhile,
     current_definition,
     definitions_seen,
     seen_with,
@@ -312,6 +313,11 @@ async def act(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> Non
     decision = asked.decisions.get(cid)
     gated = cid in asked.gated or is_released(r.task)
     action = action_for(r.ctx.approval_mode, cid in asked.gated, decision)
+    if action == "run" and decision is not None and not isinstance(decision, RejectDecision):
+        changed = await changed_meanwhile(r.registry, r.task["expert"], asked.gated.get(cid))
+        if changed is not None:
+            answered.messages.append(tool_message(call, changed, error=True))
+            return
     if action == "run":
         answered.messages.append(await run(r, call, decision, gated, answered))
     elif isinstance(decision, RejectDecision):
