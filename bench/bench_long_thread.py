@@ -47,7 +47,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from bench_perf import SKU, Setup, backend, run_turn, storage
 from common.mcp.registry import shutdown_pool
 from perf_report import finish, machine
-from perf_scenario import plan_for, skus_for
+from perf_scenario import answer_with, plan_for, skus_for
 
 FIRST_REQUEST = 100
 """Turn n asks about request FIRST_REQUEST + n (SKU-0101-*, SKU-0102-*, ...)."""
@@ -64,7 +64,7 @@ def _request(messages: list[BaseMessage]) -> str:
 def _planner(messages: list[BaseMessage], _meta: Any) -> dict[str, Any]:
     # The question needs no expert: an empty plan, answered from the conversation.
     request = _request(messages)
-    return {"plan": []} if request == QUESTION else plan_for(SKU.findall(request))
+    return answer_with([]) if request == QUESTION else plan_for(SKU.findall(request))
 
 
 def _answer_of(messages: list[BaseMessage], _meta: Any) -> str:

@@ -5,6 +5,7 @@ Each request names its own SKUs, so a result that leaks from one run into anothe
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -31,30 +32,49 @@ def request_for(skus: Sequence[str]) -> str:
 
 
 def plan_for(skus: Sequence[str]) -> dict[str, Any]:
-    """The planner's answer: three direct lookups, then a direct write over their results."""
+    """The planner's answer, as a model sends it: three direct lookups, then a direct write.
+
+    In the wire form (`PlannerResult`): every field given, each step's arguments JSON-encoded
+    in `args_json`.
+    """
     ids = ["t1", "t2", "t3"]
     lookups = [
         {
             "id": tid,
             "expert": "stock",
             "task": f"Get the stock of {sku}.",
+            "depends_on": [],
+            "critical": True,
             "tool": "get_stock",
-            "args": {"sku": sku},
+            "args_json": json.dumps({"sku": sku}),
         }
         for tid, sku in zip(ids, skus, strict=True)
     ]
+    args = {
+        "skus": [f"${{{tid}.data.sku}}" for tid in ids],
+        "note": ", ".join(f"${{{tid}.data.sku}} has ${{{tid}.data.units}}" for tid in ids),
+    }
     write = {
         "id": "t4",
         "expert": "orders",
         "task": "Reorder the three SKUs.",
         "depends_on": ids,
+        "critical": True,
         "tool": "reorder",
-        "args": {
-            "skus": [f"${{{tid}.data.sku}}" for tid in ids],
-            "note": ", ".join(f"${{{tid}.data.sku}} has ${{{tid}.data.units}}" for tid in ids),
-        },
+        "args_json": json.dumps(args),
     }
-    return {"plan": [*lookups, write]}
+    return answer_with([*lookups, write])
+
+
+def answer_with(steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """A planner answer (wire form) with these steps: a new plan, nothing left uncovered."""
+    return {
+        "decision": "replace",
+        "plan": steps,
+        "next_task": 0,
+        "clarification": None,
+        "not_covered": [],
+    }
 
 
 def answer_for(prompt: str) -> str:

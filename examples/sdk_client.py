@@ -2,11 +2,13 @@
 
 Run: python examples/sdk_client.py [URL] 'How many units of WID-1 are in stock, then write a
 note titled "stock"' [--config mcp.json] [--model offline:rules] [--approve | --reject]
-[--answer TEXT] [--thread ID]
+[--answer TEXT] [--thread ID] [--token TOKEN]
 
 Without a terminal and without --approve / --reject it behaves like `mcp-planner run`: it prints
-the calls waiting for approval and how to answer them (`--thread ID --approve`), and exits 3.
-Exit codes: 0 answered, 1 the run failed, 3 waiting for approval, 130 Ctrl-C.
+the calls waiting for approval and the commands that answer them (shell-quoted, to paste as
+they are), and exits 3. A server with auth wants a bearer token: --token, or the environment
+variable MCP_PLANNER_TOKEN (never printed). Exit codes: 0 answered, 1 the run failed, 2 the
+server cannot be reached or refused the token, 3 waiting for approval, 130 Ctrl-C.
 
 It streams the run (node updates and the plan's custom events), shows the approval request the
 run stops at, asks in the terminal (or takes --approve / --reject), resumes and prints the
@@ -21,11 +23,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
+import httpx
 from langgraph_sdk import get_client
+from langgraph_sdk.errors import APIStatusError
 
 GRAPH = "with_planner"
 """The graph id the server serves."""
@@ -33,9 +39,35 @@ GRAPH = "with_planner"
 WAITING = 3
 """Exit code when calls wait for approval and nobody can be asked (as `mcp-planner`)."""
 
+UNREACHABLE = 2
+"""Exit code when the server cannot be reached or refuses the token (as `mcp-planner`)."""
+
+TOKEN_ENV = "MCP_PLANNER_TOKEN"
+"""The environment variable holding the bearer token (`--token` wins)."""
+
 
 class Waiting(Exception):
     """The run waits for approval and there is no terminal to ask in."""
+
+
+def headers_for(token: str | None) -> dict[str, str] | None:
+    """The headers that carry a bearer token, or None without one."""
+    return {"Authorization": f"Bearer {token}"} if token else None
+
+
+def refused(url: str, exc: APIStatusError) -> str:
+    """One line for a request the server refused; a 401 or 403 names the token setting."""
+    status = exc.response.status_code
+    if status == 401:
+        return (
+            f"The server at {url} asks who you are (401): give a token with --token or {TOKEN_ENV}."
+        )
+    if status == 403:
+        return (
+            f"The server at {url} refused this to your token (403): use a token (--token or "
+            f"{TOKEN_ENV}) of a user allowed to do it."
+        )
+    return f"The server at {url} refused the request ({status}): {exc}"
 
 
 def show(event: str, data: Any) -> None:
@@ -100,12 +132,21 @@ def interrupts_of(state: dict[str, Any]) -> list[dict[str, Any]]:
 def wait_here(thread: str, pending: list[dict[str, Any]], argv: list[str]) -> None:
     """Print the calls waiting on `thread` and the commands that answer them; raise Waiting."""
     print(f"\nWaiting on thread {thread} (no terminal to ask in). Waiting for your answer:")
+    kinds = set()
     for interrupt in pending:
-        for request in interrupt["value"]["action_requests"]:
+        value = interrupt["value"]
+        for request, config in zip(value["action_requests"], value["review_configs"], strict=True):
+            kinds.add("question" if "respond" in config["allowed_decisions"] else "approval")
             print(f"  {request['name']} {json.dumps(request['args'])}")
-    command = " ".join([sys.executable, *argv, "--thread", thread])
-    print(f"Approve: {command} --approve\nReject:  {command} --reject")
-    print(f"Answer a question: {command} --answer TEXT")
+    # Shell-quoted, so each command can be pasted as it is printed.
+    command = [sys.executable, *argv, "--thread", thread]
+    if "approval" in kinds:
+        print(f"Approve: {shlex.join([*command, '--approve'])}")
+        print(f"Reject:  {shlex.join([*command, '--reject'])}")
+    if "question" in kinds:
+        print(f"Answer the question: {shlex.join([*command, '--answer', 'TEXT'])}")
+    if any(arg == "--token" or arg.startswith("--token=") for arg in sys.argv):
+        print(f"(The token is not printed: add --token again, or set {TOKEN_ENV}.)")
     raise Waiting
 
 
@@ -115,9 +156,13 @@ async def main(
     context: dict[str, Any],
     presets: dict[str, Any],
     thread: str | None = None,
+    token: str | None = None,
 ) -> str:
     """Run `request` to its answer (or answer `thread`'s waiting calls), deciding approvals."""
-    async with get_client(url=url) as client:
+    # The SDK retries a refused connection for seconds; a server that is down is told at once.
+    async with httpx.AsyncClient(timeout=10) as probe:
+        await probe.get(f"{url.rstrip('/')}/ok")
+    async with get_client(url=url, headers=headers_for(token)) as client:
         send: dict[str, Any] = {"input": {"messages": [{"role": "user", "content": request}]}}
         if thread is None:
             thread = (await client.threads.create())["thread_id"]
@@ -157,11 +202,17 @@ async def main(
 
 
 def _without_thread(argv: list[str]) -> list[str]:
-    """`argv` without a `--thread ID` it may hold (the printed commands add their own)."""
-    if "--thread" not in argv:
-        return argv
-    at = argv.index("--thread")
-    return argv[:at] + argv[at + 2 :]
+    """`argv` without `--thread ID` and `--token TOKEN` (the printed commands never show it)."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in ("--thread", "--token"):
+            skip = True
+        elif not arg.startswith(("--thread=", "--token=")):
+            kept.append(arg)
+    return kept
 
 
 def _arguments() -> argparse.Namespace:
@@ -175,6 +226,9 @@ def _arguments() -> argparse.Namespace:
     choice.add_argument("--reject", action="store_true", help="reject every request")
     parser.add_argument("--answer", help="the answer to any question the run asks")
     parser.add_argument("--thread", help="answer the calls this waiting thread holds")
+    parser.add_argument(
+        "--token", help=f"bearer token for a server with auth (default {TOKEN_ENV})"
+    )
     return parser.parse_args()
 
 
@@ -188,10 +242,17 @@ if __name__ == "__main__":
         run_context["model"] = args.model
     decided = "approve" if args.approve else "reject" if args.reject else None
     presets = {"decision": decided, "answer": args.answer}
+    token = args.token or os.environ.get(TOKEN_ENV) or None
     try:
-        answer = asyncio.run(main(args.url, args.request, run_context, presets, args.thread))
+        answer = asyncio.run(main(args.url, args.request, run_context, presets, args.thread, token))
     except Waiting:
         sys.exit(WAITING)
+    except httpx.TransportError as exc:
+        print(f"Cannot reach the server at {args.url}: {exc}; is it running?", file=sys.stderr)
+        sys.exit(UNREACHABLE)
+    except APIStatusError as exc:
+        print(refused(args.url, exc), file=sys.stderr)
+        sys.exit(UNREACHABLE)
     except KeyboardInterrupt:
         print("Stopped.", file=sys.stderr)
         sys.exit(130)

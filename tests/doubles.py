@@ -2,12 +2,19 @@
 
 `install_scripted` registers the `scripted` provider (importing does nothing), so `scripted:NAME`
 model specs resolve to installed models. Nothing here touches the network.
+
+Scripts may write planner and analyser answers in their short form (only the fields a test is
+about, a direct step's `args` as an object, the analyser's `reasons` as a map): `wire_answer`
+turns them into what a model is asked to send (`PlannerResult` with every field and
+`args_json`, `IrreversibilityAnalysis` with every field and `reasons` as items), so the graph
+always reads the wire form. Answers already in the wire form, and malformed ones, pass as given.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -92,14 +99,61 @@ class ScriptedChatModel(LocalChatModel):
         return self._message(messages, tools)
 
     def structured(self, messages: list[BaseMessage], schema: Any) -> Any:
-        """The next scripted item, recorded with the schema's name."""
-        return self._next(messages, tools=[], schema=getattr(schema, "__name__", str(schema)))
+        """The next scripted item in the wire form, recorded with the schema's name."""
+        name = getattr(schema, "__name__", str(schema))
+        return wire_answer(self._next(messages, tools=[], schema=name), name)
 
     async def astructured(self, messages: list[BaseMessage], schema: Any) -> Any:
         """The next scripted item, after `delay_s`."""
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
         return self.structured(messages, schema)
+
+
+_STEP_DEFAULTS: dict[str, Any] = {"depends_on": [], "critical": True, "tool": None}
+_PLANNER_DEFAULTS: dict[str, Any] = {
+    "decision": "replace",
+    "plan": [],
+    "next_task": 0,
+    "clarification": None,
+    "not_covered": [],
+}
+_ANALYSIS_DEFAULTS: dict[str, Any] = {"blocked_tools": [], "read_only_tools": [], "reasons": []}
+
+
+def wire_step(step: Any) -> Any:
+    """A planner task in the wire form: every field, `args` JSON-encoded as `args_json`."""
+    if not isinstance(step, dict):
+        return step
+    out = {**_STEP_DEFAULTS, **{k: v for k, v in step.items() if k != "args"}}
+    if "args_json" not in step:
+        args = step.get("args")
+        out["args_json"] = None if args is None else json.dumps(args)
+    return out
+
+
+def wire_answer(item: Any, schema: str) -> Any:
+    """A scripted planner or analyser answer in the wire form; anything else as given."""
+    if not isinstance(item, dict):
+        return item
+    if schema == "PlannerResult":
+        answer = {**_PLANNER_DEFAULTS, **item}
+        if isinstance(answer["plan"], list):
+            answer["plan"] = [wire_step(t) for t in answer["plan"]]
+        return answer
+    if schema == "IrreversibilityAnalysis":
+        answer = {**_ANALYSIS_DEFAULTS, **item}
+        if isinstance(answer["reasons"], dict):
+            answer["reasons"] = [{"tool": k, "reason": v} for k, v in answer["reasons"].items()]
+        return answer
+    return item
+
+
+def analysis(**fields: Any) -> Any:
+    """An `IrreversibilityAnalysis` from its short form (omitted lists empty, reasons a map)."""
+    from common.safety.verdict import IrreversibilityAnalysis
+
+    return IrreversibilityAnalysis.model_validate(wire_answer(fields, "IrreversibilityAnalysis"))
 
 
 def install_scripted(model: ScriptedChatModel, name: str | None = None) -> str:

@@ -1,7 +1,8 @@
 """Memory of past runs: each finished turn saved per user, the relevant ones found again.
 
-Records live in the graph's store under ("mcp_planner", "runs", user), so users never see each
-other's runs. Search is by keywords always, and by meaning when the store has an embedding index.
+Records live in the graph's store under ("mcp_planner", "runs", <user label>), so users never see
+each other's runs. Search is by keywords always, and by meaning when the store has an embedding
+index.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any, TypedDict
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
+
+from common.identity import user_namespace
 
 RECENT_LIMIT = 200
 SEMANTIC_MIN = 0.3
@@ -63,8 +66,8 @@ class RunRecord(TypedDict):
 
 
 def namespace(user: str) -> tuple[str, ...]:
-    """Where a user's runs are kept."""
-    return ("mcp_planner", "runs", user)
+    """Where a user's runs are kept: `("mcp_planner", "runs", <user label>)`."""
+    return user_namespace("runs", user)
 
 
 def words(text: str) -> list[str]:

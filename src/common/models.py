@@ -18,6 +18,7 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import sys
 import threading
 from collections import OrderedDict
@@ -33,6 +34,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
+from common.provider_errors import ProviderError, provider_error, retry_after, status_of
 from common.settings import PROVIDER_KEYS, get_settings
 
 ValueT = TypeVar("ValueT")
@@ -222,12 +224,28 @@ def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> 
 
     try:
         model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
-    except (ImportError, ValueError) as exc:
+    except ImportError as exc:
+        raise ModelConfigError(missing_package_problem(spec, provider, exc)) from exc
+    except ValueError as exc:
         raise ModelConfigError(
             f"Cannot load model {spec!r} ({exc}): set MODEL (or --model) to provider:model, "
             "e.g. openai:gpt-4o-mini, and install the provider's package."
         ) from exc
     return model
+
+
+_PIP_INSTALL = re.compile(r"pip install (?:-U )?([A-Za-z0-9_.\-\[\]]+)")
+"""The package an integration's import error tells to install."""
+
+
+def missing_package_problem(spec: str, provider: str, exc: ImportError) -> str:
+    """One sentence: the provider's integration package is not installed, and how to get it."""
+    named = _PIP_INSTALL.search(str(exc))
+    package = named.group(1) if named else f"langchain-{provider.replace('_', '-')}"
+    return (
+        f"Model {spec!r} needs the {package} package, which is not installed: run "
+        f"`pip install {package}`, or set MODEL (or --model) to another provider:model."
+    )
 
 
 _CLIENT_ENV_MARKS = ("API_KEY", "BASE_URL", "API_BASE", "ENDPOINT", "PROXY", "ORGANIZATION")
@@ -309,23 +327,32 @@ async def model_errors(role: str, spec: str) -> AsyncIterator[None]:
 
 
 def describe_failure(role: str, spec: str, exc: BaseException) -> str:
-    """Which node's model failed, where, how, and what to check (without the retry advice)."""
+    """Which node's model failed, where, how, and what to do (without the retry advice)."""
     settings = get_settings()
     provider = spec.partition(":")[0] if ":" in spec else spec.partition("/")[0]
     node = NODE_NAMES.get(role, role)
     base_url = settings.openai_base_url or os.environ.get("OPENAI_BASE_URL")
     where, check = _endpoint(provider, base_url)
-    status = getattr(exc, "status_code", None)
+    status = status_of(exc)
     retries = settings.model_max_retries
     tried = f"after {retries} retr{'y' if retries == 1 else 'ies'}"
     head = f"The {node} node's model {spec!r} at {where}"
-    if isinstance(status, int):
-        advice = _status_check(status, provider, check)
-        return f"{head} {_status_problem(status, tried)}; check {advice}"
+    if status is not None:
+        problem = _status_problem(status, tried, provider_error(exc))
+        return f"{head} {problem}; {_status_advice(exc, provider, node, check)}"
     if _is_timeout(exc):
         limit = f"MODEL_TIMEOUT_S={settings.model_timeout_s:g}"
         return f"{head} did not answer within {limit} ({tried}); check {check}, or raise {limit}"
     return f"{head} could not be reached ({_root_cause(exc)}); check {check} or the network"
+
+
+def model_label(model: BaseChatModel) -> str:
+    """A model's name for log lines: its model name, else its type."""
+    for attr in ("model_name", "model"):
+        name = getattr(model, attr, None)
+        if isinstance(name, str) and name:
+            return repr(name)
+    return type(model).__name__
 
 
 def _endpoint(provider: str, base_url: str | None) -> tuple[str, str]:
@@ -365,28 +392,36 @@ def _root_cause(exc: BaseException) -> str:
     return (text[:120] or type(innermost).__name__).rstrip(".")
 
 
-def _status_problem(status: int, tried: str) -> str:
-    """What an HTTP status that survived the client's retries means."""
+def _status_problem(status: int, tried: str, error: ProviderError) -> str:
+    """What an HTTP status that survived the client's retries means, with the provider's words."""
+    words = error.words()
     if status in (401, 403):
-        return f"refused the credentials (HTTP {status})"
+        return f"refused the key ({error.said(status)})"
     if status == 404:
-        return "does not serve this model (HTTP 404)"
+        return f"does not serve this model ({error.said(status)})"
     if status == 429:
-        return f"kept answering 429 Too Many Requests ({tried})"
+        return f"kept answering 429 Too Many Requests ({tried}{'; ' + words if words else ''})"
     if status >= 500:
-        return f"kept failing with HTTP {status} ({tried})"
-    return f"rejected the request (HTTP {status})"
+        return f"kept failing with HTTP {status} ({tried}{'; ' + words if words else ''})"
+    return f"refused the request ({error.said(status)})"
 
 
-def _status_check(status: int, provider: str, endpoint: str) -> str:
-    """The setting or place to look at for an HTTP status."""
+def _status_advice(exc: BaseException, provider: str, node: str, endpoint: str) -> str:
+    """What to do about an HTTP status: the setting to fix, wait, or report a bug."""
+    status = status_of(exc) or 0
     if status in (401, 403):
-        return PROVIDER_KEYS.get(provider, "the provider's API key")
+        key = PROVIDER_KEYS.get(provider, "the provider's API key setting")
+        return f"set {key} to a key this endpoint accepts"
     if status == 404:
-        return "MODEL (or the node's *_MODEL setting)"
+        return "set MODEL (or the node's *_MODEL setting) to a model this endpoint serves"
     if status == 429:
-        return "the account's rate limits (or raise MODEL_MAX_RETRIES)"
-    return endpoint if status >= 500 else f"{endpoint} and MODEL"
+        wait = retry_after(exc)
+        if wait is not None:
+            return f"wait {wait:g} s (the provider's Retry-After)"
+        return "wait for the account's rate limit to allow more (or raise MODEL_MAX_RETRIES)"
+    if status >= 500:
+        return f"check {endpoint}, or wait and retry"
+    return f"the request the {node} node sent is a bug: please report it with this message"
 
 
 class LocalChatModel(BaseChatModel):

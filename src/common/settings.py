@@ -6,12 +6,13 @@ import difflib
 import json
 import logging
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
 from dotenv.parser import Binding, parse_stream
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
@@ -28,6 +29,9 @@ RECURSION_LIMIT = 200
 GUARDRAILS_SHAPE = 'a JSON object like {"banned_words": [...]}'
 """How a GUARDRAILS value must look, as error messages say it."""
 
+StructuredOutputMethod = Literal["auto", "json_schema", "function_calling", "json_mode"]
+"""How a structured answer is requested (`STRUCTURED_OUTPUT_METHOD`)."""
+
 PROVIDER_KEYS = {
     "openai": "OPENAI_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
@@ -36,6 +40,24 @@ PROVIDER_KEYS = {
     "groq": "GROQ_API_KEY",
 }
 """The environment variable holding each provider's API key (read by its chat model)."""
+
+MIN_SECRET_BYTES = 32
+"""Shortest AUTH_JWT_SECRET accepted: HS256 keys shorter than its 32-byte digest are guessable."""
+
+API_KEY_ENTRY = re.compile(r"[A-Za-z0-9_.@-]{1,64}:[A-Za-z0-9_+-]*:[0-9a-f]{64}")
+"""One AUTH_API_KEYS entry: `name:role1+role2:sha256hex` (roles may be empty)."""
+
+SECRET_SETTINGS = frozenset({"auth_jwt_secret", "auth_api_keys"})
+"""Settings whose values are never shown in an error message."""
+
+EXPECTED = {
+    "auth_jwt_secret": f"a random secret of at least {MIN_SECRET_BYTES} bytes "
+    "(e.g. `openssl rand -hex 32`)",
+    "auth_api_keys": "comma-separated name:role1+role2:sha256hex entries "
+    "(make one with `python -m common.tokens NAME ROLES < keyfile`)",
+    "served_context_fields": "comma-separated run context field names",
+}
+"""What a setting validated by a custom rule accepts, as error messages say it."""
 
 CLOSE_NAME_CUTOFF = 0.75
 """How alike (difflib's ratio) an unknown `.env` name must be to a setting to be a likely typo."""
@@ -117,6 +139,10 @@ class Settings(BaseSettings):
     model_max_retries: int = Field(default=2, ge=0, le=10)
     """Retries of a model request that failed to connect, timed out, or got 429/5xx."""
 
+    structured_output_method: StructuredOutputMethod = "auto"
+    """How structured answers are asked for: `auto` (json_schema for OpenAI and Azure models,
+    the integration's default for others), `json_schema`, `function_calling` or `json_mode`."""
+
     mcp_startup_timeout_s: float = Field(default=30.0, gt=0)
     """Seconds an MCP server may take to start and answer `initialize`."""
 
@@ -149,6 +175,53 @@ class Settings(BaseSettings):
     allow_model_requests: bool = True
     """When false, any model that would reach a remote API is refused (tests set this)."""
 
+    mcp_planner_token: SecretStr | None = None
+    """Bearer token `mcp-planner --server` sends (`--token` wins); never printed."""
+
+    auth_jwt_secret: SecretStr | None = None
+    """Served: HS256 secret that signs the bearer tokens (small setups and tests)."""
+
+    auth_jwks_url: str | None = None
+    """Served: an identity provider's JWKS URL (RS256 tokens); needs issuer and audience."""
+
+    auth_jwt_issuer: str | None = None
+    """Served: the `iss` every token must carry."""
+
+    auth_jwt_audience: str | None = None
+    """Served: the `aud` every token must carry."""
+
+    auth_api_keys: Annotated[tuple[str, ...], NoDecode] = ()
+    """Served: static API keys for scripts, as `name:role1+role2:sha256hex`, comma-separated."""
+
+    served_context_fields: Annotated[tuple[str, ...], NoDecode] = ()
+    """Served: run context fields trusted clients may set beyond tightening (a risk, see docs)."""
+
+    @field_validator("auth_api_keys", "served_context_fields", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return tuple(part.strip() for part in value.split(",") if part.strip())
+        return value
+
+    @field_validator("auth_jwt_secret")
+    @classmethod
+    def _long_secret(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and len(value.get_secret_value().encode()) < MIN_SECRET_BYTES:
+            raise ValueError("too short")
+        return value
+
+    @field_validator("auth_api_keys")
+    @classmethod
+    def _api_key_entries(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if not all(API_KEY_ENTRY.fullmatch(entry) for entry in value):
+            raise ValueError("malformed entry")
+        return value
+
+    @property
+    def auth_on(self) -> bool:
+        """Whether a served instance asks every client who it is (a token or an API key)."""
+        return bool(self.auth_jwt_secret or self.auth_jwks_url or self.auth_api_keys)
+
     @field_validator("guardrails", mode="before")
     @classmethod
     def _guardrails_json(cls, value: Any) -> Any:
@@ -164,6 +237,21 @@ class Settings(BaseSettings):
         # Budgets, not the recursion limit, must end every run: keep the limit above them.
         self.recursion_limit = max(self.recursion_limit, worst_case_steps(self))
         return self
+
+
+def check_auth(settings: Settings) -> None:
+    """Refuse auth settings that do not fit together (ConfigError), checked when serving starts.
+
+    Apart from the model so each setting can be read alone (`.env.example` lists them singly).
+    """
+    if settings.auth_jwt_secret is not None and settings.auth_jwks_url:
+        raise ConfigError(
+            "Settings AUTH_JWT_SECRET and AUTH_JWKS_URL are both set: keep one of them."
+        )
+    if settings.auth_jwks_url and not (settings.auth_jwt_issuer and settings.auth_jwt_audience):
+        raise ConfigError(
+            "Setting AUTH_JWKS_URL needs AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE: set both."
+        )
 
 
 def worst_case_steps(settings: Settings) -> int:
@@ -223,7 +311,9 @@ def describe_errors(errors: list[ErrorDetails]) -> str:
     for error in errors:
         name = str(error["loc"][0]) if error["loc"] else ""
         if name not in Settings.model_fields:
-            parts.setdefault(name, f"Settings are invalid: {error['msg']}")
+            # A rule across settings raises its own sentence (pydantic prefixes "Value error, ").
+            cause = (error.get("ctx") or {}).get("error")
+            parts.setdefault(name, str(cause) if cause else f"Settings are invalid: {error['msg']}")
         elif name == "guardrails" and len(error["loc"]) > 1:
             parts[f"{name}.{error['loc'][1]}"] = _guardrail_error(error)
         else:
@@ -236,7 +326,7 @@ def describe_errors(errors: list[ErrorDetails]) -> str:
 
 
 def _shown(name: str, value: Any) -> str:
-    text = repr(value)
+    text = "(hidden)" if name in SECRET_SETTINGS else repr(value)
     return f"{name.upper()}={text if len(text) <= 60 else text[:57] + '...'}"
 
 
@@ -244,6 +334,8 @@ def _expected(name: str) -> str:
     """What the setting `name` accepts, from its annotation and constraints."""
     if name == "guardrails":
         return GUARDRAILS_SHAPE
+    if name in EXPECTED:
+        return EXPECTED[name]
     field = Settings.model_fields[name]
     choices = _literal_choices(field.annotation)
     if choices:

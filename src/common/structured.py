@@ -8,8 +8,13 @@ errors are not malformed output: the node turns them into `common.models.ModelCa
 Every call's messages pass `common.history.provider_history` first: a tool-call history a
 provider would refuse is repaired, with a warning.
 
-The structured-output and tool-bound runnables are built once per model and schema (or exact
-tool list) and reused: building one generates the schema's JSON schema (with OpenAI models,
+How a structured answer is asked for fits the server: `STRUCTURED_OUTPUT_METHOD` (json_schema
+with strict schemas for OpenAI and Azure models by default), and a server that refuses the
+method (HTTP 400/422, or a 5xx naming the method's request field) is asked with the next one
+(`NEXT_METHOD`), said once in the log and remembered for the model.
+
+The structured-output and tool-bound runnables are built once per model, schema and method (or
+exact tool list) and reused: building one generates the schema's JSON schema (with OpenAI models,
 milliseconds of CPU for the planner's schema). They are keyed by the model object's identity,
 so two models never share one, and carry no per-call state: callbacks, tags and run names reach
 the model through each call's config.
@@ -18,18 +23,25 @@ the model through each call's config.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from langchain_core.exceptions import OutputParserException
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.runnables import Runnable
+from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
+from langchain_core.output_parsers import JsonOutputParser
+from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ValidationError
 
 from common.history import provider_history
-from common.models import IdentityCache
+from common.models import IdentityCache, model_label
+from common.provider_errors import provider_error, status_of
+from common.settings import get_settings
+from common.strict_schema import response_format
+
+logger = logging.getLogger(__name__)
 
 MALFORMED: tuple[type[Exception], ...] = (
     OutputParserException,
@@ -51,50 +63,200 @@ RUNNABLE_CACHE_SIZE = 256
 _RUNNABLES: IdentityCache[Runnable[LanguageModelInput, Any]] = IdentityCache(RUNNABLE_CACHE_SIZE)
 
 
+Method = Literal["json_schema", "function_calling", "json_mode"]
+"""A way of asking for a structured answer (see `STRUCTURED_OUTPUT_METHOD`)."""
+
+NEXT_METHOD: dict[Method, Method | None] = {
+    "json_schema": "function_calling",
+    "function_calling": "json_mode",
+    "json_mode": None,
+}
+"""The method tried after a server refused one (`method_refused`), in order of fidelity."""
+
+REFUSED_STATUSES = frozenset({400, 422})
+"""Statuses with which a server refuses a request's form (422: FastAPI-based servers)."""
+
+METHOD_FIELDS: dict[Method, tuple[str, ...]] = {
+    "json_schema": ("response_format", "json_schema"),
+    "function_calling": ("tool_choice", "tools", "function"),
+    "json_mode": ("response_format", "json_object"),
+}
+"""Request fields each method sends: a 5xx whose message names one refused the method."""
+
+SCHEMA_REFUSALS = ("Invalid schema for",)
+"""How a server that takes the method says it refuses our schema: a bug to report, not a
+method to change (OpenAI: "Invalid schema for response_format 'PlannerResult': ...")."""
+
+_CHOSEN: IdentityCache[list[Method | None]] = IdentityCache(RUNNABLE_CACHE_SIZE)
+"""The method each model is asked with now: starts at the setting's, moves on refusals."""
+
+
+def _is_openai(model: BaseChatModel) -> bool:
+    """Whether `model` is a langchain-openai chat model (OpenAI, Azure, compatible servers)."""
+    return type(model).__module__.startswith("langchain_openai.")
+
+
+def method_for(model: BaseChatModel) -> Method | None:
+    """The method `model` is asked with; None means its integration's own default.
+
+    `auto` is json_schema for langchain-openai models (strict schemas, see
+    `common.strict_schema`) and the integration's default for the others; a method a server
+    refused is remembered for the process.
+    """
+    setting = get_settings().structured_output_method
+    first: Method | None = None if setting == "auto" else setting
+    if setting == "auto" and _is_openai(model):
+        first = "json_schema"
+    return _CHOSEN.get(model, ("method", setting), lambda: [first])[0]
+
+
+def _refused(model: BaseChatModel, method: Method, exc: Exception) -> Method | None:
+    """The method to try after `method` was refused with `exc`; None when the error stands.
+
+    Said once in the log: the choice is remembered for the model, so later calls start there.
+    """
+    nxt = NEXT_METHOD[method]
+    if nxt is None or not method_refused(method, exc):
+        return None
+    setting = get_settings().structured_output_method
+    chosen = _CHOSEN.get(model, ("method", setting), lambda: [method])
+    if chosen[0] == method:
+        chosen[0] = nxt
+        logger.warning(
+            "The model %s refused structured output by %s (%s); asking with %s from now on "
+            "(set STRUCTURED_OUTPUT_METHOD to choose).",
+            model_label(model),
+            method,
+            provider_error(exc).said(status_of(exc) or 0),
+            nxt,
+        )
+    return chosen[0]
+
+
+def method_refused(method: Method, exc: Exception) -> bool:
+    """Whether `exc` is the server refusing `method`: HTTP 400/422, or a 5xx naming its field.
+
+    llama.cpp's server (llama-cpp-python 0.3.36) answers `response_format` json_schema with
+    HTTP 500 and a validation message naming `response_format`, not with a 400. A server that
+    takes the method but refuses our schema (`SCHEMA_REFUSALS`) is not asked another way: the
+    schema is a bug, and the error says so.
+    """
+    status = status_of(exc)
+    message = provider_error(exc).message
+    if status is None or any(phrase in message for phrase in SCHEMA_REFUSALS):
+        return False
+    if status in REFUSED_STATUSES:
+        return True
+    return status >= 500 and any(field in message for field in METHOD_FIELDS[method])
+
+
+async def ainvoke_structured(
+    model: BaseChatModel,
+    schema: type[BaseModel],
+    messages: Sequence[BaseMessage],
+    *,
+    include_raw: bool = False,
+) -> Any:
+    """`structured_runnable(...).ainvoke(messages)`, moving to the next method on a refusal.
+
+    A server that refuses the method (`method_refused`, e.g. llama.cpp's server and
+    `response_format` json_schema) is asked again with the next one (`NEXT_METHOD`); any other
+    error, or a refusal of the last method, raises as it came.
+    """
+    while True:
+        method = method_for(model)
+        runnable = structured_runnable(model, schema, include_raw=include_raw, method=method)
+        try:
+            return await runnable.ainvoke(list(messages))
+        except Exception as exc:
+            if method is None or _refused(model, method, exc) is None:
+                raise
+
+
 def structured_runnable(
-    model: BaseChatModel, schema: type[BaseModel], *, include_raw: bool = False
+    model: BaseChatModel,
+    schema: type[BaseModel],
+    *,
+    include_raw: bool = False,
+    method: Method | None = None,
 ) -> Runnable[LanguageModelInput, Any]:
-    """`model.with_structured_output(schema, include_raw=...)`, built once per model and schema.
+    """`model.with_structured_output(schema, ...)` by `method`, built once per model and schema.
 
     An OpenAI chat model answers a dict (or, with `include_raw`, a dict as `parsed`) to be
     validated into `schema` by the caller: see `_openai_structured`.
     """
     return _RUNNABLES.get(
         model,
-        ("structured", schema, include_raw),
+        ("structured", schema, include_raw, method),
         lambda: (
-            _openai_structured(model, schema, include_raw)
-            or model.with_structured_output(schema, include_raw=include_raw)
+            _openai_structured(model, schema, include_raw, method)
+            if _is_openai(model) and method is not None
+            else model.with_structured_output(
+                schema, include_raw=include_raw, **({"method": method} if method else {})
+            )
         ),
     )
 
 
 def _openai_structured(
-    model: BaseChatModel, schema: type[BaseModel], include_raw: bool
-) -> Runnable[LanguageModelInput, Any] | None:
-    """For langchain-openai models: the same request, with the response format built once.
+    model: BaseChatModel, schema: type[BaseModel], include_raw: bool, method: Method
+) -> Runnable[LanguageModelInput, Any]:
+    """For langchain-openai models: the request by `method`, its schema built once.
 
-    Given the pydantic class, the openai client rebuilds the strict JSON schema on every call
-    (pydantic's `model_json_schema`, 1.5 ms of CPU for the planner's schema) and parses the
-    answer into the class. Given the format it would build, once, it sends the same request;
-    the answer comes back as JSON data, which the callers validate into `schema` (a malformed
-    one is still malformed output). None for other models, or an openai without the helper.
+    The schema is `strict_json_schema`'s, built once per class (the openai client would
+    rebuild it from the pydantic class on every call), so the answer comes back as JSON data,
+    which the callers validate into `schema` (a malformed one is still malformed output).
+    json_mode sends `{"type": "json_object", "schema": ...}`: servers that constrain their
+    output with a grammar (llama.cpp) take the schema there; the instruction added to the
+    prompt tells the others the shape (and gives OpenAI's JSON mode the word JSON it needs).
     """
-    if not type(model).__module__.startswith("langchain_openai."):
-        return None
-    try:
-        from openai.lib._parsing._completions import type_to_response_format_param
-    except ImportError:
-        return None
-    # {"type": "json_schema", "json_schema": {"name", "schema", "strict"}}: langchain-openai
-    # takes the inner part and wraps it back, unchanged.
-    response_format: Any = type_to_response_format_param(schema)
-    json_schema = response_format.get("json_schema") if isinstance(response_format, dict) else None
-    if not isinstance(json_schema, dict):
-        return None
-    return model.with_structured_output(
-        dict(json_schema), method="json_schema", include_raw=include_raw
-    )
+    spec = response_format(schema)
+    if method == "json_schema":
+        return model.with_structured_output(spec, method="json_schema", include_raw=include_raw)
+    if method == "function_calling":
+        tool = {
+            "name": spec["name"],
+            "description": schema.__doc__ or spec["name"],
+            "parameters": spec["schema"],
+        }
+        return model.with_structured_output(
+            tool, method="function_calling", include_raw=include_raw
+        )
+    bound = model.bind(response_format={"type": "json_object", "schema": spec["schema"]})
+    return _json_mode(bound, spec["schema"], include_raw)
+
+
+JSON_MODE_INSTRUCTION = "Answer with one JSON object that matches this JSON schema:\n{schema}"
+"""Added to the system prompt in json_mode, where nothing else tells the model the shape."""
+
+
+def _json_mode(
+    bound: Runnable[LanguageModelInput, BaseMessage], schema: dict[str, Any], include_raw: bool
+) -> Runnable[LanguageModelInput, Any]:
+    """A json_mode runnable: the schema in the prompt, the reply parsed as JSON."""
+    instruction = JSON_MODE_INSTRUCTION.format(schema=json.dumps(schema))
+    parser = JsonOutputParser()
+
+    async def ask(value: LanguageModelInput) -> Any:
+        messages = list(value) if isinstance(value, list) else [value]
+        raw = await bound.ainvoke(_with_instruction(messages, instruction))
+        if not include_raw:
+            return parser.invoke(raw)
+        try:
+            return {"raw": raw, "parsed": parser.invoke(raw), "parsing_error": None}
+        except OutputParserException as exc:
+            return {"raw": raw, "parsed": None, "parsing_error": exc}
+
+    return RunnableLambda(ask)
+
+
+def _with_instruction(messages: list[Any], instruction: str) -> list[Any]:
+    """`messages` with `instruction` at the end of the first system message (or as one)."""
+    for i, m in enumerate(messages):
+        if isinstance(m, SystemMessage):
+            merged = SystemMessage(f"{m.text}\n\n{instruction}")
+            return [*messages[:i], merged, *messages[i + 1 :]]
+    return [SystemMessage(instruction), *messages]
 
 
 def with_tools(
@@ -133,7 +295,7 @@ async def structured_call(
     """Ask `model` for an answer validated into `schema`; malformed or empty output is BadOutput."""
     name = schema.__name__
     try:
-        raw = await structured_runnable(model, schema).ainvoke(provider_history(messages))
+        raw = await ainvoke_structured(model, schema, provider_history(messages))
         if raw is None:
             # Tool-calling parsers return None when the model answered without the tool.
             return BadOutput(f"The answer was empty; expected {name}.")

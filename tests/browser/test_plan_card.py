@@ -52,9 +52,15 @@ WATCH_CARD = """() => {
 
 
 def lookup(tid: str, sku: str) -> dict[str, Any]:
-    """A direct stock lookup."""
-    return {"id": tid, "expert": "inventory", "task": f"Stock of {sku}", "tool": "get_stock"} | {
-        "args": {"sku": sku}
+    """A direct stock lookup (wire form: every field, arguments JSON-encoded)."""
+    return {
+        "id": tid,
+        "expert": "inventory",
+        "task": f"Stock of {sku}",
+        "depends_on": [],
+        "critical": True,
+        "tool": "get_stock",
+        "args_json": json.dumps({"sku": sku}),
     }
 
 
@@ -66,8 +72,20 @@ def note(tid: str, title: str, after: list[str]) -> dict[str, Any]:
         "expert": "notes",
         "task": f'Write the note "{title}"',
         "depends_on": after,
+        "critical": True,
         "tool": "write_note",
-        "args": {"title": title, "body": body},
+        "args_json": json.dumps({"title": title, "body": body}),
+    }
+
+
+def answer(tasks: list[dict[str, Any]], decision: str = "replace") -> dict[str, Any]:
+    """The planner's whole answer in the wire form."""
+    return {
+        "decision": decision,
+        "plan": tasks,
+        "next_task": 0,
+        "clarification": None,
+        "not_covered": [],
     }
 
 
@@ -79,7 +97,7 @@ def plan_for(request: str) -> dict[str, Any]:
     else:
         tasks = [*(lookup(f"t{n}", sku) for n, sku in enumerate(SKUS, 1))]
         tasks.append(note("t4", title, ["t1", "t2", "t3"]))
-    return {"decision": "replace", "plan": tasks, "next_task": 0, "clarification": None}
+    return answer(tasks)
 
 
 class Planner:
@@ -95,7 +113,7 @@ class Planner:
             return None
         request = next(str(m["content"]) for m in reversed(body["messages"]) if m["role"] == "user")
         if request in self.planned_at:
-            return {"content": json.dumps({"decision": "continue"})}
+            return {"content": json.dumps(answer([], decision="continue"))}
         self.planned_at[request] = time.time()
         return {"content": json.dumps(plan_for(request))}
 

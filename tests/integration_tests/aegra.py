@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from tests.conftest import service_unavailable
+from tests.integration_tests.helpers import TRUSTED_TEST_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 AEGRA_PYTHON = ROOT / ".venv-aegra" / "bin" / "python"
@@ -199,6 +200,7 @@ class AegraCluster:
             AEGRA_CONFIG=str(ROOT / "aegra.json"),
             CRON_ENABLED="false",
             LOG_LEVEL="INFO",
+            SERVED_CONTEXT_FIELDS=TRUSTED_TEST_FIELDS,
         )
         env.update(self.extra_env)
         return env

@@ -19,10 +19,18 @@ from typing import Any
 
 import pytest
 from langgraph_sdk import get_client
+from langgraph_sdk.errors import APIStatusError
 
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import _pool
 from common.mcp.session import PersistentSession
+
+TRUSTED_TEST_FIELDS = (
+    "mcp_config,model,planner_model,orchestrate_model,assess_model,response_model,"
+    "irreversibility_model,guardrails,approval_mode"
+)
+"""SERVED_CONTEXT_FIELDS of test servers: their tests choose experts, models and modes per run
+(test_served_auth.py starts servers that trust their clients with none)."""
 
 TAG_VAR = "PLANNER_TEST_TAG"
 """Environment variable that marks a server process started by one test."""
@@ -111,7 +119,8 @@ async def langgraph_dev(
 
     No browser, no reload, no blocking-call escape; the server sees no OPENAI_API_KEY. Its log
     goes to `logs/server.log`; a BlockingError in it fails the test that used it. `env` adds to
-    (or overrides) the server's environment. The server runs in a process group of its own,
+    (or overrides) the server's environment; its clients may set TRUSTED_TEST_FIELDS unless `env`
+    says otherwise. The server runs in a process group of its own,
     stopped whole: on SIGTERM it stops `npm exec` of its UI bundler (langgraph.json's `ui`) but
     not the bundler's node process under it, which would keep watching after the test.
     """
@@ -121,6 +130,7 @@ async def langgraph_dev(
     port = free_port()
     log = logs / "server.log"
     server_env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    server_env.setdefault("SERVED_CONTEXT_FIELDS", TRUSTED_TEST_FIELDS)
     server_env.update(env or {})
     with log.open("w") as out:
         proc = subprocess.Popen(
@@ -141,6 +151,11 @@ async def langgraph_dev(
                 async with asyncio.timeout(2):
                     await client.assistants.search()
                 break
+            except APIStatusError as exc:
+                # A server with auth answers an anonymous probe with 401: it is up.
+                if exc.response.status_code == 401:
+                    break
+                await asyncio.sleep(0.5)
             except Exception:
                 await asyncio.sleep(0.5)
         else:

@@ -10,6 +10,12 @@ body, e.g. malformed JSON), or `{"completion": {...}}` (that exact completion ob
 with `choices: []`). `default` answers once the script is spent. `route`, when given, answers
 first: a reply for a request body, or None to leave it to the script (for requests whose order
 is not fixed, such as the planner's and the analyser's, asked together).
+
+It is provider-faithful by default: a request the real API (`dialect`, "openai" or "azure")
+would refuse gets that API's HTTP 400 and error body (`tests.provider_rules`), before any
+script is consulted, and is kept in `refusals`. So a schema, tool list or history that drifts
+from what the providers accept fails the test. `dialect=None` accepts anything: only for
+tests that send odd traffic on purpose, each saying why.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from tests.provider_rules import Dialect, Refusal, check_request
+
 
 class OpenAIStub:
     """Serve scripted replies at http://127.0.0.1:PORT/v1/chat/completions."""
@@ -29,8 +37,11 @@ class OpenAIStub:
         replies: list[dict[str, Any]],
         default: dict[str, Any] | None = None,
         route: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
+        dialect: Dialect | None = "openai",
     ) -> None:
         self.replies = list(replies)
+        self.dialect = dialect
+        self.refusals: list[Refusal] = []
         self.default = default or {"content": "(script exhausted)"}
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
@@ -45,6 +56,11 @@ class OpenAIStub:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 stub.requests.append(body)
                 stub.headers.append({k.lower(): v for k, v in self.headers.items()})
+                refusal = check_request(body, stub.dialect) if stub.dialect else None
+                if refusal is not None:
+                    stub.refusals.append(refusal)
+                    self._send(400, refusal.body())
+                    return
                 reply = route(body) if route else None
                 if reply is None:
                     reply = stub.replies.pop(0) if stub.replies else stub.default

@@ -23,6 +23,7 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.schema import Command
 
+from common.safety.execution import CallLedger
 from strategies.with_planner.nodes.respond import UNKNOWN_HEADING
 from tests.integration_tests.aegra import (
     FAST_RECOVERY,
@@ -122,7 +123,7 @@ def _ledger(cluster: AegraCluster, thread_id: str) -> list[dict[str, Any]]:
     with psycopg.connect(cluster.database_url) as conn:
         rows = conn.execute(
             "SELECT value FROM store WHERE prefix = %s",
-            (f"mcp_planner.call_ledger.{thread_id}",),
+            (".".join(CallLedger(None, thread_id).namespace),),
         ).fetchall()
     return [row[0] for row in rows]
 

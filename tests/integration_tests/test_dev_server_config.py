@@ -118,6 +118,30 @@ def test_a_bad_setting_is_the_last_line_and_exit_2_without_reload(tmp_path: Path
     assert last.startswith("MODEL is 'foo:bar', which names an unknown provider 'foo'"), last
 
 
+@pytest.mark.parametrize(
+    ("env", "sentence"),
+    [
+        (
+            {"AUTH_JWKS_URL": "https://idp.example.com/jwks.json"},
+            "Setting AUTH_JWKS_URL needs AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE: set both.",
+        ),
+        (
+            {"SERVED_CONTEXT_FIELDS": "mcp_configs"},
+            "Setting SERVED_CONTEXT_FIELDS names 'mcp_configs', which is no run context field",
+        ),
+    ],
+)
+def test_auth_settings_that_do_not_fit_stop_the_server(
+    tmp_path: Path, env: dict[str, str], sentence: str
+) -> None:
+    folder = _project(tmp_path / "project")
+    with _dev_server(folder, **env) as (proc, _port, log):
+        code = proc.wait(STARTUP_TIMEOUT_S)
+    last = log.read_text().strip().splitlines()[-1]
+    assert code == 2
+    assert last.startswith(sentence), last
+
+
 def test_without_node_the_plan_card_config_says_what_to_do_last_and_exits_2(
     tmp_path: Path,
 ) -> None:
@@ -187,7 +211,13 @@ async def test_env_example_as_dotenv_keeps_the_exported_key_and_endpoint(
 ) -> None:
     example = (ROOT / ".env.example").read_text(encoding="utf-8")
     folder = _project(tmp_path, dotenv=example)
-    empty_plan = {"decision": "replace", "plan": [], "next_task": 0, "clarification": None}
+    empty_plan = {
+        "decision": "replace",
+        "plan": [],
+        "next_task": 0,
+        "clarification": None,
+        "not_covered": [],
+    }
 
     def plan_for_the_planner(body: dict[str, Any]) -> dict[str, Any] | None:
         """The planner gets an empty plan; the analyser's reply is no verdict (safe default)."""

@@ -40,9 +40,20 @@ PLAN: Reply = {
     "content": json.dumps(
         {
             "decision": "replace",
-            "plan": [{"id": "t1", "expert": "inventory", "task": "Stock of WID-1"}],
+            "plan": [
+                {
+                    "id": "t1",
+                    "expert": "inventory",
+                    "task": "Stock of WID-1",
+                    "depends_on": [],
+                    "critical": True,
+                    "tool": None,
+                    "args_json": None,
+                }
+            ],
             "next_task": 0,
             "clarification": None,
+            "not_covered": [],
         }
     )
 }
@@ -191,7 +202,7 @@ async def test_persistent_500_at_the_assessor_stops_the_run_resumably(
         run = Run(inventory, "fault-500-assess")
         error, took = await run.fails(REQUEST)
         assert "The assess_task node's model" in str(error)
-        assert "kept failing with HTTP 500 (after 1 retry)" in str(error)
+        assert 'kept failing with HTTP 500 (after 1 retry; "stub status 500")' in str(error)
         assert took < 10
         stub.heal([DONE, ANSWER])
         values, _ = await run.invoke(None)

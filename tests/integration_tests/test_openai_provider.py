@@ -29,11 +29,13 @@ def stub_settings(monkeypatch: pytest.MonkeyPatch) -> Any:
 async def test_structured_output_tool_calls_and_streaming_through_the_graph(
     mcp_config: dict[str, Any], stub_settings: Any
 ) -> None:
+    step = {"id": "t1", "expert": "inventory", "task": "Stock of WID-1", "depends_on": []}
     plan = {
         "decision": "replace",
-        "plan": [{"id": "t1", "expert": "inventory", "task": "Stock of WID-1"}],
+        "plan": [{**step, "critical": True, "tool": None, "args_json": None}],
         "next_task": 0,
         "clarification": None,
+        "not_covered": [],
     }
     replies = [
         {"content": json.dumps(plan)},

@@ -36,7 +36,7 @@ from common.safety.verdict import (
     from_structured,
     parse_verdict_text,
 )
-from tests.doubles import ScriptedChatModel, calls, tool_call
+from tests.doubles import ScriptedChatModel, analysis, calls, tool_call
 from tests.unit_tests.guard_helpers import Executions, Expert, servers, verdict
 from tests.unit_tests.helpers import Thread, done, not_done, plan, task, unique
 
@@ -133,7 +133,7 @@ def test_an_open_or_cleared_verdict_is_not_a_hold_to_clear() -> None:
 # --- clearing -----------------------------------------------------------------------------------
 
 CLEARING_ANSWERS: list[IrreversibilityAnalysis | str] = [
-    IrreversibilityAnalysis(
+    analysis(
         irreversible=False,
         read_only_tools=["pwd"],
         reasons={"pwd": "it prints the working directory"},
@@ -167,11 +167,7 @@ def test_the_analysers_reason_is_kept_or_a_plain_one_given() -> None:
 
 
 def test_a_yes_that_names_a_tool_to_hold_still_clears_the_read_only_one() -> None:
-    final = _final(
-        IrreversibilityAnalysis(
-            irreversible=True, blocked_tools=["shop_db"], read_only_tools=["pwd"]
-        )
-    )
+    final = _final(analysis(irreversible=True, blocked_tools=["shop_db"], read_only_tools=["pwd"]))
 
     assert _one(final, "box", "pwd")["irreversible"] is False
     assert _one(final, "box", "shop_db")["irreversible"] is True
@@ -180,12 +176,12 @@ def test_a_yes_that_names_a_tool_to_hold_still_clears_the_read_only_one() -> Non
 @pytest.mark.parametrize(
     "answer",
     [
-        IrreversibilityAnalysis(irreversible=False, blocked_tools=["pwd"], read_only_tools=["pwd"]),
+        analysis(irreversible=False, blocked_tools=["pwd"], read_only_tools=["pwd"]),
         "IRREVERSIBLE: YES\nBLOCKED_TOOLS: pwd\nREAD_ONLY_TOOLS: pwd",
-        IrreversibilityAnalysis(irreversible=False),
+        analysis(irreversible=False),
         "IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE",
         "IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE\nREAD_ONLY_TOOLS: NONE",
-        IrreversibilityAnalysis(irreversible=False, read_only_tools=["cwd", "box/ls"]),
+        analysis(irreversible=False, read_only_tools=["cwd", "box/ls"]),
     ],
     ids=repr,
 )
@@ -205,7 +201,7 @@ def test_unknown_read_only_names_are_reported_and_ignored() -> None:
 
 
 def test_a_hold_any_signal_gave_is_never_cleared() -> None:
-    everything = IrreversibilityAnalysis(irreversible=False, read_only_tools=EVERY_TOOL)
+    everything = analysis(irreversible=False, read_only_tools=EVERY_TOOL)
 
     final = _final(everything)
 
@@ -224,7 +220,7 @@ def test_a_hold_any_signal_gave_is_never_cleared() -> None:
 
 
 def test_a_cleared_tool_is_still_checked_per_call() -> None:
-    final = _final(IrreversibilityAnalysis(irreversible=False, read_only_tools=["shop_db"]))
+    final = _final(analysis(irreversible=False, read_only_tools=["shop_db"]))
     gate = Gate(final)
     tools = {t.name: t for t in BOX}
 
@@ -280,9 +276,7 @@ def test_the_read_only_list_is_read_like_the_blocked_one(
 
 def test_reasons_attach_to_read_only_tools_in_every_form() -> None:
     text = "IRREVERSIBLE: NO\nREAD_ONLY_TOOLS: pwd\nREASONS:\n- pwd: it prints the directory"
-    structured = IrreversibilityAnalysis(
-        irreversible=False, read_only_tools=["pwd"], reasons={"pwd": "prints"}
-    )
+    structured = analysis(irreversible=False, read_only_tools=["pwd"], reasons={"pwd": "prints"})
 
     assert parse_verdict_text(text, PARSE_CATALOG).reasons == {"box/pwd": "it prints the directory"}
     assert from_structured(structured, PARSE_CATALOG).reasons == {"box/pwd": "prints"}
@@ -349,7 +343,7 @@ def test_the_structured_answer_states_read_only_tools_positively() -> None:
 
     assert field.description is not None
     assert "only read or compute" in field.description
-    assert IrreversibilityAnalysis(irreversible=False).read_only_tools == []
+    assert "read_only_tools" in IrreversibilityAnalysis.model_json_schema()["required"]
 
 
 def test_the_prompt_asks_for_read_only_tools_and_when_to_name_one() -> None:

@@ -24,7 +24,6 @@ from common.safety.questions import (
 from strategies.cli import prompts
 from strategies.cli.answers import Preset, answer_value, is_approval, pending_of, preset_values
 from strategies.cli.app import app
-from strategies.with_planner.plans import PlannerResult, Task
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 from tests.unit_tests.helpers import Thread, done, plan, task
 
@@ -225,7 +224,7 @@ def test_cli_lists_the_question_and_resume_answer_sends_respond(
     monkeypatch.setattr(prompts, "stdin_is_terminal", lambda: False)
     (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
     script: list[Any] = [
-        PlannerResult(plan=[Task(id="t1", expert="inventory", task="stock of my product")]),
+        {"plan": [{"id": "t1", "expert": "inventory", "task": "stock of my product"}]},
         "IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE",
         calls(tool_call("ask_user", {"question": QUESTION}, call_id="ask-1")),
         "14 in stock.",

@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 
 from strategies.cli import prompts
 from strategies.cli.app import app
-from strategies.with_planner.plans import PlannerResult, Task
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 
 runner = CliRunner()
@@ -25,7 +24,7 @@ def _terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _one_model_for_all(title: str) -> str:
     script: list[Any] = [
-        PlannerResult(plan=[Task(id="t1", expert="notes", task=f"Write note {title}")]),
+        {"plan": [{"id": "t1", "expert": "notes", "task": f"Write note {title}"}]},
         "IRREVERSIBLE: YES\nBLOCKED_TOOLS: write_note",
         calls(tool_call("write_note", {"title": title, "body": "120 in stock"})),
         {"completed": True, "reason": "note written"},

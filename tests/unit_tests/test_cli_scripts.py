@@ -15,7 +15,6 @@ from typer.testing import CliRunner
 
 from strategies.cli import prompts
 from strategies.cli.app import app
-from strategies.with_planner.plans import PlannerResult, Task
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 from tests.unit_tests.helpers import run_cli
 
@@ -35,7 +34,7 @@ def _no_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def write_note_model(title: str, answer: str = "Done.") -> str:
     script: list[Any] = [
-        PlannerResult(plan=[Task(id="t1", expert="notes", task=f"Write note {title}")]),
+        {"plan": [{"id": "t1", "expert": "notes", "task": f"Write note {title}"}]},
         "IRREVERSIBLE: YES\nBLOCKED_TOOLS: write_note",
         calls(tool_call("write_note", {"title": title, "body": "from a script"})),
         {"completed": True, "reason": "handled"},
@@ -148,7 +147,7 @@ def test_run_json_of_a_completed_run(chdir_tmp: Path, mcp_config: dict[str, Any]
     def reply(messages: list[Any], meta: dict[str, Any]) -> Any:
         # One model for every role: the analyser is asked alongside the planner.
         if meta.get("schema") == "PlannerResult":
-            return PlannerResult(plan=[])
+            return {"plan": []}
         if meta.get("schema"):
             return {"irreversible": False, "blocked_tools": [], "reasons": {}}
         return "Hello there."
@@ -174,7 +173,7 @@ def test_an_expert_that_cannot_start_makes_run_exit_1_in_the_tools_words(
     def reply(messages: list[Any], meta: dict[str, Any]) -> Any:
         # Plans on the broken expert whenever asked for a plan; plain text otherwise.
         if meta.get("schema") is not None:
-            return PlannerResult(plan=[Task(id="t1", expert="broken", task="Do it")])
+            return {"plan": [{"id": "t1", "expert": "broken", "task": "Do it"}]}
         return "It could not be done."
 
     script: list[Any] = [reply] * 20

@@ -15,7 +15,6 @@ from common.persistence import open_persistence
 from strategies.cli import prompts
 from strategies.cli.app import app
 from strategies.with_planner.graph import build_graph
-from strategies.with_planner.plans import PlannerResult, Task
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 
 runner = CliRunner()
@@ -29,7 +28,7 @@ def _terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _model(title: str) -> str:
     script: list[Any] = [
-        PlannerResult(plan=[Task(id="t1", expert="notes", task=f"Write note {title}")]),
+        {"plan": [{"id": "t1", "expert": "notes", "task": f"Write note {title}"}]},
         "IRREVERSIBLE: YES\nBLOCKED_TOOLS: write_note",
         calls(tool_call("write_note", {"title": title, "body": "from a resumed thread"})),
         {"completed": True, "reason": "written"},

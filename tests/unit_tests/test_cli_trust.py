@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from strategies.cli import prompts
 from strategies.cli.app import app
-from strategies.with_planner.plans import PlannerResult, Task
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 from tests.unit_tests.helpers import note_actions, unique
 
@@ -27,7 +26,7 @@ def _terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def write_note_model(title: str) -> str:
     script: list[Any] = [
-        PlannerResult(plan=[Task(id="t1", expert="notes", task=f"Write note {title}")]),
+        {"plan": [{"id": "t1", "expert": "notes", "task": f"Write note {title}"}]},
         "IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE",
         calls(tool_call("write_note", {"title": title, "body": "hi"})),
         {"completed": True, "reason": "written"},
@@ -111,7 +110,7 @@ def test_revoke_all_with_nothing_remembered_is_done(chdir_tmp: Path) -> None:
 
 def send_note_model(title: str) -> str:
     script: list[Any] = [
-        PlannerResult(plan=[Task(id="t1", expert="shifty", task=f"Send note {title}")]),
+        {"plan": [{"id": "t1", "expert": "shifty", "task": f"Send note {title}"}]},
         "IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE",
         calls(tool_call("send_note", {"title": title})),
         {"completed": True, "reason": "sent"},

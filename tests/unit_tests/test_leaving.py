@@ -108,7 +108,7 @@ def test_case_and_whitespace_do_not_hide_a_run() -> None:
     [
         ("alice@example.com", "alice@example.com"),
         ("DE89370400440532013000", "de89370400440532013000"),
-        ("de89 3704 0044 0532 0130 00", "de89 3704 0044 0532 0130 00"),
+        ("de89 3704 0044 0532 0130 00", "de89370400440532013000"),
     ],
 )
 def test_whole_values_shorter_than_a_run_are_carried(value: str, shown: str) -> None:
@@ -240,9 +240,9 @@ def test_the_gate_holds_an_open_world_call_carrying_another_experts_data() -> No
     assert "expert 'mail'" in decision.reason
     assert "alice@example.com" in decision.reason
     assert decision.reason == (
-        "its argument 'url' carries text from expert 'mail' results ('alice@example.com') and "
-        "it names a place or someone outside: data would leave through an open-world call; "
-        "set data_may_leave: true on server 'web' to allow it"
+        "its argument 'url' carries text from expert 'mail' results ('alice@example.com'), "
+        "an email address, URL-encoded, and it names a place or someone outside: data would "
+        "leave through an open-world call; set data_may_leave: true on server 'web' to allow it"
     )
 
 

@@ -101,3 +101,37 @@ def test_scripted_models_resolve_without_network(scripted: Any) -> None:
     scripted()  # installing a scripted model registers the provider (importing does not)
     with pytest.raises(KeyError, match="No scripted model 'nobody'"):
         load_chat_model("scripted:nobody")
+
+
+@pytest.mark.parametrize(
+    ("spec", "key", "class_name"),
+    [
+        ("anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY", "ChatAnthropic"),
+        ("google_genai:gemini-2.0-flash", "GOOGLE_API_KEY", "ChatGoogleGenerativeAI"),
+        ("ollama:llama3.2", None, "ChatOllama"),
+    ],
+)
+def test_other_providers_load_through_their_integrations(
+    spec: str,
+    key: str | None,
+    class_name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    requests_allowed: None,
+) -> None:
+    if key:
+        monkeypatch.setenv(key, "k")
+    assert type(load_chat_model(spec)).__name__ == class_name
+
+
+def test_a_provider_whose_package_is_missing_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, requests_allowed: None
+) -> None:
+    # langchain-mistralai is not a dependency: its import fails as any missing package's does.
+    monkeypatch.setenv("MISTRAL_API_KEY", "k")
+    with pytest.raises(ModelConfigError) as refused:
+        load_chat_model("mistralai:mistral-small-latest")
+    assert str(refused.value) == (
+        "Model 'mistralai:mistral-small-latest' needs the langchain-mistralai package, which "
+        "is not installed: run `pip install langchain-mistralai`, or set MODEL (or --model) to "
+        "another provider:model."
+    )

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from strategies.cli import prompts
 from strategies.cli.app import app
 from strategies.with_planner.offline import parse_experts, plan_request
+from strategies.with_planner.plans import PlannerResult, planned_tasks
 
 PROMPT = """Experts:
 - inventory: Product catalogue
@@ -29,10 +30,11 @@ def test_the_tool_listing_of_the_planner_prompt_is_read() -> None:
 
 
 def test_clauses_become_direct_steps_with_filled_and_chained_arguments() -> None:
-    plan = plan_request(
-        'How many units of WID-1 are in stock, then write a note titled "x"', PROMPT
+    answer = PlannerResult.model_validate(
+        plan_request('How many units of WID-1 are in stock, then write a note titled "x"', PROMPT)
     )
-    first, second = plan["plan"]
+    (first, second), problems = planned_tasks(answer)
+    assert problems == []
     assert (first["tool"], first["args"]) == ("get_stock", {"sku": "WID-1"})
     assert second["tool"] == "write_note"
     assert second["args"] == {"title": "x", "body": "${t1.result}"}

@@ -15,7 +15,7 @@ from mcp.types import Tool
 from common.mcp.inprocess import register_inprocess_server
 from common.mcp.schema import check_args
 from common.settings import get_settings
-from strategies.with_planner.plans import PlannerResult, Task, validate_plan
+from strategies.with_planner.plans import Task, planned, validate_plan
 from tests.unit_tests.helpers import Thread, plan, system_prompt, unique
 
 LOOKUP = Tool(
@@ -50,7 +50,7 @@ def t(tid: str, expert: str = "records", *deps: str, **extra: Any) -> Task:
 
 
 def problems(*tasks: Task, next_task: int = 0) -> list[str]:
-    return validate_plan(PlannerResult(plan=list(tasks), next_task=next_task), CATALOG, 12)
+    return validate_plan([planned(t) for t in tasks], next_task, CATALOG, 12)
 
 
 # --- each problem, alone ---------------------------------------------------------------------

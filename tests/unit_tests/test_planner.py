@@ -264,3 +264,15 @@ async def test_a_valid_direct_step_runs_without_orchestrate_or_assess(scripted: 
         ("completed", "a"),
         ("completed", "a!"),
     ]
+
+
+async def test_args_json_that_is_not_an_object_is_sent_back_to_the_planner(scripted: Any) -> None:
+    broken = {**task("t1", "testkit"), "tool": "echo", "args_json": '"hi"'}
+    ctx, models = scripted(planner=[plan(broken), plan()], response=["Direct answer."])
+    thread = Thread(ctx)
+
+    assert await thread.send("echo hi") == ["planner", "planner", "generate_response"]
+    feedback = system_prompt(models["planner"].requests[1])
+    assert "Task 't1': args_json is a JSON str; give the tool's arguments as one JSON object" in (
+        feedback
+    )

@@ -8,14 +8,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 from mcp.types import Tool
+from pydantic import SecretStr
 
 from common.mcp import registry_for
 from common.persistence import sqlite_store
 from common.safety.trust import entries, offer_for, remember, revoke
+from common.settings import get_settings
 from strategies.with_planner.graph import build_graph
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, note_actions, plan, task, unique
@@ -279,7 +282,12 @@ class AuthThread(Thread):
         return config
 
 
-async def test_the_auth_identity_decides_whose_approval_it_is(scripted: Any, workdir: Path) -> None:
+async def test_the_auth_identity_decides_whose_approval_it_is(
+    scripted: Any, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Served with auth (the settings say so), the identity the server put in the config wins.
+    served = get_settings().model_copy(update={"auth_jwt_secret": SecretStr("s" * 32)})
+    monkeypatch.setattr("common.identity.get_settings", lambda: served)
     first, second = unique("auth-carol"), unique("auth-alice")
     ctx, store = two_runs(scripted, first, second), InMemoryStore()
     graph = build_graph(InMemorySaver(), store=store)

@@ -31,7 +31,6 @@ from common.safety.trust import (
     server_identity,
     shown_identity,
     tool_digest,
-    user_of,
 )
 
 SERVER = ServerConfig(command="python", args=["-m", "notes"], env={"TOKEN": "s3cret"})
@@ -62,14 +61,6 @@ def test_remembered_approvals_only_stand_in_for_a_question() -> None:
     assert consulted("AUTO", hold("annotation"))
     assert not consulted("interrupt", hold("arguments"))
     assert not consulted("interrupt", hold("data"))
-
-
-def test_the_auth_identity_wins_over_the_context_user() -> None:
-    assert user_of("alice", {"langgraph_auth_user_id": "bob"}) == "bob"
-    assert user_of("alice", {"langgraph_auth_user_id": ""}) == "alice"
-    assert user_of("alice", {}) == "alice"
-    assert user_of(None, {}) == "default"
-    assert user_of("  ", {"langgraph_auth_user_id": None}) == "default"
 
 
 def test_namespace_labels_are_safe_for_every_store() -> None:

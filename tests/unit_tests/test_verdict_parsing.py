@@ -15,6 +15,7 @@ from common.safety.verdict import (
     parse_verdict_text,
     resolve_tool_name,
 )
+from tests.doubles import analysis
 
 CATALOG = {
     "mail": ["send_message", "list_messages"],
@@ -502,12 +503,12 @@ def test_broken_json_falls_back_to_the_text() -> None:
 
 
 def test_structured_answer_resolves_like_text() -> None:
-    analysis = IrreversibilityAnalysis(
+    answer = analysis(
         irreversible=True,
         blocked_tools=["`send_message`", "notes/delete_note", "mcp__notes__write", "frobnicate"],
         reasons={"delete_note": "permanent", "notes/write": "overwrites", "frobnicate": "?"},
     )
-    v = from_structured(analysis, CATALOG)
+    v = from_structured(answer, CATALOG)
     assert v.irreversible is True
     assert v.tools == (MAIL, SLACK, DELETE_NOTE, ("notes", "write"))
     assert v.unknown == ("frobnicate",)
@@ -515,20 +516,18 @@ def test_structured_answer_resolves_like_text() -> None:
 
 
 def test_structured_defaults_and_no() -> None:
-    v = from_structured(IrreversibilityAnalysis(irreversible=False), CATALOG)
+    v = from_structured(analysis(irreversible=False), CATALOG)
     assert v == ParsedVerdict(False, (), (), {})
 
 
 def test_structured_list_packed_into_one_string_is_split() -> None:
-    analysis = IrreversibilityAnalysis(
-        irreversible=True, blocked_tools=["delete_note, mail/send_message"]
-    )
-    assert from_structured(analysis, CATALOG).tools == (DELETE_NOTE, MAIL)
+    answer = analysis(irreversible=True, blocked_tools=["delete_note, mail/send_message"])
+    assert from_structured(answer, CATALOG).tools == (DELETE_NOTE, MAIL)
 
 
 def test_structured_none_markers_are_not_unknown_tools() -> None:
-    analysis = IrreversibilityAnalysis(irreversible=False, blocked_tools=["none", "N/A", ""])
-    assert from_structured(analysis, CATALOG) == ParsedVerdict(False, (), (), {})
+    answer = analysis(irreversible=False, blocked_tools=["none", "N/A", ""])
+    assert from_structured(answer, CATALOG) == ParsedVerdict(False, (), (), {})
 
 
 def test_structured_schema_describes_its_fields() -> None:
@@ -539,7 +538,7 @@ def test_structured_schema_describes_its_fields() -> None:
         "read_only_tools",
         "reasons",
     }
-    assert schema["required"] == ["irreversible"]
+    assert schema["required"] == ["irreversible", "blocked_tools", "read_only_tools", "reasons"]
     assert all(p.get("description") for p in schema["properties"].values())
 
 

@@ -170,7 +170,7 @@ def _card_spans(text: str) -> Iterator[tuple[int, int]]:
                 if len(window) > 1 and any(not 3 <= e - s <= 6 for s, e in window):
                     continue
                 digits = "".join(text[s:e] for s, e in window)
-                if 13 <= len(digits) <= 19 and digits[0] in "23456" and _luhn(digits):
+                if 13 <= len(digits) <= 19 and digits[0] in "23456" and luhn(digits):
                     hit = j
                     break
             if hit is None:
@@ -180,7 +180,7 @@ def _card_spans(text: str) -> Iterator[tuple[int, int]]:
                 i = hit + 1
 
 
-def _luhn(digits: str) -> bool:
+def luhn(digits: str) -> bool:
     """Whether a digit string passes the Luhn checksum."""
     total = 0
     for i, ch in enumerate(reversed(digits)):
@@ -284,6 +284,11 @@ def _continued_end(joined: Folded, joins: list[int], start: int, end: int) -> in
         if not (any(c.isdigit() for c in piece) or whole_line):
             return p
     return end
+
+
+def secret_values(text: str) -> list[tuple[str, str]]:
+    """Every secret `mask_secrets` would mask in `text`, as (kind, the secret as written)."""
+    return [(kind, text[start:end]) for start, end, kind in _secret_spans(text)]
 
 
 def mask_secrets(text: str) -> tuple[str, list[str]]:

@@ -30,7 +30,7 @@ from common.safety.verdict import (
     parse_verdict_text,
 )
 from common.safety.wording import mentions_change
-from common.structured import structured_runnable
+from common.structured import ainvoke_structured
 
 AnalysisStatus = Literal["skipped", "ok", "error"]
 """Whether the analyser ran, and how it went."""
@@ -130,10 +130,14 @@ async def analyse(
     prompt = IRREVERSIBILITY_SYSTEM_PROMPT.format(
         catalog=render_catalog(catalog), plan=plan, conversation=_conversation(messages)
     )
-    runnable = structured_runnable(model, IrreversibilityAnalysis, include_raw=True)
     try:
         async with asyncio.timeout(timeout_s):
-            out: Any = await runnable.ainvoke([SystemMessage(prompt), HumanMessage(request)])
+            out: Any = await ainvoke_structured(
+                model,
+                IrreversibilityAnalysis,
+                [SystemMessage(prompt), HumanMessage(request)],
+                include_raw=True,
+            )
     except TimeoutError:
         return AnalysisOutcome("error", error=f"the analyser did not answer within {timeout_s:g}s")
     except Exception as exc:
@@ -153,7 +157,9 @@ def _understand(out: Any, names: Mapping[str, Sequence[str]]) -> ParsedVerdict |
         try:
             return from_structured(IrreversibilityAnalysis.model_validate(parsed), names)
         except ValidationError:
-            return None
+            # Not the exact shape (e.g. a field left out by a server without strict schemas):
+            # read loosely, like a JSON answer in text; an unclear verdict still fails closed.
+            return parse_verdict_text(json.dumps(parsed), names)
     raw = out.get("raw") if isinstance(out, dict) else None
     text = getattr(raw, "content", None)
     return parse_verdict_text(text, names) if isinstance(text, str) else None

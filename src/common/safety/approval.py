@@ -412,12 +412,19 @@ def check_count(found: int, expected: int, per: str) -> None:
 
 _T = TypeVar("_T")
 
+Refused = Callable[[list[str], str, Any], None]
+"""Told of each refused answer: the ids it was for, why it was refused, and the answer."""
 
-def ask_until_valid(request: Callable[[str | None], Any], parse: Callable[[Any], _T]) -> _T:
+
+def ask_until_valid(
+    request: Callable[[str | None], Any],
+    parse: Callable[[Any], _T],
+    refused: Callable[[str, Any], None] | None = None,
+) -> _T:
     """Interrupt with `request(error)` until `parse` accepts the answer; its result.
 
     A malformed answer (ApprovalFormatError) is not used: the same question is asked again,
-    saying what was wrong.
+    saying what was wrong; `refused` (the audit trail) is told why, with the answer.
     """
     # Imported here: the CLI reads answers with this module, and its --help must not load LangGraph.
     from langgraph.types import interrupt
@@ -429,9 +436,20 @@ def ask_until_valid(request: Callable[[str | None], Any], parse: Callable[[Any],
             return parse(value)
         except ApprovalFormatError as exc:
             error = f"{REFUSED_ANSWER}{exc}"
+            if refused is not None:
+                refused(str(exc), value)
 
 
-def ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
+def refused_for(refused: Refused | None, ids: list[str]) -> Callable[[str, Any], None] | None:
+    """`refused` told the ids a question was asked for (None stays None)."""
+    if refused is None:
+        return None
+    return lambda why, value: refused(ids, why, value)
+
+
+def ask_for_approval(
+    pending: list[PendingCall], refused: Refused | None = None
+) -> dict[str, Decision]:
     """Interrupt until the human sends one valid decision per pending call, by call id.
 
     A malformed answer is not used: the same request is asked again, saying what was wrong.
@@ -439,6 +457,7 @@ def ask_for_approval(pending: list[PendingCall]) -> dict[str, Decision]:
     decisions = ask_until_valid(
         lambda error: build_approval_request(pending, error),
         lambda value: check_answer(parse_decisions(value, len(pending)), pending),
+        refused_for(refused, [p["id"] for p in pending]),
     )
     return {p["id"]: as_answered(d, p) for p, d in zip(pending, decisions, strict=True)}
 

@@ -30,6 +30,7 @@ from common.guardrails.config import GuardrailConfig
 from common.guardrails.output import trim_tool_output
 from common.guardrails.secrets import mask_secrets
 from common.guardrails.urls import denied_urls
+from common.identity import DEFAULT_USER, user_namespace
 from common.mcp.outcome import ToolOutcome, outcome
 from common.mcp.registry import ExpertRegistry
 from common.mcp.schema import check_args
@@ -45,9 +46,9 @@ LedgerEntry = ToolOutcome | Literal["started"]
 class CallLedger:
     """Per-thread record of gated calls in a LangGraph store."""
 
-    def __init__(self, store: BaseStore | None, thread_id: str) -> None:
+    def __init__(self, store: BaseStore | None, thread_id: str, owner: str = DEFAULT_USER) -> None:
         self.store = store if store is not None else _PROCESS_STORE
-        self.namespace = ("mcp_planner", "call_ledger", thread_id)
+        self.namespace = user_namespace("call_ledger", owner, thread_id)
 
     async def lookup(self, key: str) -> LedgerEntry | None:
         """The call's recorded state, or None if it was never started."""

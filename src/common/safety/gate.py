@@ -13,7 +13,7 @@ from common.mcp.registry import ExpertRegistry
 from common.mcp.session import ExpertUnavailable
 from common.safety.arguments import destructive_intent
 from common.safety.classify import ToolVerdict, VerdictSource, classify_tool
-from common.safety.leaving import Sources, carried, open_world
+from common.safety.leaving import Sources, carried, destination, open_world, outgoing
 
 GateSource = VerdictSource | Literal["arguments", "data"]
 """Which signal decided a gate check: the tool's verdict, or a per-call rule.
@@ -67,6 +67,8 @@ class Gate:
         decided = _by_tool_and_arguments(verdict, name, args, tool)
         leaving = self._leaving(server, name, args, tool, config)
         if leaving is None:
+            if not decided.needs_approval:
+                self._note_sent(server, name, args, tool)
             return decided
         # A data hold wins the source even over a held tool: an approval remembered for the
         # tool must never let another expert's data out unasked.
@@ -91,7 +93,7 @@ class Gate:
         why = open_world(name, tool, args)
         if why is None:
             return None
-        found = carried(args, self._sources, server)
+        found = carried(args, self._sources, server, destination(server, name, tool, args))
         if found is None:
             return None
         clear = f"set data_may_leave: true on server {server!r} to allow it"
@@ -99,11 +101,24 @@ class Gate:
             return f"{found} and {why}: {clear}"
         # When the argument that carries the text is also what reaches outside, name it once.
         why = why.replace(f"its argument {found.argument!r} ", "it ", 1)
+        what = f", {found.what}," if found.what else ""
         return (
             f"its argument {found.argument!r} carries text from expert {found.expert!r} "
-            f"results ({found.excerpt!r}) and {why}: data would leave through an open-world "
-            f"call; {clear}"
+            f"results ({found.excerpt!r}){what} and {why}: data would leave through an "
+            f"open-world call; {clear}"
         )
+
+    def _note_sent(
+        self, server: str, name: str, args: Mapping[str, Any], tool: Tool | None
+    ) -> None:
+        """Count a call the gate lets through as sent, for this round's later calls.
+
+        Calls of one round are checked before any runs; the thread's record (`Sources.sent`)
+        holds the earlier rounds' sends.
+        """
+        to = destination(server, name, tool, args) if self._sources is not None else None
+        if self._sources is not None and to is not None:
+            self._sources.note_sent(to, outgoing(args))
 
 
 def _by_tool_and_arguments(
@@ -132,3 +147,14 @@ async def check_call(
     except ExpertUnavailable:
         tools = {}
     return gate.check(expert, name, args, tools, registry.server(expert))
+
+
+async def sent_to(
+    registry: ExpertRegistry, expert: str, name: str, args: Mapping[str, Any]
+) -> str | None:
+    """Where a call of `expert` that ran sent its arguments (`leaving.destination`), or None."""
+    try:
+        tools = {t.name: t for t in await registry.tools(expert)}
+    except ExpertUnavailable:
+        tools = {}
+    return destination(expert, name, tools.get(name), args)

@@ -31,6 +31,7 @@ from common.safety.approval import (
     EditDecision,
     EditedAction,
     PendingCall,
+    Refused,
     RejectDecision,
     as_answered,
     ask_until_valid,
@@ -38,6 +39,7 @@ from common.safety.approval import (
     echo,
     is_resolved,
     parse_decisions,
+    refused_for,
     unusable,
 )
 from common.safety.quoting import code_span, markdown_text
@@ -263,11 +265,14 @@ def _json(text: str) -> Any:
 
 
 def ask_one_by_one(
-    pending: list[PendingCall], schemas: dict[str, dict[str, Any]] | None = None
+    pending: list[PendingCall],
+    schemas: dict[str, dict[str, Any]] | None = None,
+    refused: Refused | None = None,
 ) -> dict[str, Decision]:
     """Interrupt once per call (Agent Inbox answers one) until each has a valid decision.
 
-    `schemas` maps a call id to its tool's input schema, for typing edited arguments.
+    `schemas` maps a call id to its tool's input schema, for typing edited arguments;
+    `refused` is told of each answer that was not used.
     """
     schemas = schemas or {}
     return {
@@ -275,6 +280,7 @@ def ask_one_by_one(
             ask_until_valid(
                 partial(inbox_request, call),
                 partial(_answer_on, call=call, schema=schemas.get(call["id"])),
+                refused_for(refused, [call["id"]]),
             ),
             call,
         )

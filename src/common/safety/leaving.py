@@ -10,21 +10,28 @@ Two pure readings of one call, applied by the gate (`common.safety.gate`):
   store's `content` stays there), never about a sending name.
 - `carried`: whether the arguments carry text from another expert's results: a run of at least
   `RUN_CHARS` characters of an argument string found in those results (both read case-folded,
-  whitespace collapsed, the argument also percent-decoded), or a whole value the results hold
-  even when shorter: an email address, an IBAN, a long number (account, card, phone), a
-  token-like string. The calling expert's own results do not count (an expert echoing its own
-  data sends nothing new anywhere), nor text the user wrote themselves (`asked`), nor what goes
-  back where it came from: text within a link of the results, in a URL argument to that link's
-  site (a search result fetched, a pull request's `.diff`), and an address of the results in an
-  addressee argument (`to`). Text added to such a link, or a link or address put in a message,
-  is carried.
+  whitespace collapsed), a whole value the results hold even when shorter and written another
+  way (an email address, an IBAN, a long number such as a card or a phone number, a token-like
+  string: `common.safety.disguises.values_in`), or a short secret the results label or that
+  looks like one (`secrets_in`). Each argument is read as written and decoded
+  (`disguises.decoded`: URL-decoded repeatedly, base64, hex, nested), and a value whose parts
+  went out over several calls to one destination (`destination`) is found by adding up what
+  the thread sent there (`Sources.sent`). The calling expert's own results do not count (an
+  expert echoing its own data sends nothing new anywhere), nor text the user wrote themselves
+  (`asked`), nor what goes back where it came from: text within a link of the results, in a
+  URL argument to that link's site (a search result fetched, a pull request's `.diff`), and an
+  address of the results in an addressee argument (`to`). Text added to such a link, or a link
+  or address put in a message, is carried. The reason names what was found and its disguise
+  (`an IBAN, lower-cased, with dashes, base64-encoded`).
 
 Matching is linear: each source (and the user's own text) is read once into the set of its
 `RUN_CHARS`-character stretches, hashed, and each stretch of an argument is one look-up in it;
-whole values are found with bounded, non-nested patterns. Nothing is quadratic on hostile input:
-no substring search per stretch, no backtracking pattern. What is not recognised: paraphrase,
-translation, and encodings other than percent-encoding (base64, hex); what is not kept in the
-sources (the caller bounds them) cannot be matched either.
+whole values are found with bounded, non-nested patterns, secrets and the pieces of split
+values by hashed look-ups too, and decoding reads a bounded multiple of the argument. Nothing
+is quadratic on hostile input. What is not recognised: paraphrase, translation, arithmetic on
+numbers, other encodings (ROT13, a cipher, an image), a value split into pieces shorter than
+`GRAM` characters or sent to different destinations; what is not kept in the sources (the
+caller bounds them) cannot be matched either.
 """
 
 from __future__ import annotations
@@ -32,13 +39,22 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 from typing import Any
-from urllib.parse import unquote_plus, urlsplit
+from urllib.parse import urlsplit
 
 from mcp.types import Tool
 
 from common.safety.arguments import URL_TOKENS
+from common.safety.disguises import (
+    EMAIL,
+    SECRET_MIN_CHARS,
+    Value,
+    canonical,
+    decoded,
+    disguise,
+    secrets_in,
+    values_in,
+)
 from common.safety.wording import name_tokens, read_name
 
 RUN_CHARS = 20
@@ -68,18 +84,20 @@ MESSAGE_TOKENS = frozenset({"message", "body", "text", "content", "subject", "po
 
 _ADDRESSED = ADDRESSEE_TOKENS | MESSAGE_TOKENS
 
-# Whole values and links, each pattern bounded and without nested repetition (no backtracking
-# blow-up on hostile text).
-
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}")
-_IBAN = re.compile(r"\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b")
-_LONG_NUMBER = re.compile(r"\d{3,40}(?:[ -]\d{3,40}){0,10}")
-_TOKEN = re.compile(r"[A-Za-z0-9_]{12,200}")
-_SEPARATORS = re.compile(r"[\s\-]+")
+# Links, bounded and without nested repetition (no backtracking blow-up on hostile text).
 _LINK = re.compile(r"https?://[^\s<>\"'`\[\]{}]{1,2048}", re.IGNORECASE)
 _TRAILING = ".,;:!?"
+_WORD_START = re.compile(r"(?<![^\W_])[^\W_]")
+"""A letter or digit that starts a word: where a whole secret may begin."""
 _LINKS_PER_SITE = 64
 """Links of one site a run is looked for in (a result listing a whole site stays cheap)."""
+
+GRAM = 4
+"""Characters of a value's piece recognised in one call of a value split over several."""
+_GRAM_VALUES = 16
+"""Values one piece is looked for in (a piece every value holds says nothing)."""
+SPLIT_MIN_CHARS = 8
+"""Letters and digits a value has at least to be recognised split over several calls."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +110,8 @@ class Carried:
     """Where in the arguments it is (`url`, `message.body`, `to[0]`)."""
     excerpt: str
     """The shared text, shortened, as a reviewer can recognise it."""
+    what: str = ""
+    """What the text is and how it was disguised (`an IBAN, lower-cased, with dashes`)."""
 
 
 def open_world(name: str, tool: Tool | None, args: Mapping[str, Any]) -> str | None:
@@ -109,6 +129,33 @@ def open_world(name: str, tool: Tool | None, args: Mapping[str, Any]) -> str | N
         if set(name_tokens(key)) & words:
             return f"its argument {path!r} names a place or someone outside"
     return None
+
+
+def destination(expert: str, name: str, tool: Tool | None, args: Mapping[str, Any]) -> str | None:
+    """Where an open-world call sends its arguments, as parts of one value are added up there.
+
+    The sites its URL arguments go to (whichever expert goes there), else the expert and the
+    people it reaches (`to`, `channel`), else the expert and the tool; None when the call does
+    not reach outside.
+    """
+    if open_world(name, tool, args) is None:
+        return None
+    sites: set[str] = set()
+    reached: set[str] = set()
+    for _, key, value in _strings(dict(args), ""):
+        words = set(name_tokens(key))
+        if words & URL_TOKENS and (site := _site(value)) is not None:
+            sites.add(site)
+        elif words & ADDRESSEE_TOKENS:
+            reached.add(plain(value)[:200])
+    if sites:
+        return "sites " + ", ".join(sorted(sites))
+    return f"{expert}: " + (", ".join(sorted(reached)) if reached else name)
+
+
+def outgoing(args: Mapping[str, Any]) -> str:
+    """The strings of a call's arguments, one a line: what it sends."""
+    return "\n".join(value for _, _, value in _strings(dict(args), ""))
 
 
 def _keys(value: Any, path: str, depth: int = 0) -> Iterator[tuple[str, str]]:
@@ -147,33 +194,9 @@ def plain(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def compact(text: str) -> str:
-    """`text` case-folded without whitespace or dashes, as whole values are compared."""
-    return _SEPARATORS.sub("", text.casefold())
-
-
 def whole_values(text: str) -> set[str]:
-    """Values in `text` that leave even when short: emails, IBANs, long numbers, tokens.
-
-    Each is returned in its compared form (`compact`). A long number has 10 digits or more,
-    written together or in groups of at least three (`4111 1111 1111 1111`, `415-555-0132`;
-    not a date such as `2025-11-24 10`). A token is at least 12 letters, digits
-    or underscores that switch between letters and digits at least three times (`sk_4eC39Hq`),
-    so words, dates and product names (`MacBookPro2024`) are not tokens.
-    """
-    found = {compact(m.group()) for m in _EMAIL.finditer(text)}
-    found |= {compact(m.group()) for m in _IBAN.finditer(text)}
-    numbers = (re.sub(r"\D", "", m.group()) for m in _LONG_NUMBER.finditer(text))
-    found |= {number for number in numbers if len(number) >= 10}
-    found |= {compact(m.group()) for m in _TOKEN.finditer(text) if _token_like(m.group())}
-    return found
-
-
-def _token_like(word: str) -> bool:
-    """Whether a word switches between letters and digits often enough to be random."""
-    kinds = [c.isdigit() for c in word if c.isalnum()]
-    switches = sum(1 for a, b in pairwise(kinds) if a != b)
-    return switches >= 3
+    """Values in `text` that leave even when short, in their canonical forms (`values_in`)."""
+    return set(values_in(text))
 
 
 @dataclass
@@ -182,12 +205,16 @@ class _Index:
 
     stretches: set[int]
     """The hash of every `RUN_CHARS`-character stretch of the results (`plain`)."""
-    values: set[str]
-    """Whole values (`whole_values`)."""
+    values: dict[str, Value]
+    """Whole values (`values_in`) by canonical form."""
+    secrets: dict[str, dict[str, Value]]
+    """Short secrets (`secrets_in`), case-folded, by their first `SECRET_MIN_CHARS` characters."""
     addresses: set[str]
     """Email addresses, each whole (`plain`): a call may reach them as they were given."""
     links: dict[str, list[str]]
     """Links (`plain`) by their site (host name): what each site was given to hold."""
+    grams: dict[str, list[tuple[str, int]]] | None = None
+    """Each `GRAM`-character piece of the values, with the value and where in it (built once)."""
 
 
 def _index(texts: Sequence[str]) -> _Index:
@@ -195,17 +222,21 @@ def _index(texts: Sequence[str]) -> _Index:
     stretches: set[int] = set()
     for t in texts:
         stretches |= _stretches(plain(t))
-    values: set[str] = set()
+    values: dict[str, Value] = {}
+    secrets: dict[str, dict[str, Value]] = {}
     addresses: set[str] = set()
     links: dict[str, list[str]] = {}
     for t in texts:
-        values |= whole_values(t)
-        addresses |= {_whole(m.group()) for m in _EMAIL.finditer(t)}
+        values.update(values_in(t))
+        for secret, value in secrets_in(t).items():
+            if not any(c.isspace() for c in secret):
+                secrets.setdefault(secret[:SECRET_MIN_CHARS], {})[secret] = value
+        addresses |= {_whole(m.group()) for m in EMAIL.finditer(t)}
         for m in _LINK.finditer(t):
             site = _site(m.group())
             if site is not None:
                 links.setdefault(site, []).append(_whole(m.group()))
-    return _Index(stretches, values, addresses, links)
+    return _Index(stretches, values, secrets, addresses, links)
 
 
 def _stretches(text: str) -> set[int]:
@@ -236,13 +267,22 @@ def _whole(found: str) -> str:
 class Sources:
     """The texts of each expert's results in a thread, each expert indexed once, when needed."""
 
-    def __init__(self, texts: Mapping[str, Sequence[str]], asked: str = "") -> None:
+    def __init__(
+        self,
+        texts: Mapping[str, Sequence[str]],
+        asked: str = "",
+        sent: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
         self.texts = {name: list(found) for name, found in texts.items()}
         """Expert name to the texts of its results (the caller bounds how many and how long)."""
         self.asked = _stretches(plain(asked))
         """Every `RUN_CHARS`-character stretch of what the user wrote (hashed): asked to leave."""
         self.asked_values = whole_values(asked)
         """Whole values the user wrote themselves."""
+        self.asked_text = plain(asked)
+        """What the user wrote, as compared: a secret in it was asked to leave."""
+        self.sent = {to: list(found) for to, found in (sent or {}).items()}
+        """What earlier calls of the thread sent, by destination (`destination`), oldest first."""
         self._indexes: dict[str, _Index] = {}
 
     def written_by_user(self, stretch: str) -> bool:
@@ -255,11 +295,19 @@ class Sources:
             self._indexes[expert] = _index(self.texts.get(expert, ()))
         return self._indexes[expert]
 
+    def note_sent(self, to: str, text: str) -> None:
+        """Count a call let through to `to` as sent, for the calls checked after it."""
+        self.sent.setdefault(to, []).append(text)
 
-def carried(args: Mapping[str, Any], sources: Sources, expert: str) -> Carried | str | None:
+
+def carried(
+    args: Mapping[str, Any], sources: Sources, expert: str, to: str | None = None
+) -> Carried | str | None:
     """Text of another expert's results in the arguments of a call to `expert`, if any.
 
-    A string (a reason) when the arguments are too long to read: that call is held unread.
+    `to` is where the call goes (`destination`): what earlier calls sent there is read with the
+    arguments, so a value sent in parts is found. A string (a reason) when the arguments are
+    too long to read: that call is held unread.
     """
     others = [name for name, texts in sources.texts.items() if name != expert and texts]
     if not others:
@@ -268,7 +316,8 @@ def carried(args: Mapping[str, Any], sources: Sources, expert: str) -> Carried |
     size = sum(len(s) for _, _, s in strings)
     if size > ARGUMENT_SCAN_CHARS:
         return f"its arguments are too long to check for other experts' data ({size} characters)"
-    for path, key, value in strings:
+    forms = [(path, key, value, _read(value)) for path, key, value in strings]
+    for path, key, value, readings in forms:
         words = set(name_tokens(key))
         site = _site(value) if words & URL_TOKENS else None
         for name in others:
@@ -276,37 +325,152 @@ def carried(args: Mapping[str, Any], sources: Sources, expert: str) -> Carried |
             if words & ADDRESSEE_TOKENS and _whole(value) in index.addresses:
                 continue  # someone reached at the address the results gave
             home = index.links.get(site, [])[:_LINKS_PER_SITE] if site else []
-            for form in _forms(value):
-                found = _shared(form, index, sources, home)
+            for reading in readings:
+                found = _shared(reading, index, sources, home)
                 if found is not None:
-                    return Carried(name, path or "(value)", _shortened(found))
-    return None
+                    return Carried(name, path or "(value)", _shortened(found[0]), found[1])
+    earlier = sources.sent.get(to, []) if to is not None else []
+    if not earlier:
+        return None
+    current = {path or "(value)": [r.said for r in readings] for path, _, _, readings in forms}
+    return _split(current, [f for text in earlier for f, _ in decoded(text)], others, sources)
 
 
-def _forms(value: str) -> list[str]:
-    """The argument as written, and percent-decoded when that changes it."""
-    if "%" in value or "+" in value:
-        decoded = unquote_plus(value)
-        if decoded != value:
-            return [value, decoded]
-    return [value]
+@dataclass(frozen=True)
+class _Reading:
+    """One form of an argument string (as written, or decoded), read once for every source."""
+
+    said: str
+    """The form as compared (`plain`)."""
+    how: str
+    """How the argument encoded it (`base64-encoded`), or "" as written."""
+    values: dict[str, Value]
+    """Its whole values (`values_in`)."""
 
 
-def _shared(arg: str, index: _Index, sources: Sources, home: list[str]) -> str | None:
-    """A run or whole value of `index`'s results in the argument that leaves.
+def _read(value: str) -> list[_Reading]:
+    """An argument string as written and decoded, each form read."""
+    return [_Reading(plain(form), how, values_in(form)) for form, how in decoded(value)]
+
+
+def _shared(
+    reading: _Reading, index: _Index, sources: Sources, home: list[str]
+) -> tuple[str, str] | None:
+    """A run, whole value or secret of `index`'s results in the argument, as (excerpt, what).
+
+    `what` says what the text is and how it was disguised; `how`, how the argument encoded it.
 
     Not what the user wrote, nor what lies within a link of the results to the site the
     argument goes to (`home`): that site made the link, so it learns nothing new.
     """
-    said = plain(arg)
+    said, how, sent = reading.said, reading.how, reading.values
+    shared = {
+        v
+        for v in sent.keys() & index.values.keys()
+        if v not in sources.asked_values and not any(v in canonical(link) for link in home)
+    }
+    if shared:
+        value = max(sorted(shared), key=len)
+        source = index.values[value]
+        return value, _what(source.kind, disguise(sent[value].written, source.written), how)
+    secret = _secret(said, index, sources)
+    if secret is not None:
+        return secret[0], _what(secret[1].kind, [], how)
     held = _held(said, index)
     for i, hit in enumerate(held):
         stretch = said[i : i + RUN_CHARS]
         if hit and not sources.written_by_user(stretch) and not any(stretch in k for k in home):
-            return _lengthened(said, held, i)
-    shared = (whole_values(arg) & index.values) - sources.asked_values
-    shared = {v for v in shared if not any(v in compact(link) for link in home)}
-    return max(sorted(shared), key=len) if shared else None
+            return _lengthened(said, held, i), how
+    return None
+
+
+def _what(kind: str, disguises: list[str], how: str) -> str:
+    """What a shared value is and how it was disguised, when it was (`an IBAN, with dashes`)."""
+    said = [*disguises, how] if how else disguises
+    return ", ".join([kind, *said]) if said else ""
+
+
+def _secret(said: str, index: _Index, sources: Sources) -> tuple[str, Value] | None:
+    """A short secret of the results, whole, in the argument (`plain`), and what it is."""
+    if not index.secrets:
+        return None
+    for start in _WORD_START.finditer(said):
+        i = start.start()
+        for secret, value in index.secrets.get(said[i : i + SECRET_MIN_CHARS], {}).items():
+            end = i + len(secret)
+            if not said.startswith(secret, i) or secret in sources.asked_text:
+                continue
+            if end == len(said) or not said[end].isalnum():
+                return secret, value
+    return None
+
+
+def _split(
+    current: Mapping[str, list[str]], earlier: list[str], others: list[str], sources: Sources
+) -> Carried | None:
+    """A value of another expert's results the call completes with what went there before.
+
+    Each `GRAM`-character piece of letters and digits the calls hold is looked up among the
+    values' pieces; a value is carried when the pieces of this call and of the earlier ones
+    together cover it, and each adds a part the other lacks.
+    """
+    for name in others:
+        index = sources.index(name)
+        grams = _grams(index)
+        before = _coverage(earlier, grams)
+        now = {path: _coverage(texts, grams) for path, texts in current.items()}
+        for path, covered in now.items():
+            for value, bits in covered.items():
+                full = (1 << len(_letters_and_digits(value))) - 1
+                old = before.get(value, 0)
+                if bits | old == full and bits & ~old and old & ~bits:
+                    if value in sources.asked_values or value in sources.asked_text:
+                        continue
+                    kind = _kind(index, value)
+                    what = f"{kind} split over calls to the same destination"
+                    return Carried(name, path, _shortened(value), what)
+    return None
+
+
+def _kind(index: _Index, value: str) -> str:
+    """What a value of the results is (`an IBAN`)."""
+    if value in index.values:
+        return index.values[value].kind
+    return next(v.kind for s in index.secrets.values() for k, v in s.items() if k == value)
+
+
+def _grams(index: _Index) -> dict[str, list[tuple[str, int]]]:
+    """The index's values and secrets by their `GRAM`-character pieces (built once)."""
+    if index.grams is None:
+        grams: dict[str, list[tuple[str, int]]] = {}
+        secrets = [k for by_start in index.secrets.values() for k in by_start]
+        for value in [*index.values, *secrets]:
+            bare = _letters_and_digits(value)
+            if not SPLIT_MIN_CHARS <= len(bare) <= 64:
+                continue
+            for p in range(len(bare) - GRAM + 1):
+                found = grams.setdefault(bare[p : p + GRAM], [])
+                if len(found) < _GRAM_VALUES:
+                    found.append((value, p))
+        index.grams = grams
+    return index.grams
+
+
+def _coverage(texts: Sequence[str], grams: Mapping[str, list[tuple[str, int]]]) -> dict[str, int]:
+    """For each value `texts` hold pieces of, which of its characters they cover (bits)."""
+    covered: dict[str, int] = {}
+    piece = (1 << GRAM) - 1
+    for text in texts:
+        bare = _letters_and_digits(text)
+        for p in range(len(bare) - GRAM + 1):
+            for value, q in grams.get(bare[p : p + GRAM], ()):
+                covered[value] = covered.get(value, 0) | (piece << q)
+    return covered
+
+
+def _letters_and_digits(text: str) -> str:
+    """`text` case-folded, without anything but ASCII letters and digits."""
+    return re.sub(r"[^0-9a-z]", "", text.casefold())
 
 
 def _held(arg: str, index: _Index) -> list[bool]:

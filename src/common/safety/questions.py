@@ -20,10 +20,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from common.safety.approval import (
     ApprovalFormatError,
+    Refused,
     ask_until_valid,
     check_count,
     echo,
     is_resolved,
+    refused_for,
     unusable,
     validated,
 )
@@ -214,21 +216,27 @@ def _inbox_answer(value: Any) -> str:
     return parse_inbox_answer(value)
 
 
-def ask_questions(questions: list[PendingQuestion], interrupt_format: str) -> dict[str, str]:
+def ask_questions(
+    questions: list[PendingQuestion], interrupt_format: str, refused: Refused | None = None
+) -> dict[str, str]:
     """Interrupt until every question has a usable answer; the answers' text, by question id.
 
-    A refused answer is not used: the same question is asked again, saying why.
+    A refused answer is not used: the same question is asked again, saying why (and
+    `refused` is told).
     """
     if not questions:
         return {}
     if interrupt_format == "agent_inbox":
         return {
-            q["id"]: ask_until_valid(partial(inbox_question_request, q), _inbox_answer)
+            q["id"]: ask_until_valid(
+                partial(inbox_question_request, q), _inbox_answer, refused_for(refused, [q["id"]])
+            )
             for q in questions
         }
     texts = ask_until_valid(
         partial(hitl_question_request, questions),
         partial(_answers_for, expected=len(questions)),
+        refused_for(refused, [q["id"] for q in questions]),
     )
     return {q["id"]: text for q, text in zip(questions, texts, strict=True)}
 

@@ -17,7 +17,6 @@ A remembered approval only stands in for a question: it never changes what `auto
 
 from __future__ import annotations
 
-import re
 import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,6 +27,8 @@ from langgraph.store.base import BaseStore
 from mcp.types import Tool
 
 from common.guardrails.secrets import mask_secrets
+from common.identity import ROOT as IDENTITY_ROOT
+from common.identity import user_namespace
 from common.mcp.config import ServerConfig
 from common.safety.approval import RememberOffer
 from common.safety.classify import VerdictSource
@@ -36,9 +37,6 @@ from common.safety.definitions import seen_of, tool_digest, tool_parts, what_cha
 from common.safety.definitions import sha256 as _sha256
 from common.safety.gate import GateDecision
 from common.safety.policy import action_for
-
-DEFAULT_USER = "default"
-"""Whose remembered approvals a run uses when it names no user and carries no auth identity."""
 
 REMEMBERABLE: frozenset[str] = frozenset(get_args(VerdictSource))
 """Gate sources a remembered approval may clear: the tool's own verdict, never a per-call rule."""
@@ -49,12 +47,8 @@ PARTS = ("description", "schema", "annotations")
 SUMMARY_CHARS = 120
 """How much of a tool's description an entry keeps, to show what was trusted."""
 
-ROOT = ("mcp_planner", "trust")
+ROOT = (IDENTITY_ROOT, "trust")
 """The namespace prefix of every user's remembered approvals."""
-
-
-_SAFE_LABEL = re.compile(r"(?!u-)[A-Za-z0-9_-]{1,64}")
-"""A user id kept readable as a label; `u-` is left to digests, so none can pose as another."""
 
 
 class TrustEntry(RememberOffer):
@@ -101,27 +95,9 @@ def consulted(mode: object, decision: GateDecision) -> bool:
     return may_remember(decision) and action_for(mode, True) == "ask"
 
 
-def user_of(context_user: str | None, configurable: dict[str, Any]) -> str:
-    """Whose approvals apply: the server's auth identity, else the run's `user_id`, else default.
-
-    LangGraph servers (and Aegra) with auth put the caller's identity in
-    `configurable["langgraph_auth_user_id"]`; it wins, so a client cannot claim another user.
-    """
-    auth = configurable.get("langgraph_auth_user_id")
-    if isinstance(auth, str) and auth.strip():
-        return auth
-    if isinstance(context_user, str) and context_user.strip():
-        return context_user
-    return DEFAULT_USER
-
-
 def namespace(user: str) -> tuple[str, ...]:
-    """Where a user's remembered approvals live (a digest label when the id has other signs)."""
-    # Store namespace labels may not contain periods (emails do), and each backend has its own
-    # limits: a plain id is kept readable, any other one becomes a digest.
-    if _SAFE_LABEL.fullmatch(user):
-        return (*ROOT, user)
-    return (*ROOT, "u-" + _sha256(user)[:40])
+    """Where a user's remembered approvals live: `("mcp_planner", "trust", <user label>)`."""
+    return user_namespace("trust", user)
 
 
 def server_identity(config: ServerConfig) -> dict[str, Any]:

@@ -17,8 +17,20 @@ ToolRef = tuple[str, str]
 """A resolved tool: (server, tool), in the catalog's spelling."""
 
 
+class ToolReason(BaseModel):
+    """Why one named tool is irreversible, or only reads: one item of the analyser's reasons."""
+
+    tool: str = Field(description="The tool's name, spelled as in blocked_tools/read_only_tools.")
+    """The tool's name, as the analyser wrote it."""
+    reason: str = Field(description="One short sentence.")
+    """Why its effect cannot be undone, or why it changes nothing."""
+
+
 class IrreversibilityAnalysis(BaseModel):
     """The analyser's structured answer: is the request irreversible, and through which tools."""
+
+    # Every field is required and `reasons` is a list of items, not a map: strict structured
+    # outputs take only closed objects without defaults (`common.strict_schema`).
 
     irreversible: bool = Field(
         description=(
@@ -28,7 +40,6 @@ class IrreversibilityAnalysis(BaseModel):
     )
     """Whether the request needs at least one irreversible call."""
     blocked_tools: list[str] = Field(
-        default_factory=list,
         description=(
             "Names of the catalog tools whose calls would be irreversible, spelled exactly as "
             "listed; write server/tool when two servers share a tool name. Empty when none."
@@ -36,7 +47,6 @@ class IrreversibilityAnalysis(BaseModel):
     )
     """Tool names as the analyser wrote them."""
     read_only_tools: list[str] = Field(
-        default_factory=list,
         description=(
             "Names of the catalog tools that, for this request, only read or compute and change "
             "nothing: every call the request could make with them. Spelled exactly as listed. "
@@ -44,14 +54,13 @@ class IrreversibilityAnalysis(BaseModel):
         ),
     )
     """Tool names the analyser states only read for this request, as it wrote them."""
-    reasons: dict[str, str] = Field(
-        default_factory=dict,
+    reasons: list[ToolReason] = Field(
         description=(
-            "For each blocked tool name, one short sentence on why it cannot be undone; for "
-            "each read-only tool name, one on why it changes nothing."
+            "For each blocked tool, one short sentence on why it cannot be undone; for each "
+            "read-only tool, one on why it changes nothing."
         ),
     )
-    """Tool name -> why its effect is irreversible, or why it only reads."""
+    """Why each named tool's effect is irreversible, or why it only reads."""
 
 
 @dataclass(frozen=True)
@@ -448,7 +457,7 @@ def _json_verdict(data: Mapping[str, Any], resolve: _Resolver) -> ParsedVerdict:
     given = (
         [(str(k), str(v)) for k, v in reasons.items() if v is not None]
         if isinstance(reasons, Mapping)
-        else []
+        else [(n, r) for n, r in _json_items(reasons) if r is not None]
     )
     blocked = _json_items(data.get("blocked_tools"))
     return _build(irreversible, blocked, given, resolve, _json_items(data.get("read_only_tools")))
@@ -521,5 +530,5 @@ def from_structured(analysis: IrreversibilityAnalysis, catalog: Catalog) -> Pars
     """Resolve a structured analysis against the catalog, like the plain-text form."""
     items: list[_Item] = [(name, None) for name in analysis.blocked_tools]
     read_only: list[_Item] = [(name, None) for name in analysis.read_only_tools]
-    reasons = list(analysis.reasons.items())
+    reasons = [(r.tool, r.reason) for r in analysis.reasons]
     return _build(analysis.irreversible, items, reasons, _Resolver(catalog), read_only)

@@ -16,6 +16,7 @@ import typer
 
 from strategies.cli import prompts, startup_done
 from strategies.cli.answers import Preset, preset_from_options, resume_hint
+from strategies.cli.audit import audit_cmd
 from strategies.cli.exits import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
 from strategies.cli.help import PlainCommand, PlainGroup
 from strategies.cli.outcome import Outcome, error, print_json, show, stopped
@@ -94,6 +95,16 @@ ServerOption = Annotated[
         metavar="URL",
         help="A LangGraph API server (langgraph dev, Aegra) to run on: the thread lives there, "
         "approvals are still asked here.",
+    ),
+]
+
+TokenOption = Annotated[
+    str | None,
+    typer.Option(
+        "--token",
+        metavar="TOKEN",
+        help="With --server: the bearer token to send (default MCP_PLANNER_TOKEN); never printed.",
+        show_default=False,
     ),
 ]
 
@@ -179,6 +190,7 @@ def run(
     config: ConfigOption = None,
     as_json: JsonOption = False,
     server: ServerOption = None,
+    token: TokenOption = None,
 ) -> None:
     """Run one request and print the answer.
 
@@ -193,7 +205,7 @@ def run(
     language model: set MODEL (e.g. openai:gpt-4o-mini) and its API key, or pass --model.
     """
     if server is not None:
-        _run_on_server(server, request, thread, model, mode, config, as_json)
+        _run_on_server(server, request, thread, model, mode, config, as_json, token)
     thread_id = thread or uuid.uuid4().hex[:12]
     hint = resume_hint(thread_id, _options(model, mode, config))
 
@@ -271,6 +283,7 @@ def resume(
     config: ConfigOption = None,
     as_json: JsonOption = False,
     server: ServerOption = None,
+    token: TokenOption = None,
 ) -> None:
     """Continue a thread: answer its pending approval, or finish a run that was stopped.
 
@@ -285,7 +298,7 @@ def resume(
     def body() -> Outcome:
         bound = tuple(question or ())
         preset = preset_from_options(approve, reject, message, decisions, answer, bound)
-        return _resume_thread(thread, hint, preset, (model, mode, config), server)
+        return _resume_thread(thread, hint, preset, (model, mode, config), server, token)
 
     _conclude(body, as_json, thread, hint, shown=server is None)
 
@@ -296,6 +309,7 @@ def _resume_thread(
     preset: Preset | None,
     settings: tuple[str | None, str | None, Path | None],
     server: str | None,
+    token: str | None = None,
 ) -> Outcome:
     """Resume a thread on a server, or in this process from the saved checkpoints."""
     model, mode, config = settings
@@ -305,7 +319,9 @@ def _resume_thread(
         startup_done()
         url = remote.server_url(server)
         context = remote.server_context(model, mode, config)
-        return asyncio.run(remote.resume_remote(url, thread, context, hint, preset))
+        return asyncio.run(
+            remote.resume_remote(url, thread, context, hint, preset, remote.token_for(token))
+        )
     from strategies.cli.drive import no_thread
     from strategies.cli.records import nothing_saved
     from strategies.cli.setup import build_context
@@ -324,6 +340,7 @@ def _run_on_server(
     mode: str | None,
     config: Path | None,
     as_json: bool,
+    token: str | None = None,
 ) -> NoReturn:
     """`run --server`: the same command, on a thread of the server's."""
     from strategies.cli import remote
@@ -337,7 +354,9 @@ def _run_on_server(
         url = remote.server_url(server)
         context = remote.server_context(model, mode, config)
         return asyncio.run(
-            remote.run_remote(url, request, thread_id, thread is not None, context, hint)
+            remote.run_remote(
+                url, request, thread_id, thread is not None, context, hint, remote.token_for(token)
+            )
         )
 
     _conclude(body, as_json, thread_id, hint)
@@ -467,6 +486,7 @@ def _leaving_note(config: McpConfig) -> str:
 
 
 app.add_typer(trust_app, name="trust")
+app.command("audit", cls=PlainCommand)(audit_cmd)
 
 
 @app.command(cls=PlainCommand)
@@ -480,6 +500,7 @@ def threads(
             help="List the threads of this LangGraph API server (langgraph dev, Aegra).",
         ),
     ] = None,
+    token: TokenOption = None,
 ) -> None:
     """List threads with their last question and status, newest first.
 
@@ -492,7 +513,8 @@ def threads(
         if server is not None:
             from strategies.cli import remote
 
-            rows = asyncio.run(remote.list_remote_threads(remote.server_url(server)))
+            url, sent = remote.server_url(server), remote.token_for(token)
+            rows = asyncio.run(remote.list_remote_threads(url, sent))
         else:
             from strategies.cli.records import list_threads, nothing_saved
 

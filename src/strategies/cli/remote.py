@@ -95,15 +95,50 @@ def new_thread_id() -> str:
     return str(uuid.uuid4())
 
 
+TOKEN_SETTING = "--token or MCP_PLANNER_TOKEN"
+"""Where a bearer token for the server comes from, as the 401 and 403 lines name it."""
+
+
+def token_for(flag: str | None) -> str | None:
+    """The bearer token to send: `--token`, else MCP_PLANNER_TOKEN, else none."""
+    if flag:
+        return flag
+    from strategies.cli.setup import settings
+
+    kept = settings().mcp_planner_token
+    return kept.get_secret_value() if kept is not None else None
+
+
+def auth_headers(token: str | None) -> dict[str, str] | None:
+    """The headers that carry `token` (`Authorization: Bearer ...`), or None without one."""
+    return {"Authorization": f"Bearer {token}"} if token else None
+
+
+def refusal_line(url: str, exc: APIStatusError) -> str:
+    """One line for a refused request; a 401 or 403 names the token setting."""
+    status = exc.response.status_code
+    if status == 401:
+        return (
+            f"The server at {url} asks who you are (401 Unauthorized): give a valid token with "
+            f"{TOKEN_SETTING}."
+        )
+    if status == 403:
+        return (
+            f"The server at {url} refused this to your token (403 Forbidden): use a token "
+            f"({TOKEN_SETTING}) of a user allowed to do it."
+        )
+    return f"The server at {url} refused the request: {one_line(exc)}"
+
+
 @asynccontextmanager
-async def connect(url: str) -> AsyncIterator[LangGraphClient]:
-    """A client for the server at `url`; a connection that fails becomes one line."""
+async def connect(url: str, token: str | None = None) -> AsyncIterator[LangGraphClient]:
+    """A client for the server at `url` sending `token`; a connection that fails is one line."""
     try:
         # The SDK retries a refused connection for about 9 s; a server that is not running
         # is told at once. Any HTTP answer, even an error status, means something listens.
         async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as probe:
             await probe.get(f"{url}/ok")
-        async with get_client(url=url) as client:
+        async with get_client(url=url, headers=auth_headers(token)) as client:
             yield client
     except httpx.TransportError as exc:
         raise CliProblem(
@@ -111,7 +146,7 @@ async def connect(url: str) -> AsyncIterator[LangGraphClient]:
         ) from exc
     except APIStatusError as exc:
         # Refused requests (auth, a server error): nothing ran for this command.
-        raise CliProblem(f"The server at {url} refused the request: {one_line(exc)}") from exc
+        raise CliProblem(refusal_line(url, exc)) from exc
 
 
 def interrupts_of(state: dict[str, Any]) -> list[Interrupt]:
@@ -142,10 +177,16 @@ def _values(state: dict[str, Any]) -> dict[str, Any]:
 
 
 async def run_remote(
-    url: str, request: str, thread: str, existing: bool, context: dict[str, Any], hint: str
+    url: str,
+    request: str,
+    thread: str,
+    existing: bool,
+    context: dict[str, Any],
+    hint: str,
+    token: str | None = None,
 ) -> Outcome:
     """Run one request on a new thread `thread` (or the `existing` one) on the server."""
-    async with connect(url) as client:
+    async with connect(url, token) as client:
         if existing:
             pending = interrupts_of(await _state(client, url, thread))
             if pending:
@@ -159,10 +200,15 @@ async def run_remote(
 
 
 async def resume_remote(
-    url: str, thread: str, context: dict[str, Any], hint: str, preset: Preset | None
+    url: str,
+    thread: str,
+    context: dict[str, Any],
+    hint: str,
+    preset: Preset | None,
+    token: str | None = None,
 ) -> Outcome:
     """Answer the thread's pending approval (preset or asked), or continue a stopped run."""
-    async with connect(url) as client:
+    async with connect(url, token) as client:
         state = await _state(client, url, thread)
         pending = interrupts_of(state)
         if preset is not None:
@@ -266,11 +312,11 @@ def _error_line(data: Any) -> str:
     return f"The run failed on the server: {one_line(Exception(data))}"
 
 
-async def list_remote_threads(url: str) -> list[dict[str, Any]]:
+async def list_remote_threads(url: str, token: str | None = None) -> list[dict[str, Any]]:
     """The server's threads with their last question, status and last update, newest first."""
     rows: list[dict[str, Any]] = []
     lanes = asyncio.Semaphore(STATE_READS)
-    async with connect(url) as client:
+    async with connect(url, token) as client:
         offset, page = 0, 100
         while True:
             found = await client.threads.search(

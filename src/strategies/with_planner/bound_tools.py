@@ -42,9 +42,23 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
         "function": {
             "name": tool.name,
             "description": tool.description or "",
-            "parameters": tool.inputSchema or {"type": "object", "properties": {}},
+            "parameters": object_schema(tool.inputSchema),
         },
     }
+
+
+def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
+    """A tool's input schema as the object schema providers require of function parameters.
+
+    Some servers (GitLab's, for one) list an input schema with no `type`; OpenAI and Anthropic
+    refuse such parameters ("schema must be a JSON Schema of 'type: "object"'"), though MCP
+    input schemas always describe an object.
+    """
+    if not schema:
+        return {"type": "object", "properties": {}}
+    if "type" not in schema:
+        return {"properties": {}, **schema, "type": "object"}
+    return schema
 
 
 def bind_tools_for(

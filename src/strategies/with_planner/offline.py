@@ -13,7 +13,7 @@ Limits: one tool per clause, no reasoning, English keywords only.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.messages import (
     AIMessage,
@@ -25,6 +25,7 @@ from langchain_core.messages import (
 
 from common.messages import last_human
 from common.models import LocalChatModel, register_provider
+from strategies.with_planner.plans import Task, step_answer
 
 OFFLINE_MODEL = "offline:rules"
 """The model spec of this stand-in."""
@@ -124,7 +125,13 @@ def plan_request(request: str, prompt: str) -> dict[str, Any]:
             task["depends_on"] = [tasks[-1]["id"]]
         task.update(tool=tool, args=values)
         tasks.append(task)
-    return {"decision": "replace", "plan": tasks, "next_task": 0, "not_covered": uncovered}
+    return {
+        "decision": "replace",
+        "plan": [step_answer(cast(Task, t)) for t in tasks],
+        "next_task": 0,
+        "clarification": None,
+        "not_covered": uncovered,
+    }
 
 
 def _text(message: BaseMessage) -> str:
@@ -162,7 +169,7 @@ class OfflineRulesModel(LocalChatModel):
         if name == "Assessment":
             failed = [m for m in messages if isinstance(m, ToolMessage) and m.status == "error"]
             return {"completed": not failed, "reason": "judged by the tool result"}
-        return {"irreversible": False, "blocked_tools": [], "reasons": {}}
+        return {"irreversible": False, "blocked_tools": [], "read_only_tools": [], "reasons": []}
 
 
 def _ask_user(system: str, messages: list[BaseMessage], tools: list[Any]) -> AIMessage | None:

@@ -1,4 +1,15 @@
-"""Plans as dependency graphs: what the planner returns, validation, and task tracking."""
+"""Plans as dependency graphs: what the planner returns, validation, and task tracking.
+
+The planner's answer (`PlannerResult`) must fit strict structured outputs (see
+`common.strict_schema`): closed objects only, every field required, no defaults. A direct step's
+arguments, an open object shaped by the tool's own schema, therefore travel as one JSON-encoded
+string, `PlannedStep.args_json`, the way OpenAI-style tool calls carry theirs; `planned_tasks`
+parses them into the `Task` the rest of the code uses, and `validate_plan` checks them against
+the tool's live schema, so a bad one is a problem the planner is asked to fix. A JSON string
+was chosen over a list of name/value pairs because it keeps nested values and templates as the
+tool takes them and models write it the way they write tool-call arguments; dropping strictness
+for this one schema would have left the planner's whole answer unconstrained.
+"""
 
 from __future__ import annotations
 
@@ -96,32 +107,105 @@ class Task(TypedDict):
 _TASK: TypeAdapter[Task] = TypeAdapter(Task)
 
 
+class PlannedStep(BaseModel):
+    """One task as the planner model writes it: a `Task` with its arguments JSON-encoded."""
+
+    id: str = Field(description="Short unique id, e.g. 't1'.")
+    """Short unique id."""
+    expert: str = Field(description="Name of the expert (MCP server) that does this task.")
+    """Name of the expert that does this task."""
+    task: str = Field(description="What to do, in plain language, with every needed detail.")
+    """What to do, in plain language."""
+    depends_on: list[str] = Field(description="Ids of tasks whose results this one needs.")
+    """Ids of tasks that must complete first."""
+    critical: bool = Field(description="False when the rest of the plan can go on without it.")
+    """Whether its failure fails the plan."""
+    tool: str | None = Field(
+        description="For a direct step: the expert's tool to call, with args_json; else null."
+    )
+    """Tool of a direct step."""
+    args_json: str | None = Field(
+        description="For a direct step: the tool's arguments as one JSON object in a string, "
+        'e.g. "{\\"city\\": \\"Paris\\"}"; values may use ${t1.result}, ${t1.data.items[0].id}, '
+        "${t1.data.items.*.id} or ${dates.last_week.from}. Null when there is no tool."
+    )
+    """The direct step's arguments, JSON-encoded."""
+
+
 class PlannerResult(BaseModel):
-    """The planner's structured answer."""
+    """The planner's structured answer, as the model writes it (read by `planned_tasks`)."""
 
     decision: Literal["continue", "replace"] = Field(
-        default="replace",
         description="'continue' the previous plan from next_task, or 'replace' it with plan.",
     )
     """Continue the previous plan, or replace it."""
-    plan: list[Task] = Field(
-        default_factory=list,
+    plan: list[PlannedStep] = Field(
         description="Tasks; independent ones run in parallel. Empty when no expert is needed.",
     )
     """Tasks; empty when no expert is needed."""
-    next_task: int = Field(default=0, ge=0, description="Index of the first task to run.")
+    next_task: int = Field(description="Index of the first task to run (0 for a new plan).")
     """Index of the first task to run (with `continue`)."""
     clarification: str | None = Field(
-        default=None,
-        description="A question for the user when the request is too unclear to plan.",
+        description="A question for the user when the request is too unclear to plan; else null.",
     )
     """A question for the user when the request cannot be planned yet."""
     not_covered: list[str] = Field(
-        default_factory=list,
         description="Parts of the request that no available expert's tools can do, each quoted "
         "or summarised from the request; empty when the plan covers everything.",
     )
     """Parts of the request no available expert can do: named in the answer as not done."""
+
+
+def planned_tasks(result: PlannerResult) -> tuple[list[Task], list[str]]:
+    """The answer's steps as tasks, and the problems (sentences the planner can fix) in them.
+
+    The one place the wire form becomes the `Task` the state, templates and scheduler use.
+    """
+    tasks: list[Task] = []
+    problems: list[str] = []
+    for step in result.plan:
+        args: dict[str, Any] | None = None
+        if step.args_json is not None and step.args_json.strip():
+            try:
+                decoded = json.loads(step.args_json)
+            except json.JSONDecodeError as exc:
+                decoded, why = None, f"is not valid JSON ({exc.msg})"
+            else:
+                why = f"is a JSON {type(decoded).__name__}"
+            if isinstance(decoded, dict):
+                args = decoded
+            else:
+                problems.append(
+                    f"Task {step.id!r}: args_json {why}; give the tool's arguments as one "
+                    'JSON object in a string, e.g. "{\\"name\\": \\"value\\"}".'
+                )
+        tasks.append(
+            Task(
+                id=step.id,
+                expert=step.expert,
+                task=step.task,
+                depends_on=list(step.depends_on),
+                critical=step.critical,
+                tool=step.tool,
+                args=args,
+            )
+        )
+    return tasks, problems
+
+
+def step_answer(task: Task) -> dict[str, Any]:
+    """The wire form of `task` (what a model writes for it): the inverse of `planned_tasks`."""
+    spec = planned(task)
+    args = spec.get("args")
+    return {
+        "id": spec["id"],
+        "expert": spec["expert"],
+        "task": spec["task"],
+        "depends_on": list(spec.get("depends_on", [])),
+        "critical": spec.get("critical", True),
+        "tool": spec.get("tool"),
+        "args_json": None if args is None else json.dumps(args, ensure_ascii=False),
+    }
 
 
 CALL_OUTPUT_CHARS = VIEW_CHARS
@@ -295,14 +379,16 @@ def _cycle(plan: Sequence[Task]) -> list[str] | None:
 
 
 def validate_plan(
-    result: PlannerResult, catalog: Mapping[str, Sequence[Tool] | None], max_tasks: int
+    plan: Sequence[Task],
+    next_task: int,
+    catalog: Mapping[str, Sequence[Tool] | None],
+    max_tasks: int,
 ) -> list[str]:
     """Problems that stop a plan from running, each a sentence the planner can fix.
 
     `catalog` maps every configured expert to its live tools (None when it is unreachable).
     """
     problems: list[str] = []
-    plan = result.plan
     ids = [t["id"] for t in plan]
     known = ", ".join(catalog) or "(none configured)"
     if len(plan) > max_tasks:
@@ -318,8 +404,8 @@ def validate_plan(
         problems += _direct_step_problems(t, catalog.get(t["expert"]), ids)
     if (cycle := _cycle(plan)) is not None:
         problems.append(f"The dependencies form a cycle: {' -> '.join(cycle)}.")
-    if plan and result.next_task >= len(plan):
-        problems.append(f"next_task is {result.next_task} but the plan has {len(plan)} task(s).")
+    if next_task < 0 or (plan and next_task >= len(plan)):
+        problems.append(f"next_task is {next_task} but the plan has {len(plan)} task(s).")
     return problems
 
 

@@ -17,12 +17,13 @@ Relevant past runs of this user (reuse their approach for follow-ups such as "th
 {memory}
 
 Return a PlannerResult:
-- plan: tasks {{id, expert, task, depends_on, critical}}. Use only the expert names above and \
-write each task so that the expert can do it without seeing the conversation. Tasks without \
-depends_on run in parallel; list in depends_on every task whose result a task needs. Set \
-critical=false for a task the rest of the plan can do without.
-- A direct step also gives `tool` (one of the expert's tools) and `args` matching its input; \
-args may use ${{t1.result}}, ${{t1.data.items[0].id}}, ${{t1.data.items.*.id}} (a list over \
+- plan: tasks {{id, expert, task, depends_on, critical, tool, args_json}}. Use only the \
+expert names above and write each task so that the expert can do it without seeing the \
+conversation. Tasks without depends_on run in parallel; list in depends_on every task whose \
+result a task needs. Set critical=false for a task the rest of the plan can do without.
+- A direct step also gives `tool` (one of the expert's tools) and `args_json`: its arguments \
+as one JSON object in a string, matching the tool's input (null tool and args_json otherwise); \
+the values may use ${{t1.result}}, ${{t1.data.items[0].id}}, ${{t1.data.items.*.id}} (a list over \
 items) or ${{dates.last_week.from}} / ${{dates.last_week.to}}. Direct steps run without further \
 model calls.{strategy}
 - decision: "continue" to keep going with the previous plan from next_task, "replace" for a \

@@ -15,10 +15,11 @@ from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 from mcp.types import Tool
 
+from common.identity import run_user
 from common.mcp.config import ServerConfig
 from common.safety.approval import ApproveDecision, Decision, PendingCall
 from common.safety.gate import GateDecision
-from common.safety.trust import Changed, consulted, offer_for, remember, remembered, user_of
+from common.safety.trust import Changed, consulted, offer_for, remember, remembered
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +31,7 @@ class TrustScope:
     store: BaseStore
     """The graph's store."""
     user: str
-    """The auth identity, else the run's `user_id`, else "default"."""
+    """The run's user (`common.identity.run_user`)."""
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,7 @@ def scope_for(store: BaseStore | None, context_user: str | None) -> TrustScope |
     """The run's trust scope; None without a store (nothing could be remembered)."""
     if store is None:
         return None
-    configurable = get_config().get("configurable", {})
-    return TrustScope(store, user_of(context_user, configurable))
+    return TrustScope(store, run_user(get_config(), context_user))
 
 
 async def look_up(

@@ -24,6 +24,8 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
+from common.identity import DEFAULT_USER, records_owner, user_namespace
+
 VIEW_CHARS = 2000
 """Characters of a task's result the model sees (the planner, the answer, dependent tasks)."""
 
@@ -66,9 +68,11 @@ def json_chars(value: Any) -> int:
 class Results:
     """A thread's large task results in the graph's store (or in state, without a store)."""
 
-    def __init__(self, store: BaseStore | None, thread_id: str | None) -> None:
+    def __init__(
+        self, store: BaseStore | None, thread_id: str | None, owner: str = DEFAULT_USER
+    ) -> None:
         self.store = store if thread_id is not None else None
-        self.namespace = ("mcp_planner", "results", str(thread_id))
+        self.namespace = user_namespace("results", owner, str(thread_id))
 
     async def keep(self, task_id: str, changes: dict[str, Any]) -> dict[str, Any]:
         """`changes` with a large full text or data moved to the store, referenced by key."""
@@ -134,5 +138,8 @@ def results_for(runtime: Runtime[Any]) -> Results:
     """The current thread's results, in the graph's store when it has one."""
     if runtime.store is None:
         return Results(None, None)
-    thread_id = get_config().get("configurable", {}).get("thread_id")
-    return Results(runtime.store, None if thread_id is None else str(thread_id))
+    config = get_config()
+    thread_id = config.get("configurable", {}).get("thread_id")
+    return Results(
+        runtime.store, None if thread_id is None else str(thread_id), records_owner(config)
+    )

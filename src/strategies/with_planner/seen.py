@@ -9,12 +9,18 @@ turn of the thread, so a text read in one turn and put into a URL three turns la
 recognised; a graph compiled without a store keeps it in process memory, as the call ledger
 does. A run without a thread has no record: its tasks' dependencies (`inputs`) are the sources.
 
-The gate reads it when a task's round begins (`sources_for`), with the user's request as the
+Beside it, what the thread's open-world calls sent, by destination (`add_sent`): the strings of
+each call's arguments (cut to `SENT_CHARS`), the last `SENT_CALLS` calls per destination, so the
+parts of one value sent over several calls (an IBAN in two halves to one recipient) are added
+up, in later turns and after a resume too.
+
+The gate reads both when a task's round begins (`sources_for`), with the user's request as the
 text that was asked to leave (`common.safety.leaving.Sources`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -24,6 +30,8 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from common.guardrails.secrets import secret_key_kind
+from common.identity import DEFAULT_USER, records_owner, user_namespace
 from common.safety.leaving import Sources
 from strategies.with_planner.state import TaskRun
 
@@ -37,6 +45,15 @@ beginnings; the model is shown less of a tool's output): at most 256,000 per exp
 SEEN_EXPERTS = 64
 """Experts of a thread whose results are read (a config rarely holds more)."""
 
+SENT_CALLS = 8
+"""Calls kept per destination and thread: the latest ones."""
+
+SENT_CHARS = 4_000
+"""Characters kept of what one call sent."""
+
+SENT_DESTINATIONS = 64
+"""Destinations of a thread whose sends are read."""
+
 _PROCESS_STORE = InMemoryStore()
 """The record of graphs compiled without a store: as durable as their in-memory state."""
 
@@ -49,7 +66,11 @@ def result_text(message: ToolMessage) -> str:
 
 
 def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
-    """The strings and integers inside structured content (booleans and floats say little)."""
+    """The strings and integers inside structured content (booleans and floats say little).
+
+    A value under a key that names a secret keeps its label (`password: hunter22`), so a short
+    secret of the result is recognised as one.
+    """
     if depth > 32:
         return
     if isinstance(value, str):
@@ -57,8 +78,12 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
     elif isinstance(value, int) and not isinstance(value, bool):
         yield str(value)
     elif isinstance(value, Mapping):
-        for item in value.values():
-            yield from _leaves(item, depth + 1)
+        for key, item in value.items():
+            labelled = isinstance(item, str | int) and secret_key_kind(str(key)) is not None
+            if labelled and not isinstance(item, bool):
+                yield f"{key}: {item}"
+            else:
+                yield from _leaves(item, depth + 1)
     elif isinstance(value, list | tuple):
         for item in value:
             yield from _leaves(item, depth + 1)
@@ -67,9 +92,10 @@ def _leaves(value: Any, depth: int = 0) -> Iterator[str]:
 class SeenResults:
     """One thread's record of what each expert returned."""
 
-    def __init__(self, store: BaseStore | None, thread_id: str) -> None:
+    def __init__(self, store: BaseStore | None, thread_id: str, owner: str = DEFAULT_USER) -> None:
         self.store = store if store is not None else _PROCESS_STORE
-        self.namespace = ("mcp_planner", "seen", thread_id)
+        self.namespace = user_namespace("seen", owner, thread_id)
+        self.sent_namespace = user_namespace("sent", owner, thread_id)
 
     async def add(self, expert: str, key: str, message: ToolMessage) -> None:
         """Record one answered call of `expert`; the expert's oldest results beyond the bound go."""
@@ -92,6 +118,31 @@ class SeenResults:
                 kept.append(str(item.value.get("text") or ""))
         return found
 
+    async def add_sent(self, to: str, key: str, text: str) -> None:
+        """Record what one call sent to `to`; the destination's oldest calls beyond the bound go."""
+        namespace = (*self.sent_namespace, _digest(to))
+        value = {"to": to, "text": text[:SENT_CHARS]}
+        await self.store.aput(namespace, key, value, index=False)
+        items = await self.store.asearch(namespace, limit=SENT_CALLS * 4)
+        items.sort(key=lambda item: item.created_at, reverse=True)
+        for old in items[SENT_CALLS:]:
+            await self.store.adelete(namespace, old.key)
+
+    async def sent(self) -> dict[str, list[str]]:
+        """What the thread's calls sent, by destination, oldest first."""
+        limit = SENT_CALLS * SENT_DESTINATIONS
+        items = await self.store.asearch(self.sent_namespace, limit=limit)
+        items.sort(key=lambda item: item.created_at)
+        found: dict[str, list[str]] = {}
+        for item in items:
+            found.setdefault(str(item.value.get("to")), []).append(str(item.value.get("text")))
+        return found
+
+
+def _digest(to: str) -> str:
+    """A destination as a store namespace label: short, without periods."""
+    return hashlib.sha256(to.encode()).hexdigest()[:32]
+
 
 def _label(expert: str) -> str:
     """The expert's name as a store namespace label, which may not hold a period."""
@@ -100,15 +151,19 @@ def _label(expert: str) -> str:
 
 def seen_for(runtime: Runtime[Any]) -> SeenResults | None:
     """The current thread's record; None without a thread."""
-    thread_id = get_config().get("configurable", {}).get("thread_id")
-    return None if thread_id is None else SeenResults(runtime.store, str(thread_id))
+    config = get_config()
+    thread_id = config.get("configurable", {}).get("thread_id")
+    if thread_id is None:
+        return None
+    return SeenResults(runtime.store, str(thread_id), records_owner(config))
 
 
 async def sources_for(state: TaskRun, runtime: Runtime[Any]) -> Sources:
     """What a task's calls must not carry out unasked: other experts' results in the thread."""
     record = seen_for(runtime)
     texts = await record.texts() if record is not None else _dependency_texts(state)
-    return Sources(texts, asked=state.get("request") or "")
+    sent = await record.sent() if record is not None else {}
+    return Sources(texts, asked=state.get("request") or "", sent=sent)
 
 
 def _dependency_texts(state: TaskRun) -> dict[str, list[str]]:

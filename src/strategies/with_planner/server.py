@@ -13,9 +13,10 @@ import shutil
 import sys
 
 from common.models import ModelConfigError
-from common.settings import ConfigError, Settings, get_settings
+from common.settings import ConfigError, Settings, check_auth, get_settings
 from strategies.with_planner.context import turn_context
 from strategies.with_planner.graph import build_graph
+from strategies.with_planner.served import check_served_fields
 
 BAD_SETTING_EXIT = 2
 """Exit code of a server stopped by a bad setting (a configuration error, as for the CLI)."""
@@ -33,6 +34,8 @@ def checked_settings() -> Settings:
     """The settings, models included; a bad one ends the process with its sentence, last."""
     try:
         settings = get_settings()
+        check_auth(settings)
+        check_served_fields(settings)
         # A model the settings name that cannot load (unknown provider, no key) stops it too.
         turn_context(None)
         # The server sets LANGGRAPH_UI when langgraph.json declares components; without npx its

@@ -14,6 +14,8 @@ interrupt for all the calls; `agent_inbox`: one call per interrupt) and gives ea
 decisions, by call key, before the scheduler sends it on. Nothing runs in either node: LangGraph
 re-runs `await_approval` from its start on every answer. Once every answer is in, approvals
 given with `remember` are kept in the store (an idempotent write, so a re-run may repeat it).
+Every question asked and every answer given is appended to the audit trail
+(`strategies.with_planner.audited`), once however often the node re-runs.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.messages import AIMessage
+from langgraph.errors import GraphInterrupt
 from langgraph.runtime import Runtime
 
 from common.mcp import ExpertUnavailable, registry_for
@@ -28,6 +31,13 @@ from common.safety.approval import Decision, PendingCall, ask_for_approval, reco
 from common.safety.inbox import InterruptFormat, ask_one_by_one
 from common.safety.questions import ASK_USER, PendingQuestion, ask_questions
 from common.safety.quoting import code_span, markdown_text
+from strategies.with_planner.audited import (
+    Refusals,
+    record_answers,
+    record_asked,
+    record_refused,
+    trail_for,
+)
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, describe_call, emit, truncate
 from strategies.with_planner.plans import TaskState
@@ -117,25 +127,52 @@ async def request_approval(state: State, runtime: Runtime[Context]) -> ApprovalR
 
 
 async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpdate:
-    """Interrupt until every question has an answer and every call a valid decision."""
+    """Interrupt until every question has an answer and every call a valid decision.
+
+    Each question asked and each answer given (refused ones included) goes to the audit trail.
+    """
     ctx = context_of(runtime, state)
     awaiting = state.get("awaiting") or []
-    answers = ask_questions(
-        [_pending_question(a) for a in awaiting if is_question(a)], ctx.interrupt_format
-    )
+    trail = trail_for(runtime.store, ctx.user_id)
+    await record_asked(trail, awaiting)
     waiting = [a for a in awaiting if not is_question(a)]
     # Asked under a key unique in the thread: parallel tasks' models may reuse call ids.
     calls = [PendingCall(**{**a["call"], "id": _asked_id(a)}) for a in waiting]
-    decisions: dict[str, Decision] = {}
-    if calls and ctx.interrupt_format == "agent_inbox":
-        decisions = ask_one_by_one(calls, await _schemas(ctx, waiting))
-    elif calls:
-        # Anything but exactly agent_inbox asks in the default format.
-        decisions = ask_for_approval(calls)
+    refusals = Refusals()
+    try:
+        answers, decisions = await _ask(ctx, awaiting, waiting, calls, refusals)
+    except GraphInterrupt:
+        # Asked again (or further): what was refused so far is recorded before the wait.
+        await record_refused(trail, awaiting, refusals, _asked_id)
+        raise
+    await record_refused(trail, awaiting, refusals, _asked_id)
+    await record_answers(trail, awaiting, decisions, answers, _asked_id)
     kept = await keep_chosen(scope_for(runtime.store, ctx.user_id), calls, decisions)
     if kept:
         emit(runtime, "approval_kept", remembered=kept)
     return ApprovalUpdate(plan=_handed_back(state, awaiting, decisions, answers), awaiting=None)
+
+
+async def _ask(
+    ctx: Context,
+    awaiting: list[Awaiting],
+    waiting: list[Awaiting],
+    calls: list[PendingCall],
+    refusals: Refusals,
+) -> tuple[dict[str, str], dict[str, Decision]]:
+    """The answers to the questions and the decisions on the calls, asked in the run's format."""
+    answers = ask_questions(
+        [_pending_question(a) for a in awaiting if is_question(a)],
+        ctx.interrupt_format,
+        refusals.add,
+    )
+    decisions: dict[str, Decision] = {}
+    if calls and ctx.interrupt_format == "agent_inbox":
+        decisions = ask_one_by_one(calls, await _schemas(ctx, waiting), refusals.add)
+    elif calls:
+        # Anything but exactly agent_inbox asks in the default format.
+        decisions = ask_for_approval(calls, refusals.add)
+    return answers, decisions
 
 
 def _handed_back(

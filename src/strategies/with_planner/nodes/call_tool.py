@@ -20,7 +20,8 @@
    each call; a call that runs goes through the execution policy
    (`common.safety.execution.execute_call`: checks, ledger, masking, trimming), never twice.
 4. report: one ToolMessage per call, a stream event each, the expert's answers added to the
-   thread's record of results (`seen`), and the task's update.
+   thread's record of results (`seen`), with what its open-world calls sent and where (so a
+   value sent in parts is added up), and the task's update.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCal
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
+from common.identity import records_owner
 from common.mcp import ExpertRegistry, ToolOutcome, registry_for
 from common.safety.approval import (
     Decision,
@@ -47,7 +49,8 @@ from common.safety.execution import (
     execute_call,
     replay,
 )
-from common.safety.gate import Gate, check_call
+from common.safety.gate import Gate, check_call, sent_to
+from common.safety.leaving import outgoing
 from common.safety.policy import action_for
 from common.safety.questions import ASK_USER, CLOSED_QUESTION
 from strategies.with_planner.context import Context
@@ -156,6 +159,8 @@ class Answered:
     """Why the expert gave up (`cannot_complete`), if it did."""
     seen: list[tuple[str, ToolMessage]] = field(default_factory=list)
     """The expert's answers (call key, message), for the thread's record of its results."""
+    sent: list[tuple[str, str, str]] = field(default_factory=list)
+    """What open-world calls sent (destination, call key, text), for the thread's record."""
 
 
 async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
@@ -357,6 +362,8 @@ async def run(
     message = result_message(call, result, prefix)
     if isinstance(result, Executed):
         answered.seen.append((spec.key, message))
+        if (to := await sent_to(r.registry, expert, name, args)) is not None:
+            answered.sent.append((to, spec.key, outgoing(args)))
     return message
 
 
@@ -372,6 +379,8 @@ async def report(
     if (record := seen_for(runtime)) is not None:
         for key, seen in answered.seen:
             await record.add(r.task["expert"], key, seen)
+        for to, key, text in answered.sent:
+            await record.add_sent(to, key, text)
     messages: list[AnyMessage] = [r.message] if r.new_message else []
     for m in answered.messages:
         if isinstance(m, ToolMessage) and not r.direct:
@@ -465,8 +474,11 @@ def pending_call(call: ToolCall, expert: str, reason: str, source: str) -> Pendi
 
 def ledger_for(runtime: Runtime[Context]) -> CallLedger | None:
     """The thread's call ledger; None without a thread (nothing to resume, nothing to guard)."""
-    thread_id = get_config().get("configurable", {}).get("thread_id")
-    return CallLedger(runtime.store, str(thread_id)) if thread_id is not None else None
+    config = get_config()
+    thread_id = config.get("configurable", {}).get("thread_id")
+    if thread_id is None:
+        return None
+    return CallLedger(runtime.store, str(thread_id), records_owner(config))
 
 
 def call_key(message: AIMessage, call: ToolCall) -> str:

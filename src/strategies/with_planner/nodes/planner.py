@@ -16,6 +16,7 @@ from common.embeddings import configured_embeddings
 from common.guardrails.config import GuardrailConfig
 from common.guardrails.request import check_request
 from common.guardrails.secrets import mask_secrets
+from common.identity import run_user
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
 from common.messages import last_human, last_request
@@ -23,6 +24,7 @@ from common.models import model_errors
 from common.safety.approval import PendingCall
 from common.settings import get_settings
 from common.structured import BadOutput, structured_call
+from strategies.with_planner.audited import record_release
 from strategies.with_planner.context import Context, turn_context
 from strategies.with_planner.conversation import compact, keep_history, model_view
 from strategies.with_planner.dates import describe_periods
@@ -38,9 +40,11 @@ from strategies.with_planner.nodes.guard import prefetch_analysis
 from strategies.with_planner.perception import describe_catalog
 from strategies.with_planner.plans import (
     PlannerResult,
+    Task,
     TaskState,
     new_task_state,
     planned,
+    planned_tasks,
     validate_plan,
 )
 from strategies.with_planner.prompts import (
@@ -236,7 +240,7 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
             return guarded
     deferred = state.get("deferred") or []
     if deferred and not state.get("plan"):
-        answer = _deferred_answer(state, deferred)
+        answer = await _deferred_answer(state, runtime, deferred)
         if answer is not None:
             return answer
     registry = await registry_for(ctx.mcp_config)
@@ -284,7 +288,7 @@ async def _prompt(state: State, runtime: Runtime[Context], experts: str) -> str:
         now=now.strftime("%A %Y-%m-%d %H:%M %Z"),
         dates=describe_periods(request, now) or "(none)",
         previous_plan=render_plan(state.get("previous_plan") or [], detailed=True),
-        memory=await _memory(runtime, ctx.user_id, request),
+        memory=await _memory(runtime, run_user(get_config(), ctx.user_id), request),
         strategy=CONSERVATIVE_HINT if ctx.strategy == "conservative" else "",
         feedback=_feedback(state, state.get("plan") or []),
     )
@@ -307,14 +311,14 @@ def _use_answer(
             planner_outcome="planned", turn=Turn(planner_attempts=0, planner_feedback=[])
         )
     kept = [t for t in current if t["status"] == "completed"]
-    combined = PlannerResult(
-        plan=[planned(t) for t in kept] + result.plan,
-        next_task=0 if current else result.next_task,
-    )
-    problems = validate_plan(combined, catalog, get_settings().max_plan_tasks)
+    tasks, problems = planned_tasks(result)
+    if not problems:
+        combined = [planned(t) for t in kept] + tasks
+        next_task = 0 if current else result.next_task
+        problems = validate_plan(combined, next_task, catalog, get_settings().max_plan_tasks)
     if problems:
-        return _retry_or_fail(state, attempts, problems, [t["expert"] for t in result.plan])
-    plan = kept + _start_plan(result, state.get("previous_plan") or [], bool(current))
+        return _retry_or_fail(state, attempts, problems, [t["expert"] for t in tasks])
+    plan = kept + _start_plan(tasks, result, state.get("previous_plan") or [], bool(current))
     emit(runtime, "plan", plan=plan, decision=result.decision, replan=bool(current))
     return _planned(state, plan, errors, result.not_covered)
 
@@ -371,19 +375,29 @@ def _feedback(state: State, current: list[TaskState]) -> str:
     return PLANNER_FEEDBACK.format(problems=problems) if problems else ""
 
 
-def _start_plan(result: PlannerResult, previous: list[TaskState], replan: bool) -> list[TaskState]:
-    plan = [new_task_state(t) for t in result.plan]
+def _start_plan(
+    tasks: list[Task], result: PlannerResult, previous: list[TaskState], replan: bool
+) -> list[TaskState]:
+    plan = [new_task_state(t) for t in tasks]
     if result.decision == "continue" and not replan:
         done = {t["id"]: t for t in previous if t["status"] == "completed"}
         plan = [done.get(t["id"], t) if i < result.next_task else t for i, t in enumerate(plan)]
     return plan
 
 
-def _deferred_answer(state: State, deferred: list[PendingCall]) -> PlannerUpdate | None:
-    """Release approved held-back calls as direct steps; None when the message is no answer."""
-    released = release_held_calls(_last_request(state), deferred, get_settings().max_plan_tasks)
+async def _deferred_answer(
+    state: State, runtime: Runtime[Context], deferred: list[PendingCall]
+) -> PlannerUpdate | None:
+    """Release approved held-back calls as direct steps; None when the message is no answer.
+
+    An answer, used or not, goes to the audit trail.
+    """
+    message = _last_request(state)
+    released = release_held_calls(message, deferred, get_settings().max_plan_tasks)
     if released is None:
         return None
+    user = context_of(runtime, state).user_id
+    await record_release(runtime.store, user, deferred, released, message)
     if isinstance(released, str):
         return {
             "messages": [AIMessage(released)],

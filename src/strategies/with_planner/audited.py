@@ -1,0 +1,238 @@
+"""The audit trail in a run: what `await_approval` asks and what it is answered, recorded.
+
+The rules (what an entry holds, where it lives, written once) are `common.safety.audit`'s;
+this module finds the run's user, thread and stop and turns the node's questions and answers
+into entries. A stop is one wait at `await_approval` (LangGraph re-runs the node from its
+start on every answer, under the same task id, so the same stop's events are found again and
+not written twice; the next wait in the thread is another task, so another stop). In
+`plan_only` the answer that lists the held calls asks (`record_held`), and the planner step
+that reads the next message records its answer (`record_release`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from langgraph.config import get_config
+from langgraph.store.base import BaseStore
+
+from common.identity import run_user as identity_run_user
+from common.safety.approval import Decision, PendingCall, decision_of, echo
+from common.safety.audit import (
+    AuditDecision,
+    AuditEntry,
+    Event,
+    append,
+    decision_fields,
+    digest,
+    now,
+    without_answer,
+)
+from common.safety.questions import CLOSED_QUESTION, DECLINED
+from strategies.with_planner.deferred import Released
+from strategies.with_planner.state import Awaiting
+
+logger = logging.getLogger(__name__)
+
+DECLINED_START = DECLINED.split("{", 1)[0]
+"""How the text passed on for a declined question begins."""
+
+
+def run_user(context_user: str | None) -> str:
+    """The run's user (`common.identity.run_user`): the audit trail's, as everywhere else."""
+    return identity_run_user(get_config(), context_user)
+
+
+@dataclass(frozen=True)
+class Trail:
+    """Where one stop's events go: the store, whose trail, the thread and the stop."""
+
+    store: BaseStore
+    """The graph's store."""
+    user: str
+    """The run's identity (`run_user`)."""
+    thread_id: str
+    """The thread the run is on."""
+    stop: str
+    """The asking node's task (its checkpoint namespace), the same across its re-runs."""
+
+
+@dataclass
+class Refusals:
+    """The answers refused during one run of the asking node, in the order they came."""
+
+    seen: list[tuple[list[str], str, Any]] = field(default_factory=list)
+    """Each refused answer: the ids it was for, why, and the answer."""
+
+    def add(self, ids: list[str], why: str, value: Any) -> None:
+        """Keep one refused answer (`common.safety.approval.Refused`)."""
+        self.seen.append((ids, why, value))
+
+
+def trail_for(store: BaseStore | None, context_user: str | None) -> Trail | None:
+    """The running node's trail; None without a store (nothing can be recorded, and it says so)."""
+    if store is None:
+        logger.warning("no store: the approvals of this run are not recorded in an audit trail")
+        return None
+    configurable = get_config().get("configurable", {})
+    return Trail(
+        store,
+        run_user(context_user),
+        str(configurable.get("thread_id") or ""),
+        str(configurable.get("checkpoint_ns") or ""),
+    )
+
+
+def _entry(trail: Trail, a: Awaiting, event: Event, step: str, **fields: Any) -> AuditEntry:
+    """An entry about the waiting call `a`; `step` tells this event from the stop's others."""
+    return _call_entry(trail, a["call"], a["task_id"], a["key"], event, step, **fields)
+
+
+def _call_entry(
+    trail: Trail,
+    call: PendingCall,
+    task_id: str,
+    key: str,
+    event: Event,
+    step: str,
+    **fields: Any,
+) -> AuditEntry:
+    """An entry about `call` of `task_id` (its call `key`), one event of the stop."""
+    where = [trail.thread_id, trail.stop, task_id, key, event, step]
+    base = AuditEntry(
+        id=digest(where),
+        at=now(),
+        user=trail.user,
+        thread_id=trail.thread_id,
+        event=event,
+        expert=call["expert"],
+        tool=call["name"],
+        task_id=task_id,
+        args_digest=digest(call["args"]),
+        decision=None,
+        why=None,
+        edit_digest=None,
+        answer_digest=None,
+        remember=False,
+    )
+    return AuditEntry(**{**base, **fields})  # type: ignore[typeddict-item]
+
+
+async def record_asked(trail: Trail | None, awaiting: list[Awaiting]) -> None:
+    """One `asked` entry per waiting call or question of the stop."""
+    if trail is None:
+        return
+    for a in awaiting:
+        await append(trail.store, _entry(trail, a, "asked", "asked"))
+
+
+async def record_refused(
+    trail: Trail | None,
+    awaiting: list[Awaiting],
+    refusals: Refusals,
+    asked_id: Callable[[Awaiting], str],
+) -> None:
+    """One `refused` answer entry per call a refused answer was for, with why."""
+    if trail is None:
+        return
+    by_id = {asked_id(a): a for a in awaiting}
+    counts: dict[str, int] = {}
+    for ids, why, value in refusals.seen:
+        reason = without_answer(why, echo(value))
+        for i in ids:
+            counts[i] = counts.get(i, 0) + 1
+            entry = _entry(trail, by_id[i], "answered", f"refused-{counts[i]}", why=reason)
+            await append(trail.store, AuditEntry(**{**entry, "decision": "refused"}))
+
+
+async def record_answers(
+    trail: Trail | None,
+    awaiting: list[Awaiting],
+    decisions: Mapping[str, Decision],
+    answers: Mapping[str, str],
+    asked_id: Callable[[Awaiting], str],
+) -> None:
+    """One `answered` entry per call decided and per question answered (digests only)."""
+    if trail is None:
+        return
+    for a in awaiting:
+        key = asked_id(a)
+        if key in decisions:
+            fields = decision_fields(decisions[key])
+        elif key in answers:
+            fields = _answer_fields(answers[key])
+        else:
+            continue
+        await append(trail.store, _entry(trail, a, "answered", "answer", **fields))
+
+
+def _answer_fields(text: str) -> dict[str, Any]:
+    """A question's answer in an entry: answered (its digest) or declined."""
+    declined: AuditDecision = "decline"
+    if text == CLOSED_QUESTION or text.startswith(DECLINED_START):
+        return {"decision": declined}
+    return {"decision": "answer", "answer_digest": digest(text)}
+
+
+HELD = "held"
+"""The task id of an entry about a call plan_only held back (it belongs to no running task)."""
+
+
+async def record_held(trail: Trail | None, held: list[PendingCall]) -> None:
+    """plan_only: one `asked` entry per call held back and listed in the turn's answer."""
+    if trail is None:
+        return
+    for number, call in enumerate(held, start=1):
+        entry = _call_entry(trail, call, HELD, f"{number}:{call['id']}", "asked", "asked")
+        await append(trail.store, entry)
+
+
+async def record_released(
+    trail: Trail | None,
+    held: list[PendingCall],
+    decisions: list[Decision] | None,
+    why: str | None = None,
+    shown: str = "",
+) -> None:
+    """plan_only: the message's decision on each held call, or why it was not used.
+
+    `shown` is how the refusal quotes the message, left out of the entry.
+    """
+    if trail is None:
+        return
+    for number, call in enumerate(held, start=1):
+        if decisions is not None:
+            fields = decision_fields(decisions[number - 1])
+        else:
+            fields = {"decision": "refused", "why": without_answer(why or "", shown)}
+        key = f"{number}:{call['id']}"
+        entry = _call_entry(trail, call, HELD, key, "answered", "answer", **fields)
+        await append(trail.store, entry)
+
+
+async def record_release(
+    store: BaseStore | None,
+    context_user: str | None,
+    held: list[PendingCall],
+    released: Released,
+    message: str,
+) -> None:
+    """plan_only: a message that answered the held calls, recorded (decisions, or why not)."""
+    trail = trail_for(store, context_user)
+    if isinstance(released, str):
+        await record_released(trail, held, None, released, _quoted(message))
+    elif released is not None:
+        decided = [decision_of(t["approval"]) for t in released if t["approval"] is not None]
+        await record_released(trail, held, decided)
+
+
+def _quoted(message: str) -> str:
+    """How a refusal quotes a JSON message (its parsed value's echo), to leave it out."""
+    try:
+        return echo(json.loads(message))
+    except (json.JSONDecodeError, RecursionError):
+        return ""

@@ -1,0 +1,233 @@
+"""The served instance's `Auth`: who each client is, and what each may see and set.
+
+`langgraph.json`, `langgraph.noui.json` and `aegra.json` name `auth` here (Aegra reads the same
+`langgraph_sdk.Auth`). Authentication is `common.tokens`' (bearer JWT or `x-api-key`); without
+any auth setting every client is the one local user, said once at start. Authorization:
+threads, runs, crons and assistants carry an `owner` and are filtered by it, so another user's
+get a 404 and never show in a search; store namespaces belong to the caller (`common.identity`
+layout); a run, assistant or cron whose context would configure the server is refused at the
+API edge with `served.refusal`'s sentence (403), before anything runs. Studio's own user keeps
+full access (LangGraph authenticates it itself).
+
+Loading this module reads the settings; a bad one ends the process with its sentence, exit 2,
+since Aegra would otherwise log the error and serve with no auth at all.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from langgraph_sdk import Auth
+
+from common.identity import DEFAULT_USER, owner_of, user_label
+from common.settings import ConfigError, Settings, check_auth, get_settings
+from common.tokens import Principal, Unauthenticated, principal_of_key, principal_of_token
+from strategies.with_planner.served import check_served_fields, refusal
+
+logger = logging.getLogger(__name__)
+
+BAD_SETTING_EXIT = 2
+"""Exit code of a server stopped by a bad setting."""
+
+OWNER = "owner"
+"""The metadata key naming who created a thread, run, cron or assistant."""
+
+AUDITOR = "auditor"
+"""The role that may read every user's audit trail."""
+
+LOCAL_MODE = (
+    "No AUTH_JWT_SECRET, AUTH_JWKS_URL or AUTH_API_KEYS is set: every client of this server is "
+    f"the one local user {DEFAULT_USER!r} (set one of them before serving more than yourself)."
+)
+"""The one line a server without auth logs at start."""
+
+GRAPH_RECORDS = (
+    "The planner's records are written by the server only; a client may read its own, under "
+    "('mcp_planner', <kind>, <your identity>)."
+)
+"""Why a client may not write, or read another user's, graph namespace."""
+
+OWN_NAMESPACE = "Store namespaces of clients start with the caller's identity: use ({me!r}, ...)."
+"""Why a client may not use another namespace (formatted with the caller's label)."""
+
+
+def _settings() -> Settings:
+    """The settings, checked; a bad one ends the process with its sentence (no silent no-auth)."""
+    try:
+        settings = get_settings()
+        check_auth(settings)
+        check_served_fields(settings)
+    except ConfigError as exc:
+        sys.stdout.flush()
+        print(exc, file=sys.stderr, flush=True)
+        os._exit(BAD_SETTING_EXIT)
+    if not settings.auth_on:
+        logger.warning(LOCAL_MODE)
+    return settings
+
+
+_SETTINGS = _settings()
+
+auth = Auth()
+"""The served instance's authentication and authorization."""
+
+
+def _header(headers: Mapping[Any, Any], name: str) -> str | None:
+    """A request header by lower-case name: LangGraph passes bytes, Aegra str."""
+    for key, value in headers.items():
+        text = key.decode() if isinstance(key, bytes) else str(key)
+        if text.lower() == name:
+            return value.decode() if isinstance(value, bytes) else str(value)
+    return None
+
+
+async def principal(headers: Mapping[Any, Any], settings: Settings) -> Principal:
+    """The caller the request's credentials name (Unauthenticated when none is valid)."""
+    if not settings.auth_on:
+        return Principal(DEFAULT_USER)
+    key = _header(headers, "x-api-key")
+    if key and settings.auth_api_keys:
+        return principal_of_key(key, settings)
+    scheme, _, token = (_header(headers, "authorization") or "").partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthenticated(
+            "This server needs a bearer token (Authorization: Bearer <token>) or an API key "
+            "(x-api-key): send one."
+        )
+    return await principal_of_token(token.strip(), settings)
+
+
+@auth.authenticate
+async def authenticate(headers: dict[Any, Any]) -> Auth.types.MinimalUserDict:
+    """Who the caller is; a missing, malformed, expired or forged credential is a 401."""
+    try:
+        who = await principal(headers, _SETTINGS)
+    except Unauthenticated as exc:
+        raise Auth.exceptions.HTTPException(status_code=401, detail=str(exc)) from None
+    return {"identity": who.identity, "permissions": list(who.roles), "is_authenticated": True}
+
+
+def _studio(ctx: Auth.types.AuthContext) -> bool:
+    """Whether LangGraph Studio's own user (authenticated by the server itself) is calling."""
+    return isinstance(ctx.user, Auth.types.StudioUser)
+
+
+def _forbidden(sentence: str) -> Auth.exceptions.HTTPException:
+    return Auth.exceptions.HTTPException(status_code=403, detail=sentence)
+
+
+def _check_context(ctx: Auth.types.AuthContext, *contexts: Any) -> None:
+    """Refuse (403) a context that would configure the server, naming the field."""
+    caller = ctx.user.identity if _SETTINGS.auth_on else None
+    for given in contexts:
+        if isinstance(given, Mapping) and (why := refusal(given, _SETTINGS, caller)):
+            raise _forbidden(why)
+
+
+def _contexts(value: Mapping[str, Any]) -> list[Any]:
+    """The run contexts a request carries: `context` and `config.configurable`, at any level.
+
+    LangGraph nests them in `kwargs` (run) or `payload` (cron); Aegra passes the request body.
+    """
+    found: list[Any] = []
+    for holder in (value, value.get("kwargs") or {}, value.get("payload") or {}):
+        if isinstance(holder, Mapping):
+            found.append(holder.get("context"))
+            config = holder.get("config")
+            found.append(config.get("configurable") if isinstance(config, Mapping) else None)
+    return found
+
+
+def _owned(ctx: Auth.types.AuthContext, value: Any) -> dict[str, str]:
+    """Stamp the caller as owner of what is being created; the filter that keeps it theirs."""
+    if isinstance(value, dict):
+        metadata = value.get("metadata")
+        if not isinstance(metadata, dict):
+            metadata = value["metadata"] = {}
+        metadata[OWNER] = ctx.user.identity
+    return {OWNER: ctx.user.identity}
+
+
+def answer_filter(ctx: Auth.types.AuthContext) -> dict[str, str]:
+    """Which threads the caller may start runs on, answering their questions included.
+
+    The server's decision of who may answer a thread's approval: today its owner only (a resume
+    of another user's thread is not found). Approvers are added here.
+    """
+    return {OWNER: ctx.user.identity}
+
+
+@auth.on.threads.create
+async def on_thread_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """A new thread is the caller's."""
+    return True if _studio(ctx) else _owned(ctx, value)
+
+
+@auth.on.threads.create_run
+async def on_run_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """A run only on the caller's own thread, with a context a client may set."""
+    if _studio(ctx):
+        return True
+    _check_context(ctx, *_contexts(value))
+    _owned(ctx, value)
+    return answer_filter(ctx)
+
+
+@auth.on.threads
+async def on_threads(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """Reading, searching, updating, deleting a thread (and its runs): the caller's only."""
+    return True if _studio(ctx) else {OWNER: ctx.user.identity}
+
+
+@auth.on.crons
+async def on_crons(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """Crons are their creator's; a cron's run context is checked like a run's."""
+    if _studio(ctx):
+        return True
+    if ctx.action == "create":
+        _check_context(ctx, *_contexts(value))
+        return _owned(ctx, value)
+    return {OWNER: ctx.user.identity}
+
+
+@auth.on.assistants
+async def on_assistants(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """Assistants may be read by all (the graph's own has no owner); changed by their owner.
+
+    An assistant's context and config reach every run that uses it, so they are checked like a
+    run's when one is created or updated.
+    """
+    if _studio(ctx) or ctx.action in ("read", "search"):
+        return True
+    if ctx.action in ("create", "update"):
+        _check_context(ctx, *_contexts(value))
+    if ctx.action == "create":
+        return _owned(ctx, value)
+    return {OWNER: ctx.user.identity}
+
+
+@auth.on.store
+async def on_store(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """A client reads its own graph records and reads and writes its own namespace only."""
+    if _studio(ctx):
+        return True
+    me = user_label(ctx.user.identity)
+    namespace = tuple(value.get("namespace") or ())
+    if namespace and namespace[0] == "mcp_planner":
+        # Without auth there is one local user, and every record is theirs to read; an auditor
+        # reads every user's audit trail.
+        theirs = (
+            owner_of(namespace) == me
+            or not _SETTINGS.auth_on
+            or (namespace[1:2] == ("audit",) and AUDITOR in ctx.permissions)
+        )
+        if ctx.action in ("put", "delete") or not theirs:
+            raise _forbidden(GRAPH_RECORDS)
+        return True
+    if not namespace or namespace[0] != me:
+        raise _forbidden(OWN_NAMESPACE.format(me=me))
+    return True

