@@ -16,12 +16,16 @@ from typing import TYPE_CHECKING, Any
 from jsonschema import SchemaError, validators
 from jsonschema.exceptions import best_match
 from mcp import ClientSession
-from mcp.types import CallToolResult
+from mcp.shared.session import RequestResponder
+from mcp.types import CallToolResult, ClientResult, ServerNotification, ServerRequest
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 if TYPE_CHECKING:
     from common.models import IdentityCache
+
+MessageHandler = RequestResponder[ServerRequest, ClientResult] | ServerNotification | Exception
+"""What a session's `message_handler` receives: a server request, a notification or an error."""
 
 VALIDATOR_CACHE_SIZE = 512
 """Output-schema validators kept (one per schema object a session holds)."""

@@ -12,7 +12,10 @@ A session decides three things about its server's lifetime:
 - a start whose caller is cancelled is torn down at once (the server may be half-initialized
   and would not hear a polite stop), and the cancellation propagates;
 - each start's live tool list is written to the session's `tool_cache` (when it has one), so
-  the next process can plan before its servers are up.
+  the next process can plan before its servers are up;
+- the tool list is listed again after the server sends `notifications/tools/list_changed`
+  (on the next lookup, never inside the SDK's receive loop, which must go on reading the
+  answer), and when a caller asks for a list no older than some age (`current_tools`).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import anyio
+import anyio.lowlevel
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
@@ -37,13 +41,15 @@ from mcp.types import (
     CancelledNotificationParams,
     ClientNotification,
     ErrorData,
-    PaginatedRequestParams,
+    ServerNotification,
     Tool,
+    ToolListChangedNotification,
 )
 
-from common.mcp.client import PlannerClientSession
+from common.mcp.client import MessageHandler, PlannerClientSession
 from common.mcp.config import ServerConfig
 from common.mcp.inprocess import inprocess_server
+from common.mcp.listing import handshake, list_all_tools
 from common.mcp.stdout_watch import StdoutWatch
 
 if TYPE_CHECKING:
@@ -149,6 +155,10 @@ class PersistentSession:
         """How long a closing session may take before its owner task is cancelled."""
         self.tool_cache: ToolCache | None = None
         """Where each start's live tool list is remembered (None: nowhere)."""
+        self._listed_at = 0.0
+        self._tools_changed = False
+        self._listing = asyncio.Lock()
+        self._watch: StdoutWatch | None = None
 
     @property
     def alive(self) -> bool:
@@ -232,18 +242,19 @@ class PersistentSession:
 
     async def _own(self) -> None:
         assert self._ready is not None
-        watch: StdoutWatch | None = None
         try:
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack)
                 self._launched.set()
                 stdio = self.config.resolved_transport == "stdio"
-                watch = StdoutWatch(self.name) if stdio else None
+                self._watch = StdoutWatch(self.name) if stdio else None
                 session = await stack.enter_async_context(
-                    PlannerClientSession(read, write, message_handler=watch)
+                    PlannerClientSession(read, write, message_handler=self._on_message)
                 )
-                handshake = _handshake(session)
-                self.tools = await (watch.guard(handshake) if watch else handshake)
+                greeting = handshake(session)
+                self._tools_changed = False
+                self.tools = await (self._watch.guard(greeting) if self._watch else greeting)
+                self._listed_at = now()
                 await self._remember_tools()
                 if self._ready.cancelled():
                     return  # abandoned meanwhile: the owner is being torn down
@@ -261,7 +272,7 @@ class PersistentSession:
             elif self._ready.done():
                 logger.warning("MCP server %r disconnected: %r", self.name, exc)
             else:
-                failure = watch.failure if watch is not None else None
+                failure = self._watch.failure if self._watch is not None else None
                 # Closing the transport after a stray stdout line may raise over it.
                 reason = str(failure) if failure else start_failure(exc, self.name, self.config)
                 self._ready.set_exception(
@@ -277,6 +288,49 @@ class PersistentSession:
         """Refresh the tool cache with this start's live list (a failed write is only logged)."""
         if self.tool_cache is not None:
             await asyncio.to_thread(self.tool_cache.store, self.config, list(self.tools))
+
+    async def _on_message(self, message: MessageHandler) -> None:
+        """Note a tools/list_changed notice (the next lookup lists again); pass on stray output."""
+        if self._watch is not None:
+            await self._watch(message)
+        if isinstance(message, ServerNotification) and isinstance(
+            message.root, ToolListChangedNotification
+        ):
+            logger.info("MCP server %r says its tools changed", self.name)
+            self._tools_changed = True
+        await anyio.lowlevel.checkpoint()
+
+    async def current_tools(self, max_age_s: float | None = None) -> list[Tool]:
+        """The server's tools, listed again first if it said they changed or they are too old.
+
+        `max_age_s` is the oldest listing the caller accepts (None: any age); a server that
+        changes its tools without saying so is only seen by such a caller. Raises
+        ExpertUnavailable when the server cannot be reached or the listing fails.
+        """
+        session = await self.ensure_open()
+        async with self._listing:
+            old = max_age_s is not None and now() - self._listed_at >= max_age_s
+            if self._tools_changed or old:
+                await self._list_again(session)
+        return list(self.tools)
+
+    async def _list_again(self, session: ClientSession) -> None:
+        """List the tools again on the open session (a failure keeps them marked as changed)."""
+        # Cleared first: a notice arriving during the listing asks for another one.
+        self._tools_changed, ended = False, self._ended
+        try:
+            async with asyncio.timeout(self.startup_timeout_s):
+                tools = await list_all_tools(session)
+        except (TimeoutError, McpError, *CONNECTION_ERRORS) as exc:
+            self._tools_changed = True
+            if isinstance(exc, CONNECTION_ERRORS) or (
+                isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
+            ):
+                self._end(ended)
+            why = "no answer" if isinstance(exc, TimeoutError) else start_failure(exc)
+            raise ExpertUnavailable(self.name, f"listing its tools again failed: {why}") from exc
+        self.tools, self._listed_at = tools, now()
+        await self._remember_tools()
 
     async def launched(self) -> None:
         """Wait until a start has launched its transport (the server process runs) or ended."""
@@ -495,24 +549,6 @@ def _being_cancelled() -> bool:
 
 def _temp_log() -> TextIO:
     return tempfile.TemporaryFile("w+", encoding="utf-8")
-
-
-async def _handshake(session: ClientSession) -> list[Tool]:
-    """`initialize`, then the server's whole tool list."""
-    await session.initialize()
-    return await _list_all_tools(session)
-
-
-async def _list_all_tools(session: ClientSession) -> list[Tool]:
-    tools: list[Tool] = []
-    cursor: str | None = None
-    while True:
-        params = PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
-        cursor = page.nextCursor
-        if not cursor:
-            return tools
 
 
 def start_failure(exc: BaseException, name: str = "", config: ServerConfig | None = None) -> str:
