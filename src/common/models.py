@@ -334,8 +334,7 @@ def describe_failure(role: str, spec: str, exc: BaseException) -> str:
     base_url = settings.openai_base_url or os.environ.get("OPENAI_BASE_URL")
     where, check = _endpoint(provider, base_url)
     status = status_of(exc)
-    retries = settings.model_max_retries
-    tried = f"after {retries} retr{'y' if retries == 1 else 'ies'}"
+    tried = _tried(settings.model_max_retries)
     head = f"The {node} node's model {spec!r} at {where}"
     if status is not None:
         problem = _status_problem(status, tried, provider_error(exc))
@@ -392,6 +391,17 @@ def _root_cause(exc: BaseException) -> str:
     return (text[:120] or type(innermost).__name__).rstrip(".")
 
 
+NOT_RETRIED = "not retried: MODEL_MAX_RETRIES=0"
+"""How a failure is described when the client's retries are off."""
+
+
+def _tried(retries: int) -> str:
+    """How often the client retried before giving up, as the failure sentence says it."""
+    if retries <= 0:
+        return NOT_RETRIED
+    return f"after {retries} retr{'y' if retries == 1 else 'ies'}"
+
+
 def _status_problem(status: int, tried: str, error: ProviderError) -> str:
     """What an HTTP status that survived the client's retries means, with the provider's words."""
     words = error.words()
@@ -399,10 +409,12 @@ def _status_problem(status: int, tried: str, error: ProviderError) -> str:
         return f"refused the key ({error.said(status)})"
     if status == 404:
         return f"does not serve this model ({error.said(status)})"
+    detail = f"{tried}{'; ' + words if words else ''}"
+    once = tried == NOT_RETRIED
     if status == 429:
-        return f"kept answering 429 Too Many Requests ({tried}{'; ' + words if words else ''})"
+        return f"{'answered' if once else 'kept answering'} 429 Too Many Requests ({detail})"
     if status >= 500:
-        return f"kept failing with HTTP {status} ({tried}{'; ' + words if words else ''})"
+        return f"{'failed' if once else 'kept failing'} with HTTP {status} ({detail})"
     return f"refused the request ({error.said(status)})"
 
 

@@ -40,6 +40,7 @@ from common.models import IdentityCache, model_label
 from common.provider_errors import provider_error, status_of
 from common.settings import get_settings
 from common.strict_schema import response_format
+from common.tool_schemas import adapt_specs, family_of, restored
 
 logger = logging.getLogger(__name__)
 
@@ -262,13 +263,29 @@ def _with_instruction(messages: list[Any], instruction: str) -> list[Any]:
 def with_tools(
     model: BaseChatModel, specs: Sequence[dict[str, Any]]
 ) -> Runnable[LanguageModelInput, BaseMessage]:
-    """`model.bind_tools(specs)`, built once per model and exact tool definitions.
+    """`model.bind_tools(specs)`, the schemas adapted to its provider, built once per tool list.
 
     Keyed by the specs' content (names, descriptions, schemas), so a changed tool list
-    binds again while the same list, even as new dicts, is reused.
+    binds again while the same list, even as new dicts, is reused. The parameters are what the
+    provider accepts (`common.tool_schemas`) and a reply's arguments come back in the tools'
+    own shape. langchain-openai models are bound with `tool_choice="auto"` (OpenAI's default
+    when tools are given): OpenAI-compatible servers such as llama.cpp's leave tools sent
+    without a `tool_choice` out of the prompt.
     """
     key = ("tools", json.dumps(list(specs), sort_keys=True, default=repr))
-    return _RUNNABLES.get(model, key, lambda: model.bind_tools(list(specs)))
+    return _RUNNABLES.get(model, key, lambda: _bound(model, specs))
+
+
+def _bound(
+    model: BaseChatModel, specs: Sequence[dict[str, Any]]
+) -> Runnable[LanguageModelInput, BaseMessage]:
+    """`model` bound to `specs` as its provider takes them, its replies' arguments restored."""
+    adapted, restores = adapt_specs(family_of(model), specs)
+    choice = {"tool_choice": "auto"} if _is_openai(model) and adapted else {}
+    bound = model.bind_tools(adapted, **choice)
+    if not restores:
+        return bound
+    return bound | RunnableLambda(lambda message: restored(message, restores))
 
 
 REASON_CHARS = 300

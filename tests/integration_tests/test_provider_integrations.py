@@ -148,23 +148,7 @@ def _bind_each(
     return send
 
 
-KNOWN_GAPS = {
-    "google_genai": "real MCP schemas carry open objects, arrays without items and untyped "
-    "properties, which Gemini refuses, and an integer enum (alpaca) that "
-    "langchain-google-genai cannot convert; nothing adapts tool schemas to Gemini yet",
-}
-"""Providers whose limits some real MCP tool schemas break today, and why (issue 35)."""
-
-
-@pytest.mark.parametrize(
-    "provider",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(reason=KNOWN_GAPS[p], strict=True))
-        if p in KNOWN_GAPS
-        else p
-        for p in PROVIDERS
-    ],
-)
+@pytest.mark.parametrize("provider", PROVIDERS)
 def test_real_mcp_tool_schemas_are_sent_within_the_providers_limits(provider: str) -> None:
     tool_lists = _catalog_tools()
     assert any("$defs" in json.dumps(t.inputSchema) for ts in tool_lists.values() for t in ts)

@@ -193,3 +193,20 @@ async def test_free_text_answers(reply: Any, expected: Any) -> None:
     else:
         assert isinstance(result, AIMessage)
         assert result.content == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "says"),
+    [
+        (500, "failed with HTTP 500 (not retried: MODEL_MAX_RETRIES=0"),
+        (429, "answered 429 Too Many Requests (not retried: MODEL_MAX_RETRIES=0"),
+    ],
+)
+def test_with_retries_off_the_sentence_says_so_instead_of_after_0_retries(
+    endpoint: None, monkeypatch: pytest.MonkeyPatch, code: int, says: str
+) -> None:
+    monkeypatch.setattr(get_settings(), "model_max_retries", 0)
+    text = describe_failure("planner", MODEL, _status(code))
+    assert says in text
+    assert "0 retries" not in text
+    assert "kept" not in text
