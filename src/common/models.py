@@ -1,8 +1,9 @@
 """Resolve `provider:model` strings into chat models, with a registry for local providers.
 
-Every remote model gets the request timeout (`MODEL_TIMEOUT_S`) and its client's retries
-(`MODEL_MAX_RETRIES`: 429 and 5xx, honouring `Retry-After`); a call that still fails to reach
-its model ends the node with one `ModelCallError` sentence (`model_errors`).
+Every remote model gets the request timeout (`MODEL_TIMEOUT_S`), its client's retries
+(`MODEL_MAX_RETRIES`: 429 and 5xx, honouring `Retry-After`) and a bound on each answer's length
+(`MODEL_MAX_TOKENS`, so a model that never closes its JSON stops there); a call that still
+fails to reach its model ends the node with one `ModelCallError` sentence (`model_errors`).
 
 A remote model is built once per spec, resolved settings and running event loop, and reused:
 building one costs about half a millisecond of CPU and it holds no per-call state (callbacks,
@@ -208,6 +209,7 @@ def load_chat_model(spec: str) -> BaseChatModel:
     if provider == "openai" and base_url and not os.environ.get("OPENAI_API_KEY"):
         kwargs["api_key"] = "not-needed"
     kwargs.update(_limits(provider, settings.model_timeout_s, settings.model_max_retries))
+    kwargs.update(_token_limit(provider, settings.model_max_tokens))
     cache_key = (
         provider,
         name,
@@ -222,6 +224,11 @@ def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> 
     # Imported here: `langchain.chat_models` is only needed once a remote model is built.
     from langchain.chat_models import init_chat_model
 
+    if provider == "openai" and "base_url" in kwargs:
+        # Imported here for the same reason: only an OpenAI-compatible server needs it.
+        from common.openai_compatible import CompatibleChatOpenAI
+
+        return CompatibleChatOpenAI(model=name, **kwargs)
     try:
         model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
     except ImportError as exc:
@@ -287,6 +294,23 @@ def _limits(provider: str, timeout: float, retries: int) -> dict[str, Any]:
         # ChatOllama has no timeout field; its httpx client takes one.
         return {"client_kwargs": {"timeout": timeout}}
     return {}
+
+
+_TOKEN_FIELDS = {
+    **dict.fromkeys(
+        ("openai", "azure_openai", "anthropic", "mistralai", "groq", "deepseek", "xai"),
+        "max_tokens",
+    ),
+    "google_genai": "max_output_tokens",
+    "ollama": "num_predict",
+}
+"""Each provider's chat-model field bounding the length of one answer, in tokens."""
+
+
+def _token_limit(provider: str, tokens: int) -> dict[str, Any]:
+    """The answer-length argument `provider`'s chat model takes (`MODEL_MAX_TOKENS`), if any."""
+    field = _TOKEN_FIELDS.get(provider)
+    return {field: tokens} if field else {}
 
 
 _CLIENT_ERRORS = (
