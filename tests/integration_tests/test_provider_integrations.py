@@ -27,6 +27,7 @@ from langchain_openai import ChatOpenAI
 from mcp.types import Tool
 from pydantic import BaseModel
 
+from common.mcp.schema import check_args
 from common.models import load_chat_model
 from common.safety.verdict import IrreversibilityAnalysis
 from common.settings import get_settings
@@ -42,6 +43,7 @@ from strategies.with_planner.bound_tools import bind_tools_for
 from strategies.with_planner.nodes.assess import Assessment
 from strategies.with_planner.nodes.orchestrate import _CONTROL_SPECS
 from strategies.with_planner.plans import PlannerResult
+from tests.integration_tests import recording_server
 from tests.integration_tests.recording_server import RecordingServer
 from tests.provider_limits import (
     anthropic_problems,
@@ -250,3 +252,31 @@ def test_an_openai_compatible_server_gets_requests_it_takes(
     assert "max_completion_tokens" not in body
     assert body["tool_choice"] == "auto"
     assert check_request(body, "openai") is None
+
+
+def test_a_gemini_call_comes_back_in_the_tools_shape_and_passes_its_live_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Gemini is asked for an open object as a JSON string and an integer enum as strings."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "side": {"type": "integer", "enum": [1, 2]},
+            "meta": {"type": "object", "additionalProperties": True},
+        },
+        "required": ["side", "meta"],
+    }
+    tool = Tool(name="plant", description="Plant something.", inputSchema=schema)
+    wrote = {"side": "2", "meta": '{"row": 3}'}
+    call = {"functionCall": {"name": "plant", "args": wrote}}
+    reply = {"candidates": [{"content": {"role": "model", "parts": [call]}}]}
+    monkeypatch.setattr(recording_server, "GEMINI_REPLY", reply)
+    specs = bind_tools_for([tool], [], TASK).specs
+    with RecordingServer() as server:
+        message = with_tools(PROVIDERS["google_genai"][0](server.url), specs).invoke(ASK)
+    assert gemini_problems(server.bodies()[0]) == []
+    assert isinstance(message, AIMessage)
+    [made] = message.tool_calls
+    assert made["args"] == {"side": 2, "meta": {"row": 3}}
+    assert check_args(tool, made["args"]) == []
+    assert check_args(tool, wrote) != []
