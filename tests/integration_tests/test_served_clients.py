@@ -229,6 +229,20 @@ def test_mcp_planner_sends_the_token_from_the_flag_or_the_environment(
     assert THREAD in env.stdout
 
 
+def test_audit_refused_for_every_user_says_to_name_your_own(tmp_path: Path) -> None:
+    """A token without the auditor role may read only its own trail: the line says how."""
+    planner = str(BIN / "mcp-planner")
+    for refused in serving(None, status=403):
+        everyone = run([planner, "audit", "--server", refused.url, "--token", TOKEN], tmp_path)
+        mine = run([planner, "audit", "--server", refused.url, "--user", "alice"], tmp_path)
+
+    assert everyone.returncode == 2, everyone.stderr
+    assert "--user" in one_line(everyone)
+    assert "auditor" in one_line(everyone)
+    assert mine.returncode == 2, mine.stderr
+    assert "--user" not in one_line(mine)
+
+
 def test_the_audit_example_reads_the_servers_trail(approval: Recorder, tmp_path: Path) -> None:
     script = str(ROOT / "examples" / "audit_client.py")
     done = run([sys.executable, script, approval.url, "--token", TOKEN], tmp_path)
@@ -259,6 +273,8 @@ async def test_the_audit_trail_of_a_served_run_is_read_through_the_store_api(
 
         listed = run([planner, "audit", "--server", url, "--thread", thread, "--json"], tmp_path)
         table = run([planner, "audit", "--server", url, "--thread", thread], tmp_path)
+        script = str(ROOT / "examples" / "audit_client.py")
+        example = run([sys.executable, script, url, "--thread", thread], tmp_path)
 
     assert listed.returncode == 0, listed.stderr
     trail = json.loads(listed.stdout)
@@ -269,3 +285,6 @@ async def test_the_audit_trail_of_a_served_run_is_read_through_the_store_api(
     assert {e["user"] for e in trail} == {"default"}
     assert title not in listed.stdout
     assert trail[0]["args_digest"][:12] in table.stdout
+    # The example reads the same trail as the command, where the graph writes it.
+    assert example.returncode == 0, example.stderr
+    assert f"default {thread} answered notes/write_note" in example.stdout
