@@ -162,3 +162,19 @@ def test_threads_reads_each_status_from_the_checkpoint_as_the_graph_does(
         "t-wait": "waiting for approval",
         "t-stopped": "stopped mid-run",
     }
+
+
+def test_an_empty_request_is_a_usage_error_before_anything_is_created(chdir_tmp: Path) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(DEMO))
+
+    empty = runner.invoke(app, ["run", "", "--model", "offline:rules"])
+    blank = runner.invoke(app, ["run", "  \n", "--json", "--model", "offline:rules"])
+
+    assert empty.exit_code == 2
+    assert one_line(empty) == (
+        "The request is empty: say what you want done, e.g. mcp-planner run "
+        "'How many units of WID-1 are in stock'."
+    )
+    assert blank.exit_code == 2
+    assert json.loads(blank.stdout)["exit_code"] == 2
+    assert not (chdir_tmp / ".mcp-planner").exists()
