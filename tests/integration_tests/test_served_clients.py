@@ -214,6 +214,32 @@ def test_a_refused_token_is_one_line_naming_the_setting(tmp_path: Path, status: 
         assert "--token or MCP_PLANNER_TOKEN" in line
 
 
+def test_a_thread_the_server_does_not_show_you_is_one_line_saying_what_to_check(
+    tmp_path: Path,
+) -> None:
+    """Unknown, or another user's (the server answers 404 for both): the example says so."""
+    for server in serving(APPROVAL, 404):
+        done = example(server.url, "--approve", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert one_line(done) == (
+        f"The server at {server.url} has no thread {THREAD} for your token (404): check the "
+        "--thread id, or leave --thread out to start a new run."
+    )
+
+
+def test_the_example_with_a_bad_config_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{bad")
+    for server in serving(APPROVAL):
+        missing = example(server.url, "--config", "nope.json", cwd=tmp_path)
+        broken = example(server.url, "--config", "bad.json", cwd=tmp_path)
+
+    assert missing.returncode == 2
+    assert one_line(missing).startswith("Cannot read the MCP config file 'nope.json': ")
+    assert broken.returncode == 2
+    assert one_line(broken).startswith("The MCP config file 'bad.json' is not valid JSON: ")
+
+
 def test_mcp_planner_sends_the_token_from_the_flag_or_the_environment(
     approval: Recorder, tmp_path: Path
 ) -> None:
