@@ -24,6 +24,7 @@ from strategies.cli.exits import (
     EXIT_USAGE,
     CliProblem,
     one_line,
+    thread_given,
 )
 from strategies.cli.help import PlainCommand, PlainGroup
 from strategies.cli.outcome import Outcome, error, print_json, show, stopped
@@ -67,7 +68,8 @@ app = typer.Typer(
 )
 
 ThreadOption = Annotated[
-    str | None, typer.Option("--thread", metavar="ID", help="Thread id to continue.")
+    str | None,
+    typer.Option("--thread", metavar="ID", help="Thread id to continue.", callback=thread_given),
 ]
 ModelOption = Annotated[
     str | None,
