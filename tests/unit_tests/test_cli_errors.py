@@ -311,3 +311,15 @@ def test_with_no_model_set_and_no_key_the_demo_runs_keyless(
     done = run_cli(["run", "How many units of WID-1 are in stock"], tmp_path, env)
     assert done.returncode == 0, done.stderr
     assert "offline:rules" in done.stdout + done.stderr
+
+
+def test_an_empty_model_option_says_what_to_give(chdir_tmp: Path) -> None:
+    (chdir_tmp / "mcp.json").write_text('{"mcpServers": {}}')
+    for command in (["run", "hello"], ["chat"]):
+        result = runner.invoke(app, [*command, "--model", " "])
+        assert result.exit_code == 2, result.output
+        assert one_line(result) == (
+            "--model is empty: give provider:model (e.g. openai:gpt-4o-mini), or leave --model "
+            "out to use MODEL."
+        )
+    assert not (chdir_tmp / ".mcp-planner").exists()

@@ -33,6 +33,13 @@ def settings() -> Settings:
     return get_settings()
 
 
+EMPTY_MODEL = (
+    "--model is empty: give provider:model (e.g. openai:gpt-4o-mini), or leave --model out to "
+    "use MODEL."
+)
+"""The line for `--model ''` (the context check would name a field the user never typed)."""
+
+
 def _not_found(target: str, flag: bool) -> str:
     """The line for a config file named by `--config` (`flag`) or MCP_CONFIG that is missing."""
     if flag:
@@ -85,6 +92,8 @@ def build_context(model: str | None, mode: str | None, config: Path | None) -> C
     given: dict[str, Any] = {"interrupt_format": "hitl"}
     if mode is not None:
         given["approval_mode"] = parse_approval_mode(mode, "--mode")
+    if model is not None and not model.strip():
+        raise CliProblem(EMPTY_MODEL)
     if model is not None:
         given["model"] = model
     given["mcp_config"], _ = read_mcp_config(config)
