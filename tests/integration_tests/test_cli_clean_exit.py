@@ -1,10 +1,10 @@
 """Short CLI commands end with their own output only: no asyncio report of an orphan failure.
 
 After `mcp-planner run ''` (now refused before anything starts; a one-character request, which
-the graph's guard refuses, takes its place) the demo experts were still starting when the command closed them,
-and asyncio printed "Future exception was never retrieved ... Expert 'notes' is unavailable"
-to stderr although the experts were healthy. Each command runs a few times, since how far the
-starts got when the command ended varies from run to run.
+the graph's guard refuses, takes its place) the demo experts were still starting when the
+command closed them, and asyncio printed "Future exception was never retrieved ... Expert
+'notes' is unavailable" to stderr although the experts were healthy. Each command runs a few
+times, since how far the starts got when the command ended varies from run to run.
 """
 
 from __future__ import annotations
