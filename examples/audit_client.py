@@ -31,7 +31,8 @@ async def trail(
 ) -> list[dict[str, Any]]:
     """The audit entries the token may read, oldest first."""
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    prefix = ["audit", user] if user else ["audit"]
+    # The graph keeps the trail among its own records: ("mcp_planner", "audit", <user>).
+    prefix = ["mcp_planner", "audit", *([user] if user else [])]
     where = {"thread_id": thread} if thread else None
     found: list[dict[str, Any]] = []
     # The SDK retries a refused connection for seconds; a server that is down is told at once.

@@ -42,6 +42,9 @@ WAITING = 3
 UNREACHABLE = 2
 """Exit code when the server cannot be reached or refuses the token (as `mcp-planner`)."""
 
+USAGE = 2
+"""Exit code for a mistake in the command (as `mcp-planner`): nothing was sent."""
+
 TOKEN_ENV = "MCP_PLANNER_TOKEN"
 """The environment variable holding the bearer token (`--token` wins)."""
 
@@ -55,9 +58,15 @@ def headers_for(token: str | None) -> dict[str, str] | None:
     return {"Authorization": f"Bearer {token}"} if token else None
 
 
-def refused(url: str, exc: APIStatusError) -> str:
+def refused(url: str, exc: APIStatusError, thread: str | None = None) -> str:
     """One line for a request the server refused; a 401 or 403 names the token setting."""
     status = exc.response.status_code
+    if status == 404 and thread:
+        # Another user's thread is a 404 too: the server does not say it exists.
+        return (
+            f"The server at {url} has no thread {thread} for your token (404): check the "
+            "--thread id, or leave --thread out to start a new run."
+        )
     if status == 401:
         return (
             f"The server at {url} asks who you are (401): give a token with --token or {TOKEN_ENV}."
@@ -215,6 +224,18 @@ def _without_thread(argv: list[str]) -> list[str]:
     return kept
 
 
+def mcp_config(path: Path) -> Any:
+    """The MCP config document at `path`; one line and exit 2 when it cannot be read."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        problem = f"Cannot read the MCP config file {str(path)!r}: {exc.strerror}; check --config."
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
+        problem = f"The MCP config file {str(path)!r} is not valid JSON: {exc}; fix it."
+    print(problem, file=sys.stderr)
+    sys.exit(USAGE)
+
+
 def _arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("url", nargs="?", default="http://127.0.0.1:2024", help="server URL")
@@ -237,7 +258,7 @@ if __name__ == "__main__":
     # This client reads and answers the HITL format (a server may default to agent_inbox).
     run_context: dict[str, Any] = {"interrupt_format": "hitl"}
     if args.config:
-        run_context["mcp_config"] = json.loads(args.config.read_text())
+        run_context["mcp_config"] = mcp_config(args.config)
     if args.model:
         run_context["model"] = args.model
     decided = "approve" if args.approve else "reject" if args.reject else None
@@ -251,7 +272,7 @@ if __name__ == "__main__":
         print(f"Cannot reach the server at {args.url}: {exc}; is it running?", file=sys.stderr)
         sys.exit(UNREACHABLE)
     except APIStatusError as exc:
-        print(refused(args.url, exc), file=sys.stderr)
+        print(refused(args.url, exc, args.thread), file=sys.stderr)
         sys.exit(UNREACHABLE)
     except KeyboardInterrupt:
         print("Stopped.", file=sys.stderr)

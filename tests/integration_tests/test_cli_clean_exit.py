@@ -1,9 +1,10 @@
 """Short CLI commands end with their own output only: no asyncio report of an orphan failure.
 
-After `mcp-planner run ''` the demo experts were still starting when the command closed them,
-and asyncio printed "Future exception was never retrieved ... Expert 'notes' is unavailable"
-to stderr although the experts were healthy. Each command runs a few times, since how far the
-starts got when the command ended varies from run to run.
+After `mcp-planner run ''` (now refused before anything starts; a one-character request, which
+the graph's guard refuses, takes its place) the demo experts were still starting when the
+command closed them, and asyncio printed "Future exception was never retrieved ... Expert
+'notes' is unavailable" to stderr although the experts were healthy. Each command runs a few
+times, since how far the starts got when the command ended varies from run to run.
 """
 
 from __future__ import annotations
@@ -36,10 +37,10 @@ def stray_lines(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if any(s in line for s in STRAY)]
 
 
-def test_an_empty_request_ends_with_its_answer_only(here: Path) -> None:
+def test_a_refused_request_ends_with_its_answer_only(here: Path) -> None:
     for _ in range(RUNS):
-        done = planner(here, "run", "", "--model", "offline:rules")
-        assert "Your request is empty" in done.stdout, done.stdout + done.stderr
+        done = planner(here, "run", "x", "--model", "offline:rules")
+        assert "Your request is too short" in done.stdout, done.stdout + done.stderr
         assert stray_lines(done.stderr) == [], done.stderr
 
 

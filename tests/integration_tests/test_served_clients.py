@@ -214,6 +214,32 @@ def test_a_refused_token_is_one_line_naming_the_setting(tmp_path: Path, status: 
         assert "--token or MCP_PLANNER_TOKEN" in line
 
 
+def test_a_thread_the_server_does_not_show_you_is_one_line_saying_what_to_check(
+    tmp_path: Path,
+) -> None:
+    """Unknown, or another user's (the server answers 404 for both): the example says so."""
+    for server in serving(APPROVAL, 404):
+        done = example(server.url, "--approve", cwd=tmp_path)
+
+    assert done.returncode == 2
+    assert one_line(done) == (
+        f"The server at {server.url} has no thread {THREAD} for your token (404): check the "
+        "--thread id, or leave --thread out to start a new run."
+    )
+
+
+def test_the_example_with_a_bad_config_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    (tmp_path / "bad.json").write_text("{bad")
+    for server in serving(APPROVAL):
+        missing = example(server.url, "--config", "nope.json", cwd=tmp_path)
+        broken = example(server.url, "--config", "bad.json", cwd=tmp_path)
+
+    assert missing.returncode == 2
+    assert one_line(missing).startswith("Cannot read the MCP config file 'nope.json': ")
+    assert broken.returncode == 2
+    assert one_line(broken).startswith("The MCP config file 'bad.json' is not valid JSON: ")
+
+
 def test_mcp_planner_sends_the_token_from_the_flag_or_the_environment(
     approval: Recorder, tmp_path: Path
 ) -> None:
@@ -227,6 +253,20 @@ def test_mcp_planner_sends_the_token_from_the_flag_or_the_environment(
     assert "Bearer t2" in approval.seen
     assert TOKEN not in flag.stdout + flag.stderr
     assert THREAD in env.stdout
+
+
+def test_audit_refused_for_every_user_says_to_name_your_own(tmp_path: Path) -> None:
+    """A token without the auditor role may read only its own trail: the line says how."""
+    planner = str(BIN / "mcp-planner")
+    for refused in serving(None, status=403):
+        everyone = run([planner, "audit", "--server", refused.url, "--token", TOKEN], tmp_path)
+        mine = run([planner, "audit", "--server", refused.url, "--user", "alice"], tmp_path)
+
+    assert everyone.returncode == 2, everyone.stderr
+    assert "--user" in one_line(everyone)
+    assert "auditor" in one_line(everyone)
+    assert mine.returncode == 2, mine.stderr
+    assert "--user" not in one_line(mine)
 
 
 def test_the_audit_example_reads_the_servers_trail(approval: Recorder, tmp_path: Path) -> None:
@@ -259,6 +299,8 @@ async def test_the_audit_trail_of_a_served_run_is_read_through_the_store_api(
 
         listed = run([planner, "audit", "--server", url, "--thread", thread, "--json"], tmp_path)
         table = run([planner, "audit", "--server", url, "--thread", thread], tmp_path)
+        script = str(ROOT / "examples" / "audit_client.py")
+        example = run([sys.executable, script, url, "--thread", thread], tmp_path)
 
     assert listed.returncode == 0, listed.stderr
     trail = json.loads(listed.stdout)
@@ -269,3 +311,6 @@ async def test_the_audit_trail_of_a_served_run_is_read_through_the_store_api(
     assert {e["user"] for e in trail} == {"default"}
     assert title not in listed.stdout
     assert trail[0]["args_digest"][:12] in table.stdout
+    # The example reads the same trail as the command, where the graph writes it.
+    assert example.returncode == 0, example.stderr
+    assert f"default {thread} answered notes/write_note" in example.stdout

@@ -84,10 +84,34 @@ def test_a_missing_mcp_json_is_reported_before_anything_is_created(chdir_tmp: Pa
     assert not (chdir_tmp / ".mcp-planner").exists()
 
 
+def test_a_missing_config_file_named_explicitly_says_which_name_to_fix(
+    chdir_tmp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (chdir_tmp / "mcp.json").write_text('{"mcpServers": {}}')
+    flag = runner.invoke(app, ["tools", "--config", "nope.json"])
+    monkeypatch.setenv("MCP_CONFIG", "nope.json")
+    get_settings.cache_clear()  # settings are read once per process
+    try:
+        env = runner.invoke(app, ["tools"])
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+
+    assert flag.exit_code == 2
+    assert one_line(flag).endswith(
+        ": correct the path, or leave --config out to use mcp.json in this folder."
+    )
+    assert env.exit_code == 2
+    assert "(MCP_CONFIG) not found in " in one_line(env)
+    assert one_line(env).endswith(
+        ": correct MCP_CONFIG, or unset it to use mcp.json in this folder."
+    )
+
+
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        (None, "MCP config file 'cfg.json' (--config) not found."),
+        (None, "MCP config file 'cfg.json' (--config) not found in "),
         ("{not json", "MCP config file 'cfg.json' is not valid JSON: "),
         (json.dumps({"servers": {}}), 'cfg.json: expected an object {"mcpServers": {...}}'),
         (json.dumps({"mcpServers": {"x": {"comand": "y"}}}), "server 'x'"),
@@ -287,3 +311,15 @@ def test_with_no_model_set_and_no_key_the_demo_runs_keyless(
     done = run_cli(["run", "How many units of WID-1 are in stock"], tmp_path, env)
     assert done.returncode == 0, done.stderr
     assert "offline:rules" in done.stdout + done.stderr
+
+
+def test_an_empty_model_option_says_what_to_give(chdir_tmp: Path) -> None:
+    (chdir_tmp / "mcp.json").write_text('{"mcpServers": {}}')
+    for command in (["run", "hello"], ["chat"]):
+        result = runner.invoke(app, [*command, "--model", " "])
+        assert result.exit_code == 2, result.output
+        assert one_line(result) == (
+            "--model is empty: give provider:model (e.g. openai:gpt-4o-mini), or leave --model "
+            "out to use MODEL."
+        )
+    assert not (chdir_tmp / ".mcp-planner").exists()

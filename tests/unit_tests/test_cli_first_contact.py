@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from strategies.cli.app import app
@@ -162,3 +163,40 @@ def test_threads_reads_each_status_from_the_checkpoint_as_the_graph_does(
         "t-wait": "waiting for approval",
         "t-stopped": "stopped mid-run",
     }
+
+
+def test_an_empty_request_is_a_usage_error_before_anything_is_created(chdir_tmp: Path) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(DEMO))
+
+    empty = runner.invoke(app, ["run", "", "--model", "offline:rules"])
+    blank = runner.invoke(app, ["run", "  \n", "--json", "--model", "offline:rules"])
+
+    assert empty.exit_code == 2
+    assert one_line(empty) == (
+        "The request is empty: say what you want done, e.g. mcp-planner run "
+        "'How many units of WID-1 are in stock'."
+    )
+    assert blank.exit_code == 2
+    assert json.loads(blank.stdout)["exit_code"] == 2
+    assert not (chdir_tmp / ".mcp-planner").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["run", STOCK, "--thread", ""],
+        ["run", STOCK, "--thread", " ", "--new"],
+        ["chat", "--thread", ""],
+    ],
+)
+def test_an_empty_thread_id_is_a_usage_error_naming_the_option(
+    chdir_tmp: Path, command: list[str]
+) -> None:
+    (chdir_tmp / "mcp.json").write_text(json.dumps(DEMO))
+
+    result = runner.invoke(app, [*command, "--model", "offline:rules"])
+
+    assert result.exit_code == 2
+    assert "'--thread': it is empty: give a thread id" in " ".join(result.stderr.split())
+    assert "No thread '" not in result.stderr
+    assert not (chdir_tmp / ".mcp-planner").exists()

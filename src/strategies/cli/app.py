@@ -17,7 +17,15 @@ import typer
 from strategies.cli import prompts, startup_done
 from strategies.cli.answers import Preset, preset_from_options, resume_hint
 from strategies.cli.audit import audit_cmd
-from strategies.cli.exits import EXIT_CODES_HELP, EXIT_FAILED, EXIT_OK, EXIT_USAGE, one_line
+from strategies.cli.exits import (
+    EXIT_CODES_HELP,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    CliProblem,
+    one_line,
+    thread_given,
+)
 from strategies.cli.help import PlainCommand, PlainGroup
 from strategies.cli.outcome import Outcome, error, print_json, show, stopped
 from strategies.cli.render import (
@@ -60,7 +68,8 @@ app = typer.Typer(
 )
 
 ThreadOption = Annotated[
-    str | None, typer.Option("--thread", metavar="ID", help="Thread id to continue.")
+    str | None,
+    typer.Option("--thread", metavar="ID", help="Thread id to continue.", callback=thread_given),
 ]
 ModelOption = Annotated[
     str | None,
@@ -179,6 +188,18 @@ def _conclude(
     raise typer.Exit(outcome.exit_code)
 
 
+EMPTY_REQUEST = (
+    "The request is empty: say what you want done, e.g. mcp-planner run "
+    "'How many units of WID-1 are in stock'."
+)
+"""The line for `run ''`: a usage error, so no thread is made for it."""
+
+
+def _refuse_empty_request() -> Outcome:
+    """Refuse an empty request before a thread exists (the graph would save one to say so)."""
+    raise CliProblem(EMPTY_REQUEST)
+
+
 @app.command(cls=PlainCommand, epilog=EXIT_CODES_HELP)
 def run(
     request: Annotated[str, typer.Argument(metavar="REQUEST", help="What you want done.")],
@@ -208,6 +229,8 @@ def run(
     --thread ID continues that thread, and an unknown ID is refused (exit 2), so a mistyped id
     never starts a thread of its own; --thread ID --new starts a new thread under that id.
     """
+    if not request.strip():
+        _conclude(_refuse_empty_request, as_json, thread or "", "")
     if new and thread is None:
         problem("--new starts a thread under the id you give: add --thread ID.")
         raise typer.Exit(EXIT_USAGE)

@@ -90,6 +90,8 @@ async def server_entries(
     url: str, token: str | None, user: str | None, thread: str | None, since: str | None
 ) -> list[AuditEntry]:
     """The trail on the server at `url`, as far as `token` may read it."""
+    from langgraph_sdk.errors import APIStatusError
+
     from common.safety.audit import ROOT, in_order, namespace
     from strategies.cli.remote import connect
 
@@ -99,15 +101,27 @@ async def server_entries(
     async with connect(url, token) as client:
         offset = 0
         while True:
-            page = await client.store.search_items(
-                prefix, filter=where, limit=SERVER_PAGE, offset=offset
-            )
+            try:
+                page = await client.store.search_items(
+                    prefix, filter=where, limit=SERVER_PAGE, offset=offset
+                )
+            except APIStatusError as exc:
+                if user is None and exc.response.status_code == 403:
+                    raise CliProblem(EVERYONE_REFUSED.format(url=url)) from exc
+                raise
             items = page["items"]
             found += [item["value"] for item in items]  # type: ignore[misc]
             if len(items) < SERVER_PAGE:
                 break
             offset += SERVER_PAGE
     return in_order(found, since)
+
+
+EVERYONE_REFUSED = (
+    "The server at {url} lets your token read only your own audit trail (every user's needs "
+    "the auditor role): add --user with your user id."
+)
+"""The line for a token refused the whole trail: a user reads their own with `--user`."""
 
 
 def show_entries(found: list[AuditEntry]) -> None:

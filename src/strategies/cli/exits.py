@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import typer
+
 EXIT_OK = 0
 """Done as asked; calls the user declined count as done."""
 EXIT_FAILED = 1
@@ -32,3 +34,13 @@ class CliProblem(Exception):
 def one_line(error: BaseException) -> str:
     """The error's message on a single line (no traceback, no multi-line dumps)."""
     return " ".join(str(error).split()) or type(error).__name__
+
+
+def thread_given(value: str | None) -> str | None:
+    """`--thread` as given; an empty id is a usage error (it would read as no id at all)."""
+    if value is not None and not value.strip():
+        raise typer.BadParameter(
+            "it is empty: give a thread id (mcp-planner threads lists them), or leave "
+            "--thread out to start a new thread."
+        )
+    return value

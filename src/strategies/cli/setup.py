@@ -33,6 +33,26 @@ def settings() -> Settings:
     return get_settings()
 
 
+EMPTY_MODEL = (
+    "--model is empty: give provider:model (e.g. openai:gpt-4o-mini), or leave --model out to "
+    "use MODEL."
+)
+"""The line for `--model ''` (the context check would name a field the user never typed)."""
+
+
+def _not_found(target: str, flag: bool) -> str:
+    """The line for a config file named by `--config` (`flag`) or MCP_CONFIG that is missing."""
+    if flag:
+        name, fix = "--config", "correct the path, or leave --config out"
+    else:
+        name, fix = "MCP_CONFIG", "correct MCP_CONFIG, or unset it"
+    where = "" if Path(target).is_absolute() else f" in {Path.cwd()}"
+    return (
+        f"MCP config file {target!r} ({name}) not found{where}: {fix} to use mcp.json in this "
+        "folder."
+    )
+
+
 def read_mcp_config(path: Path | None) -> tuple[dict[str, Any], McpConfig]:
     """The MCP config document at `path` (default MCP_CONFIG), raw and validated."""
     explicit = path is not None
@@ -40,8 +60,8 @@ def read_mcp_config(path: Path | None) -> tuple[dict[str, Any], McpConfig]:
     try:
         raw = json.loads(target.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
-        if explicit:
-            raise McpConfigError(f"MCP config file {str(target)!r} (--config) not found.") from exc
+        if explicit or "mcp_config" in settings().model_fields_set:
+            raise McpConfigError(_not_found(str(target), explicit)) from exc
         raise McpConfigError(
             f"No MCP config file {str(target)!r} in {Path.cwd()}: run mcp-planner from the "
             "folder that holds it, pass --config PATH or set MCP_CONFIG."
@@ -72,6 +92,8 @@ def build_context(model: str | None, mode: str | None, config: Path | None) -> C
     given: dict[str, Any] = {"interrupt_format": "hitl"}
     if mode is not None:
         given["approval_mode"] = parse_approval_mode(mode, "--mode")
+    if model is not None and not model.strip():
+        raise CliProblem(EMPTY_MODEL)
     if model is not None:
         given["model"] = model
     given["mcp_config"], _ = read_mcp_config(config)
