@@ -36,6 +36,11 @@ def token(secret: str = SECRET, **claims: Any) -> str:
     return jwt.encode({k: v for k, v in body.items() if v is not None}, secret, "HS256")
 
 
+def _unsigned() -> str:
+    """A token for alice with `alg: none` and no signature."""
+    return jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, None, "none")
+
+
 def settings(**values: Any) -> Settings:
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
@@ -66,6 +71,10 @@ def test_a_valid_token_names_its_subject_and_roles() -> None:
         (lambda: token(sub=None), "not valid"),
         (lambda: token(roles="admin"), "roles claim"),
         (lambda: token(aud="other"), "another service"),
+        (lambda: token(sub="a" * 100_000), "over 256 characters"),
+        (lambda: token(sub="alice\nbob"), "control characters"),
+        (lambda: token(sub="   "), "names no one"),
+        (_unsigned, "not valid"),
     ],
 )
 def test_a_bad_token_is_refused_with_one_sentence(make: Any, says: str) -> None:

@@ -51,6 +51,12 @@ GRAPH_RECORDS = (
 )
 """Why a client may not write, or read another user's, graph namespace."""
 
+STATE_WRITES = (
+    "A thread's state is written by the graph only: send a new message, or answer its question "
+    "with command={'resume': ...} (a state update, and a command's update or goto, are refused)."
+)
+"""Why a client may not write a thread's state itself (it holds the turn's settings)."""
+
 OWN_NAMESPACE = "Store namespaces of clients start with the caller's identity: use ({me!r}, ...)."
 """Why a client may not use another namespace (formatted with the caller's label)."""
 
@@ -167,19 +173,43 @@ async def on_thread_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     return True if _studio(ctx) else _owned(ctx, value)
 
 
+def _check_command(value: Mapping[str, Any]) -> None:
+    """Refuse (403) a run whose command writes state or jumps to a node; a resume is fine."""
+    for holder in (value, value.get("kwargs") or {}):
+        command = holder.get("command") if isinstance(holder, Mapping) else None
+        if isinstance(command, Mapping) and (command.get("update") or command.get("goto")):
+            raise _forbidden(STATE_WRITES)
+
+
 @auth.on.threads.create_run
 async def on_run_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """A run only on the caller's own thread, with a context a client may set."""
     if _studio(ctx):
         return True
     _check_context(ctx, *_contexts(value))
+    _check_command(value)
     _owned(ctx, value)
     return answer_filter(ctx)
 
 
+@auth.on.threads.update
+async def on_thread_update(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """A client may change its own thread's metadata (staying its owner), never its state.
+
+    LangGraph asks this both for a metadata update (the value carries `metadata`) and for a
+    state update (`threads.update_state`, `bulk_update_state`: no metadata). State holds the
+    turn's settings and the approvals, so a state update would skip every check above.
+    """
+    if _studio(ctx):
+        return True
+    if not isinstance(value.get("metadata"), Mapping):
+        raise _forbidden(STATE_WRITES)
+    return _owned(ctx, value)
+
+
 @auth.on.threads
 async def on_threads(ctx: Auth.types.AuthContext, value: Any) -> Any:
-    """Reading, searching, updating, deleting a thread (and its runs): the caller's only."""
+    """Reading, searching, deleting a thread (and its runs): the caller's only."""
     return True if _studio(ctx) else {OWNER: ctx.user.identity}
 
 
@@ -205,7 +235,7 @@ async def on_assistants(ctx: Auth.types.AuthContext, value: Any) -> Any:
         return True
     if ctx.action in ("create", "update"):
         _check_context(ctx, *_contexts(value))
-    if ctx.action == "create":
+        # An update keeps the owner too: metadata naming someone else would hand it to them.
         return _owned(ctx, value)
     return {OWNER: ctx.user.identity}
 
