@@ -176,7 +176,7 @@ def compact(
 
 
 def history_namespace(owner: str, thread_id: str) -> tuple[str, ...]:
-    """Where a thread's compacted turns are kept: under the owner of its records, then the thread."""
+    """Where a thread's compacted turns are kept: under its records' owner, then the thread."""
     return user_namespace(HISTORY_KIND, owner, thread_id)
 
 
