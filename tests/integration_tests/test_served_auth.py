@@ -296,6 +296,30 @@ async def test_a_client_cannot_write_its_threads_state(bob: Any, tmp_path: Path)
     assert str(marker) not in str((await bob.threads.get_state(thread_id))["values"])
 
 
+@pytest.mark.parametrize("key", ["langgraph_auth_user_id", "langgraph_auth_user"])
+async def test_a_client_cannot_name_its_identity_in_the_config(
+    server: Served, alice: Any, bob: Any, key: str, request: pytest.FixtureRequest
+) -> None:
+    # The server sets these keys to the signed-in user: one a client sends is refused, or
+    # overwritten (LangGraph does so before the auth handler sees it); never Alice's run.
+    if server.name == "aegra":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=AEGRA_SCOPES_THE_STORE_API))
+    question = f"How many units of WID-1 are in stock ({os.urandom(3).hex()})"
+    configurable = {key: "alice" if key.endswith("_id") else {"identity": "alice"}}
+    thread = await bob.threads.create()
+    run = bob.runs.wait(
+        thread["thread_id"], GRAPH, input=_ask(question), config={"configurable": configurable}
+    )
+    status, body = await status_of(run)
+
+    assert status in (200, 403), body
+    bobs = await bob.store.search_items(["mcp_planner", "runs", "bob"], limit=100)
+    alices = await alice.store.search_items(["mcp_planner", "runs", "alice"], limit=100)
+    assert question not in [i["value"]["question"] for i in alices["items"]]
+    if status == 200:
+        assert question in [i["value"]["question"] for i in bobs["items"]]
+
+
 async def test_a_client_cannot_hand_its_thread_to_another_user(alice: Any, bob: Any) -> None:
     thread_id = (await bob.threads.create())["thread_id"]
     await bob.threads.update(thread_id, metadata={"owner": "alice", "label": "x"})

@@ -23,7 +23,7 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from common.identity import DEFAULT_USER, owner_of, user_label
+from common.identity import DEFAULT_USER, auth_identity, owner_of, user_label
 from common.settings import ConfigError, Settings, check_auth, get_settings
 from common.tokens import Principal, Unauthenticated, principal_of_key, principal_of_token
 from strategies.with_planner.served import check_served_fields, refusal
@@ -126,12 +126,39 @@ def _forbidden(sentence: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=403, detail=sentence)
 
 
+IDENTITY_KEYS = ("langgraph_auth_user_id", "langgraph_auth_user")
+"""Config keys through which the server tells the graph who the caller is."""
+
+
 def _check_context(ctx: Auth.types.AuthContext, *contexts: Any) -> None:
     """Refuse (403) a context that would configure the server, naming the field."""
     caller = ctx.user.identity if _SETTINGS.auth_on else None
     for given in contexts:
         if isinstance(given, Mapping) and (why := refusal(given, _SETTINGS, caller)):
             raise _forbidden(why)
+
+
+def _check_identity_keys(ctx: Auth.types.AuthContext, value: Mapping[str, Any]) -> None:
+    """Refuse (403) a `config.configurable` naming someone other than the caller.
+
+    The server tells the graph who the caller is through `langgraph_auth_user_id` and
+    `langgraph_auth_user` (`common.identity.auth_identity` reads them). LangGraph sets them
+    itself before asking this handler; a server that let the client's value stand would let
+    the client be anyone, so one that names another identity is refused.
+    """
+    for holder in (value, value.get("kwargs") or {}, value.get("payload") or {}):
+        config = holder.get("config") if isinstance(holder, Mapping) else None
+        configurable = config.get("configurable") if isinstance(config, Mapping) else None
+        if not isinstance(configurable, Mapping):
+            continue
+        for key in IDENTITY_KEYS:
+            if key in configurable and auth_identity({key: configurable[key]}) != (
+                ctx.user.identity
+            ):
+                raise _forbidden(
+                    f"The config key {key!r} is set by the server to the signed-in user: "
+                    "leave it out."
+                )
 
 
 def _contexts(value: Mapping[str, Any]) -> list[Any]:
@@ -187,6 +214,7 @@ async def on_run_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     if _studio(ctx):
         return True
     _check_context(ctx, *_contexts(value))
+    _check_identity_keys(ctx, value)
     _check_command(value)
     _owned(ctx, value)
     return answer_filter(ctx)
@@ -220,6 +248,7 @@ async def on_crons(ctx: Auth.types.AuthContext, value: Any) -> Any:
         return True
     if ctx.action == "create":
         _check_context(ctx, *_contexts(value))
+        _check_identity_keys(ctx, value)
         return _owned(ctx, value)
     return {OWNER: ctx.user.identity}
 
@@ -235,6 +264,7 @@ async def on_assistants(ctx: Auth.types.AuthContext, value: Any) -> Any:
         return True
     if ctx.action in ("create", "update"):
         _check_context(ctx, *_contexts(value))
+        _check_identity_keys(ctx, value)
         # An update keeps the owner too: metadata naming someone else would hand it to them.
         return _owned(ctx, value)
     return {OWNER: ctx.user.identity}
