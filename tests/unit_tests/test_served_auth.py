@@ -75,6 +75,10 @@ def test_a_valid_token_names_its_subject_and_roles() -> None:
         (lambda: token(sub="alice\nbob"), "control characters"),
         (lambda: token(sub="   "), "names no one"),
         (_unsigned, "not valid"),
+        (
+            lambda: jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, SECRET, "HS512"),
+            "not valid",
+        ),
     ],
 )
 def test_a_bad_token_is_refused_with_one_sentence(make: Any, says: str) -> None:
