@@ -216,5 +216,17 @@ def test_a_threads_records_belong_to_its_owner(auth_on: None) -> None:
     assert records_owner({}) == "default"
 
 
+def test_the_server_set_user_outranks_a_client_set_user_id(auth_on: None) -> None:
+    # Aegra sets `langgraph_auth_user` itself but keeps a client's `langgraph_auth_user_id`.
+    config = {
+        "configurable": {
+            "langgraph_auth_user": {"identity": "bob"},
+            "langgraph_auth_user_id": "alice",
+        }
+    }
+    assert run_user(config, None) == "bob"
+    assert records_owner(config) == "bob"
+
+
 def test_without_auth_a_threads_records_are_the_local_users() -> None:
     assert records_owner({"configurable": {"langgraph_auth_user_id": "default"}}) == "default"

@@ -220,17 +220,31 @@ async def on_run_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     return answer_filter(ctx)
 
 
+STATE_KEYS = frozenset({"values", "as_node", "supersteps", "checkpoint", "checkpoint_id"})
+"""Request fields that write a thread's checkpointed state (Aegra passes the request body)."""
+
+
+def _writes_state(value: Mapping[str, Any]) -> bool:
+    """Whether a thread update writes its state rather than its metadata or a run's status.
+
+    LangGraph asks with only the `thread_id` for `threads.update_state` and
+    `bulk_update_state`, with `metadata` for a metadata update and with `action` and
+    `metadata` for a cancel; Aegra passes the request body (`values`, `as_node`...).
+    """
+    keys = set(value)
+    return bool(keys & STATE_KEYS) or keys <= {"thread_id"}
+
+
 @auth.on.threads.update
 async def on_thread_update(ctx: Auth.types.AuthContext, value: Any) -> Any:
-    """A client may change its own thread's metadata (staying its owner), never its state.
+    """A client may change its own thread's metadata (staying its owner) and cancel its runs.
 
-    LangGraph asks this both for a metadata update (the value carries `metadata`) and for a
-    state update (`threads.update_state`, `bulk_update_state`: no metadata). State holds the
-    turn's settings and the approvals, so a state update would skip every check above.
+    Never its state: the state holds the turn's settings and the approvals, so a state update
+    would skip every check above.
     """
     if _studio(ctx):
         return True
-    if not isinstance(value.get("metadata"), Mapping):
+    if not isinstance(value, Mapping) or _writes_state(value):
         raise _forbidden(STATE_WRITES)
     return _owned(ctx, value)
 
