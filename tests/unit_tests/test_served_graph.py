@@ -67,6 +67,15 @@ async def test_a_served_run_cannot_choose_the_commands_the_server_runs(
     assert not marker.exists()
 
 
+async def test_studios_own_user_may_still_set_the_operators_fields(operator: None) -> None:
+    from langgraph_sdk.auth.types import StudioUser
+
+    graph = served(build_graph(InMemorySaver()))
+    studio = {"configurable": {"thread_id": "t2", "langgraph_auth_user": StudioUser("dev", True)}}
+    done = await graph.ainvoke(ASK, studio, context={"model": "offline:rules"})
+    assert done["messages"][-1].text
+
+
 async def test_a_served_run_may_tighten_and_name_itself(operator: None) -> None:
     graph = served(build_graph(InMemorySaver()))
     done = await graph.ainvoke(

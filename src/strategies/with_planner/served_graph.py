@@ -4,7 +4,8 @@ The auth handlers refuse a context that would configure the server at the API ed
 second check, inside the graph `server.py` serves, so a way around the edge (a server version
 that passes context another way, a deployment without the auth module) still cannot choose
 the commands the server runs or loosen its guard. The run fails with `served.refusal`'s
-sentence, a ContextError, before its first step. Embedding never uses it.
+sentence, a ContextError, before its first step. Studio's own user is trusted, as at the edge;
+embedding never uses it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
+from langgraph_sdk.auth.types import StudioUser
 
 from common.identity import auth_identity
 from common.settings import get_settings
@@ -37,9 +39,15 @@ def client_fields(context: Any) -> dict[str, Any]:
 
 
 def check_served_run(context: Any, config: RunnableConfig | None) -> None:
-    """Raise ContextError when a served run's context sets what a client may not."""
+    """Raise ContextError when a served run's context sets what a client may not.
+
+    LangGraph Studio's own user is trusted here as at the API edge (`auth._studio`).
+    """
+    configurable = (config or {}).get("configurable") or {}
+    if isinstance(configurable.get("langgraph_auth_user"), StudioUser):
+        return
     settings = get_settings()
-    caller = auth_identity((config or {}).get("configurable") or {}) if settings.auth_on else None
+    caller = auth_identity(configurable) if settings.auth_on else None
     why = refusal(client_fields(context), settings, caller)
     if why is not None:
         raise ContextError(why)
