@@ -179,11 +179,17 @@ async def test_bob_cannot_read_or_write_alices_store_items(alice: Any, bob: Any)
     assert (await status_of(bob.store.get_item(["alice", "notes"], "k")))[0] == 403
     assert (await status_of(bob.store.put_item(["alice", "notes"], "k", {"v": 2})))[0] == 403
     assert (await status_of(bob.store.search_items(["alice"])))[0] == 403
-    for kind in ("runs", "trust", "results", "seen", "call_ledger"):
+    for kind in ("runs", "trust", "results", "seen", "call_ledger", "audit", "conversation"):
         status, _ = await status_of(bob.store.search_items(["mcp_planner", kind, "alice"]))
         assert status == 403
-    forged = bob.store.put_item(["mcp_planner", "trust", "bob"], "k", {"tool": "write_note"})
-    assert (await status_of(forged))[0] == 403
+    for owner in ("bob", "alice"):
+        for kind in ("trust", "audit"):
+            forged = bob.store.put_item(["mcp_planner", kind, owner], "k", {"tool": "write_note"})
+            assert (await status_of(forged))[0] == 403
+        erased = bob.store.delete_item(["mcp_planner", "audit", owner], "k")
+        assert (await status_of(erased))[0] == 403
+    assert (await status_of(bob.store.list_namespaces(prefix=["mcp_planner"])))[0] == 403
+    assert (await status_of(bob.store.search_items(["mcp_planner"])))[0] == 403
     assert (await alice.store.get_item(["alice", "notes"], "k"))["value"] == {"v": 1}
 
 
