@@ -31,7 +31,6 @@ from typing import Any
 
 import httpx
 from langgraph_sdk import get_client
-from langgraph_sdk.errors import APIStatusError
 
 GRAPH = "with_planner"
 """The graph id the server serves."""
@@ -58,15 +57,29 @@ def headers_for(token: str | None) -> dict[str, str] | None:
     return {"Authorization": f"Bearer {token}"} if token else None
 
 
-def refused(url: str, exc: APIStatusError, thread: str | None = None) -> str:
-    """One line for a request the server refused; a 401 or 403 names the token setting."""
+def said(response: httpx.Response) -> str | None:
+    """The server's own one-sentence reason (its JSON `detail`), when it gave one."""
+    try:
+        detail = response.json().get("detail")
+    except (ValueError, AttributeError):
+        return None
+    return " ".join(detail.split()) if isinstance(detail, str) and " " in detail.strip() else None
+
+
+def refused(url: str, exc: httpx.HTTPStatusError, thread: str | None = None) -> str:
+    """One line for a request the server refused: its own reason, else the token setting."""
     status = exc.response.status_code
+    reason = said(exc.response)
     if status == 404 and thread:
         # Another user's thread is a 404 too: the server does not say it exists.
         return (
             f"The server at {url} has no thread {thread} for your token (404): check the "
             "--thread id, or leave --thread out to start a new run."
         )
+    if status == 403 and reason is not None:
+        # A context field the server keeps for its operator (--config, --model) is refused
+        # with a sentence naming it: that, not the token, is what to change.
+        return f"The server at {url} refused the request (403): {reason}"
     if status == 401:
         return (
             f"The server at {url} asks who you are (401): give a token with --token or {TOKEN_ENV}."
@@ -271,7 +284,7 @@ if __name__ == "__main__":
     except httpx.TransportError as exc:
         print(f"Cannot reach the server at {args.url}: {exc}; is it running?", file=sys.stderr)
         sys.exit(UNREACHABLE)
-    except APIStatusError as exc:
+    except httpx.HTTPStatusError as exc:  # the SDK's APIStatusError, or httpx's own
         print(refused(args.url, exc, args.thread), file=sys.stderr)
         sys.exit(UNREACHABLE)
     except KeyboardInterrupt:

@@ -32,13 +32,14 @@ _SAFE_LABEL = re.compile(r"(?!u-)[A-Za-z0-9_-]{1,64}")
 def auth_identity(configurable: Mapping[str, Any]) -> str | None:
     """The identity the server authenticated for this run, if any.
 
-    LangGraph servers put it in `langgraph_auth_user_id`; Aegra puts the user object in
-    `langgraph_auth_user` (its `configurable.user_id` is client-settable, so it is not read).
+    The user object in `langgraph_auth_user` first: both LangGraph servers and Aegra set it
+    themselves. Then `langgraph_auth_user_id`, which LangGraph sets but Aegra leaves as the
+    client sent it (as it does `user_id`), so it never outranks the user object.
     """
-    found = configurable.get("langgraph_auth_user_id")
-    if not found:
-        user = configurable.get("langgraph_auth_user")
-        found = user.get("identity") if isinstance(user, Mapping) else _identity_of(user)
+    user = configurable.get("langgraph_auth_user")
+    found = user.get("identity") if isinstance(user, Mapping) else _identity_of(user)
+    if not (isinstance(found, str) and found.strip()):
+        found = configurable.get("langgraph_auth_user_id")
     return found if isinstance(found, str) and found.strip() else None
 
 

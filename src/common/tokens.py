@@ -24,6 +24,10 @@ LEEWAY_S = 30
 """Clock skew tolerated on `exp` / `nbf` between the identity provider and this server."""
 
 
+MAX_IDENTITY_CHARS = 256
+"""Longest `sub` taken as an identity: it is stamped on every thread, run and record."""
+
+
 class Unauthenticated(Exception):
     """A client that could not be identified; the message is one sentence for it (a 401)."""
 
@@ -105,6 +109,11 @@ def _principal(claims: dict[str, Any]) -> Principal:
     subject, roles = claims.get("sub"), claims.get("roles", [])
     if not (isinstance(subject, str) and subject.strip()):
         raise Unauthenticated("The token names no one (its sub claim is empty).")
+    if len(subject) > MAX_IDENTITY_CHARS or not subject.isprintable():
+        raise Unauthenticated(
+            f"The token's sub claim is over {MAX_IDENTITY_CHARS} characters or holds control "
+            "characters: use a shorter, printable identity."
+        )
     if not (isinstance(roles, list) and all(isinstance(r, str) for r in roles)):
         raise Unauthenticated("The token's roles claim is not a list of strings.")
     return Principal(subject, tuple(roles))

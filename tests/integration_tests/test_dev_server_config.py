@@ -186,7 +186,8 @@ async def test_env_example_as_dotenv_serves_the_graph(
 ) -> None:
     example = (ROOT / ".env.example").read_text(encoding="utf-8")
     folder = _project(tmp_path, dotenv=example)
-    with _dev_server(folder) as (proc, port, log):
+    # The experts come in the run's context, which a served client may set only when trusted.
+    with _dev_server(folder, SERVED_CONTEXT_FIELDS="mcp_config") as (proc, port, log):
         client = await _wait_until_served(proc, port, log)
         (assistant,) = await client.assistants.search(graph_id="with_planner")
         thread = await client.threads.create()
@@ -227,7 +228,8 @@ async def test_env_example_as_dotenv_keeps_the_exported_key_and_endpoint(
     exported = {"OPENAI_API_KEY": "sk-exported", "MODEL": "openai:stub-model"}
     hello = {"content": "Hello from the stub."}
     stub = OpenAIStub([], default=hello, route=plan_for_the_planner)
-    with stub, _dev_server(folder, OPENAI_BASE_URL=stub.base_url, **exported) as (proc, port, log):
+    trusted = {"SERVED_CONTEXT_FIELDS": "mcp_config", **exported}
+    with stub, _dev_server(folder, OPENAI_BASE_URL=stub.base_url, **trusted) as (proc, port, log):
         client = await _wait_until_served(proc, port, log)
         thread = await client.threads.create()
         servers = {"inventory": mcp_config["mcpServers"]["inventory"]}
@@ -256,3 +258,28 @@ async def test_studio_graph_endpoint_draws_the_task_subgraph(tmp_path: Path) -> 
     edges = {(e["source"], e["target"]) for e in drawn["edges"]}
     assert ("advance:orchestrate", "advance:call_tool") in edges
     assert ("advance:call_tool", "advance:assess_task") in edges
+
+
+async def test_a_deployment_without_the_auth_module_still_refuses_a_clients_commands(
+    tmp_path: Path,
+) -> None:
+    # This project's langgraph.json names no auth handler, so nothing checks the context at
+    # the API edge: the served graph itself refuses it before any expert starts.
+    marker = tmp_path / "marker"
+    evil = {"mcpServers": {"x": {"command": "sh", "args": ["-c", f"id > {marker}"]}}}
+    folder = _project(tmp_path)
+    with _dev_server(folder, SERVED_CONTEXT_FIELDS="") as (proc, port, log):
+        client = await _wait_until_served(proc, port, log)
+        thread = await client.threads.create()
+        parts = [
+            part
+            async for part in client.runs.stream(
+                thread["thread_id"],
+                "with_planner",
+                input={"messages": [{"role": "user", "content": "How many units of WID-1"}]},
+                context={"mcp_config": evil},
+            )
+        ]
+    (error,) = [part.data for part in parts if part.event == "error"]
+    assert "The run context field 'mcp_config' is set by the server's operator" in str(error)
+    assert not marker.exists()

@@ -179,11 +179,17 @@ async def test_bob_cannot_read_or_write_alices_store_items(alice: Any, bob: Any)
     assert (await status_of(bob.store.get_item(["alice", "notes"], "k")))[0] == 403
     assert (await status_of(bob.store.put_item(["alice", "notes"], "k", {"v": 2})))[0] == 403
     assert (await status_of(bob.store.search_items(["alice"])))[0] == 403
-    for kind in ("runs", "trust", "results", "seen", "call_ledger"):
+    for kind in ("runs", "trust", "results", "seen", "call_ledger", "audit", "conversation"):
         status, _ = await status_of(bob.store.search_items(["mcp_planner", kind, "alice"]))
         assert status == 403
-    forged = bob.store.put_item(["mcp_planner", "trust", "bob"], "k", {"tool": "write_note"})
-    assert (await status_of(forged))[0] == 403
+    for owner in ("bob", "alice"):
+        for kind in ("trust", "audit"):
+            forged = bob.store.put_item(["mcp_planner", kind, owner], "k", {"tool": "write_note"})
+            assert (await status_of(forged))[0] == 403
+        erased = bob.store.delete_item(["mcp_planner", "audit", owner], "k")
+        assert (await status_of(erased))[0] == 403
+    assert (await status_of(bob.store.list_namespaces(prefix=["mcp_planner"])))[0] == 403
+    assert (await status_of(bob.store.search_items(["mcp_planner"])))[0] == 403
     assert (await alice.store.get_item(["alice", "notes"], "k"))["value"] == {"v": 1}
 
 
@@ -272,3 +278,70 @@ async def test_auth_settings_that_do_not_fit_stop_aegra_not_serve_it_open(tmp_pa
         with pytest.raises(RuntimeError, match="exited") as caught:
             await cluster.add()
     assert "AUTH_JWKS_URL needs AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE" in str(caught.value)
+
+
+async def test_a_client_cannot_write_its_threads_state(bob: Any, tmp_path: Path) -> None:
+    # The turn's settings and the approvals live in the state: writing it would skip every
+    # check of the run context (and the approval).
+    marker = tmp_path / "marker"
+    evil = {"mcpServers": {"x": {"command": "sh", "args": ["-c", f"id > {marker}"]}}}
+    forged = {"turn": {"run_context": {"mcp_config": evil, "approval_mode": "auto"}}}
+    thread_id = (await bob.threads.create())["thread_id"]
+    await bob.runs.wait(thread_id, GRAPH, input=_ask(STOCK))
+
+    for write in (
+        bob.threads.update_state(thread_id, forged),
+        bob.threads.update_state(thread_id, forged, as_node="planner"),
+        bob.runs.wait(thread_id, GRAPH, command={"update": forged, "goto": "planner"}),
+        bob.runs.wait(thread_id, GRAPH, command={"goto": "advance"}),
+    ):
+        status, body = await status_of(write)
+        assert status == 403, body
+        assert "state is written by the graph only" in body
+    assert not marker.exists()
+    assert str(marker) not in str((await bob.threads.get_state(thread_id))["values"])
+
+
+@pytest.mark.parametrize("key", ["langgraph_auth_user_id", "langgraph_auth_user"])
+async def test_a_client_cannot_name_its_identity_in_the_config(
+    server: Served, alice: Any, bob: Any, key: str
+) -> None:
+    # The server sets these keys to the signed-in user: one a client sends is refused, or
+    # overwritten (LangGraph does so before the auth handler sees it); never Alice's run.
+    # Aegra keeps a client's `langgraph_auth_user_id`, and its Store API cannot show whose
+    # records a run wrote, so there the refusal itself is checked.
+    question = f"How many units of WID-1 are in stock ({os.urandom(3).hex()})"
+    configurable = {key: "alice" if key.endswith("_id") else {"identity": "alice"}}
+    thread = await bob.threads.create()
+    run = bob.runs.wait(
+        thread["thread_id"], GRAPH, input=_ask(question), config={"configurable": configurable}
+    )
+    status, body = await status_of(run)
+
+    if server.name == "aegra":
+        assert status == 403, body
+        return
+    assert status in (200, 403), body
+    bobs = await bob.store.search_items(["mcp_planner", "runs", "bob"], limit=100)
+    alices = await alice.store.search_items(["mcp_planner", "runs", "alice"], limit=100)
+    assert question not in [i["value"]["question"] for i in alices["items"]]
+    if status == 200:
+        assert question in [i["value"]["question"] for i in bobs["items"]]
+
+
+async def test_the_owner_may_still_cancel_a_run_and_label_a_thread(alice: Any) -> None:
+    thread_id = (await alice.threads.create())["thread_id"]
+    run = await alice.runs.create(thread_id, GRAPH, input=_ask(STOCK))
+
+    status, body = await status_of(alice.runs.cancel(thread_id, run["run_id"]))
+    assert status != 403, body  # 200, or 404/409 when the run ended first
+    await alice.threads.update(thread_id, metadata={"label": "mine"})
+    assert (await alice.threads.get(thread_id))["metadata"]["label"] == "mine"
+
+
+async def test_a_client_cannot_hand_its_thread_to_another_user(alice: Any, bob: Any) -> None:
+    thread_id = (await bob.threads.create())["thread_id"]
+    await bob.threads.update(thread_id, metadata={"owner": "alice", "label": "x"})
+
+    assert (await status_of(alice.threads.get(thread_id)))[0] == 404
+    assert (await bob.threads.get(thread_id))["metadata"]["label"] == "x"

@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import jwt
 import pytest
 
 from tests.integration_tests.helpers import free_port, langgraph_dev
@@ -314,3 +315,43 @@ async def test_the_audit_trail_of_a_served_run_is_read_through_the_store_api(
     # The example reads the same trail as the command, where the graph writes it.
     assert example.returncode == 0, example.stderr
     assert f"default {thread} answered notes/write_note" in example.stdout
+
+
+async def test_a_field_the_server_keeps_is_its_one_sentence_not_a_token_problem(
+    tmp_path: Path, mcp_config: dict[str, Any]
+) -> None:
+    # A default server with auth refuses mcp_config, models and a looser mode from clients:
+    # the user reads the server's sentence naming the field, once, and exit 2.
+
+    secret = "clients-secret-" + "z" * 24
+    servers = {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}
+    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    env = {"AUTH_JWT_SECRET": secret, "MCP_CONFIG": str(tmp_path / "mcp.json")}
+    bearer = jwt.encode({"sub": "carol", "exp": 2**31 - 1}, secret, "HS256")
+    planner, ask = str(BIN / "mcp-planner"), "How many units of GAD-7 are in stock"
+    cases = {
+        "mcp_config": ["--config", "mcp.json"],
+        "model": ["--model", "offline:rules"],
+        "approval_mode": ["--mode", "auto"],
+    }
+    async with langgraph_dev(tmp_path, env={**env, "SERVED_CONTEXT_FIELDS": ""}) as (url, _):
+        refused = {
+            field: run(
+                [planner, "run", ask, "--server", url, *options], tmp_path, MCP_PLANNER_TOKEN=bearer
+            )
+            for field, options in cases.items()
+        }
+        sdk = run(
+            [sys.executable, str(EXAMPLE), url, ask, "--config", "mcp.json"],
+            tmp_path,
+            MCP_PLANNER_TOKEN=bearer,
+        )
+        plain = run([planner, "run", ask, "--server", url], tmp_path, MCP_PLANNER_TOKEN=bearer)
+
+    for field, done in {**refused, "mcp_config (sdk_client)": sdk}.items():
+        assert done.returncode == 2, (field, done.stderr)
+        line = one_line(done)
+        assert f"The run context field {field.split()[0]!r}" in line, line
+        assert "MCP_PLANNER_TOKEN" not in line
+    assert "SERVED_CONTEXT_FIELDS" in one_line(refused["mcp_config"])
+    assert plain.returncode == 0, plain.stderr

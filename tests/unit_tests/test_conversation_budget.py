@@ -99,7 +99,10 @@ async def test_the_turns_that_left_the_messages_are_kept_whole_in_the_store(
     store = InMemoryStore()
     thread, _ = await long_thread(scripted, graph=build_graph(InMemorySaver(), store))
 
-    history = await read_history(store, thread.thread_id)
+    history = await read_history(store, "default", thread.thread_id)
+    assert await store.asearch(("mcp_planner", "conversation", "default"), limit=1), (
+        "under its owner"
+    )
     first = history[0]
     assert first["turn"] == 1
     texts = [m["data"]["content"] for m in first["messages"]]

@@ -36,6 +36,11 @@ def token(secret: str = SECRET, **claims: Any) -> str:
     return jwt.encode({k: v for k, v in body.items() if v is not None}, secret, "HS256")
 
 
+def _unsigned() -> str:
+    """A token for alice with `alg: none` and no signature."""
+    return jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, None, "none")
+
+
 def settings(**values: Any) -> Settings:
     return Settings(_env_file=None, **values)  # type: ignore[call-arg]
 
@@ -66,6 +71,14 @@ def test_a_valid_token_names_its_subject_and_roles() -> None:
         (lambda: token(sub=None), "not valid"),
         (lambda: token(roles="admin"), "roles claim"),
         (lambda: token(aud="other"), "another service"),
+        (lambda: token(sub="a" * 100_000), "over 256 characters"),
+        (lambda: token(sub="alice\nbob"), "control characters"),
+        (lambda: token(sub="   "), "names no one"),
+        (_unsigned, "not valid"),
+        (
+            lambda: jwt.encode({"sub": "alice", "exp": int(time.time()) + 60}, SECRET, "HS512"),
+            "not valid",
+        ),
     ],
 )
 def test_a_bad_token_is_refused_with_one_sentence(make: Any, says: str) -> None:
@@ -201,6 +214,18 @@ def test_a_threads_records_belong_to_its_owner(auth_on: None) -> None:
     bob = {"configurable": {"langgraph_auth_user_id": "bob"}, "metadata": {"owner": "alice"}}
     assert records_owner(bob) == "bob", "the run's metadata is the client's to set"
     assert records_owner({}) == "default"
+
+
+def test_the_server_set_user_outranks_a_client_set_user_id(auth_on: None) -> None:
+    # Aegra sets `langgraph_auth_user` itself but keeps a client's `langgraph_auth_user_id`.
+    config = {
+        "configurable": {
+            "langgraph_auth_user": {"identity": "bob"},
+            "langgraph_auth_user_id": "alice",
+        }
+    }
+    assert run_user(config, None) == "bob"
+    assert records_owner(config) == "bob"
 
 
 def test_without_auth_a_threads_records_are_the_local_users() -> None:

@@ -21,7 +21,6 @@ from langgraph.types import Interrupt
 from langgraph_sdk import get_client
 from langgraph_sdk.client import LangGraphClient
 from langgraph_sdk.errors import (
-    APIStatusError,
     ConflictError,
     NotFoundError,
     UnprocessableEntityError,
@@ -114,9 +113,27 @@ def auth_headers(token: str | None) -> dict[str, str] | None:
     return {"Authorization": f"Bearer {token}"} if token else None
 
 
-def refusal_line(url: str, exc: APIStatusError) -> str:
-    """One line for a refused request; a 401 or 403 names the token setting."""
+def server_sentence(response: httpx.Response) -> str | None:
+    """The server's own sentence for a refusal (its JSON `detail`), when it gave one.
+
+    This project's auth handlers say why in one sentence (a context field a client may not
+    set, a state write); LangGraph's bare "Forbidden" says nothing and is not a sentence.
+    """
+    try:
+        detail = response.json().get("detail")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(detail, str) or len(detail.split()) < 3:
+        return None
+    return " ".join(detail.split())
+
+
+def refusal_line(url: str, exc: httpx.HTTPStatusError) -> str:
+    """One line for a refused request: the server's sentence, else one naming the token."""
     status = exc.response.status_code
+    said = server_sentence(exc.response)
+    if status == 403 and said is not None:
+        return f"The server at {url} refused the request (403): {said}"
     if status == 401:
         return (
             f"The server at {url} asks who you are (401 Unauthorized): give a valid token with "
@@ -144,7 +161,7 @@ async def connect(url: str, token: str | None = None) -> AsyncIterator[LangGraph
         raise CliProblem(
             f"Cannot reach the server at {url}: {one_line(exc)}; is it running?"
         ) from exc
-    except APIStatusError as exc:
+    except httpx.HTTPStatusError as exc:  # the SDK's APIStatusError, or httpx's own
         # Refused requests (auth, a server error): nothing ran for this command.
         raise CliProblem(refusal_line(url, exc)) from exc
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from langgraph_sdk import Auth
 
-from common.identity import DEFAULT_USER, owner_of, user_label
+from common.identity import DEFAULT_USER, auth_identity, owner_of, user_label
 from common.settings import ConfigError, Settings, check_auth, get_settings
 from common.tokens import Principal, Unauthenticated, principal_of_key, principal_of_token
 from strategies.with_planner.served import check_served_fields, refusal
@@ -50,6 +50,12 @@ GRAPH_RECORDS = (
     "('mcp_planner', <kind>, <your identity>)."
 )
 """Why a client may not write, or read another user's, graph namespace."""
+
+STATE_WRITES = (
+    "A thread's state is written by the graph only: send a new message, or answer its question "
+    "with command={'resume': ...} (a state update, and a command's update or goto, are refused)."
+)
+"""Why a client may not write a thread's state itself (it holds the turn's settings)."""
 
 OWN_NAMESPACE = "Store namespaces of clients start with the caller's identity: use ({me!r}, ...)."
 """Why a client may not use another namespace (formatted with the caller's label)."""
@@ -120,12 +126,39 @@ def _forbidden(sentence: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=403, detail=sentence)
 
 
+IDENTITY_KEYS = ("langgraph_auth_user_id", "langgraph_auth_user")
+"""Config keys through which the server tells the graph who the caller is."""
+
+
 def _check_context(ctx: Auth.types.AuthContext, *contexts: Any) -> None:
     """Refuse (403) a context that would configure the server, naming the field."""
     caller = ctx.user.identity if _SETTINGS.auth_on else None
     for given in contexts:
         if isinstance(given, Mapping) and (why := refusal(given, _SETTINGS, caller)):
             raise _forbidden(why)
+
+
+def _check_identity_keys(ctx: Auth.types.AuthContext, value: Mapping[str, Any]) -> None:
+    """Refuse (403) a `config.configurable` naming someone other than the caller.
+
+    The server tells the graph who the caller is through `langgraph_auth_user_id` and
+    `langgraph_auth_user` (`common.identity.auth_identity` reads them). LangGraph sets them
+    itself before asking this handler; a server that let the client's value stand would let
+    the client be anyone, so one that names another identity is refused.
+    """
+    for holder in (value, value.get("kwargs") or {}, value.get("payload") or {}):
+        config = holder.get("config") if isinstance(holder, Mapping) else None
+        configurable = config.get("configurable") if isinstance(config, Mapping) else None
+        if not isinstance(configurable, Mapping):
+            continue
+        for key in IDENTITY_KEYS:
+            if key in configurable and auth_identity({key: configurable[key]}) != (
+                ctx.user.identity
+            ):
+                raise _forbidden(
+                    f"The config key {key!r} is set by the server to the signed-in user: "
+                    "leave it out."
+                )
 
 
 def _contexts(value: Mapping[str, Any]) -> list[Any]:
@@ -167,19 +200,58 @@ async def on_thread_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     return True if _studio(ctx) else _owned(ctx, value)
 
 
+def _check_command(value: Mapping[str, Any]) -> None:
+    """Refuse (403) a run whose command writes state or jumps to a node; a resume is fine."""
+    for holder in (value, value.get("kwargs") or {}):
+        command = holder.get("command") if isinstance(holder, Mapping) else None
+        if isinstance(command, Mapping) and (command.get("update") or command.get("goto")):
+            raise _forbidden(STATE_WRITES)
+
+
 @auth.on.threads.create_run
 async def on_run_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """A run only on the caller's own thread, with a context a client may set."""
     if _studio(ctx):
         return True
     _check_context(ctx, *_contexts(value))
+    _check_identity_keys(ctx, value)
+    _check_command(value)
     _owned(ctx, value)
     return answer_filter(ctx)
 
 
+STATE_KEYS = frozenset({"values", "as_node", "supersteps", "checkpoint", "checkpoint_id"})
+"""Request fields that write a thread's checkpointed state (Aegra passes the request body)."""
+
+
+def _writes_state(value: Mapping[str, Any]) -> bool:
+    """Whether a thread update writes its state rather than its metadata or a run's status.
+
+    LangGraph asks with only the `thread_id` for `threads.update_state` and
+    `bulk_update_state`, with `metadata` for a metadata update and with `action` and
+    `metadata` for a cancel; Aegra passes the request body (`values`, `as_node`...).
+    """
+    keys = set(value)
+    return bool(keys & STATE_KEYS) or keys <= {"thread_id"}
+
+
+@auth.on.threads.update
+async def on_thread_update(ctx: Auth.types.AuthContext, value: Any) -> Any:
+    """A client may change its own thread's metadata (staying its owner) and cancel its runs.
+
+    Never its state: the state holds the turn's settings and the approvals, so a state update
+    would skip every check above.
+    """
+    if _studio(ctx):
+        return True
+    if not isinstance(value, Mapping) or _writes_state(value):
+        raise _forbidden(STATE_WRITES)
+    return _owned(ctx, value)
+
+
 @auth.on.threads
 async def on_threads(ctx: Auth.types.AuthContext, value: Any) -> Any:
-    """Reading, searching, updating, deleting a thread (and its runs): the caller's only."""
+    """Reading, searching, deleting a thread (and its runs): the caller's only."""
     return True if _studio(ctx) else {OWNER: ctx.user.identity}
 
 
@@ -190,6 +262,7 @@ async def on_crons(ctx: Auth.types.AuthContext, value: Any) -> Any:
         return True
     if ctx.action == "create":
         _check_context(ctx, *_contexts(value))
+        _check_identity_keys(ctx, value)
         return _owned(ctx, value)
     return {OWNER: ctx.user.identity}
 
@@ -205,7 +278,8 @@ async def on_assistants(ctx: Auth.types.AuthContext, value: Any) -> Any:
         return True
     if ctx.action in ("create", "update"):
         _check_context(ctx, *_contexts(value))
-    if ctx.action == "create":
+        _check_identity_keys(ctx, value)
+        # An update keeps the owner too: metadata naming someone else would hand it to them.
         return _owned(ctx, value)
     return {OWNER: ctx.user.identity}
 

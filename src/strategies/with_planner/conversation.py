@@ -3,8 +3,9 @@
 When a turn begins, the turns that no longer fit beside the summary are summarised, one line
 each (request and the answer's first line, deterministic: no model call), and removed from the
 thread's messages (`RemoveMessage`), so neither the prompts nor the checkpoints grow with the
-thread. The removed messages are kept for people in the store (`HISTORY_NAMESPACE` + thread id)
-and in the thread's checkpoint history.
+thread. The removed messages are kept for people in the store, under the records' owner
+(`history_namespace`: `("mcp_planner", "conversation", <owner>, <thread id>)`, so a served
+client reads only its own), and in the thread's checkpoint history.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.store.base import BaseStore
 
 from common.history import calls_of
+from common.identity import user_namespace
 from strategies.with_planner.prompts import EARLIER_TURNS
 
 REQUEST_CHARS = 160
@@ -40,8 +42,8 @@ PEOPLE_ONLY_PREFIX = "plan-"
 """Id prefix of assistant messages written for people only (the plan card's one-line plan):
 never shown to a model, which gets the plan itself where it needs it."""
 
-HISTORY_NAMESPACE = ("mcp_planner", "conversation")
-"""Store namespace (followed by the thread id) of the turns compacted out of the messages."""
+HISTORY_KIND = "conversation"
+"""Kind of the store records holding the turns compacted out of the messages."""
 
 
 class TurnSummary(TypedDict):
@@ -173,8 +175,15 @@ def compact(
     return Compacted(removed, new_summary, list(zip(lines[:cut], turns[:cut], strict=True)))
 
 
-async def keep_history(store: BaseStore | None, thread_id: str | None, turns: Compacted) -> None:
-    """Save the removed turns, whole, in the store under the thread (nothing without a store)."""
+def history_namespace(owner: str, thread_id: str) -> tuple[str, ...]:
+    """Where a thread's compacted turns are kept: under its records' owner, then the thread."""
+    return user_namespace(HISTORY_KIND, owner, thread_id)
+
+
+async def keep_history(
+    store: BaseStore | None, owner: str, thread_id: str | None, turns: Compacted
+) -> None:
+    """Save the removed turns, whole, in the store under their owner and thread (needs a store)."""
     if store is None or not thread_id or not turns.turns:
         return
     for summary, messages in turns.turns:
@@ -183,12 +192,14 @@ async def keep_history(store: BaseStore | None, thread_id: str | None, turns: Co
             "summary": summary_line(summary),
             "messages": messages_to_dict(messages),
         }
-        await store.aput((*HISTORY_NAMESPACE, thread_id), f"{summary['turn']:06d}", value)
+        await store.aput(history_namespace(owner, thread_id), f"{summary['turn']:06d}", value)
 
 
-async def read_history(store: BaseStore, thread_id: str, limit: int = 1000) -> list[dict[str, Any]]:
+async def read_history(
+    store: BaseStore, owner: str, thread_id: str, limit: int = 1000
+) -> list[dict[str, Any]]:
     """The turns compacted out of a thread's messages, oldest first (what `keep_history` saved)."""
-    items = await store.asearch((*HISTORY_NAMESPACE, thread_id), limit=limit)
+    items = await store.asearch(history_namespace(owner, thread_id), limit=limit)
     return sorted((item.value for item in items), key=lambda v: int(v["turn"]))
 
 

@@ -2,7 +2,8 @@
 
 Loading this module reads the settings on purpose, so a bad one (or a model the settings name
 that cannot load) stops the server at start with its one sentence, printed last, and exit code
-2, instead of failing every run; the served graph gets RECURSION_LIMIT.
+2, instead of failing every run; the served graph gets RECURSION_LIMIT and checks each run's
+context as a client's.
 `graph.py` itself reads no settings at import, so importing the graph stays side-effect free.
 """
 
@@ -17,6 +18,7 @@ from common.settings import ConfigError, Settings, check_auth, get_settings
 from strategies.with_planner.context import turn_context
 from strategies.with_planner.graph import build_graph
 from strategies.with_planner.served import check_served_fields
+from strategies.with_planner.served_graph import served
 
 BAD_SETTING_EXIT = 2
 """Exit code of a server stopped by a bad setting (a configuration error, as for the CLI)."""
@@ -51,5 +53,6 @@ def checked_settings() -> Settings:
     return settings
 
 
-graph = build_graph(recursion_limit=checked_settings().recursion_limit)
-"""The served graph (no checkpointer: the server brings its own)."""
+graph = served(build_graph(recursion_limit=checked_settings().recursion_limit))
+"""The served graph (no checkpointer: the server brings its own); it checks each run's context
+as a client's (`served_graph`), behind the auth handlers' check."""

@@ -16,7 +16,7 @@ from common.embeddings import configured_embeddings
 from common.guardrails.config import GuardrailConfig
 from common.guardrails.request import check_request
 from common.guardrails.secrets import mask_secrets
-from common.identity import run_user
+from common.identity import records_owner, run_user
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
 from common.messages import last_human, last_request
@@ -191,8 +191,9 @@ async def _compacted_plan(state: State, runtime: Runtime[Context]) -> PlannerUpd
     update = await _plan(
         cast(State, {**state, "messages": kept, "summary": compacted.summary}), runtime
     )
-    thread_id = get_config().get("configurable", {}).get("thread_id")
-    await keep_history(runtime.store, thread_id, compacted)
+    config = get_config()
+    thread_id = config.get("configurable", {}).get("thread_id")
+    await keep_history(runtime.store, records_owner(config), thread_id, compacted)
     update["messages"] = [*compacted.removals, *update.get("messages", [])]
     update["summary"] = compacted.summary
     return update
