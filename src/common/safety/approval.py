@@ -429,13 +429,15 @@ def ask_until_valid(
 
     error: str | None = None
     while True:
-        value, author = unstamped(interrupt(request(error)))
+        raw = interrupt(request(error))
+        value, author = unstamped(raw)
         try:
             return parse(vet(value, author) if vet is not None else value)
         except ApprovalFormatError as exc:
             error = f"{REFUSED_ANSWER}{exc}"
             if refused is not None:
-                refused(str(exc), value)
+                # With its author stamp, if any: the audit trail records who was refused.
+                refused(str(exc), raw)
 
 
 def refused_for(refused: Refused | None, ids: list[str]) -> Callable[[str, Any], None] | None:

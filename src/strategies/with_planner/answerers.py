@@ -22,7 +22,7 @@ from common import identity
 from common.mcp import ExpertRegistry
 from common.safety import approvers
 from common.safety.approval import ApprovalFormatError, Vet, expired_answer
-from common.safety.approvers import Asked, Author, Question
+from common.safety.approvers import Asked, Author, Question, stamped
 from common.settings import get_settings
 
 
@@ -76,7 +76,7 @@ def vet_for(
                 sentence = why[0].upper() + why[1:]
                 if not told:
                     told.append(True)
-                    refused(sentence, value)
+                    refused(sentence, value if author is None else stamped(value, author))
                 return expired_answer(sentence)
             raise ApprovalFormatError(why)
         return value
