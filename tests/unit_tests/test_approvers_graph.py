@@ -116,7 +116,8 @@ async def test_second_person_refuses_the_requesters_own_approval(
     assert await thread.interrupts() == []
     assert note_actions(workdir, title) == ["write"]
     (refused,) = await refused_entries(store)
-    assert refused[0] == "alice" and "cannot approve it" in refused[1]
+    assert refused[0] == "alice"
+    assert "cannot approve it" in refused[1]
     approved = [e for e in await entries(store) if e["decision"] == "approve"]
     assert [e["user"] for e in approved] == ["bob"]
 
