@@ -18,6 +18,7 @@ import jwt
 import pytest
 
 from tests.integration_tests.aegra import interrupts_of
+from tests.integration_tests.test_cli_server import planner
 from tests.integration_tests.test_served_auth import (
     GRAPH,
     SECRET,
@@ -134,4 +135,28 @@ async def test_a_second_person_with_the_role_answers(
     assert thread_id in [t["thread_id"] for t in waiting]
     await bob.runs.wait(thread_id, GRAPH, command={"resume": APPROVE})
     assert not interrupts_of(await alice.threads.get_state(thread_id))
+    assert _written(workdir, title)
+
+
+async def test_through_the_cli_the_requester_is_refused_and_the_approver_answers(
+    server: Served, people: dict[str, Any], workdir: Path, tmp_path: Path
+) -> None:
+    if server.name == "aegra":
+        pytest.skip(AEGRA_SCOPES_THREADS)
+    title = f"second-cli-{os.urandom(4).hex()}"
+    thread = await people["alice"].threads.create()
+    thread_id = str(thread["thread_id"])
+    await people["alice"].runs.wait(
+        thread_id, GRAPH, input=_ask(f'{STOCK}, then write a note titled "{title}"')
+    )
+    resume = ("resume", thread_id, "--server", server.url, "--approve", "--token")
+
+    own = planner(tmp_path, *resume, token("alice", "ops"))
+    assert own.returncode == 3, own.stderr + own.stdout
+    said = " ".join((own.stdout + own.stderr).split())
+    assert "cannot approve it: another user with the role 'ops' must answer" in said
+    assert not _written(workdir, title)
+
+    other = planner(tmp_path, *resume, token("bob", "ops"))
+    assert other.returncode == 0, other.stderr + other.stdout
     assert _written(workdir, title)

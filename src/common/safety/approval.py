@@ -233,8 +233,9 @@ def expired_answer(reason: str) -> dict[str, str]:
 
 def expiry_of(value: Any) -> str | None:
     """Why a call was not run, when `value` is the stand-in of a late answer; else None."""
-    if isinstance(value, dict) and set(value) == {EXPIRED} and isinstance(value[EXPIRED], str):
-        return value[EXPIRED]
+    if isinstance(value, dict) and set(value) == {EXPIRED}:
+        reason = value[EXPIRED]
+        return reason if isinstance(reason, str) else None
     return None
 
 

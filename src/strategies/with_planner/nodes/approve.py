@@ -133,8 +133,7 @@ async def request_approval(state: State, runtime: Runtime[Context]) -> ApprovalR
     if questions := [a["call"]["args"] for a in awaiting if is_question(a)]:
         emit(runtime, "question_asked", questions=questions)
     asked = asked_now(ctx.user_id)
-    questions = await _questions(ctx, awaiting, asked)
-    who = {key: who_may_answer(q) for key, q in questions.items()}
+    who = {k: who_may_answer(q) for k, q in (await _questions(ctx, awaiting, asked)).items()}
     text = request_message(awaiting, ctx.interrupt_format, who)
     return ApprovalRequestUpdate(messages=[AIMessage(text)], asked=asked)
 
