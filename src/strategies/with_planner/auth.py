@@ -219,8 +219,11 @@ async def on_thread_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     if _studio(ctx):
         return True
     owned = _owned(ctx, value)
-    if isinstance(value, dict) and (roles := approver_roles(_SETTINGS)):
-        value["metadata"][APPROVERS] = roles
+    if isinstance(value, dict):
+        # The server names them, from its own mcp.json; a client's list is dropped.
+        value["metadata"].pop(APPROVERS, None)
+        if roles := approver_roles(_SETTINGS):
+            value["metadata"][APPROVERS] = roles
     return owned
 
 
