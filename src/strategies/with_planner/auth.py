@@ -15,6 +15,7 @@ since Aegra would otherwise log the error and serve with no auth at all.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
@@ -222,7 +223,8 @@ async def on_thread_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     if isinstance(value, dict):
         # The server names them, from its own mcp.json; a client's list is dropped.
         value["metadata"].pop(APPROVERS, None)
-        if roles := approver_roles(_SETTINGS):
+        # Read off the event loop: the file is the server's, read at each creation (it may change).
+        if roles := await asyncio.to_thread(approver_roles, _SETTINGS):
             value["metadata"][APPROVERS] = roles
     return owned
 
