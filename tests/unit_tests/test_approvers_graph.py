@@ -211,3 +211,31 @@ async def test_agent_inbox_answers_are_vetted_too(
     assert "cannot approve it" in again["description"]
     await thread.as_("bob", "ops").resume(ACCEPT)
     assert note_actions(workdir, title) == ["write"]
+
+
+async def test_an_experts_question_is_answered_by_the_requester_only(
+    scripted: Any, mcp_config: dict[str, Any], served: Clock
+) -> None:
+    # An approver reaches the thread to answer approvals, not what only the user knows.
+    ctx, models = scripted(
+        planner=[plan(task("t1", "inventory", "stock of the user's product"))],
+        orchestrate=[
+            calls(tool_call("ask_user", {"question": "Which product?"}, call_id="ask-1")),
+            "14 in stock.",
+        ],
+        assess=[done()],
+        response=["There are 14."],
+    )
+    store = InMemoryStore()
+    thread = asking(ctx, store)
+    await thread.send("How many of my product are in stock?")
+    respond = {"decisions": [{"type": "respond", "message": "GAD-7"}]}
+    await thread.as_("bob", "ops").resume(respond)
+    (again,) = await thread.interrupts()
+    assert "only 'alice', whose request made this call, may answer" in again["error"]
+    assert len(models["orchestrate"].requests) == 1
+    assert [who for who, _ in await refused_entries(store)] == ["bob"]
+
+    await thread.as_("alice").resume(respond)
+    assert await thread.interrupts() == []
+    assert (await thread.answer()).content == "There are 14."

@@ -48,6 +48,17 @@ def question_for(registry: ExpertRegistry, expert: str, tool: str, asked: Asked 
     return approvers.question_of(rule, asked["by"], at)
 
 
+def requester_only(asked: Asked | None) -> Question:
+    """An expert's question to the user: answered by the person whose request it serves only.
+
+    An approver reaches the thread to answer approvals; what the user alone knows is theirs to say.
+    """
+    if asked is None:
+        return approvers.question_of(approvers.AnswerRule(), "", approvers.clock())
+    at = approvers.arrived(Author(by=asked["by"], roles=[], at=asked["at"]))
+    return approvers.question_of(approvers.AnswerRule(), asked["by"], at)
+
+
 def vet_for(
     questions: list[Question],
     context_user: str | None,

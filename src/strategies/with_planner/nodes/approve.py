@@ -32,7 +32,7 @@ from common.safety.approvers import Asked, Question, who_may_answer
 from common.safety.inbox import InterruptFormat, ask_one_by_one
 from common.safety.questions import ASK_USER, PendingQuestion, ask_questions
 from common.safety.quoting import code_span, markdown_text
-from strategies.with_planner.answerers import asked_now, question_for, vet_for
+from strategies.with_planner.answerers import asked_now, question_for, requester_only, vet_for
 from strategies.with_planner.audited import (
     Refusals,
     record_answers,
@@ -176,9 +176,12 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
     ]
     refusals = Refusals()
     ids = [c["id"] for c in calls]
-    vet = vet_for(list(questions.values()), ctx.user_id, lambda why, v: refusals.add(ids, why, v))
+    vets = (
+        vet_for([requester_only(state.get("asked"))], ctx.user_id, lambda why, v: None),
+        vet_for(list(questions.values()), ctx.user_id, lambda why, v: refusals.add(ids, why, v)),
+    )
     try:
-        answers, decisions = await _ask(ctx, awaiting, waiting, calls, refusals, vet)
+        answers, decisions = await _ask(ctx, awaiting, waiting, calls, refusals, vets)
     except GraphInterrupt:
         # Asked again (or further): what was refused so far is recorded before the wait.
         await record_refused(trail, awaiting, refusals, _asked_id)
@@ -197,14 +200,19 @@ async def _ask(
     waiting: list[Awaiting],
     calls: list[PendingCall],
     refusals: Refusals,
-    vet: Vet,
+    vets: tuple[Vet, Vet],
 ) -> tuple[dict[str, str], dict[str, Decision]]:
-    """The answers to the questions and the decisions on the calls, asked in the run's format."""
+    """The answers to the questions and the decisions on the calls, asked in the run's format.
+
+    `vets` check who answers: the experts' questions, then the calls.
+    """
     answers = ask_questions(
         [_pending_question(a) for a in awaiting if is_question(a)],
         ctx.interrupt_format,
         refusals.add,
+        vets[0],
     )
+    vet = vets[1]
     decisions: dict[str, Decision] = {}
     if calls and ctx.interrupt_format == "agent_inbox":
         decisions = ask_one_by_one(calls, await _schemas(ctx, waiting), refusals.add, vet)
