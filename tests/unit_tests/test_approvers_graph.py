@@ -120,6 +120,8 @@ async def test_second_person_refuses_the_requesters_own_approval(
     assert "cannot approve it" in refused[1]
     approved = [e for e in await entries(store) if e["decision"] == "approve"]
     assert [e["user"] for e in approved] == ["bob"]
+    # The question is alice's, even though bob's run asked it again to read his answer.
+    assert [e["user"] for e in await entries(store) if e["event"] == "asked"] == ["alice"]
 
 
 async def test_only_a_user_with_an_approver_role_may_answer(
@@ -239,3 +241,25 @@ async def test_an_experts_question_is_answered_by_the_requester_only(
     await thread.as_("alice").resume(respond)
     assert await thread.interrupts() == []
     assert (await thread.answer()).content == "There are 14."
+
+
+async def test_a_remembered_approval_cannot_stand_in_for_an_approver(
+    scripted: Any, mcp_config: dict[str, Any], workdir: Path, served: Clock
+) -> None:
+    store = InMemoryStore()
+    first, second = unique("kept"), unique("kept-then-approvers")
+    alone = asking(noting(scripted, mcp_config, first), store)
+    await alone.send("Save a note")
+    (offered,) = await alone.interrupts()
+    assert offered["review_configs"][0]["remember"] is True
+    await alone.resume({"decisions": [{"type": "approve", "remember": True}]})
+    assert note_actions(workdir, first) == ["write"]
+
+    # The operator then names approvers: alice's "don't ask again" no longer clears the call,
+    # and none is offered (it would let the next request skip the second person).
+    ctx = noting(scripted, mcp_config, second, approvers=["ops"], second_person=True)
+    guarded = asking(ctx, store)
+    await guarded.send("Save a note")
+    (asked,) = await guarded.interrupts()
+    assert "remember" not in asked["review_configs"][0]
+    assert note_actions(workdir, second) == []

@@ -99,6 +99,15 @@ def rule_for(server: ServerConfig, tool: str, default_ttl_s: float | None) -> An
     return AnswerRule(tuple(approvers), second, seconds if seconds else None)
 
 
+def may_remember(rule: AnswerRule) -> bool:
+    """Whether "don't ask again" may stand for an answer under `rule`: only the default one.
+
+    A remembered approval is its user's own; where approver roles (or a second person) must
+    answer, it would let someone skip them, so it is neither consulted nor offered.
+    """
+    return not rule.approvers
+
+
 def question_of(rule: AnswerRule, requested_by: str, asked_at: datetime) -> Question:
     """The question asked at `asked_at` by `requested_by` under `rule`."""
     expires = asked_at + timedelta(seconds=rule.ttl_s) if rule.ttl_s else None

@@ -14,6 +14,7 @@ stop), so an answer must satisfy the rule of every call it waits with.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from langgraph.config import get_config
@@ -24,11 +25,19 @@ from common.safety import approvers
 from common.safety.approval import ApprovalFormatError, Vet, expired_answer
 from common.safety.approvers import Asked, Author, Question, stamped
 from common.settings import get_settings
+from strategies.with_planner.audited import Trail
 
 
 def asked_now(context_user: str | None) -> Asked:
     """The stamp of a question asked now, in the running graph."""
     return Asked(at=approvers.clock().isoformat(), by=identity.run_user(get_config(), context_user))
+
+
+def asked_by(trail: Trail | None, asked: Asked | None) -> Trail | None:
+    """The trail the stop's `asked` entries go to: the requester's, once the stop is stamped."""
+    if trail is None or asked is None or not asked["by"]:
+        return trail
+    return replace(trail, user=asked["by"])
 
 
 def question_for(registry: ExpertRegistry, expert: str, tool: str, asked: Asked | None) -> Question:

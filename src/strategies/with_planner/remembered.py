@@ -17,6 +17,7 @@ from langgraph.store.base import BaseStore
 from common.identity import run_user
 from common.mcp import ExpertRegistry, ExpertUnavailable
 from common.safety.approval import ApproveDecision, Decision, PendingCall
+from common.safety.approvers import may_remember, rule_for
 from common.safety.gate import GateDecision
 from common.safety.trust import Changed, consulted, offer_for, remember, remembered
 
@@ -69,6 +70,8 @@ async def look_up(
         # Without the live definition nothing can be compared: ask, offer nothing.
         return Looked(False, pending)
     config = registry.server(expert)
+    if not may_remember(rule_for(config, name, None)):
+        return Looked(False, pending)
     found = await remembered(scope.store, scope.user, config, tool)
     if isinstance(found, Changed):
         logger.warning("remembered approval of %s on %s voided: %s", name, expert, found.reason())

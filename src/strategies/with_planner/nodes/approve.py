@@ -32,7 +32,13 @@ from common.safety.approvers import Asked, Question, who_may_answer
 from common.safety.inbox import InterruptFormat, ask_one_by_one
 from common.safety.questions import ASK_USER, PendingQuestion, ask_questions
 from common.safety.quoting import code_span, markdown_text
-from strategies.with_planner.answerers import asked_now, question_for, requester_only, vet_for
+from strategies.with_planner.answerers import (
+    asked_by,
+    asked_now,
+    question_for,
+    requester_only,
+    vet_for,
+)
 from strategies.with_planner.audited import (
     Refusals,
     record_answers,
@@ -160,7 +166,8 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
     ctx = context_of(runtime, state)
     awaiting = state.get("awaiting") or []
     trail = trail_for(runtime.store, ctx.user_id)
-    await record_asked(trail, awaiting)
+    # The questions are the requester's, whoever's run re-runs this node (an approver's resume).
+    await record_asked(asked_by(trail, state.get("asked")), awaiting)
     waiting = [a for a in awaiting if not is_question(a)]
     questions = await _questions(ctx, awaiting, state.get("asked"))
     # Asked under a key unique in the thread: parallel tasks' models may reuse call ids.
