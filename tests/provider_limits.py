@@ -5,7 +5,8 @@ LangChain integration put it on the wire) breaks that provider's documented limi
 nothing does. Hand-written for the same reason as `tests.provider_rules`: no library holds the
 providers' rules. JSON Schema validity itself is checked with `jsonschema`.
 
-Sources: Anthropic's tool-use guide (tool names `^[a-zA-Z0-9_-]{1,64}$`, "tools.7.custom.name:
+Sources: Anthropic's tool-use guide (tool names `^[a-zA-Z0-9_-]{1,64}$`, tool blocks only
+in a request that defines the tools, "tools.7.custom.name:
 String should match pattern '^[a-zA-Z0-9_-]{1,64}$'" in apify/tester-mcp-client#11; an
 `input_schema` of type object, valid under JSON Schema draft 2020-12); Gemini's function
 calling guide and its refusals ("Invalid function name. Must start with a letter or an
@@ -95,6 +96,32 @@ def anthropic_problems(body: dict[str, Any]) -> list[str]:
     choice = body.get("tool_choice") or {}
     if choice.get("type") == "tool" and choice.get("name") not in names:
         problems.append(f"tool_choice.name: no tool named {choice.get('name')!r}")
+    return problems + _anthropic_tool_blocks(body, names)
+
+
+def _anthropic_tool_blocks(body: dict[str, Any], names: set[str]) -> list[str]:
+    """Tool-use and tool-result blocks in a request whose tools do not include theirs.
+
+    Anthropic: "Requests which include `tool_use` or `tool_result` blocks must define tools."
+    (Bedrock: "The toolConfig field must be defined when using toolUse and toolResult content
+    blocks."). A `tool_use` of a tool the request does not define is held to the same rule
+    here, stricter than the documentation says, so no request relies on it.
+    """
+    problems: list[str] = []
+    for i, message in enumerate(body.get("messages") or []):
+        content = message.get("content")
+        for block in content if isinstance(content, list) else []:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "tool_result" and not names:
+                problems.append(
+                    f"messages.{i}: Requests which include `tool_use` or `tool_result` blocks "
+                    "must define tools."
+                )
+            elif kind == "tool_use" and block.get("name") not in names:
+                problems.append(
+                    f"messages.{i}: Requests which include `tool_use` or `tool_result` blocks "
+                    f"must define tools (no tool named {block.get('name')!r})."
+                )
     return problems
 
 

@@ -21,10 +21,11 @@ on a bookkeeping slip would lose the user's work for nothing a person can fix.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 
 logger = logging.getLogger(__name__)
 
@@ -109,3 +110,37 @@ def provider_history(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
         return list(messages)
     logger.warning("repaired a tool-call history before a model call: %s", "; ".join(problems))
     return repaired(messages)
+
+
+def tool_free(messages: Sequence[BaseMessage]) -> list[BaseMessage]:
+    """`messages` for a request that binds none of their tools: calls and answers as text.
+
+    Anthropic refuses `tool_use` and `tool_result` blocks in a request that defines no tools
+    ("Requests which include `tool_use` or `tool_result` blocks must define tools"; Bedrock's
+    "The toolConfig field must be defined when using toolUse and toolResult content blocks"),
+    and the assessor, the answer writer and the planner bind none of the expert's tools (a
+    structured answer asked by function calling binds only its own schema). What a call did is
+    kept word for word: the call as the assistant's text, the answer (and whether it failed) as
+    the user's.
+    """
+    out: list[BaseMessage] = []
+    for m in messages:
+        if isinstance(m, ToolMessage):
+            failed = " (failed)" if m.status == "error" else ""
+            out.append(HumanMessage(f"[result of call {m.tool_call_id}{failed}]\n{m.text}"))
+        elif isinstance(m, AIMessage) and (m.tool_calls or m.invalid_tool_calls):
+            out.append(AIMessage("\n".join(filter(None, [m.text, *_said_calls(m)]))))
+        else:
+            out.append(m)
+    return out
+
+
+def _said_calls(message: AIMessage) -> list[str]:
+    """Each call of `message` as one line of text: id, tool name and arguments."""
+    lines = [
+        f"[call {c['id']}] {c['name']}({json.dumps(c['args'], ensure_ascii=False)})"
+        for c in message.tool_calls
+    ]
+    broken = message.invalid_tool_calls
+    lines += [f"[call {c['id']}] {c['name'] or '?'}({c['args'] or ''})" for c in broken]
+    return lines

@@ -1,8 +1,9 @@
 """Resolve `provider:model` strings into chat models, with a registry for local providers.
 
-Every remote model gets the request timeout (`MODEL_TIMEOUT_S`) and its client's retries
-(`MODEL_MAX_RETRIES`: 429 and 5xx, honouring `Retry-After`); a call that still fails to reach
-its model ends the node with one `ModelCallError` sentence (`model_errors`).
+Every remote model gets the request timeout (`MODEL_TIMEOUT_S`), its client's retries
+(`MODEL_MAX_RETRIES`: 429 and 5xx, honouring `Retry-After`) and a bound on each answer's length
+(`MODEL_MAX_TOKENS`, so a model that never closes its JSON stops there); a call that still
+fails to reach its model ends the node with one `ModelCallError` sentence (`model_errors`).
 
 A remote model is built once per spec, resolved settings and running event loop, and reused:
 building one costs about half a millisecond of CPU and it holds no per-call state (callbacks,
@@ -208,6 +209,7 @@ def load_chat_model(spec: str) -> BaseChatModel:
     if provider == "openai" and base_url and not os.environ.get("OPENAI_API_KEY"):
         kwargs["api_key"] = "not-needed"
     kwargs.update(_limits(provider, settings.model_timeout_s, settings.model_max_retries))
+    kwargs.update(_token_limit(provider, settings.model_max_tokens))
     cache_key = (
         provider,
         name,
@@ -222,6 +224,11 @@ def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> 
     # Imported here: `langchain.chat_models` is only needed once a remote model is built.
     from langchain.chat_models import init_chat_model
 
+    if provider == "openai" and "base_url" in kwargs:
+        # Imported here for the same reason: only an OpenAI-compatible server needs it.
+        from common.openai_compatible import CompatibleChatOpenAI
+
+        return CompatibleChatOpenAI(model=name, **kwargs)
     try:
         model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
     except ImportError as exc:
@@ -289,6 +296,23 @@ def _limits(provider: str, timeout: float, retries: int) -> dict[str, Any]:
     return {}
 
 
+_TOKEN_FIELDS = {
+    **dict.fromkeys(
+        ("openai", "azure_openai", "anthropic", "mistralai", "groq", "deepseek", "xai"),
+        "max_tokens",
+    ),
+    "google_genai": "max_output_tokens",
+    "ollama": "num_predict",
+}
+"""Each provider's chat-model field bounding the length of one answer, in tokens."""
+
+
+def _token_limit(provider: str, tokens: int) -> dict[str, Any]:
+    """The answer-length argument `provider`'s chat model takes (`MODEL_MAX_TOKENS`), if any."""
+    field = _TOKEN_FIELDS.get(provider)
+    return {field: tokens} if field else {}
+
+
 _CLIENT_ERRORS = (
     ("openai", "APIConnectionError"),
     ("openai", "APIStatusError"),
@@ -334,8 +358,7 @@ def describe_failure(role: str, spec: str, exc: BaseException) -> str:
     base_url = settings.openai_base_url or os.environ.get("OPENAI_BASE_URL")
     where, check = _endpoint(provider, base_url)
     status = status_of(exc)
-    retries = settings.model_max_retries
-    tried = f"after {retries} retr{'y' if retries == 1 else 'ies'}"
+    tried = _tried(settings.model_max_retries)
     head = f"The {node} node's model {spec!r} at {where}"
     if status is not None:
         problem = _status_problem(status, tried, provider_error(exc))
@@ -392,6 +415,17 @@ def _root_cause(exc: BaseException) -> str:
     return (text[:120] or type(innermost).__name__).rstrip(".")
 
 
+NOT_RETRIED = "not retried: MODEL_MAX_RETRIES=0"
+"""How a failure is described when the client's retries are off."""
+
+
+def _tried(retries: int) -> str:
+    """How often the client retried before giving up, as the failure sentence says it."""
+    if retries <= 0:
+        return NOT_RETRIED
+    return f"after {retries} retr{'y' if retries == 1 else 'ies'}"
+
+
 def _status_problem(status: int, tried: str, error: ProviderError) -> str:
     """What an HTTP status that survived the client's retries means, with the provider's words."""
     words = error.words()
@@ -399,10 +433,12 @@ def _status_problem(status: int, tried: str, error: ProviderError) -> str:
         return f"refused the key ({error.said(status)})"
     if status == 404:
         return f"does not serve this model ({error.said(status)})"
+    detail = f"{tried}{'; ' + words if words else ''}"
+    once = tried == NOT_RETRIED
     if status == 429:
-        return f"kept answering 429 Too Many Requests ({tried}{'; ' + words if words else ''})"
+        return f"{'answered' if once else 'kept answering'} 429 Too Many Requests ({detail})"
     if status >= 500:
-        return f"kept failing with HTTP {status} ({tried}{'; ' + words if words else ''})"
+        return f"{'failed' if once else 'kept failing'} with HTTP {status} ({detail})"
     return f"refused the request ({error.said(status)})"
 
 

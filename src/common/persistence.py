@@ -8,17 +8,22 @@ import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
-from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from common.persistence_sqlite import BlobSqliteSaver
 from common.settings import ConfigError, Settings, get_settings
+
+if TYPE_CHECKING:
+    from langgraph.store.sqlite.aio import AsyncSqliteStore
+
+# The SQLite store is imported when one is opened: it brings sqlite-vec and numpy, which a
+# command that reads only checkpoints (`mcp-planner threads`) does without.
 
 Backend = Literal["memory", "sqlite", "postgres"]
 """Where threads and the store live."""
@@ -48,6 +53,8 @@ async def sqlite_store(path: Path, setting: str = "STORE_PATH") -> AsyncIterator
 
     A place it cannot write raises ConfigError naming `path` and `setting`, before any run.
     """
+    from langgraph.store.sqlite.aio import AsyncSqliteStore
+
     async with AsyncExitStack() as stack:
         with _unwritable_as_config_error(path, setting):
             await asyncio.to_thread(path.parent.mkdir, parents=True, exist_ok=True)
@@ -164,3 +171,17 @@ async def open_persistence(
             sqlite_store(settings.store_path) as store,
         ):
             yield saver, store
+
+
+@asynccontextmanager
+async def open_checkpointer(
+    settings: Settings | None = None,
+) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    """The checkpointer the settings name, without opening the store (SQLite: its own file)."""
+    settings = settings or get_settings()
+    if backend_of(settings) == "sqlite":
+        async with sqlite_checkpointer(settings.checkpoint_path) as saver:
+            yield saver
+        return
+    async with open_persistence(settings) as (saver, _store):
+        yield saver

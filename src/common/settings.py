@@ -142,6 +142,9 @@ class Settings(BaseSettings):
     model_max_retries: int = Field(default=2, ge=0, le=10)
     """Retries of a model request that failed to connect, timed out, or got 429/5xx."""
 
+    model_max_tokens: int = Field(default=4096, ge=1, le=1_000_000)
+    """Most tokens one model answer may take, for every node's model (a runaway answer stops)."""
+
     structured_output_method: StructuredOutputMethod = "auto"
     """How structured answers are asked for: `auto` (json_schema for OpenAI and Azure models,
     the integration's default for others), `json_schema`, `function_calling` or `json_mode`."""

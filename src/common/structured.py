@@ -6,7 +6,9 @@ same way everywhere: the caller gets a `BadOutput` with the reason and decides (
 failed round, "not completed", the deterministic summary). Connection, timeout and HTTP status
 errors are not malformed output: the node turns them into `common.models.ModelCallError`.
 Every call's messages pass `common.history.provider_history` first: a tool-call history a
-provider would refuse is repaired, with a warning.
+provider would refuse is repaired, with a warning; a request that binds none of the history's
+tools (a structured or free-text answer) to a provider that then refuses tool blocks
+(Anthropic) gets the calls and their answers as text (`common.history.tool_free`).
 
 How a structured answer is asked for fits the server: `STRUCTURED_OUTPUT_METHOD` (json_schema
 with strict schemas for OpenAI and Azure models by default), and a server that refuses the
@@ -35,11 +37,12 @@ from langchain_core.output_parsers import JsonOutputParser
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ValidationError
 
-from common.history import provider_history
+from common.history import provider_history, tool_free
 from common.models import IdentityCache, model_label
 from common.provider_errors import provider_error, status_of
 from common.settings import get_settings
 from common.strict_schema import response_format
+from common.tool_schemas import adapt_specs, family_of, restored
 
 logger = logging.getLogger(__name__)
 
@@ -93,7 +96,18 @@ _CHOSEN: IdentityCache[list[Method | None]] = IdentityCache(RUNNABLE_CACHE_SIZE)
 
 def _is_openai(model: BaseChatModel) -> bool:
     """Whether `model` is a langchain-openai chat model (OpenAI, Azure, compatible servers)."""
-    return type(model).__module__.startswith("langchain_openai.")
+    return any(c.__module__.startswith("langchain_openai.") for c in type(model).__mro__)
+
+
+TOOL_BLOCKS_NEED_TOOLS = ("langchain_anthropic.", "langchain_aws.")
+"""Integrations whose API refuses tool calls and answers in a request binding none of those
+tools (Anthropic's Messages API, Bedrock's Converse): such a request gets them as text."""
+
+
+def _text_history(model: object) -> bool:
+    """Whether a request to `model` that binds none of the history's tools needs it as text."""
+    target = getattr(model, "bound", model)
+    return any(c.__module__.startswith(TOOL_BLOCKS_NEED_TOOLS) for c in type(target).__mro__)
 
 
 def method_for(model: BaseChatModel) -> Method | None:
@@ -262,13 +276,29 @@ def _with_instruction(messages: list[Any], instruction: str) -> list[Any]:
 def with_tools(
     model: BaseChatModel, specs: Sequence[dict[str, Any]]
 ) -> Runnable[LanguageModelInput, BaseMessage]:
-    """`model.bind_tools(specs)`, built once per model and exact tool definitions.
+    """`model.bind_tools(specs)`, the schemas adapted to its provider, built once per tool list.
 
     Keyed by the specs' content (names, descriptions, schemas), so a changed tool list
-    binds again while the same list, even as new dicts, is reused.
+    binds again while the same list, even as new dicts, is reused. The parameters are what the
+    provider accepts (`common.tool_schemas`) and a reply's arguments come back in the tools'
+    own shape. langchain-openai models are bound with `tool_choice="auto"` (OpenAI's default
+    when tools are given): OpenAI-compatible servers such as llama.cpp's leave tools sent
+    without a `tool_choice` out of the prompt.
     """
     key = ("tools", json.dumps(list(specs), sort_keys=True, default=repr))
-    return _RUNNABLES.get(model, key, lambda: model.bind_tools(list(specs)))
+    return _RUNNABLES.get(model, key, lambda: _bound(model, specs))
+
+
+def _bound(
+    model: BaseChatModel, specs: Sequence[dict[str, Any]]
+) -> Runnable[LanguageModelInput, BaseMessage]:
+    """`model` bound to `specs` as its provider takes them, its replies' arguments restored."""
+    adapted, restores = adapt_specs(family_of(model), specs)
+    choice = {"tool_choice": "auto"} if _is_openai(model) and adapted else {}
+    bound = model.bind_tools(adapted, **choice)
+    if not restores:
+        return bound
+    return bound | RunnableLambda(lambda message: restored(message, restores))
 
 
 REASON_CHARS = 300
@@ -295,7 +325,10 @@ async def structured_call(
     """Ask `model` for an answer validated into `schema`; malformed or empty output is BadOutput."""
     name = schema.__name__
     try:
-        raw = await ainvoke_structured(model, schema, provider_history(messages))
+        history = provider_history(messages)
+        if _text_history(model):
+            history = tool_free(history)
+        raw = await ainvoke_structured(model, schema, history)
         if raw is None:
             # Tool-calling parsers return None when the model answered without the tool.
             return BadOutput(f"The answer was empty; expected {name}.")
@@ -305,11 +338,20 @@ async def structured_call(
 
 
 async def _ai_message(
-    model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage]
+    model: Runnable[LanguageModelInput, BaseMessage],
+    messages: Sequence[BaseMessage],
+    tools_bound: bool = True,
 ) -> AIMessage | BadOutput:
-    """The model's reply as an AI message; unparsable or another kind of message is BadOutput."""
+    """The model's reply as an AI message; unparsable or another kind of message is BadOutput.
+
+    Without tools bound, a provider that refuses tool blocks then gets the history's calls and
+    answers as text (`TOOL_BLOCKS_NEED_TOOLS`, `history.tool_free`).
+    """
+    history = provider_history(messages)
+    if not tools_bound and _text_history(model):
+        history = tool_free(history)
     try:
-        message = await model.ainvoke(provider_history(messages))
+        message = await model.ainvoke(history)
     except MALFORMED as exc:
         return BadOutput(f"The answer could not be parsed: {_why(exc)}")
     if not isinstance(message, AIMessage):
@@ -345,7 +387,7 @@ async def text_answer(
     model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage]
 ) -> AIMessage | BadOutput:
     """Ask `model` for a free-text answer; unparsable, non-AI or empty output is BadOutput."""
-    message = await _ai_message(model, messages)
+    message = await _ai_message(model, messages, tools_bound=False)
     if isinstance(message, BadOutput):
         return message
     if not message.content or not str(message.content).strip():

@@ -9,6 +9,9 @@ the label's reason and the classifier's. Run from the repository root:
 
     PYTHONPATH=src:. .venv/bin/python tests/data/catalog_report.py [--details] [--only SERVER]
 
+With ``--blind`` it reports tests/data/guard_blind_set.json instead: tool lists of styles the
+catalog does not have, labelled by hand before the guard was run on them, reported apart.
+
 It only reports: the bounds are asserted by tests/unit_tests/test_guard_catalog.py.
 """
 
@@ -51,10 +54,18 @@ class Figures:
         self.over_blocked += other.over_blocked
 
 
-def figures() -> dict[str, Figures]:
-    """Each source's figures under the current classifier, by server name."""
+def load(blind: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The catalog's servers and labels, or with `blind` the blind set's (guard_blind_set.json)."""
+    if blind:
+        data = json.loads((DATA / "guard_blind_set.json").read_text())
+        return data["servers"], data["labels"]
     catalog = json.loads((DATA / "tool_catalog.json").read_text())["servers"]
-    labels: dict[str, Any] = json.loads((DATA / "tool_labels.json").read_text())
+    return catalog, json.loads((DATA / "tool_labels.json").read_text())
+
+
+def figures(blind: bool = False) -> dict[str, Figures]:
+    """Each source's figures under the current classifier, by server name."""
+    catalog, labels = load(blind)
     out: dict[str, Figures] = {}
     for server, entry in sorted(catalog.items()):
         tools = [Tool.model_validate(t) for t in entry["tools"]]
@@ -88,8 +99,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--details", action="store_true", help="list every mistake")
     parser.add_argument("--only", action="append", metavar="SERVER", help="report this source")
+    parser.add_argument("--blind", action="store_true", help="report the blind set instead")
     opts = parser.parse_args(argv)
-    figs = figures()
+    figs = figures(opts.blind)
     if opts.only:
         figs = {name: fig for name, fig in figs.items() if name in set(opts.only)}
     header = f"{'source':<28} {'style':<17} {'tools':>5} {'irrev':>5} {'rev':>5}"

@@ -270,7 +270,7 @@ async def test_a_server_hanging_at_initialize_costs_one_startup_timeout_per_turn
     first = catalog["stuck"]
     assert isinstance(first, ExpertUnavailable)
     assert "no answer to initialize within 1s" in str(first)
-    assert "next start in 5s" in str(first)
+    assert first.retry_in_s == 5
     assert "no answer to initialize within 1s" in str(guard.value)
     assert refused is None
     for result in calls:
@@ -298,13 +298,15 @@ async def test_after_the_cooldown_it_is_started_again_with_a_longer_wait(
         await registry.tools("stuck")
 
     assert starts.read_text().splitlines() == ["start", "start"]
-    assert "next start in 10s" in str(second.value)
+    assert second.value.retry_in_s == 10
     # Stderr is per start: the second failure quotes only its own start.
     assert str(second.value).count("warming up forever") == 1
     await shutdown_pool()
 
 
-def test_the_tools_command_shows_the_retry_wait(mcp_config: dict[str, Any], tmp_path: Path) -> None:
+def test_the_tools_command_names_the_failure_not_a_retry_wait(
+    mcp_config: dict[str, Any], tmp_path: Path
+) -> None:
     from typer.testing import CliRunner
 
     from strategies.cli.app import app
@@ -321,4 +323,5 @@ def test_the_tools_command_shows_the_retry_wait(mcp_config: dict[str, Any], tmp_
     stderr = " ".join(result.stderr.split())
     assert "Expert 'broken' is unavailable" in stderr
     assert "kaput" in stderr
-    assert "next start in 5s" in stderr
+    # The command ends long before the next start: "next start in 5s" would mean nothing.
+    assert "next start" not in stderr

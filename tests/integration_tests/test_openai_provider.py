@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from langchain_openai import ChatOpenAI
 from langgraph.checkpoint.memory import InMemorySaver
 
 from common.models import load_chat_model
@@ -50,7 +51,7 @@ async def test_structured_output_tool_calls_and_streaming_through_the_graph(
     }
     with OpenAIStub(replies) as stub:
         stub_settings(stub)
-        assert type(load_chat_model("openai:gpt-4o-mini")).__name__ == "ChatOpenAI"
+        assert isinstance(load_chat_model("openai:gpt-4o-mini"), ChatOpenAI)
         graph = build_graph(InMemorySaver())
         ctx = {"mcp_config": config, "model": "openai:gpt-4o-mini"}
         tokens: list[str] = []

@@ -11,6 +11,7 @@ an expert's tools. Gemini is driven synchronously: langchain-google-genai's REST
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -19,19 +20,30 @@ from typing import Any
 import pytest
 from langchain_anthropic import ChatAnthropic
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langchain_google_genai import ChatGoogleGenerativeAI
 from langchain_ollama import ChatOllama
 from langchain_openai import ChatOpenAI
 from mcp.types import Tool
 from pydantic import BaseModel
 
+from common.mcp.schema import check_args
+from common.models import load_chat_model
 from common.safety.verdict import IrreversibilityAnalysis
-from common.structured import MALFORMED, structured_runnable, with_tools
+from common.settings import get_settings
+from common.structured import (
+    MALFORMED,
+    structured_call,
+    structured_runnable,
+    text_answer,
+    tool_round,
+    with_tools,
+)
 from strategies.with_planner.bound_tools import bind_tools_for
 from strategies.with_planner.nodes.assess import Assessment
 from strategies.with_planner.nodes.orchestrate import _CONTROL_SPECS
 from strategies.with_planner.plans import PlannerResult
+from tests.integration_tests import recording_server
 from tests.integration_tests.recording_server import RecordingServer
 from tests.provider_limits import (
     anthropic_problems,
@@ -39,6 +51,7 @@ from tests.provider_limits import (
     gemini_problems,
     ollama_problems,
 )
+from tests.provider_rules import check_request
 
 pytestmark = pytest.mark.integration
 
@@ -148,23 +161,7 @@ def _bind_each(
     return send
 
 
-KNOWN_GAPS = {
-    "google_genai": "real MCP schemas carry open objects, arrays without items and untyped "
-    "properties, which Gemini refuses, and an integer enum (alpaca) that "
-    "langchain-google-genai cannot convert; nothing adapts tool schemas to Gemini yet",
-}
-"""Providers whose limits some real MCP tool schemas break today, and why (issue 35)."""
-
-
-@pytest.mark.parametrize(
-    "provider",
-    [
-        pytest.param(p, marks=pytest.mark.xfail(reason=KNOWN_GAPS[p], strict=True))
-        if p in KNOWN_GAPS
-        else p
-        for p in PROVIDERS
-    ],
-)
+@pytest.mark.parametrize("provider", PROVIDERS)
 def test_real_mcp_tool_schemas_are_sent_within_the_providers_limits(provider: str) -> None:
     tool_lists = _catalog_tools()
     assert any("$defs" in json.dumps(t.inputSchema) for ts in tool_lists.values() for t in ts)
@@ -186,3 +183,100 @@ def test_dotted_and_long_mcp_names_are_sent_within_the_providers_limits(provider
     failures: list[str] = []
     bodies = _captured(provider, _bind_each({"shop": tools}, failures))
     assert failures + _problems(provider, bodies) == []
+
+
+EXCHANGE = [
+    SystemMessage("Say whether the task is done."),
+    HumanMessage(TASK),
+    AIMessage("", tool_calls=[{"name": "get_stock", "args": {"sku": "WID-1"}, "id": "call_1"}]),
+    ToolMessage("12 in stock", tool_call_id="call_1", name="get_stock"),
+]
+"""A task's exchange as the assessor and the answer writer send it: one call, answered."""
+
+ASYNC_PROVIDERS = [p for p in PROVIDERS if p != "google_genai"]
+"""Providers whose captured transport has an async path (the nodes' calls are async)."""
+
+
+@pytest.mark.parametrize("provider", ASYNC_PROVIDERS)
+@pytest.mark.parametrize("method", ["auto", "json_schema", "function_calling"])
+def test_an_assessment_of_a_tool_exchange_is_sent_within_the_providers_limits(
+    provider: str, method: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(get_settings(), "structured_output_method", method)
+    failures: list[str] = []
+
+    def send(model: BaseChatModel) -> None:
+        try:
+            asyncio.run(structured_call(model, Assessment, EXCHANGE))
+        except Exception as exc:  # reported as the test's failure, not swallowed
+            failures.append(f"{type(model).__name__} could not build the request: {exc}")
+
+    bodies = _captured(provider, send)
+    assert failures + _problems(provider, bodies) == []
+
+
+@pytest.mark.parametrize("provider", ASYNC_PROVIDERS)
+def test_an_answer_written_from_a_tool_exchange_is_sent_within_the_providers_limits(
+    provider: str,
+) -> None:
+    bodies = _captured(provider, lambda model: asyncio.run(text_answer(model, EXCHANGE)))
+    assert _problems(provider, bodies) == []
+
+
+def test_the_anthropic_request_keeps_what_the_call_did_as_text() -> None:
+    [body] = _captured("anthropic", lambda model: asyncio.run(text_answer(model, EXCHANGE)))
+    text = json.dumps(body["messages"])
+    assert "tool_use" not in text
+    assert "tool_result" not in text
+    assert 'get_stock({\\"sku\\": \\"WID-1\\"})' in text
+    assert "12 in stock" in text
+
+
+def test_an_openai_compatible_server_gets_requests_it_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """llama.cpp's server refuses `content: null` (HTTP 500), ignores `max_completion_tokens`
+    and leaves tools sent without a `tool_choice` out of the prompt."""
+    settings = get_settings()
+    monkeypatch.setattr(settings, "model_max_tokens", 321)
+    with RecordingServer() as server:
+        monkeypatch.setattr(settings, "openai_base_url", f"{server.url}/v1")
+        model = load_chat_model("openai:local")
+        specs = bind_tools_for([_tool("get_stock")], _CONTROL_SPECS, TASK).specs
+        asyncio.run(tool_round(with_tools(model, specs), EXCHANGE))
+    [body] = server.bodies()
+    assistant = [m for m in body["messages"] if m["role"] == "assistant"]
+    assert assistant[0]["content"] == ""
+    assert assistant[0]["tool_calls"][0]["function"]["name"] == "get_stock"
+    assert body["max_tokens"] == 321
+    assert "max_completion_tokens" not in body
+    assert body["tool_choice"] == "auto"
+    assert check_request(body, "openai") is None
+
+
+def test_a_gemini_call_comes_back_in_the_tools_shape_and_passes_its_live_schema(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Gemini is asked for an open object as a JSON string and an integer enum as strings."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "side": {"type": "integer", "enum": [1, 2]},
+            "meta": {"type": "object", "additionalProperties": True},
+        },
+        "required": ["side", "meta"],
+    }
+    tool = Tool(name="plant", description="Plant something.", inputSchema=schema)
+    wrote = {"side": "2", "meta": '{"row": 3}'}
+    call = {"functionCall": {"name": "plant", "args": wrote}}
+    reply = {"candidates": [{"content": {"role": "model", "parts": [call]}}]}
+    monkeypatch.setattr(recording_server, "GEMINI_REPLY", reply)
+    specs = bind_tools_for([tool], [], TASK).specs
+    with RecordingServer() as server:
+        message = with_tools(PROVIDERS["google_genai"][0](server.url), specs).invoke(ASK)
+    assert gemini_problems(server.bodies()[0]) == []
+    assert isinstance(message, AIMessage)
+    [made] = message.tool_calls
+    assert made["args"] == {"side": 2, "meta": {"row": 3}}
+    assert check_args(tool, made["args"]) == []
+    assert check_args(tool, wrote) != []

@@ -158,7 +158,8 @@ async def test_a_rate_limit_says_how_long_to_wait(serve: Callable[..., Refuser])
     body = openai_error(message, "requests", "rate_limit_exceeded")
     serve(lambda _: (429, body, {"Retry-After": "20"}))
     text = await _planner_failure()
-    assert "kept answering 429 Too Many Requests (after 0 retries; rate_limit_exceeded: " in text
+    said = "answered 429 Too Many Requests (not retried: MODEL_MAX_RETRIES=0; rate_limit_exceeded: "
+    assert said in text
     assert message in text
     assert "; wait 20 s (the provider's Retry-After), then resume." in text
 
@@ -317,4 +318,5 @@ async def test_a_fastapi_422_refusal_moves_on_and_an_unrelated_500_does_not(
     text = await _planner_failure("openai:fastapi-model")
     kinds = [(r.get("response_format") or {}).get("type") or "tools" for r in server.requests]
     assert kinds == ["json_schema", "tools"]
-    assert 'kept failing with HTTP 500 (after 0 retries; server_error: "The server had an' in text
+    said = 'failed with HTTP 500 (not retried: MODEL_MAX_RETRIES=0; server_error: "The server had'
+    assert said in text

@@ -234,7 +234,9 @@ def test_cli_lists_the_question_and_resume_answer_sends_respond(
     model = install_scripted(ScriptedChatModel(script=script, name_="cli-ask"))
     runner = CliRunner()
 
-    waiting = runner.invoke(app, ["run", "Stock?", "--thread", "q-1", "--model", model, "--json"])
+    waiting = runner.invoke(
+        app, ["run", "Stock?", "--thread", "q-1", "--new", "--model", model, "--json"]
+    )
     assert waiting.exit_code == 3, waiting.output
     (pending,) = json.loads(waiting.stdout)["pending"]
     # `question` is the id of the question shown, for `resume --question`.

@@ -11,9 +11,8 @@ from typer.testing import CliRunner
 
 from strategies.cli import prompts
 from strategies.cli.app import app
-from strategies.with_planner.plans import PlannerResult, Task
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
-from tests.unit_tests.helpers import unique
+from tests.unit_tests.helpers import plan, task, unique
 
 runner = CliRunner()
 PRIVATE = "body-only-the-owner-sees"
@@ -26,7 +25,7 @@ def _terminal(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def write_note_model(title: str) -> str:
     script: list[Any] = [
-        PlannerResult(plan=[Task(id="t1", expert="notes", task=f"Write note {title}")]),
+        plan(task("t1", "notes", f"Write note {title}")),
         "IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE",
         calls(tool_call("write_note", {"title": title, "body": PRIVATE})),
         {"completed": True, "reason": "written"},
@@ -37,7 +36,9 @@ def write_note_model(title: str) -> str:
 
 def run(title: str, answers: str, thread: str) -> Any:
     model = write_note_model(title)
-    return runner.invoke(app, ["run", "Save", "--model", model, "--thread", thread], input=answers)
+    return runner.invoke(
+        app, ["run", "Save", "--model", model, "--thread", thread, "--new"], input=answers
+    )
 
 
 def test_audit_lists_what_was_asked_and_answered(

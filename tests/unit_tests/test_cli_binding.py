@@ -30,7 +30,7 @@ def waiting_thread(chdir: Path, mcp_config: dict[str, Any], title: str) -> tuple
     """A thread waiting to write note `title`: (thread, model, the printed question id)."""
     (chdir / "mcp.json").write_text(json.dumps(mcp_config))
     model, thread = write_note_model(title), unique("cli-bound")
-    waiting = runner.invoke(app, ["run", "Save", "--thread", thread, "--model", model])
+    waiting = runner.invoke(app, ["run", "Save", "--thread", thread, "--new", "--model", model])
     assert waiting.exit_code == 3, waiting.output
     found = QUESTION.search(waiting.stdout)
     assert found is not None, waiting.stdout

@@ -64,7 +64,9 @@ def test_end_of_input_at_a_prompt_stops_with_130_and_runs_nothing(
     title = f"prompt-eof-{len(answers)}"
     model = write_note_model(title)
     result = runner.invoke(
-        app, ["run", "Save", "--thread", f"eof-{len(answers)}", "--model", model], input=answers
+        app,
+        ["run", "Save", "--thread", f"eof-{len(answers)}", "--new", "--model", model],
+        input=answers,
     )
     assert result.exit_code == 130, result.output
     assert f"Stopped. The thread is saved: mcp-planner resume eof-{len(answers)}" in result.stderr
@@ -88,7 +90,7 @@ def test_ctrl_c_at_the_reason_prompt_stops_with_130(
         return "r"
 
     monkeypatch.setattr(Prompt, "ask", ask)
-    result = runner.invoke(app, ["run", "Save", "--thread", "ctrl-c", "--model", model])
+    result = runner.invoke(app, ["run", "Save", "--thread", "ctrl-c", "--new", "--model", model])
     assert result.exit_code == 130, result.output
     assert asked == [prompts.REMEMBER_CHOICE, "reason (optional)"]
     assert "Stopped. The thread is saved: mcp-planner resume ctrl-c" in result.stderr

@@ -53,7 +53,9 @@ def test_no_terminal_lists_the_approval_exits_3_and_resume_approve_runs_it(
 ) -> None:
     (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
     model = write_note_model("script-approved", "Saved script-approved.")
-    waiting = runner.invoke(app, ["run", "Save a note", "--thread", "s-1", "--model", model])
+    waiting = runner.invoke(
+        app, ["run", "Save a note", "--thread", "s-1", "--new", "--model", model]
+    )
     assert waiting.exit_code == 3, waiting.output
     assert "write_note" in waiting.stdout
     assert '"title": "script-approved"' in waiting.stdout
@@ -81,7 +83,9 @@ def test_run_json_waits_then_resume_reject_json_completes(
 ) -> None:
     (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
     model = write_note_model("script-rejected", "Not saved, as you asked.")
-    waiting = runner.invoke(app, ["run", "Save", "--thread", "s-2", "--model", model, "--json"])
+    waiting = runner.invoke(
+        app, ["run", "Save", "--thread", "s-2", "--new", "--model", model, "--json"]
+    )
     assert waiting.exit_code == 3, waiting.output
     outcome = json.loads(waiting.stdout)
     assert set(outcome) >= KEYS
@@ -111,7 +115,10 @@ def test_resume_decisions_edit_runs_the_edited_call(
 ) -> None:
     (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
     model = write_note_model("script-edit-before")
-    assert runner.invoke(app, ["run", "Save", "--thread", "s-3", "--model", model]).exit_code == 3
+    assert (
+        runner.invoke(app, ["run", "Save", "--thread", "s-3", "--new", "--model", model]).exit_code
+        == 3
+    )
     edit = {
         "decisions": [
             {
@@ -186,8 +193,9 @@ def test_an_expert_that_cannot_start_makes_run_exit_1_in_the_tools_words(
     tools = runner.invoke(app, ["tools"])
     assert tools.exit_code == 1
     (words,) = [line for line in tools.stderr.splitlines() if "is unavailable" in line]
-    assert words.startswith("Expert 'broken' is unavailable")
-    assert any(words.split(":")[0] in p for p in outcome["problems"]), outcome["problems"]
+    # Its only expert failed: one line, the expert's words after what was not listed.
+    assert words.startswith("No expert could be listed: Expert 'broken' is unavailable")
+    assert any(words.split(": ")[1] in p for p in outcome["problems"]), outcome["problems"]
     assert "mcp_config in context" not in result.stderr + result.stdout
 
 
@@ -214,7 +222,9 @@ def test_a_new_request_on_a_waiting_thread_is_refused_not_dropped(
 ) -> None:
     (chdir_tmp / "mcp.json").write_text(json.dumps(mcp_config))
     model = write_note_model("still-pending")
-    waiting = runner.invoke(app, ["run", "Save a note", "--thread", "s-wait", "--model", model])
+    waiting = runner.invoke(
+        app, ["run", "Save a note", "--thread", "s-wait", "--new", "--model", model]
+    )
     assert waiting.exit_code == 3, waiting.output
     again = runner.invoke(app, ["run", "list the notes", "--thread", "s-wait", "--model", model])
     assert again.exit_code == 2, again.output

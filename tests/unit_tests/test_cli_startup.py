@@ -7,10 +7,14 @@ the MCP SDK is most of a cold start, and a help screen or a mistyped option need
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+from tests.unit_tests.helpers import run_cli
 
 HEAVY = ("langchain_core", "langgraph", "mcp", "openai", "strategies.with_planner.graph")
 """Packages a help screen or a usage error must not import."""
@@ -53,3 +57,61 @@ def test_help_version_and_usage_errors_import_no_langchain_langgraph_or_mcp(
     loaded = _loaded(*args)
     assert loaded["heavy"] == []
     assert loaded["code"] == (2 if args == ["run"] else 0)
+
+
+NOT_FOR_THREADS = (
+    "langgraph.graph",
+    "langgraph.pregel",
+    "strategies.with_planner.graph",
+    "mcp",
+    "openai",
+    "langchain_openai",
+    "langchain_mcp_adapters",
+    "numpy",
+)
+"""What listing saved threads must not import: it reads checkpoints, it runs no graph."""
+
+NOT_FOR_GRAPH = ("openai", "langchain_openai", "langchain_mcp_adapters", "numpy", "bm25s")
+"""What drawing the graph must not import: no model client, no ranking, no MCP adapters."""
+
+
+def _loaded_in(cwd: Path, heavy: tuple[str, ...], *args: str) -> dict[str, object]:
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE.replace("HEAVY", repr(json.dumps(heavy))), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    marker = [line for line in result.stderr.splitlines() if line.startswith("LOADED ")]
+    assert marker, result.stderr
+    loaded: dict[str, object] = json.loads(marker[-1].removeprefix("LOADED "))
+    return loaded
+
+
+def test_threads_with_saved_threads_imports_no_graph_runtime_model_or_mcp(
+    tmp_path: Path,
+) -> None:
+    config = {
+        "mcpServers": {
+            "inventory": {
+                "command": sys.executable,
+                "args": ["-m", "common.demo_servers.inventory"],
+            }
+        }
+    }
+    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "OPENAI"))}
+    saved = run_cli(["run", "How many units of WID-1 are in stock"], tmp_path, env)
+    assert saved.returncode == 0, saved.stderr
+
+    loaded = _loaded_in(tmp_path, NOT_FOR_THREADS, "threads")
+
+    assert loaded == {"code": 0, "heavy": []}
+
+
+def test_graph_imports_no_model_client_ranking_or_adapters(tmp_path: Path) -> None:
+    loaded = _loaded_in(tmp_path, NOT_FOR_GRAPH, "graph")
+
+    assert loaded == {"code": 0, "heavy": []}

@@ -94,7 +94,17 @@ def test_ctrl_c_leaves_the_thread_resumable_and_says_how(
     monkeypatch.setattr(prompts, "ask_in_terminal", ctrl_c_at_the_prompt)
     stopped = runner.invoke(
         app,
-        ["run", "Save a note please", "--thread", "th-c", "--model", model, "--config", "mcp.json"],
+        [
+            "run",
+            "Save a note please",
+            "--thread",
+            "th-c",
+            "--new",
+            "--model",
+            model,
+            "--config",
+            "mcp.json",
+        ],
     )
     assert stopped.exit_code == 130
     assert "mcp-planner resume th-c" in stopped.output

@@ -85,7 +85,7 @@ async def test_an_edited_held_call_runs_as_edited_even_when_the_gate_clears_it(
 class _NoExperts(ExpertRegistry):
     """A registry whose expert is unreachable: only the ledger can answer."""
 
-    async def tools(self, expert: str) -> Any:
+    async def tools(self, expert: str, max_age_s: float | None = None) -> Any:
         raise ExpertUnavailable(expert, "down")
 
 

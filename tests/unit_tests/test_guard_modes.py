@@ -236,7 +236,10 @@ async def test_go_ahead_runs_exactly_the_recorded_calls_without_replanning(
     (approved,) = state["previous_plan"]
     assert (approved["id"], approved["status"]) == ("approved-1", "completed")
     assert (approved["tool"], approved["args"]) == ("post_message", held_args(text))
-    assert approved["approval"] == {"type": "approve"}
+    # The approval keeps the definition the held call was shown with: it runs only while unchanged.
+    kept = dict(approved["approval"])
+    assert kept.pop("definition")["description"] == "Post a message in a channel."
+    assert kept == {"type": "approve"}
     # The call is still irreversible this turn: the recorded approval is what let it run.
     assert verdict(state, "chat", "post_message")["irreversible"] is True
     assert state["guard"]["analysis"] == "ok"

@@ -193,3 +193,50 @@ async def test_free_text_answers(reply: Any, expected: Any) -> None:
     else:
         assert isinstance(result, AIMessage)
         assert result.content == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "says"),
+    [
+        (500, "failed with HTTP 500 (not retried: MODEL_MAX_RETRIES=0"),
+        (429, "answered 429 Too Many Requests (not retried: MODEL_MAX_RETRIES=0"),
+    ],
+)
+def test_with_retries_off_the_sentence_says_so_instead_of_after_0_retries(
+    endpoint: None, monkeypatch: pytest.MonkeyPatch, code: int, says: str
+) -> None:
+    monkeypatch.setattr(get_settings(), "model_max_retries", 0)
+    text = describe_failure("planner", MODEL, _status(code))
+    assert says in text
+    assert "0 retries" not in text
+    assert "kept" not in text
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ("openai:gpt-4o-mini", "max_tokens"),
+        ("anthropic:claude-sonnet-4-5", "max_tokens"),
+        ("google_genai:gemini-2.0-flash", "max_output_tokens"),
+        ("ollama:llama3.2", "num_predict"),
+    ],
+)
+def test_every_remote_model_gets_the_answer_length_bound(
+    monkeypatch: pytest.MonkeyPatch, spec: str, field: str
+) -> None:
+    settings = get_settings()
+    monkeypatch.setattr(settings, "model_max_tokens", 777)
+    monkeypatch.setattr(settings, "allow_model_requests", True)
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.setenv(key, "k")
+    assert getattr(load_chat_model(spec), field) == 777
+
+
+def test_the_answer_length_bound_defaults_to_4096_tokens(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert load_settings().model_max_tokens == 4096
+    monkeypatch.setenv("MODEL_MAX_TOKENS", "0")
+    with pytest.raises(ConfigError, match="MODEL_MAX_TOKENS"):
+        load_settings()

@@ -10,21 +10,33 @@ an invalid schema, a `$ref` that does not resolve) goes to the SDK's own check.
 
 from __future__ import annotations
 
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from jsonschema import SchemaError, validators
 from jsonschema.exceptions import best_match
 from mcp import ClientSession
-from mcp.types import CallToolResult
+from mcp.shared.session import RequestResponder
+from mcp.types import CallToolResult, ClientResult, ServerNotification, ServerRequest
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
-from common.models import IdentityCache
+if TYPE_CHECKING:
+    from common.models import IdentityCache
+
+MessageHandler = RequestResponder[ServerRequest, ClientResult] | ServerNotification | Exception
+"""What a session's `message_handler` receives: a server request, a notification or an error."""
 
 VALIDATOR_CACHE_SIZE = 512
 """Output-schema validators kept (one per schema object a session holds)."""
 
-_VALIDATORS: IdentityCache[Any] = IdentityCache(VALIDATOR_CACHE_SIZE)
+
+@cache
+def _validators() -> IdentityCache[Any]:
+    """The process's validator cache; `common.models` (LangChain) is imported at the first call."""
+    from common.models import IdentityCache
+
+    return IdentityCache(VALIDATOR_CACHE_SIZE)
 
 
 def _validator(schema: dict[str, Any]) -> Any:
@@ -46,7 +58,7 @@ class PlannerClientSession(ClientSession):
         schema = schemas.get(name) if isinstance(schemas, dict) else None
         if not isinstance(schema, dict) or result.structuredContent is None:
             return await super()._validate_tool_result(name, result)
-        validator = _VALIDATORS.get(schema, "validator", lambda: _validator(schema))
+        validator = _validators().get(schema, "validator", lambda: _validator(schema))
         if validator is None:
             return await super()._validate_tool_result(name, result)
         try:

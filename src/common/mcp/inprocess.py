@@ -6,10 +6,14 @@ tools without a subprocess, and for fast, hermetic tests.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcp.server.fastmcp import FastMCP
-from mcp.server.lowlevel import Server
+if TYPE_CHECKING:
+    from mcp.server.fastmcp import FastMCP
+    from mcp.server.lowlevel import Server
+
+# The MCP SDK's server side (FastMCP brings Starlette and uvicorn) is imported by whoever
+# registers a server, never by a client that only reaches servers in other processes.
 
 _SERVERS: dict[str, Server[Any] | FastMCP] = {}
 
@@ -24,5 +28,7 @@ def inprocess_server(name: str) -> Server[Any]:
     if name not in _SERVERS:
         known = ", ".join(sorted(_SERVERS)) or "none"
         raise KeyError(f"no in-process MCP server {name!r} is registered (registered: {known})")
-    server = _SERVERS[name]
-    return server._mcp_server if isinstance(server, FastMCP) else server
+    server: Any = _SERVERS[name]
+    # A FastMCP wraps its low-level server; told apart without importing FastMCP.
+    low: Server[Any] = getattr(server, "_mcp_server", server)
+    return low

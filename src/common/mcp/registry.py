@@ -36,6 +36,12 @@ _STARTERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asynci
 )
 LAUNCH_WAIT_S = 2.0
 """Longest `launched` waits for servers to be launched; their starts go on regardless."""
+DEFINITION_MAX_AGE_S = 5.0
+"""Oldest tool list a held call's definition is checked against; older ones are listed again.
+
+One `tools/list` per held call at most every this many seconds: a server that changes a tool
+without `list_changed` is caught unless the change falls within this time of the last listing.
+"""
 logger = logging.getLogger(__name__)
 
 __all__ = ["ExpertRegistry", "ExpertUnavailable", "ToolOutcome", "get_registry", "shutdown_pool"]
@@ -186,14 +192,26 @@ class ExpertRegistry:
         finally:
             launch.cancel()
 
-    async def tools(self, expert: str) -> list[Tool]:
-        """The expert's tools, listed once per session (raises ExpertUnavailable)."""
+    async def tools(self, expert: str, max_age_s: float | None = None) -> list[Tool]:
+        """The expert's tools, listed again if the server said they changed or they are too old.
+
+        Listed at the session's start, again after `notifications/tools/list_changed`, and
+        again when older than `max_age_s` (None: any age). Raises ExpertUnavailable.
+        """
         session = self._session(expert)
         try:
-            await session.ensure_open()
+            return await session.current_tools(max_age_s)
         except ExpertUnavailable as exc:
-            raise ExpertUnavailable(expert, exc.reason) from exc
-        return list(session.tools)
+            raise ExpertUnavailable(expert, exc.reason, exc.retry_in_s) from exc
+
+    async def definition(self, expert: str, tool: str) -> Tool | None:
+        """The current definition of `tool` (None when the expert has no such tool).
+
+        From a list no older than `DEFINITION_MAX_AGE_S`: for checking a held call just before
+        it runs.
+        """
+        listed = await self.tools(expert, DEFINITION_MAX_AGE_S)
+        return next((t for t in listed if t.name == tool), None)
 
     async def _listing(self, expert: str, cached_ok: bool) -> list[Tool]:
         """The cached tools of a server still starting when allowed and known, else the live."""

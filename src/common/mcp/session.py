@@ -12,7 +12,10 @@ A session decides three things about its server's lifetime:
 - a start whose caller is cancelled is torn down at once (the server may be half-initialized
   and would not hear a polite stop), and the cancellation propagates;
 - each start's live tool list is written to the session's `tool_cache` (when it has one), so
-  the next process can plan before its servers are up.
+  the next process can plan before its servers are up;
+- the tool list is listed again after the server sends `notifications/tools/list_changed`
+  (on the next lookup, never inside the SDK's receive loop, which must go on reading the
+  answer), and when a caller asks for a list no older than some age (`current_tools`).
 """
 
 from __future__ import annotations
@@ -27,13 +30,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import anyio
+import anyio.lowlevel
 from mcp import ClientSession, StdioServerParameters
-from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
-from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import McpError
-from mcp.shared.memory import create_client_server_memory_streams
 from mcp.types import (
     CONNECTION_CLOSED,
     CallToolResult,
@@ -41,13 +41,16 @@ from mcp.types import (
     CancelledNotificationParams,
     ClientNotification,
     ErrorData,
-    PaginatedRequestParams,
+    ServerNotification,
     Tool,
+    ToolListChangedNotification,
 )
 
-from common.mcp.client import PlannerClientSession
+from common.mcp.client import MessageHandler, PlannerClientSession
 from common.mcp.config import ServerConfig
 from common.mcp.inprocess import inprocess_server
+from common.mcp.listing import handshake, list_all_tools
+from common.mcp.stdout_watch import StdoutWatch
 
 if TYPE_CHECKING:
     from common.mcp.tool_cache import ToolCache
@@ -72,14 +75,20 @@ def resolve_command(command: str) -> str:
 
 
 class ExpertUnavailable(RuntimeError):
-    """An MCP server that could not be started or reached; the message names it."""
+    """An MCP server that could not be started or reached; the message names it.
 
-    def __init__(self, server: str, message: str) -> None:
+    The message leaves out when the server is tried again (`retry_in_s`): a one-shot command
+    ends long before then, so "next start in 5s" would mean nothing to its reader.
+    """
+
+    def __init__(self, server: str, message: str, retry_in_s: float = 0.0) -> None:
         super().__init__(f"Expert {server!r} is unavailable: {message}")
         self.server = server
         """The expert's name."""
         self.reason = message
         """Why it is unavailable, without the expert's name."""
+        self.retry_in_s = retry_in_s
+        """Seconds before this process starts the server again (0: on the next use)."""
 
 
 def now() -> float:
@@ -146,6 +155,10 @@ class PersistentSession:
         """How long a closing session may take before its owner task is cancelled."""
         self.tool_cache: ToolCache | None = None
         """Where each start's live tool list is remembered (None: nowhere)."""
+        self._listed_at = 0.0
+        self._tools_changed = False
+        self._listing = asyncio.Lock()
+        self._watch: StdoutWatch | None = None
 
     @property
     def alive(self) -> bool:
@@ -175,15 +188,17 @@ class PersistentSession:
                 return self._session
             cooldown = self._cooldown
             if cooldown is not None and (wait := cooldown.retry_in_s()) > 0:
-                raise ExpertUnavailable(self.name, f"{cooldown.reason} (next start in {wait:.0f}s)")
+                raise ExpertUnavailable(self.name, cooldown.reason, wait)
             await self._close_owner()
             try:
                 session = await self._start()
             except ExpertUnavailable as exc:
                 cooldown = self._cool_down(exc.reason)
-                raise ExpertUnavailable(
-                    self.name, f"{exc.reason} (next start in {cooldown.length_s:g}s)"
-                ) from exc
+                # A long-lived process (a server) does retry: its log says when.
+                logger.info(
+                    "MCP server %r did not start; next start in %gs", self.name, cooldown.length_s
+                )
+                raise ExpertUnavailable(self.name, exc.reason, cooldown.length_s) from exc
             self._cooldown = None
             return session
 
@@ -231,9 +246,15 @@ class PersistentSession:
             async with AsyncExitStack() as stack:
                 read, write = await self._open_transport(stack)
                 self._launched.set()
-                session = await stack.enter_async_context(PlannerClientSession(read, write))
-                await session.initialize()
-                self.tools = await _list_all_tools(session)
+                stdio = self.config.resolved_transport == "stdio"
+                self._watch = StdoutWatch(self.name) if stdio else None
+                session = await stack.enter_async_context(
+                    PlannerClientSession(read, write, message_handler=self._on_message)
+                )
+                greeting = handshake(session)
+                self._tools_changed = False
+                self.tools = await (self._watch.guard(greeting) if self._watch else greeting)
+                self._listed_at = now()
                 await self._remember_tools()
                 if self._ready.cancelled():
                     return  # abandoned meanwhile: the owner is being torn down
@@ -251,7 +272,9 @@ class PersistentSession:
             elif self._ready.done():
                 logger.warning("MCP server %r disconnected: %r", self.name, exc)
             else:
-                reason = start_failure(exc)
+                failure = self._watch.failure if self._watch is not None else None
+                # Closing the transport after a stray stdout line may raise over it.
+                reason = str(failure) if failure else start_failure(exc, self.name, self.config)
                 self._ready.set_exception(
                     ExpertUnavailable(self.name, reason + await self._stderr_suffix())
                 )
@@ -265,6 +288,49 @@ class PersistentSession:
         """Refresh the tool cache with this start's live list (a failed write is only logged)."""
         if self.tool_cache is not None:
             await asyncio.to_thread(self.tool_cache.store, self.config, list(self.tools))
+
+    async def _on_message(self, message: MessageHandler) -> None:
+        """Note a tools/list_changed notice (the next lookup lists again); pass on stray output."""
+        if self._watch is not None:
+            await self._watch(message)
+        if isinstance(message, ServerNotification) and isinstance(
+            message.root, ToolListChangedNotification
+        ):
+            logger.info("MCP server %r says its tools changed", self.name)
+            self._tools_changed = True
+        await anyio.lowlevel.checkpoint()
+
+    async def current_tools(self, max_age_s: float | None = None) -> list[Tool]:
+        """The server's tools, listed again first if it said they changed or they are too old.
+
+        `max_age_s` is the oldest listing the caller accepts (None: any age); a server that
+        changes its tools without saying so is only seen by such a caller. Raises
+        ExpertUnavailable when the server cannot be reached or the listing fails.
+        """
+        session = await self.ensure_open()
+        async with self._listing:
+            old = max_age_s is not None and now() - self._listed_at >= max_age_s
+            if self._tools_changed or old:
+                await self._list_again(session)
+        return list(self.tools)
+
+    async def _list_again(self, session: ClientSession) -> None:
+        """List the tools again on the open session (a failure keeps them marked as changed)."""
+        # Cleared first: a notice arriving during the listing asks for another one.
+        self._tools_changed, ended = False, self._ended
+        try:
+            async with asyncio.timeout(self.startup_timeout_s):
+                tools = await list_all_tools(session)
+        except (TimeoutError, McpError, *CONNECTION_ERRORS) as exc:
+            self._tools_changed = True
+            if isinstance(exc, CONNECTION_ERRORS) or (
+                isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
+            ):
+                self._end(ended)
+            why = "no answer" if isinstance(exc, TimeoutError) else start_failure(exc)
+            raise ExpertUnavailable(self.name, f"listing its tools again failed: {why}") from exc
+        self.tools, self._listed_at = tools, now()
+        await self._remember_tools()
 
     async def launched(self) -> None:
         """Wait until a start has launched its transport (the server process runs) or ended."""
@@ -286,6 +352,11 @@ class PersistentSession:
         if cfg.inprocess is not None:
             return await _open_inprocess(stack, cfg.inprocess)
         assert cfg.url is not None
+        # The HTTP transports (httpx, SSE) are imported by the first session that needs them.
+        from mcp.client.sse import sse_client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
         if cfg.resolved_transport == "sse":
             read, write = await stack.enter_async_context(
                 sse_client(cfg.url, headers=dict(cfg.headers))
@@ -456,6 +527,8 @@ async def _abandon(call: asyncio.Future[CallToolResult]) -> None:
 
 
 async def _open_inprocess(stack: AsyncExitStack, name: str) -> tuple[Any, Any]:
+    from mcp.shared.memory import create_client_server_memory_streams
+
     server = inprocess_server(name)
     client, (server_read, server_write) = await stack.enter_async_context(
         create_client_server_memory_streams()
@@ -478,20 +551,35 @@ def _temp_log() -> TextIO:
     return tempfile.TemporaryFile("w+", encoding="utf-8")
 
 
-async def _list_all_tools(session: ClientSession) -> list[Tool]:
-    tools: list[Tool] = []
-    cursor: str | None = None
-    while True:
-        params = PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
-        tools.extend(page.tools)
-        cursor = page.nextCursor
-        if not cursor:
-            return tools
+def start_failure(exc: BaseException, name: str = "", config: ServerConfig | None = None) -> str:
+    """Why a server did not start, in words: a closed pipe means the server went away.
 
+    An HTTP server's reason names its URL and what to check: nothing listening (its url, or
+    start it), or a refusal of our credentials (its `headers`).
+    """
+    command = config.command if config is not None else None
+    if command and isinstance(exc, FileNotFoundError):
+        return (
+            f"its command {command!r} was not found; install it, or correct the command of "
+            f"server {name!r} in the MCP config file"
+        )
+    import httpx
 
-def start_failure(exc: BaseException) -> str:
-    """Why a server did not start, in words: a closed pipe means the server went away."""
+    url = config.url if config is not None else None
+    if url and isinstance(exc, httpx.HTTPStatusError):
+        code = exc.response.status_code
+        if code in (401, 403):
+            return (
+                f"{url} refused the connection with HTTP {code}; check the `headers` "
+                f"(credentials) of server {name!r} in the MCP config file"
+            )
+        return f"{url} answered HTTP {code} to the MCP connection; check its url"
+    if url and isinstance(exc, httpx.TransportError):
+        why = " ".join(str(exc).split()) or type(exc).__name__
+        return (
+            f"nothing answered at {url} ({why}); start that server, or correct the url of "
+            f"server {name!r} in the MCP config file"
+        )
     closed = isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
     if closed or isinstance(exc, CONNECTION_ERRORS):
         return "the server closed the connection while starting (it exited or crashed)"

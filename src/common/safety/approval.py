@@ -16,6 +16,21 @@ DecisionType = Literal["approve", "edit", "reject"]
 """What a reviewer may answer for one action."""
 
 
+class DefinitionSeen(TypedDict):
+    """A tool's definition as a question showed it, to check and compare just before the call."""
+
+    digest: str
+    """Digest of the whole definition (`common.safety.definitions.tool_digest`)."""
+    parts: dict[str, str]
+    """Digest of each part (name, description, schema, annotations)."""
+    description: str
+    """The start of the description, to say how it changed."""
+    properties: dict[str, str]
+    """Each input property's name and a short digest of its schema."""
+    annotations: dict[str, Any]
+    """The tool's annotations (hints) as the server gave them."""
+
+
 class RememberOffer(TypedDict):
     """What approving a call with `remember` would keep (see `common.safety.trust`)."""
 
@@ -29,6 +44,8 @@ class RememberOffer(TypedDict):
     """Digest of each part of the definition, to say which one changed later."""
     summary: str
     """The start of the tool's description, to show what was trusted."""
+    definition: NotRequired[DefinitionSeen]
+    """The definition trusted, to say later what changed (absent in entries kept before)."""
 
 
 class PendingCall(TypedDict):
@@ -48,6 +65,8 @@ class PendingCall(TypedDict):
     """Present when the reviewer may approve it and not be asked again for this tool."""
     held: NotRequired[str]
     """Present on a reviewer's edit asked about again: its own hold, which approving accepts."""
+    definition: NotRequired[DefinitionSeen]
+    """The tool's definition when the question was asked: an answer holds for this one only."""
     answerers: NotRequired[str]
     """Present when the question says who may answer it and until when."""
 
@@ -123,6 +142,8 @@ class ApproveRecord(TypedDict):
     """Decision kind."""
     remember: NotRequired[bool]
     """Present (true) when the reviewer chose not to be asked again for this tool."""
+    definition: NotRequired[DefinitionSeen]
+    """The tool's definition the reviewer saw; the call runs only while it is unchanged."""
 
 
 class EditRecord(TypedDict):
@@ -134,6 +155,8 @@ class EditRecord(TypedDict):
     """The call to run."""
     held: NotRequired[str]
     """Present when the reviewer approved the edit after being shown this hold of its own."""
+    definition: NotRequired[DefinitionSeen]
+    """The tool's definition the reviewer saw; the edit runs only while it is unchanged."""
 
 
 class RejectRecord(TypedDict):
@@ -149,8 +172,15 @@ DecisionRecord = ApproveRecord | EditRecord | RejectRecord
 """A decision as it is kept in graph state (JSON data, e.g. `{"type": "approve"}`)."""
 
 
-def record_of(decision: Decision) -> DecisionRecord:
-    """A decision as plain data, to keep in graph state until the call runs."""
+def record_of(decision: Decision, seen: DefinitionSeen | None = None) -> DecisionRecord:
+    """A decision as plain data, to keep in graph state until the call runs.
+
+    `seen` is the tool's definition the question showed: an approve or an edit keeps it, so
+    the call runs only if the definition is still that one (a reject needs no such check).
+    """
+    if isinstance(decision, RejectDecision):
+        return RejectRecord(type="reject", message=decision.message)
+    record: DecisionRecord
     if isinstance(decision, EditDecision):
         action = decision.edited_action
         record = EditRecord(
@@ -158,12 +188,13 @@ def record_of(decision: Decision) -> DecisionRecord:
         )
         if isinstance(decision, ReviewedEdit):
             record["held"] = decision.held
-        return record
-    if isinstance(decision, RejectDecision):
-        return RejectRecord(type="reject", message=decision.message)
-    if decision.remember:
-        return ApproveRecord(type="approve", remember=True)
-    return ApproveRecord(type="approve")
+    else:
+        record = ApproveRecord(type="approve")
+        if decision.remember:
+            record["remember"] = True
+    if seen is not None:
+        record["definition"] = seen
+    return record
 
 
 def decision_of(record: DecisionRecord) -> Decision:

@@ -12,7 +12,9 @@ changes something (the name's verb, a destructive verb in the description, a `re
 false` or `destructiveHint` annotation) makes it irreversible; an untrusted `readOnlyHint: true`
 clears it only when the name (or, for a name without a verb, the description) agrees; then the
 name's read verb, unless the tool's own first sentence leads with a change verb ("Write content
-to a file" for `echo`); then the description's; nothing at all leaves it irreversible. How names and
+to a file" for `echo`); then the description's; nothing at all leaves it irreversible, unless
+the `semantic` extra finds its sentence close to labelled read-only tools and far from every
+write (`common.safety.likeness`, which only ever clears that "no signal" default). How names and
 descriptions are read lives in `common.safety.wording`.
 """
 
@@ -24,6 +26,7 @@ from typing import Literal, TypedDict
 from mcp.types import Tool
 
 from common.mcp.config import ServerConfig
+from common.safety.likeness import likeness_reason
 from common.safety.readings import (
     computation,
     demonstration,
@@ -249,6 +252,9 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
         return _read_name_verdict(tool, name.verb, name.why)
     if description.leaning is not None:
         return description.leaning != "read", "heuristic", description.why
+    alike = likeness_reason(tool.description)  # None unless the `semantic` extra is installed
+    if alike is not None:
+        return False, "heuristic", alike
     return True, "default", _default_reason(tool, untrusted_hint)
 
 

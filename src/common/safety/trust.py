@@ -17,8 +17,6 @@ A remembered approval only stands in for a question: it never changes what `auto
 
 from __future__ import annotations
 
-import hashlib
-import json
 import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -34,6 +32,9 @@ from common.identity import user_namespace
 from common.mcp.config import ServerConfig
 from common.safety.approval import RememberOffer
 from common.safety.classify import VerdictSource
+from common.safety.definitions import canonical as _canonical
+from common.safety.definitions import seen_of, tool_digest, tool_parts, what_changed
+from common.safety.definitions import sha256 as _sha256
 from common.safety.gate import GateDecision
 from common.safety.policy import action_for
 
@@ -71,13 +72,16 @@ class Changed:
     """The entry as stored."""
     parts: tuple[str, ...]
     """Which parts of the definition differ (`description`, `schema`, `annotations`)."""
+    what: str
+    """What changed, in one line with the server's values quoted (`what_changed`)."""
 
     def reason(self) -> str:
         """Why the call is asked about again, appended to the approval's reason."""
         changed = "/".join(self.parts) or "its digest"
         return (
             f"you chose not to be asked again for this tool on {self.entry['since'][:10]}, but its "
-            f"definition changed since ({changed}), so it is asked again"
+            f"definition changed since ({changed}): {self.what}; so it is asked again (approve "
+            "with remember to trust the new definition)"
         )
 
 
@@ -119,23 +123,6 @@ def shown_identity(config: ServerConfig) -> str:
     return mask_secrets(shlex.join([config.command or "", *config.args]))[0]
 
 
-def tool_parts(tool: Tool) -> dict[str, str]:
-    """A digest of each part of a tool's definition (name included), from canonical JSON."""
-    hints = tool.annotations
-    annotations = hints.model_dump(mode="json", exclude_none=True) if hints is not None else {}
-    return {
-        "name": _sha256(_canonical(tool.name)),
-        "description": _sha256(_canonical(tool.description or "")),
-        "schema": _sha256(_canonical(tool.inputSchema or {})),
-        "annotations": _sha256(_canonical(annotations)),
-    }
-
-
-def tool_digest(tool: Tool) -> str:
-    """The digest of a tool's definition: name, description, input schema and annotations."""
-    return _sha256(_canonical(tool_parts(tool)))
-
-
 def offer_for(config: ServerConfig, tool: Tool) -> RememberOffer:
     """What remembering an approval of `tool` on this server would keep."""
     return RememberOffer(
@@ -144,6 +131,7 @@ def offer_for(config: ServerConfig, tool: Tool) -> RememberOffer:
         digest=tool_digest(tool),
         parts=tool_parts(tool),
         summary=(tool.description or "").strip()[:SUMMARY_CHARS],
+        definition=seen_of(tool),
     )
 
 
@@ -174,7 +162,10 @@ async def remembered(
     if entry.get("digest") == offer["digest"]:
         return entry
     kept = entry.get("parts") or {}
-    return Changed(entry, tuple(p for p in PARTS if kept.get(p) != offer["parts"][p]))
+    # Entries kept before definitions were: their summary is the description they trusted.
+    before = entry.get("definition") or {"parts": kept, "description": entry.get("summary", "")}
+    parts = tuple(p for p in PARTS if kept.get(p) != offer["parts"][p])
+    return Changed(entry, parts, what_changed(before, tool))
 
 
 async def remember(
@@ -217,12 +208,3 @@ async def revoke(
     for e in gone:
         await store.adelete(namespace(user), entry_key(e["server"], e["tool"]))
     return gone
-
-
-def _canonical(value: Any) -> str:
-    """JSON with sorted keys and no spaces: the same definition always gives the same text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()

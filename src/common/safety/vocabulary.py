@@ -24,6 +24,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "destructive": "words",
         "change": "words",
         "read": "words",
+        "observe": "words",
         "manner": "words",
         "manner_objects": "words",
         "head_nouns": "words",
@@ -37,6 +38,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
     "sentences": {
         "conjunctions": "words",
         "be": "words",
+        "causatives": "words",
         "of": "words",
         "verb_places": "words",
         "lead_ins": "pattern",

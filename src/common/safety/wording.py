@@ -28,8 +28,12 @@ destructive verb anywhere in its own first sentence), not by mentioning a noun (
 log"); a leading change verb outranks a read verb in the name (`echo`: "Write content to a file
 ..."). It clears a tool only when the name says nothing.
 
-Hand-written rather than a part-of-speech tagger: the vocabulary of MCP tool names is small, the
-result must be deterministic and auditable, and a tagger would pull a model into every process.
+Whether a word stands as a verb at all is a question of parts of speech (`common.safety.parts`,
+on a shipped English lexicon): a change word that modifies the next noun or heads a compound
+(`estimate_dispatch_time`, `search_address_book`) or ends the read verb's object ("Search
+transactions sent or received") is a noun; a word that can only be a verb leads a name even when
+no vocabulary knows it (`generate_test_signal`). Verbs of observing (measure, verify, weigh) read
+with a noun as object and yield to a change word they qualify ("test-charge the card").
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from functools import lru_cache
 from typing import Literal
 
 from common.safety import vocabulary as vocab
+from common.safety.parts import can_be_verb, in_noun_phrase, modifier_or_head, only_a_verb
 
 DESTRUCTIVE_VERBS = vocab.words("verbs", "destructive")
 """Verbs whose call cannot be undone, and that tool names rarely use as nouns: they win anywhere."""
@@ -47,6 +52,8 @@ CHANGE_VERBS = vocab.words("verbs", "change")
 """Verbs that change something when they lead a name (or follow "and"/"or"); nouns otherwise."""
 READ_VERBS = vocab.words("verbs", "read")
 """Verbs of operations that only read or compute: they clear a tool when they lead its name."""
+OBSERVE_VERBS = vocab.words("verbs", "observe")
+"""Verbs of observing and checking: they read with a noun as object, not before a change word."""
 MANNER_VERBS = vocab.words("verbs", "manner")
 """Change verbs that under a read name say how it reads ("Execute a SELECT query")."""
 MANNER_OBJECTS = vocab.words("verbs", "manner_objects")
@@ -124,6 +131,7 @@ def verb_of(word: str, last: bool) -> tuple[Leaning, str] | None:
         ("destructive", DESTRUCTIVE_VERBS),
         ("change", CHANGE_VERBS),
         ("read", READ_VERBS),
+        ("read", OBSERVE_VERBS),
     ):
         hit = sorted(forms & vocabulary)
         if hit:
@@ -151,6 +159,8 @@ _OF = vocab.words("sentences", "of")
 """Words after which an -ing form names an activity ("the cost of creating"), not an action."""
 _VERB_PLACES = vocab.words("sentences", "verb_places")
 """Words after which a noun-like verb is a verb ("that posts", "to commit")."""
+_CAUSATIVES = vocab.words("sentences", "causatives")
+"""Read verbs after whose object a participle says what they had done ("Get the invoice paid")."""
 _AUXILIARIES = _BE | {"has", "have", "had", "will", "would", "been"}
 """Words after which a past participle is the verb of a clause ("is deleted", "has sent")."""
 
@@ -189,9 +199,11 @@ def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
 
     A destructive one acts unless it reads as an adjective: followed by "by" ("messages sent by
     the user"), after a determiner or a word of time ("the sent items", "recently deleted"), or
-    right after the sentence's leading read verb ("Get published posts"); "reminders sent
-    automatically", "each paid from the balance" act. A change verb's participle acts only as a
-    clause's verb: after "is", "has", "and", "that" or an adverb ("and saved", "is updated").
+    right after the sentence's leading read verb ("Get published posts") or the plain noun phrase
+    that is its object ("Search transactions sent or received"; not after a causative: "Get the
+    invoice paid"); "with reminders sent automatically", "each paid from the balance" act. A
+    change verb's participle acts only as a clause's verb: after "is", "has", "and", "that" or an
+    adverb ("and saved", "is updated").
     """
     before = words[i - 1] if i else ""
     if leaning == "change":
@@ -200,8 +212,14 @@ def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
         )
     if words[i + 1 : i + 2] == ["by"] or before in _ADJECTIVE_MARKS:
         return False
-    leading_read = i == 1 and (read := verb_of(before, False)) is not None and read[0] == "read"
-    return not leading_read
+    lead = verb_of(words[0], False) if words else None
+    if lead is None or lead[0] != "read":
+        return True
+    if i == 1:
+        return False  # "Get published posts"
+    # "Search transactions sent or received": the participle ends the read verb's object
+    describes = in_noun_phrase(words, 1, i, _ADJECTIVE_MARKS | _OBJECT_STARTS)
+    return words[0] in _CAUSATIVES or not describes
 
 
 _ADJECTIVE_MARKS = frozenset(
@@ -220,6 +238,10 @@ def found_verbs(
     sets want no participle to slip through as an adjective.
     """
     found = [verb_of(w, i == len(words) - 1) for i, w in enumerate(words)]
+    for i, hit in enumerate(found[:-1]):
+        after = found[i + 1]
+        if hit is not None and hit[1] in OBSERVE_VERBS and after is not None and after[0] != "read":
+            found[i] = None  # "test-charge the card", `verify_send`: the change word governs
     if not every_form:
         found = [
             hit if hit is None or _verb_form(words, i, hit, in_name) else None
@@ -251,6 +273,8 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
         limit = None if read_within is None else (read_within if leaning == "read" else 3)
         if read_within is not None and verb in NOUN_LIKE_CHANGES and leaning == "change":
             limit = 1  # "Load emails from the account": a noun after an unknown verb
+        if what == "name" and leaning == "read" and any(map(only_a_verb, words[:index])):
+            limit = 0  # `generate_test_signal`: a verb no vocabulary knows leads, "test" is a noun
         if limit is None or index < limit:
             verbs.insert(0, (leaning, verb))
             led = True
@@ -263,15 +287,26 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
                 and hit[0] == "change"
                 and words[i] == hit[1]
                 and (hit[1] not in NOUN_LIKE_CHANGES or i == last)
+                and not modifier_or_head(words, i, index)
             ]
     changes = [verb for leaning, verb in verbs if leaning == "change"]
     if changes:
         return Reading(
             "change", changes[0], f"its {what} says it changes something ({changes[0]!r})"
         )
+    if what == "name" and _unknown_verb_joined(words, found):
+        led = False  # `predict_and_trade`: a verb no vocabulary knows after "and" is not cleared
     if verbs and led:  # "Exercises an option, converting it": a later read vouches for nothing
         return Reading("read", verbs[0][1], f"its {what} leads with the read verb {verbs[0][1]!r}")
     return Reading(None, None, f"its {what} has no verb this guard knows")
+
+
+def _unknown_verb_joined(words: list[str], found: list[tuple[Leaning, str] | None]) -> bool:
+    """Whether a word after a conjunction can be a verb that no vocabulary knows (`and_trade`)."""
+    return any(
+        hit is None and i and words[i - 1] in CONJUNCTIONS and can_be_verb(words[i])
+        for i, hit in enumerate(found)
+    )
 
 
 # Readings are pure and asked for several times per tool and turn (verdict, hint, reason).
@@ -444,6 +479,8 @@ def _not_an_action(words: list[str], i: int, verb: str) -> bool:
     if verb in MANNER_VERBS:
         return bool(set(after) & MANNER_OBJECTS)
     following = after[0] if after else ""
+    if following.endswith("ing") and verb_of(following, False) is not None:
+        return False  # "Start monitoring the tank": the -ing form is the verb's object
     if (
         following in HEAD_NOUNS
         or _inflection(following, following.removesuffix("ed")) == "participle"

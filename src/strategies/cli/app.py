@@ -30,11 +30,9 @@ from strategies.cli.render import (
     print_table,
     problem,
 )
-from strategies.cli.trust import mark_of, tool_marks, trust_app
+from strategies.cli.trust import mark_of, trust_app
 
 if TYPE_CHECKING:
-    from common.mcp import McpConfig
-    from common.safety.classify import ToolVerdict
     from strategies.cli.answers import Preset
     from strategies.with_planner.context import Context
 
@@ -191,6 +189,9 @@ def run(
     as_json: JsonOption = False,
     server: ServerOption = None,
     token: TokenOption = None,
+    new: Annotated[
+        bool, typer.Option("--new", help="Start a new thread under the --thread ID given.")
+    ] = False,
 ) -> None:
     """Run one request and print the answer.
 
@@ -203,9 +204,19 @@ def run(
 
     Open-ended requests ("Which widgets are low on stock? Save a summary as a note.") need a
     language model: set MODEL (e.g. openai:gpt-4o-mini) and its API key, or pass --model.
+
+    --thread ID continues that thread, and an unknown ID is refused (exit 2), so a mistyped id
+    never starts a thread of its own; --thread ID --new starts a new thread under that id.
     """
+    if new and thread is None:
+        problem("--new starts a thread under the id you give: add --thread ID.")
+        raise typer.Exit(EXIT_USAGE)
+    # Must the thread exist (--thread ID), must it not (--thread ID --new), or is it new (None)?
+    existing = None if thread is None else not new
     if server is not None:
-        _run_on_server(server, request, thread, model, mode, config, as_json, token)
+        _run_on_server(
+            server, request, thread, bool(existing), (model, mode, config), as_json, token
+        )
     thread_id = thread or uuid.uuid4().hex[:12]
     hint = resume_hint(thread_id, _options(model, mode, config))
 
@@ -214,24 +225,35 @@ def run(
 
         ctx = build_context(model, mode, config)
         payload = {"messages": [{"role": "user", "content": request}]}
-        return asyncio.run(_run_and_show(payload, thread_id, ctx, hint))
+        return asyncio.run(_run_and_show(payload, thread_id, ctx, hint, existing=existing))
 
     _conclude(body, as_json, thread_id, hint, shown=True)
 
 
 async def _run_and_show(
-    payload: Any, thread: str, ctx: Context, hint: str, preset: Preset | None = None
+    payload: Any,
+    thread: str,
+    ctx: Context,
+    hint: str,
+    preset: Preset | None = None,
+    existing: bool | None = None,
 ) -> Outcome:
     """Run or resume the thread and show how it ended, then close its experts.
 
     Shown before the experts are closed: closing the stdio servers takes a moment, which the
-    person reading the answer need not wait for.
+    person reading the answer need not wait for. `existing` True refuses an unknown thread,
+    False a known one (None: either).
     """
     from common.mcp.registry import shutdown_pool
-    from strategies.cli.drive import run_thread
+    from strategies.cli.drive import no_thread, run_thread
+    from strategies.cli.records import nothing_saved
 
+    if existing and nothing_saved("checkpoints"):
+        raise no_thread(thread, new_hint=True)
     try:
-        outcome = await run_thread(payload, thread, ctx, hint, preset, close_sessions=False)
+        outcome = await run_thread(
+            payload, thread, ctx, hint, preset, close_sessions=False, existing=existing
+        )
         show(outcome)
         return outcome
     finally:
@@ -336,9 +358,8 @@ def _run_on_server(
     server: str,
     request: str,
     thread: str | None,
-    model: str | None,
-    mode: str | None,
-    config: Path | None,
+    existing: bool,
+    settings: tuple[str | None, str | None, Path | None],
     as_json: bool,
     token: str | None = None,
 ) -> NoReturn:
@@ -346,6 +367,7 @@ def _run_on_server(
     from strategies.cli import remote
 
     startup_done()
+    model, mode, config = settings
 
     thread_id = thread or remote.new_thread_id()
     hint = resume_hint(thread_id, _options(model, mode, config, server))
@@ -355,7 +377,7 @@ def _run_on_server(
         context = remote.server_context(model, mode, config)
         return asyncio.run(
             remote.run_remote(
-                url, request, thread_id, thread is not None, context, hint, remote.token_for(token)
+                url, request, thread_id, existing, context, hint, remote.token_for(token)
             )
         )
 
@@ -406,30 +428,6 @@ def chat(
     _conclude(body, False, thread_id, hint, shown=True)
 
 
-async def _classify_all(
-    config: McpConfig, user: str
-) -> tuple[list[ToolVerdict], dict[str, str], dict[tuple[str, str], str]]:
-    from common.mcp import ExpertRegistry, ExpertUnavailable
-    from common.mcp.registry import shutdown_pool
-    from common.safety.classify import classify_tools
-    from strategies.cli.setup import settings
-
-    registry = ExpertRegistry(config, settings().mcp_startup_timeout_s)
-    try:
-        catalog = await registry.catalog(registry.experts)
-    finally:
-        await shutdown_pool()
-    marks = await tool_marks(registry, catalog, user)
-    verdicts: list[ToolVerdict] = []
-    errors: dict[str, str] = {}
-    for server, tools in catalog.items():
-        if isinstance(tools, ExpertUnavailable):
-            errors[server] = str(tools)
-        else:
-            verdicts += classify_tools(server, tools, registry.server(server))
-    return verdicts, errors, marks
-
-
 @app.command(cls=PlainCommand)
 def tools(
     config: ConfigOption = None,
@@ -445,44 +443,32 @@ def tools(
     marks a tool the user chose not to be asked again for; `changed` one whose definition
     changed since (it is asked again). At call time a call is also held when its arguments
     carry other experts' data out (a URL, a recipient, a message): a server's
-    `data_may_leave: true` allows that. Exits 1 when an expert cannot start.
+    `data_may_leave: true` allows that. Exits 1 when an expert cannot start, 2 when the
+    config has no server.
 
     Example: mcp-planner tools --config mcp.json --json
     """
-    from rich.text import Text
-
-    from strategies.cli.setup import read_mcp_config
+    from strategies.cli import tool_list
+    from strategies.cli.setup import read_mcp_config, settings
 
     fit_output()
     with user_errors():
         _, mcp = read_mcp_config(config)
-        verdicts, errors, marks = asyncio.run(_classify_all(mcp, user))
+        source = str(config if config is not None else settings().mcp_config)
+        tool_list.require_servers(mcp, source)
+        verdicts, errors, marks = asyncio.run(tool_list.classify_all(mcp, user))
     rows: list[dict[str, Any]] = [{**v, "remembered": mark_of(marks, dict(v))} for v in verdicts]
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
-    else:
-        columns = ["server", "tool", "class", "source", "remembered", "reason"]
-        table = new_table("Tools and their classification", columns)
-        for r in rows:
-            cls = Text("irreversible", "red") if r["irreversible"] else Text("reversible", "green")
-            mark = Text(r["remembered"] or "", "yellow" if r["remembered"] == "changed" else "")
-            table.add_row(
-                Text(r["server"]), Text(r["tool"]), cls, r["source"], mark, Text(r["reason"])
-            )
-        print_table(table)
-        line(_leaving_note(mcp), "dim")
+    if errors and len(errors) == len(mcp.servers):
+        problem(tool_list.none_listed(source, errors))
+        raise typer.Exit(EXIT_FAILED)
+    if not as_json:
+        print_table(tool_list.tool_table(rows))
+        line(tool_list.leaving_note(mcp), "dim")
     for message in errors.values():
         problem(message)
     raise typer.Exit(EXIT_FAILED if errors else EXIT_OK)
-
-
-def _leaving_note(config: McpConfig) -> str:
-    """Which servers may carry other experts' data out without approval (`data_may_leave`)."""
-    free = [name for name, server in config.servers.items() if server.data_may_leave]
-    return (
-        "Calls carrying another expert's data through a URL, recipient or message are held at "
-        f"call time; data_may_leave: true on {', '.join(free) or 'no server'}."
-    )
 
 
 app.add_typer(trust_app, name="trust")

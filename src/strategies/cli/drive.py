@@ -41,9 +41,10 @@ def resume_command(interrupts: list[Interrupt], answers: list[Any]) -> Command[A
     return Command(resume={i.id: a for i, a in zip(interrupts, answers, strict=True)})
 
 
-def no_thread(thread: str) -> CliProblem:
-    """The one line for a thread id that does not exist."""
-    return CliProblem(f"No thread {thread!r} here (mcp-planner threads lists them).")
+def no_thread(thread: str, new_hint: bool = False) -> CliProblem:
+    """The one line for a thread id that does not exist (with `new_hint`: how to start it)."""
+    start = "; add --new to start a new thread under that id" if new_hint else ""
+    return CliProblem(f"No thread {thread!r} here (mcp-planner threads lists them){start}.")
 
 
 def answer_here(interrupts: list[Interrupt]) -> Command[Any] | None:
@@ -108,8 +109,13 @@ async def run_thread(
     hint: str,
     preset: Preset | None = None,
     close_sessions: bool = True,
+    existing: bool | None = None,
 ) -> Outcome:
-    """Run (payload) or resume (payload None) the thread until it ends or waits for a person."""
+    """Run (payload) or resume (payload None) the thread until it ends or waits for a person.
+
+    A run with `existing` True on a thread that has no checkpoint is refused (`no_thread`), one
+    with `existing` False on a thread that has one (`--new`); None takes either.
+    """
     config: RunnableConfig = {"configurable": {"thread_id": thread}}
     async with experts_started(ctx, close_sessions), _persistence() as (saver, store):
         from strategies.with_planner.graph import build_graph
@@ -122,7 +128,7 @@ async def run_thread(
                 if isinstance(payload, list):
                     return await _waiting(graph, config, thread, hint)
             else:
-                await _refuse_if_waiting(graph, config, thread)
+                await _refuse_if_waiting(graph, config, thread, existing)
             if ctx.model == OFFLINE_MODEL:
                 notice(ANNOUNCEMENT)
             while True:
@@ -176,9 +182,23 @@ def show_guard_stats(values: dict[str, Any]) -> None:
         )
 
 
-async def _refuse_if_waiting(graph: Any, config: RunnableConfig, thread: str) -> None:
-    """A new request must not silently drop calls that still wait for the user's decision."""
-    pending = list((await graph.aget_state(config)).interrupts)
+async def _refuse_if_waiting(
+    graph: Any, config: RunnableConfig, thread: str, existing: bool | None
+) -> None:
+    """A new request must not silently drop calls that still wait for the user's decision.
+
+    `existing` True: the thread must exist (a mistyped id must not start a thread of its own);
+    False: it must not (`--new` must not continue an old thread unawares).
+    """
+    state = await graph.aget_state(config)
+    if existing is True and state.created_at is None:
+        raise no_thread(thread, new_hint=True)
+    if existing is False and state.created_at is not None:
+        raise CliProblem(
+            f"Thread {thread!r} already exists: leave out --new to continue it, or choose "
+            "another id."
+        )
+    pending = list(state.interrupts)
     if pending:
         raise still_waiting(thread, len(pending), f"mcp-planner resume {thread}")
 

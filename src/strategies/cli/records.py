@@ -5,10 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from common.embeddings import configured_embeddings
-from common.memory import SEMANTIC_MIN, search_runs, words
-from common.memory import namespace as memory_namespace
-from common.persistence import backend_of, open_persistence
+from common.persistence import backend_of, open_checkpointer, open_persistence
 from common.settings import get_settings
 from strategies.cli.answers import is_approval
 
@@ -26,26 +23,31 @@ def nothing_saved(kind: str) -> bool:
 
 
 async def list_threads() -> list[dict[str, Any]]:
-    """Every thread with its last question, status and last update, newest first."""
+    """Every thread with its last question, status and last update, newest first.
+
+    Read from each thread's latest checkpoint, without building the graph: listing threads
+    needs neither LangGraph's graph runtime nor the experts' and models' modules.
+    """
     from common.messages import last_request
-    from strategies.with_planner.graph import build_graph
 
     rows: list[dict[str, Any]] = []
-    async with open_persistence() as (saver, store):
-        graph = build_graph(checkpointer=saver, store=store)
-        # Finish listing before reading states: the SQLite saver serialises its queries.
+    async with open_checkpointer() as saver:
+        # Finish listing before reading the latest tuples: the SQLite saver serialises queries.
         latest: dict[str, str] = {}
         async for item in saver.alist(None):
             conf = item.config["configurable"]
             if not conf.get("checkpoint_ns"):
                 latest.setdefault(str(conf["thread_id"]), str(item.checkpoint.get("ts", "")))
         for thread, updated in latest.items():
-            state = await graph.aget_state({"configurable": {"thread_id": thread}})
+            found = await saver.aget_tuple({"configurable": {"thread_id": thread}})
+            if found is None:
+                continue
+            values = found.checkpoint["channel_values"]
             rows.append(
                 {
                     "thread_id": thread,
-                    "last_question": last_request(state.values.get("messages", [])),
-                    "status": _status(state),
+                    "last_question": last_request(values.get("messages", [])),
+                    "status": status_of(has_next(found.checkpoint), interrupts_of(found)),
                     "updated": updated,
                 }
             )
@@ -53,8 +55,40 @@ async def list_threads() -> list[dict[str, Any]]:
     return rows
 
 
-def _status(state: Any) -> str:
-    return status_of(bool(state.next), [i.value for i in state.interrupts])
+TRIGGER_PREFIX = "branch:to:"
+"""LangGraph's channel that schedules the node named after it (as `graph.aget_state` reads)."""
+SEND_CHANNEL = "__pregel_tasks"
+"""LangGraph's channel of `Send`s still to run."""
+INTERRUPT_WRITE = "__interrupt__"
+"""The pending write LangGraph saves for a task that is waiting on an interrupt."""
+
+
+def has_next(checkpoint: Any) -> bool:
+    """Whether the checkpoint has steps left: a node's trigger updated since it last ran.
+
+    The rule LangGraph's `StateSnapshot.next` follows (a trigger channel holding a value newer
+    than the version its node saw, or a pending `Send`); a test holds the two together.
+    """
+    values = checkpoint["channel_values"]
+    seen = checkpoint["versions_seen"]
+    for channel, version in checkpoint["channel_versions"].items():
+        if channel not in values:
+            continue
+        node = channel.removeprefix(TRIGGER_PREFIX) if channel.startswith(TRIGGER_PREFIX) else ""
+        if channel == "__start__":
+            node = channel
+        if node and str(version) > str(seen.get(node, {}).get(channel, "")):
+            return True
+    return bool(values.get(SEND_CHANNEL))
+
+
+def interrupts_of(found: Any) -> list[Any]:
+    """The values the thread's waiting tasks were interrupted with."""
+    waits: list[Any] = []
+    for _task, channel, value in found.pending_writes or []:
+        if channel == INTERRUPT_WRITE:
+            waits += [getattr(i, "value", i) for i in value]
+    return waits
 
 
 def status_of(has_next: bool, waits_on: list[Any]) -> str:
@@ -70,6 +104,10 @@ def status_of(has_next: bool, waits_on: list[Any]) -> str:
 
 async def past_runs(query: str, user: str, limit: int) -> list[dict[str, Any]]:
     """The user's past runs matching `query` (by words, or by meaning with embeddings)."""
+    from common.embeddings import configured_embeddings
+    from common.memory import namespace as memory_namespace
+    from common.memory import search_runs
+
     async with open_persistence() as (_saver, store):
         if not query.strip():
             items = await store.asearch(memory_namespace(user), limit=limit)
@@ -86,6 +124,8 @@ def _shown(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def _matches(query: str, record: dict[str, Any], target: list[float] | None) -> bool:
+    from common.memory import SEMANTIC_MIN, words
+
     text = f"{record.get('question', '')} {record.get('answer', '')}"
     if set(words(query)) & set(words(text)):
         return True

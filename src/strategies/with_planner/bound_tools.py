@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from mcp.types import Tool
 
 from common.mcp.tool_names import MAX_TOOLS, ToolNames, bound_spec
+from common.tool_schemas import object_schema
 from strategies.with_planner.perception import rank_tools
 
 logger = logging.getLogger(__name__)
@@ -45,20 +46,6 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
             "parameters": object_schema(tool.inputSchema),
         },
     }
-
-
-def object_schema(schema: dict[str, Any] | None) -> dict[str, Any]:
-    """A tool's input schema as the object schema providers require of function parameters.
-
-    Some servers (GitLab's, for one) list an input schema with no `type`; OpenAI and Anthropic
-    refuse such parameters ("schema must be a JSON Schema of 'type: "object"'"), though MCP
-    input schemas always describe an object.
-    """
-    if not schema:
-        return {"type": "object", "properties": {}}
-    if "type" not in schema:
-        return {"properties": {}, **schema, "type": "object"}
-    return schema
 
 
 def bind_tools_for(

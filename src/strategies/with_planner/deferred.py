@@ -60,7 +60,7 @@ def approved_step(index: int, call: PendingCall, decision: Decision) -> TaskStat
         critical=False,
     )
     task = new_task_state(step)
-    task["approval"] = record_of(decision)
+    task["approval"] = record_of(decision, call.get("definition"))
     return task
 
 

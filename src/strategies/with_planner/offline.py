@@ -2,11 +2,13 @@
 
 It reads what the graph's prompts already give it. As planner it splits the request into clauses
 ("and", "then", commas), picks for each the expert and tool whose names and descriptions share
-the most words with it, and fills arguments from quoted strings, SKU-like codes, numbers and
-`key=value` pairs; an argument it cannot fill from a later clause takes the previous task's
-result (`${tN.result}`). It assesses a task by its tool result and answers by listing results.
-A clause that begins "ask me" becomes a task whose orchestrator asks the user that question
-(`ask_user`) and reports the answer, so the keyless demo shows questions too.
+the most words with it (an expert marked unavailable competes by its name and description, and
+keeps its clause as a task of its own, which fails saying so), and fills arguments from quoted
+strings, SKU-like codes, numbers and `key=value` pairs; an argument it cannot fill from a later
+clause takes the previous task's result (`${tN.result}`). It assesses a task by its tool result
+and answers by listing results. A clause that begins "ask me" becomes a task whose orchestrator
+asks the user that question (`ask_user`) and reports the answer, so the keyless demo shows
+questions too.
 Limits: one tool per clause, no reasoning, English keywords only.
 """
 
@@ -46,6 +48,7 @@ _STOP = frozenset(
 _FREE_TEXT = ("body", "text", "content", "message", "note")
 _ASK = re.compile(r"^\s*ask me\s+(.+?)\s*\??$", re.IGNORECASE)
 _TASK = re.compile(r"Your task \([^)]*\): (.*)")
+_DOWN = re.compile(r"- ([\w.-]+): (.*) \[currently unavailable: ")
 
 
 def _words(text: str) -> set[str]:
@@ -73,6 +76,11 @@ def parse_experts(prompt: str) -> dict[str, list[tuple[str, list[str], str]]]:
     return experts
 
 
+def unavailable_experts(prompt: str) -> dict[str, str]:
+    """Experts the planner prompt marks unavailable, with their descriptions."""
+    return {m.group(1): m.group(2) for m in map(_DOWN.match, prompt.splitlines()) if m}
+
+
 def _fill(args: list[str], clause: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
     pairs = dict(re.findall(r"(\w+)=(\"[^\"]*\"|\S+)", clause))
@@ -94,6 +102,7 @@ def _fill(args: list[str], clause: str) -> dict[str, Any]:
 def plan_request(request: str, prompt: str) -> dict[str, Any]:
     """A PlannerResult (as a dict) for `request` from the experts listed in `prompt`."""
     experts = parse_experts(prompt)
+    down = unavailable_experts(prompt)
     tasks: list[dict[str, Any]] = []
     uncovered: list[str] = []
     for clause in [c for c in _SPLIT.split(request) if c and _words(c)]:
@@ -111,11 +120,18 @@ def plan_request(request: str, prompt: str) -> dict[str, Any]:
                 # A first task cannot take an earlier result: unfillable arguments count against it.
                 unfillable = 0 if tasks else len(args) - filled
                 scored.append((overlap + 0.5 * filled - unfillable, overlap, expert, tool, args))
+        for expert, description in down.items():
+            overlap = len(want & _words(f"{expert} {description}"))
+            scored.append((overlap, overlap, expert, "", []))
         best = max(scored, default=None)
         if best is None or best[1] == 0:
             uncovered.append(clause.strip())
             continue
         _, _, expert, tool, args = best
+        if not tool:
+            # Its expert is down: the task stays with it and fails saying so, never re-routed.
+            tasks.append({"id": f"t{len(tasks) + 1}", "expert": expert, "task": clause})
+            continue
         values = _fill(args, clause)
         missing = [a for a in args if a not in values]
         task: dict[str, Any] = {"id": f"t{len(tasks) + 1}", "expert": expert, "task": clause}

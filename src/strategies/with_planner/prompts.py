@@ -30,9 +30,10 @@ model calls.{strategy}
 new plan.
 - next_task: index of the first task to run (0 for a new plan).
 - clarification: a question for the user, only when the request cannot be planned without it.
-- not_covered: every part of the request that no available expert's tools can do (for \
-example an expert marked unavailable above, or no tool that fits); the user is told these were \
-not done. Never pretend to cover them with an unrelated tool.
+- A part that belongs to an expert marked unavailable above stays a task of that expert (it \
+fails, and the user is told the expert is unavailable); never give it to another expert.
+- not_covered: every part of the request that no expert's tools can do (no tool fits); the user \
+is told these were not done. Never pretend to cover them with an unrelated tool.
 Leave plan empty when no expert is needed (greetings, questions about yourself).
 {feedback}"""
 

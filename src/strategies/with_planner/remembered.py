@@ -13,9 +13,10 @@ from typing import Any
 
 from langgraph.config import get_config
 from langgraph.store.base import BaseStore
+from mcp.types import Tool
 
 from common.identity import run_user
-from common.mcp import ExpertRegistry, ExpertUnavailable
+from common.mcp.config import ServerConfig
 from common.safety.approval import ApproveDecision, Decision, PendingCall
 from common.safety.approvers import may_remember, rule_for
 from common.safety.gate import GateDecision
@@ -53,34 +54,36 @@ def scope_for(store: BaseStore | None, context_user: str | None) -> TrustScope |
 
 async def look_up(
     scope: TrustScope | None,
-    registry: ExpertRegistry,
+    config: ServerConfig,
     mode: object,
     verdict: GateDecision,
     pending: PendingCall,
+    tool: Tool | None,
 ) -> Looked:
-    """Whether a remembered approval clears the held call `pending`; else how to ask about it."""
+    """Whether a remembered approval clears the held call `pending`; else how to ask about it.
+
+    `tool` is the tool's current definition (`ExpertRegistry.definition`), None when unknown.
+    A rug pull (the definition changed since it was remembered) is asked about, saying what
+    changed, and offers to remember the new definition.
+    """
     if scope is None or not consulted(mode, verdict):
         return Looked(False, pending)
     expert, name = pending["expert"], pending["name"]
-    try:
-        tool = {t.name: t for t in await registry.tools(expert)}.get(name)
-    except ExpertUnavailable:
-        tool = None
     if tool is None:
         # Without the live definition nothing can be compared: ask, offer nothing.
         return Looked(False, pending)
-    config = registry.server(expert)
     if not may_remember(rule_for(config, name, None)):
+        # Approvers must answer this tool's questions: nothing remembered stands in for them.
         return Looked(False, pending)
     found = await remembered(scope.store, scope.user, config, tool)
-    if isinstance(found, Changed):
-        logger.warning("remembered approval of %s on %s voided: %s", name, expert, found.reason())
-        reason = f"{pending['reason']}; {found.reason()}"
-        return Looked(False, PendingCall(**{**pending, "reason": reason}))
-    if found is not None:
+    if found is not None and not isinstance(found, Changed):
         logger.info("remembered approval (since %s) cleared %s on %s", found["since"], name, expert)
         return Looked(True, pending)
-    return Looked(False, PendingCall(**pending, remember=offer_for(config, tool)))
+    asked = PendingCall(**{**pending, "remember": offer_for(config, tool)})
+    if isinstance(found, Changed):
+        logger.warning("remembered approval of %s on %s voided: %s", name, expert, found.reason())
+        asked["reason"] = f"{pending['reason']}; {found.reason()}"
+    return Looked(False, asked)
 
 
 def remembered_decision() -> Decision:

@@ -242,7 +242,7 @@ def _handed_back(
         else:
             task["decisions"] = {
                 **(task.get("decisions") or {}),
-                a["key"]: record_of(decisions[_asked_id(a)]),
+                a["key"]: record_of(decisions[_asked_id(a)], a["call"].get("definition")),
             }
         task["status"] = "pending"
         decided[a["task_id"]] = task

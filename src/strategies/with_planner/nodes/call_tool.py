@@ -55,6 +55,13 @@ from common.safety.policy import action_for
 from common.safety.questions import ASK_USER, CLOSED_QUESTION
 from strategies.with_planner.context import Context
 from strategies.with_planner.deferred import given_decisions, is_released
+from strategies.with_planner.definitions import (
+    changed_meanwhile,
+    current_definition,
+    definitions_seen,
+    seen_with,
+    voided,
+)
 from strategies.with_planner.edits import edits_asked_again
 from strategies.with_planner.nodes.common import (
     context_of,
@@ -200,7 +207,8 @@ async def decide(r: Round) -> Asked:
     """The ledger's, the gate's and remembered approvals' view of each call; nobody is asked yet.
 
     A held call a remembered approval clears gets an approve decision: it still runs as a gated
-    call (through the ledger, at most once).
+    call (through the ledger, at most once). An answer given for a tool definition that has
+    changed since is not used: the call is asked about again (`definitions.voided`).
     """
     recorded = await recorded_calls(r)
     gated: dict[str, PendingCall] = {}
@@ -211,16 +219,24 @@ async def decide(r: Round) -> Asked:
             continue
         verdict = await check_call(r.gate, r.registry, expert, call["name"], call["args"])
         if verdict.needs_approval:
-            pending = pending_call(call, expert, verdict.reason, verdict.source)
-            looked = await look_up(r.trust, r.registry, r.ctx.approval_mode, verdict, pending)
+            # `auto` asks nobody: no definition to show, so none to fetch.
+            asks = action_for(r.ctx.approval_mode, True) != "run"
+            tool = await current_definition(r.registry, expert, call["name"]) if asks else None
+            pending = seen_with(pending_call(call, expert, verdict.reason, verdict.source), tool)
+            config = r.registry.server(expert)
+            looked = await look_up(r.trust, config, r.ctx.approval_mode, verdict, pending, tool)
             gated[cid] = looked.call
             if looked.cleared:
                 cleared[cid] = remembered_decision()
     keys = {call["id"] or "": call_key(r.message, call) for call in r.calls}
     decisions = {**cleared, **given_decisions(r.task, keys)}
+    unrun = [c for c in r.calls if (c["id"] or "") not in recorded]
+    seen = definitions_seen(r.task, keys)
+    changed = await voided(r.registry, r.task["expert"], unrun, decisions, seen, gated)
+    gated |= changed
+    decisions = {cid: d for cid, d in decisions.items() if cid not in changed}
     if action_for(r.ctx.approval_mode, True) != "run":
         expert = r.task["expert"]
-        unrun = [c for c in r.calls if (c["id"] or "") not in recorded]
         again = await edits_asked_again(r.gate, r.registry, expert, unrun, decisions, gated)
         gated |= again
         decisions = {cid: d for cid, d in decisions.items() if cid not in again}
@@ -302,6 +318,11 @@ async def act(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> Non
     decision = asked.decisions.get(cid)
     gated = cid in asked.gated or is_released(r.task)
     action = action_for(r.ctx.approval_mode, cid in asked.gated, decision)
+    if action == "run" and decision is not None and not isinstance(decision, RejectDecision):
+        changed = await changed_meanwhile(r.registry, r.task["expert"], asked.gated.get(cid))
+        if changed is not None:
+            answered.messages.append(tool_message(call, changed, error=True))
+            return
     if action == "run":
         answered.messages.append(await run(r, call, decision, gated, answered))
     elif isinstance(decision, RejectDecision):

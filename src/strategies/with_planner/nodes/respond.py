@@ -59,7 +59,10 @@ def turn_problems(state: State, plan: list[TaskState]) -> list[str]:
     ended on a call of unknown outcome is listed by `unknown_outcomes`, not as "not done".
     """
     turn = current_turn(state)
-    problems = [f"{why.rstrip('.')}." for why in (turn.get("unavailable") or {}).values()]
+    # An unavailable expert with a task of its own is said once, by that task's line.
+    tasked = {t["expert"] for t in plan}
+    unavailable = (turn.get("unavailable") or {}).items()
+    problems = [f"{why.rstrip('.')}." for name, why in unavailable if name not in tasked]
     problems += [f"Not done, no expert's tools fit: {part}" for part in turn.get("uncovered") or []]
     declined = user_declined(plan)
     for t in plan:

@@ -1,0 +1,100 @@
+"""Parts of speech for the guard's readings: which words of a name or a sentence are nouns.
+
+The vocabularies (`vocabulary.toml`) say what a verb does; this module says whether a word stands
+as a verb at all. "Lock", "order", "dispatch", "book" and "label" are verbs elsewhere and nouns in
+`get_lock_status`, `estimate_dispatch_time` and `search_address_book`. English marks a noun by
+its place: it follows a determiner or a possessive, heads a noun phrase, or modifies the next
+noun (a noun adjunct, singular: "address book", "dispatch time"). Only the governing verb (the
+name's leading verb, the sentence's main verb) says what the tool does.
+
+The lexicon is `lemminflect`'s (MIT, about 0.8 MB, data shipped in its wheel, no download at run
+time): for each English word, which parts of speech it can take (NOUN, VERB, ADJ, ADV) and their
+lemmas, so "instances" is a plural noun and "submit" is never a noun. It is imported on first use,
+so a process that never classifies a tool never loads it. It is enough here because the readings
+only ask lexical questions about words at known places ("can the word after the leading verb be a
+noun?"); the places come from the name's order and the sentence's few function words.
+
+Where it falls short: it is a lexicon, not a tagger, so it cannot tell a word's part of speech
+from context alone. A name made only of ambiguous words (`order_status`, `lock_door`) still
+reads as verb and object, and words it does not know (product names, `sitemap`) are neither
+nouns nor verbs to it: they never make a change word a noun, so the guard stays on the safe side.
+A statistical tagger (spaCy, NLTK) would need a model downloaded at run time or an unofficial
+re-upload of one; tool names are not sentences, and taggers trained on prose read
+`search_address_book` no better.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+
+@lru_cache(maxsize=8192)
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    """The parts of speech a word can take, with its lemma for each (lemminflect's lexicon)."""
+    from lemminflect import getAllLemmas  # imported on first use: the CLI lists tools without it
+
+    return dict(getAllLemmas(word))
+
+
+def can_be_noun(word: str) -> bool:
+    """Whether the word can be a noun in English ("lock", "instances"; not "submit", "the")."""
+    return "NOUN" in _lemmas(word)
+
+
+def can_be_verb(word: str) -> bool:
+    """Whether the word can be a verb in English ("lock", "verify"; not "status", "text")."""
+    return "VERB" in _lemmas(word)
+
+
+def only_a_verb(word: str) -> bool:
+    """Whether the word can only be a verb ("generate"; not "git", "browser", "slack", "jira").
+
+    Such a word before a name's first known verb is the name's governing verb, not a prefix.
+    """
+    lemmas = _lemmas(word)
+    return "VERB" in lemmas and not {"NOUN", "ADJ", "PROPN"} & set(lemmas)
+
+
+def singular_noun(word: str) -> bool:
+    """Whether the word can be a singular noun ("address"), the only form a noun adjunct takes."""
+    return word in _lemmas(word).get("NOUN", ())
+
+
+def modifier_or_head(words: list[str], i: int, lead: int) -> bool:
+    """Whether a change word at `i`, after the name's leading read verb at `lead`, is a noun.
+
+    Before the name's last word, it is a noun that modifies the next noun
+    (`estimate_dispatch_time`); right after the read word only when that word opens the name and
+    can be a verb: in `BigQueryInsertRows` "query" follows "big", so it is a noun and "insert"
+    the verb. As the last word, it heads a compound whose modifier is a singular noun
+    (`search_address_book`), unlike `compute_instances_insert`, whose plural "instances" is an
+    object, so "insert" is what the tool does; right after the read word it is the verb of a
+    resource-first name (`search_replace`, `status_update`).
+    """
+    last = len(words) - 1
+    if not can_be_noun(words[i]):
+        return False
+    if i == lead + 1 and (lead != 0 or i == last or not can_be_verb(words[lead])):
+        return False
+    if i < last:
+        return can_be_noun(words[i + 1])
+    return singular_noun(words[i - 1])
+
+
+def in_noun_phrase(words: list[str], start: int, end: int, function_words: frozenset[str]) -> bool:
+    """Whether `words[start:end]` is one plain noun phrase ending in a noun ("the paid invoices").
+
+    Every word is a determiner or possessive from `function_words`, or can be a noun or an
+    adjective; no comma, conjunction or preposition breaks it, and the last is a noun that is not
+    a function word ("each paid ..." is a clause: each one is paid).
+    """
+    if end <= start:
+        return False
+    for word in words[start:end]:
+        if word in function_words:
+            continue
+        lemmas = _lemmas(word)
+        if "NOUN" not in lemmas and "ADJ" not in lemmas:
+            return False
+    last = words[end - 1]
+    return last not in function_words and can_be_noun(last)

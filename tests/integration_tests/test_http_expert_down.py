@@ -1,0 +1,124 @@
+"""An HTTP expert that is down or refuses us: its task stays with it and fails in one sentence.
+
+Tried as a new user would: the notes expert's url points at a loopback port nothing listens on
+(or at a server that answers 401/403). The task is not given to another expert, the answer says
+it was not done, naming the expert and its url, and the one-shot command never promises a
+"next start" it will not live to make.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from common.mcp import ExpertRegistry
+from common.mcp.config import parse_mcp_config
+from common.mcp.registry import shutdown_pool
+from tests.integration_tests.helpers import free_port
+from tests.unit_tests.helpers import run_cli
+
+pytestmark = pytest.mark.integration
+
+
+def _config(notes_url: str) -> dict[str, object]:
+    """The demo experts, with the notes expert reached over streamable HTTP at `notes_url`."""
+    return {
+        "mcpServers": {
+            "inventory": {
+                "command": sys.executable,
+                "args": ["-m", "common.demo_servers.inventory"],
+                "description": "Product catalogue of the shop: names, SKUs, prices, stock levels.",
+            },
+            "notes": {
+                "url": notes_url,
+                "description": "The team's notes: list, read, write and delete short text notes.",
+            },
+        }
+    }
+
+
+def _cli_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "OPENAI"))}
+
+
+def test_a_task_for_a_down_http_expert_stays_with_it_and_is_not_done(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    (tmp_path / "mcp.json").write_text(json.dumps(_config(url)))
+
+    done = run_cli(["run", "--model", "offline:rules", "List the notes"], tmp_path, _cli_env())
+
+    answer = " ".join(done.stdout.split())
+    assert done.returncode == 1, done.stdout + done.stderr
+    # Not re-routed to the product catalogue, and not reported done.
+    assert "t1 [failed] (notes)" in answer
+    assert "[completed]" not in answer
+    assert "WID-1" not in answer
+    assert f"Expert 'notes' is unavailable: nothing answered at {url}" in answer
+    assert "Traceback" not in done.stderr
+    # A one-shot command ends long before any "next start".
+    assert "next start" not in done.stdout + done.stderr
+
+
+def test_its_dependents_are_skipped(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    (tmp_path / "mcp.json").write_text(json.dumps(_config(url)))
+    request = "List the notes, then get the stock"
+
+    done = run_cli(["run", "--model", "offline:rules", request], tmp_path, _cli_env())
+
+    answer = " ".join(done.stdout.split())
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "t1 [failed] (notes)" in answer
+    assert "t2 (inventory: get the stock) skipped: t1 failed" in answer
+
+
+class _Refusing(BaseHTTPRequestHandler):
+    """Answers every request with the status in the server's `status` attribute."""
+
+    def do_POST(self) -> None:
+        """Refuse the MCP request."""
+        self.send_response(self.server.status)  # type: ignore[attr-defined]
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST
+
+    def log_message(self, format: str, *args: object) -> None:
+        """Quiet: the test reads the client's message, not the server's log."""
+
+
+@pytest.fixture(params=[401, 403])
+def refusing_url(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    """The url of a loopback HTTP server that answers every request with 401 or 403."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
+    server.status = request.param  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/mcp", request.param
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+async def test_a_401_or_403_says_to_check_that_servers_headers(
+    refusing_url: tuple[str, int],
+) -> None:
+    url, status = refusing_url
+    registry = ExpertRegistry(parse_mcp_config(_config(url)), startup_timeout_s=10)
+
+    catalog = await registry.catalog(["notes"])
+    await shutdown_pool()
+
+    message = str(catalog["notes"])
+    assert message == (
+        f"Expert 'notes' is unavailable: {url} refused the connection with HTTP {status}; "
+        "check the `headers` (credentials) of server 'notes' in the MCP config file"
+    )
