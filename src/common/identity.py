@@ -48,6 +48,29 @@ def _identity_of(user: object) -> object:
     return getattr(user, "identity", None)
 
 
+def auth_roles(configurable: Mapping[str, Any]) -> tuple[str, ...]:
+    """The roles the server authenticated for this run (none when it names none).
+
+    LangGraph servers put them in `langgraph_auth_permissions`; Aegra in its user object's
+    `permissions`.
+    """
+    found = configurable.get("langgraph_auth_permissions")
+    if found is None:
+        user = configurable.get("langgraph_auth_user")
+        found = user.get("permissions") if isinstance(user, Mapping) else None
+        found = found if found is not None else getattr(user, "permissions", None)
+    if not isinstance(found, list | tuple):
+        return ()
+    return tuple(r for r in found if isinstance(r, str))
+
+
+def run_roles(config: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """The run's roles: the authenticated ones when served with auth, else none (fail closed)."""
+    if not get_settings().auth_on:
+        return ()
+    return auth_roles((config or {}).get("configurable") or {})
+
+
 def run_user(config: Mapping[str, Any] | None, context_user: str | None) -> str:
     """The run's user: the authenticated identity when served with auth, else the context's."""
     identity = auth_identity((config or {}).get("configurable") or {})

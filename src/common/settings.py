@@ -109,6 +109,9 @@ class Settings(BaseSettings):
     approval_mode: ApprovalMode = "interrupt"
     """Default handling of irreversible tool calls."""
 
+    approval_ttl_s: float | None = Field(default=None, ge=0)
+    """Seconds an approval question stays open unless mcp.json says otherwise (0/unset: never)."""
+
     interrupt_format: InterruptFormat = "hitl"
     """How approval questions are asked: `hitl` (default) or `agent_inbox` (Agent Chat UI)."""
 

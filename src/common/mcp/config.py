@@ -28,6 +28,7 @@ from pydantic import (
     ConfigDict,
     Field,
     StrictBool,
+    StrictInt,
     StrictStr,
     ValidationError,
     model_validator,
@@ -45,8 +46,32 @@ _TYPE_RULES = {
     "list_type": "must be a list of strings",
     "string_type": "must be a string",
     "dict_type": "must be an object",
+    "int_type": "must be a whole number of seconds",
+    "greater_than_equal": "must be 0 or more seconds",
 }
 """Plain words for the type errors a config entry can have, by pydantic error type."""
+
+
+Roles = Annotated[list[StrictStr], Strict()]
+"""A JSON list of role names (as tokens and API keys grant them)."""
+
+SECOND_PERSON_NEEDS_APPROVERS = (
+    "'second_person' needs 'approvers': name the roles of the other users who may approve"
+)
+"""Why a second-person rule without approver roles is refused (nobody else could answer)."""
+
+
+class ApprovalRule(BaseModel):
+    """Who may answer questions about the tools a pattern of `approval_rules` matches."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    approvers: Roles | None = None
+    """Roles allowed to answer; unset keeps the server's."""
+    second_person: StrictBool | None = None
+    """The person whose request made the call may not approve it; unset keeps the server's."""
+    approval_ttl: StrictInt | None = Field(default=None, ge=0)
+    """Seconds a question stays open (0: never expires); unset keeps the server's."""
 
 
 class McpConfigError(ValueError):
@@ -87,6 +112,25 @@ class ServerConfig(BaseModel):
     """Name patterns (fnmatch) of tools that are always reversible."""
     data_may_leave: StrictBool = False
     """Calls to this server may carry other experts' data outside without approval."""
+    approvers: Roles = Field(default_factory=list)
+    """Roles allowed to answer this server's approval questions (none: the requester only)."""
+    second_person: StrictBool = False
+    """The person whose request made a call may not approve it; another approver must."""
+    approval_ttl: StrictInt | None = Field(default=None, ge=0)
+    """Seconds this server's questions stay open (0: never; unset: APPROVAL_TTL_S)."""
+    approval_rules: dict[str, ApprovalRule] = Field(default_factory=dict)
+    """Per-tool overrides of the three keys above, by tool name pattern (fnmatch, first match)."""
+
+    @model_validator(mode="after")
+    def _check_approvers(self) -> ServerConfig:
+        if self.second_person and not self.approvers:
+            raise ValueError(SECOND_PERSON_NEEDS_APPROVERS)
+        for pattern, rule in self.approval_rules.items():
+            second = self.second_person if rule.second_person is None else rule.second_person
+            roles = self.approvers if rule.approvers is None else rule.approvers
+            if second and not roles:
+                raise ValueError(f"approval_rules {pattern!r}: {SECOND_PERSON_NEEDS_APPROVERS}")
+        return self
 
     @model_validator(mode="after")
     def _check_endpoint(self) -> ServerConfig:

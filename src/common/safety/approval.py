@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
 
+from common.safety.approvers import Author, unstamped
 from common.safety.quoting import one_line
 
 DecisionType = Literal["approve", "edit", "reject"]
@@ -66,6 +67,8 @@ class PendingCall(TypedDict):
     """Present on a reviewer's edit asked about again: its own hold, which approving accepts."""
     definition: NotRequired[DefinitionSeen]
     """The tool's definition when the question was asked: an answer holds for this one only."""
+    answerers: NotRequired[str]
+    """Present when the question says who may answer it and until when."""
 
 
 class EditedAction(BaseModel):
@@ -250,6 +253,23 @@ def is_resolved(value: Any) -> bool:
     return isinstance(value, dict) and value == {RESOLVED: True}
 
 
+EXPIRED = "question_expired"
+"""Key of the stand-in a late answer is replaced by: every call of the question is declined."""
+
+
+def expired_answer(reason: str) -> dict[str, str]:
+    """The stand-in of an answer that came after its question expired (a decline, saying why)."""
+    return {EXPIRED: reason}
+
+
+def expiry_of(value: Any) -> str | None:
+    """Why a call was not run, when `value` is the stand-in of a late answer; else None."""
+    if isinstance(value, dict) and set(value) == {EXPIRED}:
+        reason = value[EXPIRED]
+        return reason if isinstance(reason, str) else None
+    return None
+
+
 def not_used(reason: str) -> dict[str, str]:
     """The stand-in resume value for an answer the graph refuses before any node sees it."""
     return {NOT_USED: reason}
@@ -312,6 +332,7 @@ def build_approval_request(calls: list[PendingCall], error: str | None = None) -
                     f"Expert {c['expert']!r} wants to run {c['name']!r}, which is considered "
                     f"irreversible: {one_line(c['reason'])}."
                     + (REMEMBER_HINT if "remember" in c else "")
+                    + (f" {one_line(c['answerers'])}" if "answerers" in c else "")
                 ),
             }
             for c in calls
@@ -381,6 +402,8 @@ def parse_decisions(value: Any, expected: int) -> list[Decision]:
     """Validate a resume value; the error says exactly what is wrong and what is expected."""
     if is_resolved(value):
         return [RejectDecision(type="reject", message=RESOLVED_REASON) for _ in range(expected)]
+    if (late := expiry_of(value)) is not None:
+        return [RejectDecision(type="reject", message=late) for _ in range(expected)]
     if (reason := unusable(value)) is not None:
         raise ApprovalFormatError(f"{reason} {EXPECTED}.")
     parsed: _Resume = validated(_RESUME, value, EXPECTED)
@@ -416,28 +439,37 @@ Refused = Callable[[list[str], str, Any], None]
 """Told of each refused answer: the ids it was for, why it was refused, and the answer."""
 
 
+Vet = Callable[[Any, Author | None], Any]
+"""Reads an answer with its author: the answer to parse (or a stand-in), or ApprovalFormatError."""
+
+
 def ask_until_valid(
     request: Callable[[str | None], Any],
     parse: Callable[[Any], _T],
     refused: Callable[[str, Any], None] | None = None,
+    vet: Vet | None = None,
 ) -> _T:
     """Interrupt with `request(error)` until `parse` accepts the answer; its result.
 
     A malformed answer (ApprovalFormatError) is not used: the same question is asked again,
-    saying what was wrong; `refused` (the audit trail) is told why, with the answer.
+    saying what was wrong; `refused` (the audit trail) is told why, with the answer. `vet`
+    sees each answer with its author first (`common.safety.approvers`): a wrong person's answer
+    is refused the same way.
     """
     # Imported here: the CLI reads answers with this module, and its --help must not load LangGraph.
     from langgraph.types import interrupt
 
     error: str | None = None
     while True:
-        value = interrupt(request(error))
+        raw = interrupt(request(error))
+        value, author = unstamped(raw)
         try:
-            return parse(value)
+            return parse(vet(value, author) if vet is not None else value)
         except ApprovalFormatError as exc:
             error = f"{REFUSED_ANSWER}{exc}"
             if refused is not None:
-                refused(str(exc), value)
+                # With its author stamp, if any: the audit trail records who was refused.
+                refused(str(exc), raw)
 
 
 def refused_for(refused: Refused | None, ids: list[str]) -> Callable[[str, Any], None] | None:
@@ -448,7 +480,7 @@ def refused_for(refused: Refused | None, ids: list[str]) -> Callable[[str, Any],
 
 
 def ask_for_approval(
-    pending: list[PendingCall], refused: Refused | None = None
+    pending: list[PendingCall], refused: Refused | None = None, vet: Vet | None = None
 ) -> dict[str, Decision]:
     """Interrupt until the human sends one valid decision per pending call, by call id.
 
@@ -458,6 +490,7 @@ def ask_for_approval(
         lambda error: build_approval_request(pending, error),
         lambda value: check_answer(parse_decisions(value, len(pending)), pending),
         refused_for(refused, [p["id"] for p in pending]),
+        vet,
     )
     return {p["id"]: as_answered(d, p) for p, d in zip(pending, decisions, strict=True)}
 

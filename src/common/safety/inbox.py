@@ -33,10 +33,12 @@ from common.safety.approval import (
     PendingCall,
     Refused,
     RejectDecision,
+    Vet,
     as_answered,
     ask_until_valid,
     check_answer,
     echo,
+    expiry_of,
     is_resolved,
     parse_decisions,
     refused_for,
@@ -94,6 +96,8 @@ def inbox_request(call: PendingCall, error: str | None = None) -> list[dict[str,
         "runs it with your changes; Respond declines it and tells the assistant why; Ignore "
         "declines it."
     )
+    if "answerers" in call:
+        description += f"\n\n{markdown_text(call['answerers'])}"
     if error:
         description = f"**{markdown_text(error)}**\n\n{description}"
     return [
@@ -119,6 +123,8 @@ def parse_inbox_answer(
     """
     if is_resolved(value):
         return RejectDecision(type="reject", message=RESOLVED_REASON)
+    if (late := expiry_of(value)) is not None:
+        return RejectDecision(type="reject", message=late)
     if (reason := unusable(value)) is not None:
         raise ApprovalFormatError(f"{reason} {INBOX_EXPECTED}.")
     if isinstance(value, dict) and "decisions" in value:
@@ -268,6 +274,7 @@ def ask_one_by_one(
     pending: list[PendingCall],
     schemas: dict[str, dict[str, Any]] | None = None,
     refused: Refused | None = None,
+    vet: Vet | None = None,
 ) -> dict[str, Decision]:
     """Interrupt once per call (Agent Inbox answers one) until each has a valid decision.
 
@@ -281,6 +288,7 @@ def ask_one_by_one(
                 partial(inbox_request, call),
                 partial(_answer_on, call=call, schema=schemas.get(call["id"])),
                 refused_for(refused, [call["id"]]),
+                vet,
             ),
             call,
         )

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from common.safety.approval import (
     ApprovalFormatError,
     Refused,
+    Vet,
     ask_until_valid,
     check_count,
     echo,
@@ -217,19 +218,25 @@ def _inbox_answer(value: Any) -> str:
 
 
 def ask_questions(
-    questions: list[PendingQuestion], interrupt_format: str, refused: Refused | None = None
+    questions: list[PendingQuestion],
+    interrupt_format: str,
+    refused: Refused | None = None,
+    vet: Vet | None = None,
 ) -> dict[str, str]:
     """Interrupt until every question has a usable answer; the answers' text, by question id.
 
     A refused answer is not used: the same question is asked again, saying why (and
-    `refused` is told).
+    `refused` is told); `vet` refuses an answer by someone who may not give it.
     """
     if not questions:
         return {}
     if interrupt_format == "agent_inbox":
         return {
             q["id"]: ask_until_valid(
-                partial(inbox_question_request, q), _inbox_answer, refused_for(refused, [q["id"]])
+                partial(inbox_question_request, q),
+                _inbox_answer,
+                refused_for(refused, [q["id"]]),
+                vet,
             )
             for q in questions
         }
@@ -237,6 +244,7 @@ def ask_questions(
         partial(hitl_question_request, questions),
         partial(_answers_for, expected=len(questions)),
         refused_for(refused, [q["id"] for q in questions]),
+        vet,
     )
     return {q["id"]: text for q, text in zip(questions, texts, strict=True)}
 

@@ -123,17 +123,20 @@ def answer_value(value: Any, answers: list[str]) -> Any:
 def pending_of(interrupts: list[Interrupt]) -> list[dict[str, Any]]:
     """What the thread waits on: each call (name, args, reason) or question, in order.
 
-    Each carries `question`, the id of the interrupt that asks it (`resume --question`).
+    Each carries `question`, the id of the interrupt that asks it (`resume --question`), and
+    `refused`, why the last answer to it was not used, when it was refused.
     """
     pending: list[dict[str, Any]] = []
     for i in interrupts:
         if is_approval(i.value):
+            refused = i.value.get("error")
             pending += [
                 {
                     "name": r["name"],
                     "args": r["args"],
                     "reason": r.get("description", ""),
                     "question": i.id,
+                    **({"refused": str(refused)} if refused else {}),
                 }
                 for r in i.value["action_requests"]
             ]

@@ -123,6 +123,9 @@ def show(outcome: Outcome) -> None:
 
 
 def _show_pending(outcome: Outcome) -> None:
+    # Why the last answer was not used (a wrong person's, say): once, before what still waits.
+    for refused in dict.fromkeys(str(p["refused"]) for p in outcome.pending if p.get("refused")):
+        problem(one_line(refused))
     line(f"Waiting on thread {outcome.thread_id} (no terminal to ask in):", "yellow")
     for n, p in enumerate(outcome.pending, 1):
         shown = one_line(f"{p['name']} {json.dumps(p['args'], ensure_ascii=False)}")

@@ -22,6 +22,7 @@ from langgraph.store.base import BaseStore
 
 from common.identity import run_user as identity_run_user
 from common.safety.approval import Decision, PendingCall, decision_of, echo
+from common.safety.approvers import unstamped
 from common.safety.audit import (
     AuditDecision,
     AuditEntry,
@@ -141,12 +142,15 @@ async def record_refused(
         return
     by_id = {asked_id(a): a for a in awaiting}
     counts: dict[str, int] = {}
-    for ids, why, value in refusals.seen:
+    for ids, why, raw in refusals.seen:
+        # A stamped answer names its author: the refusal goes to their trail, not the resumer's.
+        value, author = unstamped(raw)
         reason = without_answer(why, echo(value))
+        by = trail.user if author is None else author["by"]
         for i in ids:
             counts[i] = counts.get(i, 0) + 1
             entry = _entry(trail, by_id[i], "answered", f"refused-{counts[i]}", why=reason)
-            await append(trail.store, AuditEntry(**{**entry, "decision": "refused"}))
+            await append(trail.store, AuditEntry(**{**entry, "user": by, "decision": "refused"}))
 
 
 async def record_answers(

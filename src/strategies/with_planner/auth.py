@@ -15,6 +15,7 @@ since Aegra would otherwise log the error and serve with no auth at all.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import sys
@@ -24,6 +25,7 @@ from typing import Any
 from langgraph_sdk import Auth
 
 from common.identity import DEFAULT_USER, auth_identity, owner_of, user_label
+from common.mcp.config import McpConfigError, load_mcp_config
 from common.settings import ConfigError, Settings, check_auth, get_settings
 from common.tokens import Principal, Unauthenticated, principal_of_key, principal_of_token
 from strategies.with_planner.served import check_served_fields, refusal
@@ -35,6 +37,9 @@ BAD_SETTING_EXIT = 2
 
 OWNER = "owner"
 """The metadata key naming who created a thread, run, cron or assistant."""
+
+APPROVERS = "approvers"
+"""The thread metadata key naming the roles that may answer its questions (set by the server)."""
 
 AUDITOR = "auditor"
 """The role that may read every user's audit trail."""
@@ -185,19 +190,76 @@ def _owned(ctx: Auth.types.AuthContext, value: Any) -> dict[str, str]:
     return {OWNER: ctx.user.identity}
 
 
-def answer_filter(ctx: Auth.types.AuthContext) -> dict[str, str]:
+def approver_roles(settings: Settings) -> list[str]:
+    """Every role the server's mcp.json names as an approver (servers and per-tool rules).
+
+    A config that cannot be read names none (the graph itself reports the error to the run).
+    """
+    try:
+        config = load_mcp_config(None, settings.mcp_config)
+    except McpConfigError as exc:
+        logger.warning("approver roles not read: %s", exc)
+        return []
+    roles = {r for s in config.servers.values() for r in s.approvers}
+    roles |= {
+        r
+        for s in config.servers.values()
+        for o in s.approval_rules.values()
+        for r in o.approvers or ()
+    }
+    return sorted(roles)
+
+
+def _seen_by_approvers(ctx: Auth.types.AuthContext) -> dict[str, Any]:
+    """The caller's own threads, and those whose approvers include one of the caller's roles."""
+    mine: dict[str, Any] = {OWNER: ctx.user.identity}
+    roles = sorted({r for r in ctx.permissions if isinstance(r, str)})
+    if not roles:
+        return mine
+    return {"$or": [mine, *({APPROVERS: {"$contains": role}} for role in roles)]}
+
+
+def answers_only(value: Any) -> bool:
+    """Whether a run request only answers a question: a resume command, no input, no update."""
+    if not isinstance(value, Mapping):
+        return False
+    for holder in (value, value.get("kwargs") or {}):
+        if not isinstance(holder, Mapping):
+            continue
+        command = holder.get("command")
+        if holder.get("input") is not None:
+            return False
+        if isinstance(command, Mapping):
+            given = {k for k, v in command.items() if v not in (None, [], {})}
+            return given == {"resume"}
+    return False
+
+
+def answer_filter(ctx: Auth.types.AuthContext, value: Any = None) -> dict[str, Any]:
     """Which threads the caller may start runs on, answering their questions included.
 
-    The server's decision of who may answer a thread's approval: today its owner only (a resume
-    of another user's thread is not found). Approvers are added here.
+    The server's decision of who may reach a thread's question: its owner, for any run; a user
+    holding one of the thread's approver roles, for a run that only answers (a resume). Whether
+    that person may answer that question is the graph's decision (`common.safety.approvers`).
     """
+    if answers_only(value):
+        return _seen_by_approvers(ctx)
     return {OWNER: ctx.user.identity}
 
 
 @auth.on.threads.create
 async def on_thread_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
-    """A new thread is the caller's."""
-    return True if _studio(ctx) else _owned(ctx, value)
+    """A new thread is the caller's; it names the roles that may answer its questions."""
+    if _studio(ctx):
+        return True
+    owned = _owned(ctx, value)
+    if isinstance(value, dict):
+        # The server names them, from its own mcp.json; a client's list is dropped.
+        value["metadata"].pop(APPROVERS, None)
+        # Read off the event loop: the file is the server's, read at each creation (it may change).
+        if roles := await asyncio.to_thread(approver_roles, _SETTINGS):
+            value["metadata"][APPROVERS] = roles
+    return owned
 
 
 def _check_command(value: Mapping[str, Any]) -> None:
@@ -217,7 +279,7 @@ async def on_run_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     _check_identity_keys(ctx, value)
     _check_command(value)
     _owned(ctx, value)
-    return answer_filter(ctx)
+    return answer_filter(ctx, value)
 
 
 STATE_KEYS = frozenset({"values", "as_node", "supersteps", "checkpoint", "checkpoint_id"})
@@ -246,13 +308,24 @@ async def on_thread_update(ctx: Auth.types.AuthContext, value: Any) -> Any:
         return True
     if not isinstance(value, Mapping) or _writes_state(value):
         raise _forbidden(STATE_WRITES)
+    if isinstance(value.get("metadata"), dict):
+        # Who may read a thread for its questions is the server's to say, as at creation.
+        value["metadata"].pop(APPROVERS, None)
     return _owned(ctx, value)
 
 
 @auth.on.threads
 async def on_threads(ctx: Auth.types.AuthContext, value: Any) -> Any:
-    """Reading, searching, deleting a thread (and its runs): the caller's only."""
-    return True if _studio(ctx) else {OWNER: ctx.user.identity}
+    """Updating or deleting a thread: the caller's only; reading and searching, also another's.
+
+    Another user's thread is readable when its questions may be answered by one of the caller's
+    roles: an approver finds the question there, and follows the run that answers it.
+    """
+    if _studio(ctx):
+        return True
+    if ctx.action in ("read", "search"):
+        return _seen_by_approvers(ctx)
+    return {OWNER: ctx.user.identity}
 
 
 @auth.on.crons

@@ -18,6 +18,7 @@ from mcp.types import Tool
 from common.identity import run_user
 from common.mcp.config import ServerConfig
 from common.safety.approval import ApproveDecision, Decision, PendingCall
+from common.safety.approvers import may_remember, rule_for
 from common.safety.gate import GateDecision
 from common.safety.trust import Changed, consulted, offer_for, remember, remembered
 
@@ -70,6 +71,9 @@ async def look_up(
     expert, name = pending["expert"], pending["name"]
     if tool is None:
         # Without the live definition nothing can be compared: ask, offer nothing.
+        return Looked(False, pending)
+    if not may_remember(rule_for(config, name, None)):
+        # Approvers must answer this tool's questions: nothing remembered stands in for them.
         return Looked(False, pending)
     found = await remembered(scope.store, scope.user, config, tool)
     if found is not None and not isinstance(found, Changed):

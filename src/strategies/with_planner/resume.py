@@ -29,6 +29,8 @@ from langgraph.constants import END
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
+from common import identity
+from common.safety import approvers
 from common.safety.approval import echo, not_used, resolved_without_answer, unusable
 
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
@@ -123,6 +125,33 @@ def screened_now(
     return screen_payload(payload, [i.id for i in graph.get_state(config).interrupts])
 
 
+def _context_user(context: Any) -> str | None:
+    """The `user_id` a run's context names (a mapping or a Context), if any."""
+    found = (
+        context.get("user_id") if isinstance(context, dict) else getattr(context, "user_id", None)
+    )
+    return found if isinstance(found, str) else None
+
+
+def authored(payload: Any, config: RunnableConfig, context: Any = None) -> Any:
+    """A screened resume with its author stamped on every answer (`common.safety.approvers`).
+
+    The author is the identity and roles of the run that resumes, and the time the answer
+    arrived: kept with the answer in the checkpoint, so a replayed answer keeps its author.
+    """
+    if not is_resume(payload):
+        return payload
+    author = approvers.Author(
+        by=identity.run_user(config, _context_user(context)),
+        roles=list(identity.run_roles(config)),
+        at=approvers.clock().isoformat(),
+    )
+    value = payload.resume
+    if is_resume_map(value) and value:
+        return Command(resume={k: approvers.stamped(v, author) for k, v in value.items()})
+    return Command(resume=approvers.stamped(value, author))
+
+
 class ScreenedGraph(CompiledStateGraph[Any, Any, Any, Any]):
     """A compiled graph that screens every resume before LangGraph reads it.
 
@@ -135,7 +164,7 @@ class ScreenedGraph(CompiledStateGraph[Any, Any, Any, Any]):
     ) -> AsyncIterator[Any]:
         """`astream`, with a resume screened against the thread's waiting interrupts."""
         if config is not None and self.checkpointer is not None:
-            input = await screened(self, input, config)
+            input = authored(await screened(self, input, config), config, kwargs.get("context"))
         async for chunk in super().astream(input, config, **kwargs):
             yield chunk
 
@@ -144,7 +173,7 @@ class ScreenedGraph(CompiledStateGraph[Any, Any, Any, Any]):
     ) -> Iterator[Any]:
         """`stream`, with a resume screened against the thread's waiting interrupts."""
         if config is not None and self.checkpointer is not None:
-            input = screened_now(self, input, config)
+            input = authored(screened_now(self, input, config), config, kwargs.get("context"))
         yield from super().stream(input, config, **kwargs)
 
 

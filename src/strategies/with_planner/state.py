@@ -11,6 +11,7 @@ from langgraph.graph.ui import AnyUIMessage, ui_message_reducer
 
 from common.safety.analysis import AnalysisRecord
 from common.safety.approval import PendingCall
+from common.safety.approvers import Asked
 from common.safety.classify import ToolVerdict
 from strategies.with_planner.conversation import TurnSummary
 from strategies.with_planner.plans import PlanStatus, TaskState
@@ -167,6 +168,8 @@ class State(InputState, total=False):
     """Irreversible calls held back in plan_only mode, with their exact arguments."""
     awaiting: Annotated[list[Awaiting], add_deferred]
     """Calls the task runs stopped at, waiting for a human's decision (asked by the graph)."""
+    asked: Asked
+    """When, and by whose run, the waiting calls were asked about (who may answer, until when)."""
     abandoned: list[PendingCall]
     """Calls still waiting for approval when a new message started a turn: not run, and said."""
     report: TurnReport
@@ -329,6 +332,8 @@ class ApprovalRequestUpdate(TypedDict):
 
     messages: list[AnyMessage]
     """The assistant's message naming each waiting call and why it needs approval."""
+    asked: Asked
+    """When, and by whose run, they were asked about."""
 
 
 class ApprovalUpdate(TypedDict):

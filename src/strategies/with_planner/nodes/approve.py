@@ -26,11 +26,19 @@ from langchain_core.messages import AIMessage
 from langgraph.errors import GraphInterrupt
 from langgraph.runtime import Runtime
 
-from common.mcp import ExpertUnavailable, registry_for
-from common.safety.approval import Decision, PendingCall, ask_for_approval, record_of
+from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
+from common.safety.approval import Decision, PendingCall, Vet, ask_for_approval, record_of
+from common.safety.approvers import Asked, Question, who_may_answer
 from common.safety.inbox import InterruptFormat, ask_one_by_one
 from common.safety.questions import ASK_USER, PendingQuestion, ask_questions
 from common.safety.quoting import code_span, markdown_text
+from strategies.with_planner.answerers import (
+    asked_by,
+    asked_now,
+    question_for,
+    requester_only,
+    vet_for,
+)
 from strategies.with_planner.audited import (
     Refusals,
     record_answers,
@@ -75,12 +83,14 @@ SHOWN = 500
 """Characters of a call the question shows; the approval request itself has every argument."""
 
 
-def request_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat) -> str:
+def request_message(
+    awaiting: list[Awaiting], interrupt_format: InterruptFormat, who: dict[str, str] | None = None
+) -> str:
     """What waits, in words: the experts' questions first, then the calls to approve."""
     questions = [a for a in awaiting if is_question(a)]
     calls = [a for a in awaiting if not is_question(a)]
     parts = [question_message(questions, interrupt_format)] if questions else []
-    parts += [approval_message(calls, interrupt_format)] if calls else []
+    parts += [approval_message(calls, interrupt_format, who)] if calls else []
     return "\n\n".join(parts)
 
 
@@ -94,8 +104,13 @@ def question_message(questions: list[Awaiting], interrupt_format: InterruptForma
     return "\n".join(lines) + f"\n\n{how}"
 
 
-def approval_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat) -> str:
-    """The question in words: each call that waits, on which expert, and why it needs approval."""
+def approval_message(
+    awaiting: list[Awaiting], interrupt_format: InterruptFormat, who: dict[str, str] | None = None
+) -> str:
+    """The question in words: each call that waits, on which expert, and why it needs approval.
+
+    `who` (by asked id) says who may answer each one, until when.
+    """
     count = len(awaiting)
     lines = [
         f"Before going on I need your approval for {count} action{'s' if count > 1 else ''} "
@@ -108,6 +123,7 @@ def approval_message(awaiting: list[Awaiting], interrupt_format: InterruptFormat
         lines.append(
             f"- {markdown_text(call['expert'])}: {shown} (task {markdown_text(a['task_id'])}). "
             f"Why approval: {markdown_text(call['reason'])}."
+            + (f" {markdown_text(who[_asked_id(a)])}" if who and _asked_id(a) in who else "")
         )
     how = HOW_TO_ANSWER.get(interrupt_format, HOW_TO_ANSWER["hitl"])
     # A paragraph of its own: in Markdown a line right after a list item continues the item.
@@ -122,8 +138,24 @@ async def request_approval(state: State, runtime: Runtime[Context]) -> ApprovalR
         emit(runtime, "approval_needed", calls=calls)
     if questions := [a["call"]["args"] for a in awaiting if is_question(a)]:
         emit(runtime, "question_asked", questions=questions)
-    text = request_message(awaiting, ctx.interrupt_format)
-    return ApprovalRequestUpdate(messages=[AIMessage(text)])
+    asked = asked_now(ctx.user_id)
+    who = {k: who_may_answer(q) for k, q in (await _questions(ctx, awaiting, asked)).items()}
+    text = request_message(awaiting, ctx.interrupt_format, who)
+    return ApprovalRequestUpdate(messages=[AIMessage(text)], asked=asked)
+
+
+async def _questions(
+    ctx: Context, awaiting: list[Awaiting], asked: Asked | None
+) -> dict[str, Question]:
+    """Each waiting call's question (who may answer it, until when), by asked id."""
+    calls = [a for a in awaiting if not is_question(a)]
+    if not calls:
+        return {}
+    registry: ExpertRegistry = await registry_for(ctx.mcp_config)
+    return {
+        _asked_id(a): question_for(registry, a["call"]["expert"], a["call"]["name"], asked)
+        for a in calls
+    }
 
 
 async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpdate:
@@ -134,13 +166,29 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
     ctx = context_of(runtime, state)
     awaiting = state.get("awaiting") or []
     trail = trail_for(runtime.store, ctx.user_id)
-    await record_asked(trail, awaiting)
+    # The questions are the requester's, whoever's run re-runs this node (an approver's resume).
+    await record_asked(asked_by(trail, state.get("asked")), awaiting)
     waiting = [a for a in awaiting if not is_question(a)]
+    questions = await _questions(ctx, awaiting, state.get("asked"))
     # Asked under a key unique in the thread: parallel tasks' models may reuse call ids.
-    calls = [PendingCall(**{**a["call"], "id": _asked_id(a)}) for a in waiting]
+    calls = [
+        PendingCall(
+            **{
+                **a["call"],
+                "id": _asked_id(a),
+                "answerers": who_may_answer(questions[_asked_id(a)]),
+            }
+        )
+        for a in waiting
+    ]
     refusals = Refusals()
+    ids = [c["id"] for c in calls]
+    vets = (
+        vet_for([requester_only(state.get("asked"))], ctx.user_id, lambda why, v: None),
+        vet_for(list(questions.values()), ctx.user_id, lambda why, v: refusals.add(ids, why, v)),
+    )
     try:
-        answers, decisions = await _ask(ctx, awaiting, waiting, calls, refusals)
+        answers, decisions = await _ask(ctx, awaiting, waiting, calls, refusals, vets)
     except GraphInterrupt:
         # Asked again (or further): what was refused so far is recorded before the wait.
         await record_refused(trail, awaiting, refusals, _asked_id)
@@ -159,19 +207,25 @@ async def _ask(
     waiting: list[Awaiting],
     calls: list[PendingCall],
     refusals: Refusals,
+    vets: tuple[Vet, Vet],
 ) -> tuple[dict[str, str], dict[str, Decision]]:
-    """The answers to the questions and the decisions on the calls, asked in the run's format."""
+    """The answers to the questions and the decisions on the calls, asked in the run's format.
+
+    `vets` check who answers: the experts' questions, then the calls.
+    """
     answers = ask_questions(
         [_pending_question(a) for a in awaiting if is_question(a)],
         ctx.interrupt_format,
         refusals.add,
+        vets[0],
     )
+    vet = vets[1]
     decisions: dict[str, Decision] = {}
     if calls and ctx.interrupt_format == "agent_inbox":
-        decisions = ask_one_by_one(calls, await _schemas(ctx, waiting), refusals.add)
+        decisions = ask_one_by_one(calls, await _schemas(ctx, waiting), refusals.add, vet)
     elif calls:
         # Anything but exactly agent_inbox asks in the default format.
-        decisions = ask_for_approval(calls, refusals.add)
+        decisions = ask_for_approval(calls, refusals.add, vet)
     return answers, decisions
 
 

@@ -1,0 +1,104 @@
+"""Who may answer a stop's approval questions, in a run: rules from mcp.json, answers vetted.
+
+The decision itself is `common.safety.approvers.may_answer`'s; this module finds each waiting
+call's rule (its server's config, `APPROVAL_TTL_S` as the default time to live), stamps when
+and by whom the question was asked (`request_approval`, in the run that asked), and vets every
+answer before it is read: an answer by someone the rule does not allow is refused with its
+sentence (the question stays open, the refusal is recorded in the audit trail), and an answer
+after the question expired declines every call of the stop, saying so.
+
+A stop asks about its calls together (one hitl interrupt; Agent Inbox's cards come from the same
+stop), so an answer must satisfy the rule of every call it waits with.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from langgraph.config import get_config
+
+from common import identity
+from common.mcp import ExpertRegistry
+from common.safety import approvers
+from common.safety.approval import ApprovalFormatError, Vet, expired_answer
+from common.safety.approvers import Asked, Author, Question, stamped
+from common.settings import get_settings
+from strategies.with_planner.audited import Trail
+
+
+def asked_now(context_user: str | None) -> Asked:
+    """The stamp of a question asked now, in the running graph."""
+    return Asked(at=approvers.clock().isoformat(), by=identity.run_user(get_config(), context_user))
+
+
+def asked_by(trail: Trail | None, asked: Asked | None) -> Trail | None:
+    """The trail the stop's `asked` entries go to: the requester's, once the stop is stamped."""
+    if trail is None or asked is None or not asked["by"]:
+        return trail
+    return replace(trail, user=asked["by"])
+
+
+def question_for(registry: ExpertRegistry, expert: str, tool: str, asked: Asked | None) -> Question:
+    """The question about a call of `tool` on `expert`, asked as `asked` says.
+
+    An unknown expert keeps the strictest rule it can (the requester only, never expiring);
+    a stop with no stamp names nobody as requester, so nobody but an approver may answer.
+    """
+    default = get_settings().approval_ttl_s
+    try:
+        rule = approvers.rule_for(registry.server(expert), tool, default)
+    except KeyError:
+        rule = approvers.AnswerRule()
+    if asked is None:
+        return approvers.question_of(rule, "", approvers.clock())
+    at = approvers.arrived(Author(by=asked["by"], roles=[], at=asked["at"]))
+    return approvers.question_of(rule, asked["by"], at)
+
+
+def requester_only(asked: Asked | None) -> Question:
+    """An expert's question to the user: answered by the person whose request it serves only.
+
+    An approver reaches the thread to answer approvals; what the user alone knows is theirs to say.
+    """
+    if asked is None:
+        return approvers.question_of(approvers.AnswerRule(), "", approvers.clock())
+    at = approvers.arrived(Author(by=asked["by"], roles=[], at=asked["at"]))
+    return approvers.question_of(approvers.AnswerRule(), asked["by"], at)
+
+
+def vet_for(
+    questions: list[Question],
+    context_user: str | None,
+    refused: Callable[[str, Any], None],
+) -> Vet:
+    """The check every answer of the stop goes through, by its author, before it is read.
+
+    `refused` is told once of a late answer (the calls it declines), for the audit trail; a wrong
+    person's answer raises ApprovalFormatError, which the asking loop records and asks again.
+    """
+    told: list[bool] = []
+
+    def vet(value: Any, author: Author | None) -> Any:
+        if author is None:
+            # An answer no screen stamped (the graph driven without ScreenedGraph): the run's own.
+            config = get_config()
+            who, roles = identity.run_user(config, context_user), identity.run_roles(config)
+            at = approvers.clock()
+        else:
+            who, roles, at = author["by"], tuple(author["roles"]), approvers.arrived(author)
+        for question in questions:
+            why = approvers.may_answer(question, who, roles, at)
+            if why is None:
+                continue
+            if approvers.expired(question, at):
+                sentence = why[0].upper() + why[1:]
+                if not told:
+                    told.append(True)
+                    refused(sentence, value if author is None else stamped(value, author))
+                return expired_answer(sentence)
+            raise ApprovalFormatError(why)
+        return value
+
+    return vet

@@ -1,0 +1,162 @@
+"""The right person answers, on a served instance: approver roles and a second person.
+
+`langgraph dev` and Aegra start once per module with auth and an mcp.json whose notes server
+needs a second person with the role `ops`. Alice (ops) asks, Bob (ops) answers, Carol holds no
+role; each uses the official SDK with an HS256 token carrying `roles`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import jwt
+import pytest
+
+from tests.integration_tests.aegra import interrupts_of
+from tests.integration_tests.test_cli_server import planner
+from tests.integration_tests.test_served_auth import (
+    GRAPH,
+    SECRET,
+    SERVERS,
+    STOCK,
+    Served,
+    _ask,
+    status_of,
+)
+
+pytestmark = pytest.mark.integration
+
+APPROVE = {"decisions": [{"type": "approve"}]}
+
+
+def token(sub: str, *roles: str) -> str:
+    """An HS256 bearer token for `sub` holding `roles`."""
+    claims = {"sub": sub, "roles": list(roles), "exp": int(time.time()) + 600}
+    return jwt.encode(claims, SECRET, "HS256")
+
+
+@pytest.fixture(scope="module", params=list(SERVERS))
+async def server(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    mcp_config: dict[str, Any],
+) -> AsyncIterator[Served]:
+    """Each server in turn, with auth on and notes approved by a second person with `ops`."""
+    folder = tmp_path_factory.mktemp(f"approvers-{request.param}")
+    experts = {k: dict(mcp_config["mcpServers"][k]) for k in ("inventory", "notes")}
+    experts["notes"].update(approvers=["ops"], second_person=True)
+    config = folder / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": experts}))
+    env = {"AUTH_JWT_SECRET": SECRET, "MCP_CONFIG": str(config), "SERVED_CONTEXT_FIELDS": ""}
+    async with SERVERS[request.param](folder, env) as served:
+        yield served
+
+
+@pytest.fixture
+async def people(server: Served) -> AsyncIterator[dict[str, Any]]:
+    """SDK clients for alice (ops), bob (ops) and carol (no role)."""
+    clients = {
+        "alice": server.client(token("alice", "ops")),
+        "bob": server.client(token("bob", "ops")),
+        "carol": server.client(token("carol")),
+    }
+    yield clients
+    for client in clients.values():
+        await client.aclose()
+
+
+AEGRA_SCOPES_THREADS = (
+    "Aegra files every thread and run under the user who created it (its own `user_id` column, "
+    "whatever the auth filter says), so another user, approver or not, never reaches the thread"
+)
+
+
+async def _alices_question(server: Served, alice: Any, title: str) -> str:
+    """Alice's thread, waiting for approval of a note titled `title`, her own answer refused."""
+    thread = await alice.threads.create()
+    thread_id = str(thread["thread_id"])
+    await alice.runs.wait(
+        thread_id, GRAPH, input=_ask(f'{STOCK}, then write a note titled "{title}"')
+    )
+    (question,) = interrupts_of(await alice.threads.get_state(thread_id))
+    assert "other than 'alice'" in question["value"]["action_requests"][0]["description"]
+
+    # Alice may not approve her own request: refused with one sentence, the question stays open.
+    await alice.runs.wait(thread_id, GRAPH, command={"resume": APPROVE})
+    (again,) = interrupts_of(await alice.threads.get_state(thread_id))
+    assert (
+        "cannot approve it: another user with the role 'ops' must answer"
+        in (again["value"]["error"])
+    )
+    return thread_id
+
+
+def _written(workdir: Path, title: str) -> bool:
+    notes = workdir / "notes.json"
+    return notes.exists() and title in json.loads(notes.read_text())
+
+
+async def test_the_requester_cannot_approve_and_no_one_else_writes(
+    server: Served, people: dict[str, Any], workdir: Path
+) -> None:
+    alice, bob, carol = people["alice"], people["bob"], people["carol"]
+    title = f"second-{os.urandom(4).hex()}"
+    thread_id = await _alices_question(server, alice, title)
+    assert not _written(workdir, title)
+
+    # Carol has no approver role: the thread is not hers to reach.
+    assert (await status_of(carol.threads.get(thread_id)))[0] == 404
+    resume = carol.runs.wait(thread_id, GRAPH, command={"resume": APPROVE})
+    assert (await status_of(resume))[0] == 404
+    # Bob may answer, but not write in Alice's conversation nor change her thread.
+    message = bob.runs.wait(thread_id, GRAPH, input=_ask("delete all notes"))
+    assert (await status_of(message))[0] == 404
+    assert (await status_of(bob.threads.update(thread_id, metadata={"x": 1})))[0] == 404
+    assert not _written(workdir, title)
+    assert interrupts_of(await alice.threads.get_state(thread_id))
+
+
+async def test_a_second_person_with_the_role_answers(
+    server: Served, people: dict[str, Any], workdir: Path
+) -> None:
+    if server.name == "aegra":
+        pytest.skip(AEGRA_SCOPES_THREADS)
+    alice, bob = people["alice"], people["bob"]
+    title = f"second-{os.urandom(4).hex()}"
+    thread_id = await _alices_question(server, alice, title)
+
+    # Bob finds the question among the threads waiting, and approves it: the note is written.
+    waiting = await bob.threads.search(status="interrupted", limit=100)
+    assert thread_id in [t["thread_id"] for t in waiting]
+    await bob.runs.wait(thread_id, GRAPH, command={"resume": APPROVE})
+    assert not interrupts_of(await alice.threads.get_state(thread_id))
+    assert _written(workdir, title)
+
+
+async def test_through_the_cli_the_requester_is_refused_and_the_approver_answers(
+    server: Served, people: dict[str, Any], workdir: Path, tmp_path: Path
+) -> None:
+    if server.name == "aegra":
+        pytest.skip(AEGRA_SCOPES_THREADS)
+    title = f"second-cli-{os.urandom(4).hex()}"
+    thread = await people["alice"].threads.create()
+    thread_id = str(thread["thread_id"])
+    await people["alice"].runs.wait(
+        thread_id, GRAPH, input=_ask(f'{STOCK}, then write a note titled "{title}"')
+    )
+    resume = ("resume", thread_id, "--server", server.url, "--approve", "--token")
+
+    own = planner(tmp_path, *resume, token("alice", "ops"))
+    assert own.returncode == 3, own.stderr + own.stdout
+    said = " ".join((own.stdout + own.stderr).split())
+    assert "cannot approve it: another user with the role 'ops' must answer" in said
+    assert not _written(workdir, title)
+
+    other = planner(tmp_path, *resume, token("bob", "ops"))
+    assert other.returncode == 0, other.stderr + other.stdout
+    assert _written(workdir, title)

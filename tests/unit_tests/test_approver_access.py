@@ -1,0 +1,102 @@
+"""How an approver reaches another user's question on a served instance, and nothing more."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from pydantic import SecretStr
+
+from common.identity import auth_roles, run_roles
+from common.settings import Settings
+from strategies.with_planner import auth
+
+APPROVE = {"decisions": [{"type": "approve"}]}
+
+
+def caller(identity: str, *roles: str) -> Any:
+    """An auth context as the handlers read it: the user and their roles."""
+    return SimpleNamespace(user=SimpleNamespace(identity=identity), permissions=list(roles))
+
+
+@pytest.mark.parametrize(
+    ("value", "answers"),
+    [
+        ({"kwargs": {"command": {"resume": APPROVE}, "input": None}}, True),
+        ({"command": {"resume": APPROVE, "goto": None, "update": None}}, True),
+        ({"kwargs": {"input": {"messages": []}}}, False),
+        ({"kwargs": {"command": {"resume": APPROVE, "update": {"messages": []}}}}, False),
+        ({"kwargs": {"command": {"goto": "__end__"}}}, False),
+        ({"kwargs": {"input": {"messages": []}, "command": {"resume": APPROVE}}}, False),
+        ({}, False),
+    ],
+    ids=["resume", "resume-aegra", "message", "update", "goto", "both", "nothing"],
+)
+def test_only_a_bare_answer_counts_as_answering(value: dict[str, Any], answers: bool) -> None:
+    assert auth.answers_only(value) is answers
+
+
+def test_an_approver_may_answer_threads_of_their_roles_and_write_only_their_own() -> None:
+    bob = caller("bob", "ops", "dev")
+    assert auth.answer_filter(bob, {"kwargs": {"command": {"resume": APPROVE}}}) == {
+        "$or": [
+            {"owner": "bob"},
+            {"approvers": {"$contains": "dev"}},
+            {"approvers": {"$contains": "ops"}},
+        ]
+    }
+    assert auth.answer_filter(bob, {"kwargs": {"input": {"messages": []}}}) == {"owner": "bob"}
+    # Without a role a caller reaches their own threads only (an $or needs two branches).
+    answer = {"kwargs": {"command": {"resume": APPROVE}}}
+    assert auth.answer_filter(caller("carol"), answer) == {"owner": "carol"}
+
+
+@pytest.fixture
+def served_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The server's mcp.json, at a path the auth module reads."""
+    path = tmp_path / "mcp.json"
+    with_file = Settings(_env_file=None, mcp_config=path)  # type: ignore[call-arg]
+    monkeypatch.setattr(auth, "_SETTINGS", with_file)
+    return path
+
+
+async def test_a_new_thread_names_the_servers_approver_roles(served_config: Path) -> None:
+    servers = {
+        "notes": {
+            "command": "notes",
+            "approvers": ["ops"],
+            "second_person": True,
+            "approval_rules": {"delete_*": {"approvers": ["security"]}},
+        },
+        "inventory": {"command": "inventory"},
+    }
+    served_config.write_text(json.dumps({"mcpServers": servers}))
+    value: dict[str, Any] = {"metadata": {"owner": "mallory", "approvers": ["everyone"]}}
+    assert await auth.on_thread_create(caller("alice"), value) == {"owner": "alice"}
+    assert value["metadata"] == {"owner": "alice", "approvers": ["ops", "security"]}
+
+
+async def test_a_client_cannot_name_approvers_of_its_own(served_config: Path) -> None:
+    served_config.write_text(json.dumps({"mcpServers": {"notes": {"command": "notes"}}}))
+    value: dict[str, Any] = {"metadata": {"approvers": ["everyone"]}}
+    await auth.on_thread_create(caller("alice"), value)
+    assert value["metadata"] == {"owner": "alice"}
+
+
+def test_roles_come_from_either_server_and_only_with_auth(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert auth_roles({"langgraph_auth_permissions": ["ops"]}) == ("ops",)
+    assert auth_roles({"langgraph_auth_user": {"permissions": ["ops", 3]}}) == ("ops",)
+    assert auth_roles({"langgraph_auth_user": SimpleNamespace(permissions=["sre"])}) == ("sre",)
+    config = {"configurable": {"langgraph_auth_permissions": ["ops"]}}
+    open_server = Settings(_env_file=None)  # type: ignore[call-arg]
+    monkeypatch.setattr("common.identity.get_settings", lambda: open_server)
+    # Without auth a run's roles are its own say-so: none are believed.
+    assert run_roles(config) == ()
+    with_auth = open_server.model_copy(update={"auth_jwt_secret": SecretStr("s" * 32)})
+    monkeypatch.setattr("common.identity.get_settings", lambda: with_auth)
+    assert run_roles(config) == ("ops",)
