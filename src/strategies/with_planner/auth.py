@@ -262,11 +262,18 @@ async def on_thread_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     return owned
 
 
+END_ONLY: tuple[Any, ...] = (None, "__end__", ["__end__"])
+"""The jumps a client's command may make: none, or only to the end (Agent Chat UI's "Mark as
+Resolved", which `strategies.with_planner.resume` turns into an answer that runs nothing)."""
+
+
 def _check_command(value: Mapping[str, Any]) -> None:
     """Refuse (403) a run whose command writes state or jumps to a node; a resume is fine."""
     for holder in (value, value.get("kwargs") or {}):
         command = holder.get("command") if isinstance(holder, Mapping) else None
-        if isinstance(command, Mapping) and (command.get("update") or command.get("goto")):
+        if isinstance(command, Mapping) and (
+            command.get("update") or command.get("goto") not in END_ONLY
+        ):
             raise _forbidden(STATE_WRITES)
 
 
