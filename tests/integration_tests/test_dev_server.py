@@ -527,9 +527,11 @@ async def test_plan_only_holds_the_write_and_go_ahead_releases_it(
 
     assert released["deferred"] == []
     (step,) = released["previous_plan"]
-    assert (step["tool"], step["status"], step["approval"]) == (
+    assert (step["tool"], step["status"], step["approval"]["type"]) == (
         "write_note",
         "completed",
-        {"type": "approve"},
+        "approve",
     )
+    # The release is bound to the definition the held call showed (issue 34).
+    assert step["approval"]["definition"]["digest"]
     assert '"stock": 14' in json.loads(notes.read_text())[title]
