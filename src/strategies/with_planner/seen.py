@@ -101,11 +101,7 @@ class SeenResults:
         """Record one answered call of `expert`; the expert's oldest results beyond the bound go."""
         namespace = (*self.namespace, _label(expert))
         value = {"expert": expert, "text": result_text(message)}
-        await self.store.aput(namespace, key, value, index=False)
-        items = await self.store.asearch(namespace, limit=SEEN_RESULTS * 4)
-        items.sort(key=lambda item: item.created_at, reverse=True)
-        for old in items[SEEN_RESULTS:]:
-            await self.store.adelete(namespace, old.key)
+        await self._put_bounded(namespace, key, value, SEEN_RESULTS)
 
     async def texts(self) -> dict[str, list[str]]:
         """Each expert's latest results in this thread, newest first."""
@@ -122,10 +118,16 @@ class SeenResults:
         """Record what one call sent to `to`; the destination's oldest calls beyond the bound go."""
         namespace = (*self.sent_namespace, _digest(to))
         value = {"to": to, "text": text[:SENT_CHARS]}
+        await self._put_bounded(namespace, key, value, SENT_CALLS)
+
+    async def _put_bounded(
+        self, namespace: tuple[str, ...], key: str, value: dict[str, str], bound: int
+    ) -> None:
+        """Put `value` under `namespace`, then drop its oldest items beyond `bound`."""
         await self.store.aput(namespace, key, value, index=False)
-        items = await self.store.asearch(namespace, limit=SENT_CALLS * 4)
+        items = await self.store.asearch(namespace, limit=bound * 4)
         items.sort(key=lambda item: item.created_at, reverse=True)
-        for old in items[SENT_CALLS:]:
+        for old in items[bound:]:
             await self.store.adelete(namespace, old.key)
 
     async def sent(self) -> dict[str, list[str]]:
