@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from mcp.types import ToolAnnotations
 
 from common.safety.arguments import destructive_intent
-from strategies.with_planner.edits import ASKED_AGAIN
+from common.safety.gate import ASKED_AGAIN
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 from tests.unit_tests.guard_helpers import GENERATED_DESCRIPTION, call_key, servers, tool_server
 from tests.unit_tests.helpers import Thread, done, not_done, plan, task

@@ -14,10 +14,12 @@ from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
+from langgraph.store.memory import InMemoryStore
 from langgraph.types import Command
 from mcp.types import CallToolResult, TextContent
 
 from common.mcp.config import parse_mcp_config
+from common.safety.audit import digest, entries
 from common.safety.interceptor import ApprovalInterceptor
 from tests.unit_tests.helpers import log_lines, unique
 
@@ -223,3 +225,98 @@ async def test_edit_and_malformed_answers_inside_a_graph(
     assert out["result"] == f"deleted everything in {edited}"
     assert runs_of(workdir, "delete_everything", proposed) == []
     assert len(runs_of(workdir, "delete_everything", edited)) == 1
+
+
+# --- the graph's approval rules hold here too ---------------------------------------------------
+
+
+class PageState(TypedDict, total=False):
+    url: str
+    result: str
+
+
+def page_graph(tool: BaseTool, store: InMemoryStore | None = None) -> Any:
+    async def open_page(state: PageState) -> dict[str, Any]:
+        return {"result": text_of(await tool.ainvoke({"url": state["url"]}))}
+
+    builder = StateGraph(PageState)
+    builder.add_node("open_page", open_page)
+    builder.add_edge(START, "open_page")
+    return builder.compile(checkpointer=InMemorySaver(), store=store)
+
+
+async def interrupts_of(graph: Any, config: dict[str, Any]) -> list[Any]:
+    return [i.value for i in (await graph.aget_state(config)).interrupts]
+
+
+async def test_an_edit_held_for_a_reason_of_its_own_is_asked_again_before_it_runs(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    proposed = f"https://shop.example/orders/{unique('o')}/cancel"
+    edited = f"https://shop.example/items/{unique('i')}?action=delete"
+    graph = page_graph(tools["fetch_page"])
+    config = {"configurable": {"thread_id": uuid4().hex}}
+    await graph.ainvoke({"url": proposed}, config)
+    (first,) = await interrupts_of(graph, config)
+    assert "('cancel')" in first["action_requests"][0]["description"]
+
+    edit = {"name": "fetch_page", "args": {"url": edited}}
+    await graph.ainvoke(
+        Command(resume={"decisions": [{"type": "edit", "edited_action": edit}]}), config
+    )
+
+    # The edit acts differently ('delete'), which nobody was shown: asked about, not run.
+    (again,) = await interrupts_of(graph, config)
+    (request,) = again["action_requests"]
+    assert request["args"] == {"url": edited}
+    assert "your edit is held for a reason of its own" in request["description"]
+    assert "('delete')" in request["description"]
+    assert runs_of(workdir, "fetch_page", edited) == []
+    assert runs_of(workdir, "fetch_page", proposed) == []
+
+    await graph.ainvoke(Command(resume={"decisions": [{"type": "approve"}]}), config)
+
+    # Approving that question runs the edit as shown, once, and asks nothing more.
+    assert await interrupts_of(graph, config) == []
+    assert len(runs_of(workdir, "fetch_page", edited)) == 1
+    assert runs_of(workdir, "fetch_page", proposed) == []
+
+
+async def test_an_edit_naming_another_tool_is_refused_and_nothing_runs(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    scope = unique("swap")
+    graph, config = await start_cleanup(tools, scope)
+
+    swap = {"name": "echo", "args": {"text": scope}}
+    await graph.ainvoke(
+        Command(resume={"decisions": [{"type": "edit", "edited_action": swap}]}), config
+    )
+
+    (pending,) = (await graph.aget_state(config)).interrupts
+    assert "an edit may change the arguments, not the tool" in pending.value["error"]
+    assert runs_of(workdir, "delete_everything", scope) == []
+    assert runs_of(workdir, "echo", scope) == []
+
+
+async def test_questions_and_answers_are_in_the_audit_trail(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    store = InMemoryStore()
+    proposed = f"https://shop.example/orders/{unique('o')}/cancel"
+    graph = page_graph(tools["fetch_page"], store)
+    config = {"configurable": {"thread_id": uuid4().hex}}
+    await graph.ainvoke({"url": proposed}, config)
+
+    await graph.ainvoke(
+        Command(resume={"decisions": [{"type": "reject", "message": "no"}]}), config
+    )
+
+    trail = await entries(store, "default", thread=config["configurable"]["thread_id"])
+    assert [(e["event"], e["tool"], e["decision"]) for e in trail] == [
+        ("asked", "fetch_page", None),
+        ("answered", "fetch_page", "reject"),
+    ]
+    assert trail[0]["expert"] == "testkit"
+    assert trail[0]["args_digest"] == digest({"url": proposed})
+    assert runs_of(workdir, "fetch_page", proposed) == []

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, TypedDict
 
@@ -28,7 +29,7 @@ from langgraph.store.base import BaseStore
 
 from common.identity import ROOT as IDENTITY_ROOT
 from common.identity import user_namespace
-from common.safety.approval import Decision, EditDecision, RejectDecision
+from common.safety.approval import Decision, EditDecision, PendingCall, RejectDecision
 
 ROOT = (IDENTITY_ROOT, "audit")
 """The first element of every audit namespace (one namespace per user under it)."""
@@ -166,3 +167,47 @@ def as_utc(text: str) -> datetime:
     if moment.tzinfo is None:
         return moment.replace(tzinfo=UTC)
     return moment.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class Trail:
+    """Where one stop's events go: the store, whose trail, the thread and the stop."""
+
+    store: BaseStore
+    """The graph's store."""
+    user: str
+    """The run's identity (`run_user`)."""
+    thread_id: str
+    """The thread the run is on."""
+    stop: str
+    """The asking node's task (its checkpoint namespace), the same across its re-runs."""
+
+
+def call_entry(
+    trail: Trail,
+    call: PendingCall,
+    task_id: str,
+    key: str,
+    event: Event,
+    step: str,
+    **fields: Any,
+) -> AuditEntry:
+    """An entry about `call` of `task_id` (its call `key`), one event of the stop."""
+    where = [trail.thread_id, trail.stop, task_id, key, event, step]
+    base = AuditEntry(
+        id=digest(where),
+        at=now(),
+        user=trail.user,
+        thread_id=trail.thread_id,
+        event=event,
+        expert=call["expert"],
+        tool=call["name"],
+        task_id=task_id,
+        args_digest=digest(call["args"]),
+        decision=None,
+        why=None,
+        edit_digest=None,
+        answer_digest=None,
+        remember=False,
+    )
+    return AuditEntry(**{**base, **fields})  # type: ignore[typeddict-item]

@@ -35,6 +35,18 @@ class GateDecision:
     """The signal that decided."""
 
 
+PER_CALL_HOLDS: frozenset[str] = frozenset({"arguments", "data"})
+"""Gate sources that hold a call for its arguments: an edit may bring one the tool did not."""
+
+ASKED_AGAIN = "your edit is held for a reason of its own, so it is asked about again: {hold}"
+"""The reason of an edited call asked about again."""
+
+
+def hold_of(verdict: GateDecision) -> str:
+    """A gate decision as a pending call's reason says it (and as an approved edit keeps it)."""
+    return f"{verdict.reason} (source: {verdict.source})"
+
+
 class Gate:
     """Checks calls against this turn's tool verdicts plus their arguments.
 

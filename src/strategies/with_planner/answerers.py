@@ -24,8 +24,8 @@ from common.mcp import ExpertRegistry
 from common.safety import approvers
 from common.safety.approval import ApprovalFormatError, Vet, expired_answer
 from common.safety.approvers import Asked, Author, Question, stamped
+from common.safety.audit import Trail
 from common.settings import get_settings
-from strategies.with_planner.audited import Trail
 
 
 def asked_now(context_user: str | None) -> Asked:

@@ -27,10 +27,11 @@ from common.safety.audit import (
     AuditDecision,
     AuditEntry,
     Event,
+    Trail,
     append,
+    call_entry,
     decision_fields,
     digest,
-    now,
     without_answer,
 )
 from common.safety.questions import CLOSED_QUESTION, DECLINED
@@ -46,20 +47,6 @@ DECLINED_START = DECLINED.split("{", 1)[0]
 def run_user(context_user: str | None) -> str:
     """The run's user (`common.identity.run_user`): the audit trail's, as everywhere else."""
     return identity_run_user(get_config(), context_user)
-
-
-@dataclass(frozen=True)
-class Trail:
-    """Where one stop's events go: the store, whose trail, the thread and the stop."""
-
-    store: BaseStore
-    """The graph's store."""
-    user: str
-    """The run's identity (`run_user`)."""
-    thread_id: str
-    """The thread the run is on."""
-    stop: str
-    """The asking node's task (its checkpoint namespace), the same across its re-runs."""
 
 
 @dataclass
@@ -90,37 +77,7 @@ def trail_for(store: BaseStore | None, context_user: str | None) -> Trail | None
 
 def _entry(trail: Trail, a: Awaiting, event: Event, step: str, **fields: Any) -> AuditEntry:
     """An entry about the waiting call `a`; `step` tells this event from the stop's others."""
-    return _call_entry(trail, a["call"], a["task_id"], a["key"], event, step, **fields)
-
-
-def _call_entry(
-    trail: Trail,
-    call: PendingCall,
-    task_id: str,
-    key: str,
-    event: Event,
-    step: str,
-    **fields: Any,
-) -> AuditEntry:
-    """An entry about `call` of `task_id` (its call `key`), one event of the stop."""
-    where = [trail.thread_id, trail.stop, task_id, key, event, step]
-    base = AuditEntry(
-        id=digest(where),
-        at=now(),
-        user=trail.user,
-        thread_id=trail.thread_id,
-        event=event,
-        expert=call["expert"],
-        tool=call["name"],
-        task_id=task_id,
-        args_digest=digest(call["args"]),
-        decision=None,
-        why=None,
-        edit_digest=None,
-        answer_digest=None,
-        remember=False,
-    )
-    return AuditEntry(**{**base, **fields})  # type: ignore[typeddict-item]
+    return call_entry(trail, a["call"], a["task_id"], a["key"], event, step, **fields)
 
 
 async def record_asked(trail: Trail | None, awaiting: list[Awaiting]) -> None:
@@ -191,7 +148,7 @@ async def record_held(trail: Trail | None, held: list[PendingCall]) -> None:
     if trail is None:
         return
     for number, call in enumerate(held, start=1):
-        entry = _call_entry(trail, call, HELD, f"{number}:{call['id']}", "asked", "asked")
+        entry = call_entry(trail, call, HELD, f"{number}:{call['id']}", "asked", "asked")
         await append(trail.store, entry)
 
 
@@ -214,7 +171,7 @@ async def record_released(
         else:
             fields = {"decision": "refused", "why": without_answer(why or "", shown)}
         key = f"{number}:{call['id']}"
-        entry = _call_entry(trail, call, HELD, key, "answered", "answer", **fields)
+        entry = call_entry(trail, call, HELD, key, "answered", "answer", **fields)
         await append(trail.store, entry)
 
 

@@ -14,18 +14,7 @@ from langchain_core.messages import ToolCall
 
 from common.mcp import ExpertRegistry
 from common.safety.approval import Decision, EditDecision, PendingCall, ReviewedEdit
-from common.safety.gate import Gate, GateDecision, check_call
-
-PER_CALL_HOLDS: frozenset[str] = frozenset({"arguments", "data"})
-"""Gate sources that hold a call for its arguments: an edit may bring one the tool did not."""
-
-ASKED_AGAIN = "your edit is held for a reason of its own, so it is asked about again: {hold}"
-"""The reason of an edited call asked about again."""
-
-
-def hold_of(verdict: GateDecision) -> str:
-    """A gate decision as a pending call's reason says it (and as an approved edit keeps it)."""
-    return f"{verdict.reason} (source: {verdict.source})"
+from common.safety.gate import ASKED_AGAIN, PER_CALL_HOLDS, Gate, check_call, hold_of
 
 
 async def edits_asked_again(
