@@ -30,6 +30,7 @@ from common.safety.approval import (
     unusable,
     validated,
 )
+from common.safety.quoting import markdown_text, one_line
 
 ASK_USER = "ask_user"
 """The control tool an expert's orchestrator calls to ask the user a question."""
@@ -66,9 +67,14 @@ class PendingQuestion(TypedDict):
     """The question, as the orchestrator wrote it."""
 
 
-def describe(q: PendingQuestion) -> str:
-    """The question with who asks it, for the request's description."""
-    return f"Expert {q['expert']!r} asks (task {q['task_id']}): {q['question']}"
+def describe(q: PendingQuestion, markdown: bool = False) -> str:
+    """The question with who asks it, on one line, for the request's description.
+
+    The question is the model's text (a tool result may have steered it): quoted so that it
+    cannot start lines of its own, as approval questions quote arguments.
+    """
+    quote = markdown_text if markdown else one_line
+    return f"Expert {q['expert']!r} asks (task {q['task_id']}): {quote(q['question'])}"
 
 
 def hitl_question_request(
@@ -92,7 +98,7 @@ def hitl_question_request(
 
 def inbox_question_request(q: PendingQuestion, error: str | None = None) -> list[dict[str, Any]]:
     """The interrupt value asking one question, in the Agent Inbox format (Respond only)."""
-    description = f"{describe(q)}\n\nAnswer with Respond."
+    description = f"{describe(q, markdown=True)}\n\nAnswer with Respond."
     if error:
         description = f"**{error}**\n\n{description}"
     return [

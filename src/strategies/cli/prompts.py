@@ -125,5 +125,5 @@ def ask_questions(value: Any) -> Any:
     """The answers to an interrupt's questions, in the format it asks in."""
     if error := (value.get("error") if isinstance(value, dict) else None):
         problem(str(error))
-    answers = [ask(f"[bold]{escape(q)}[/]") for q in questions_of(value)]
+    answers = [ask(f"[bold]{escape(one_line(q))}[/]") for q in questions_of(value)]
     return answer_value(value, answers)

@@ -99,7 +99,11 @@ def question_message(questions: list[Awaiting], interrupt_format: InterruptForma
     lines = [f"I need your answer{'s' if len(questions) > 1 else ''} before going on:"]
     for a in questions:
         question = str(a["call"]["args"].get("question", ""))
-        lines.append(f"- {question} (asked by {a['call']['expert']}, task {a['task_id']})")
+        # Quoted: the question is the model's text and must not write lines of its own.
+        lines.append(
+            f"- {markdown_text(question)} (asked by {markdown_text(a['call']['expert'])}, "
+            f"task {markdown_text(a['task_id'])})"
+        )
     how = HOW_TO_ANSWER_QUESTION.get(interrupt_format, HOW_TO_ANSWER_QUESTION["hitl"])
     return "\n".join(lines) + f"\n\n{how}"
 
