@@ -38,6 +38,42 @@ def test_unknown_key_names_server_and_key() -> None:
     assert "server 'notes', key 'enviroment': unknown key" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("raw", "says"),
+    [
+        (
+            {"mcpServers": {"n": {"comand": "python"}}},
+            "server 'n', key 'comand': unknown key (did you mean 'command'?)",
+        ),
+        (
+            {"mcpServers": {"n": {"command": "python", "aprovers": ["ops"]}}},
+            "key 'aprovers': unknown key (did you mean 'approvers'?)",
+        ),
+        (
+            {
+                "mcpServers": {
+                    "n": {"command": "python", "approval_rules": {"d*": {"secnd_person": True}}}
+                }
+            },
+            "key 'approval_rules.d*.secnd_person': unknown key (did you mean 'second_person'?)",
+        ),
+        ({"mcpServer": {}}, "(found 'mcpServer': did you mean 'mcpServers'?)"),
+        ({"mcpservers": {}}, "(found 'mcpservers': did you mean 'mcpServers'?)"),
+    ],
+    ids=["server-key", "approvers", "rule-key", "top-level", "top-level-case"],
+)
+def test_a_mistyped_key_gets_the_closest_known_one(raw: dict[str, Any], says: str) -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_mcp_config(raw)
+    assert says in str(info.value)
+
+
+def test_an_unknown_key_like_no_known_one_gets_no_suggestion() -> None:
+    with pytest.raises(McpConfigError) as info:
+        parse_mcp_config(servers(notes={"command": "python", "zzz": 1}))
+    assert str(info.value).endswith("key 'zzz': unknown key")
+
+
 def test_command_and_url_together_are_refused() -> None:
     with pytest.raises(McpConfigError) as info:
         parse_mcp_config(servers(both={"command": "python", "url": "http://127.0.0.1/mcp"}))

@@ -17,6 +17,7 @@ from two places never shares a session by mistake.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -174,10 +175,26 @@ def _describe(error: dict[str, Any]) -> str:
     else:
         where = "key " + repr(".".join(loc)) if loc else "document"
     if error["type"] == "extra_forbidden":
-        return f"{where}: unknown key"
+        return f"{where}: unknown key{_did_you_mean(loc)}"
     if error["type"] in _TYPE_RULES:
         return f"{where}: {_TYPE_RULES[error['type']]}, got {_shown(error['input'])}"
     return f"{where}: {error['msg']}"
+
+
+CLOSE_KEY_CUTOFF = 0.75
+"""How alike a mistyped key must be to a known one to be suggested (difflib's ratio)."""
+
+
+def _did_you_mean(loc: list[str]) -> str:
+    """A hint naming the known key of the same object closest to the unknown `loc[-1]`, or ""."""
+    model: type[BaseModel] = ApprovalRule if "approval_rules" in loc[2:-1] else ServerConfig
+    return _closest(loc[-1], list(model.model_fields))
+
+
+def _closest(key: str, known: list[str]) -> str:
+    """A "did you mean" hint when `key` is close to one of `known`, else ""."""
+    found = difflib.get_close_matches(key, known, n=1, cutoff=CLOSE_KEY_CUTOFF)
+    return f" (did you mean {found[0]!r}?)" if found else ""
 
 
 def _shown(value: Any) -> str:
@@ -188,7 +205,8 @@ def _shown(value: Any) -> str:
 def parse_mcp_config(raw: Any, source: str = "mcp_config") -> McpConfig:
     """Validate a `{"mcpServers": {...}}` object; every problem is named in the error."""
     if not isinstance(raw, dict) or not isinstance(raw.get("mcpServers"), dict):
-        raise McpConfigError(f'{source}: expected an object {{"mcpServers": {{...}}}}')
+        typo = _top_level_typo(raw)
+        raise McpConfigError(f'{source}: expected an object {{"mcpServers": {{...}}}}{typo}')
     try:
         servers = {
             name: ServerConfig.model_validate(entry) for name, entry in raw["mcpServers"].items()
@@ -196,6 +214,16 @@ def parse_mcp_config(raw: Any, source: str = "mcp_config") -> McpConfig:
     except ValidationError as exc:
         raise McpConfigError(_config_errors(raw["mcpServers"], source)) from exc
     return McpConfig(servers=servers)
+
+
+def _top_level_typo(raw: Any) -> str:
+    """A hint for a document whose `mcpServers` key is mistyped, else ""."""
+    if not isinstance(raw, dict) or "mcpServers" in raw:
+        return ""
+    for key in raw:
+        if isinstance(key, str) and _closest(key.strip(), ["mcpServers"]):
+            return f" (found {key!r}: did you mean 'mcpServers'?)"
+    return ""
 
 
 def _config_errors(servers: dict[str, Any], source: str) -> str:
