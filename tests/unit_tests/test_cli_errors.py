@@ -151,6 +151,25 @@ def test_resume_of_an_unknown_thread_is_one_line_and_creates_nothing(
         (["--decisions", "{nope"], "--decisions is not valid JSON: "),
         (["--decisions", "[]"], '--decisions must be a JSON object {"decisions": [...]}'),
         (["--decisions", '{"decisions": [{"type": "maybe"}]}'], "--decisions: Expected"),
+        (
+            ["--decisions", '{"decisions": [{"type": "aprove"}]}'],
+            "(decision 1: type 'aprove' is not one of 'approve', 'edit', 'reject')",
+        ),
+        (
+            [
+                "--decisions",
+                '{"decisions": [{"type": "approve"}, {"type": "approve", "remember": "yes"}]}',
+            ],
+            "(decision 2: 'remember' must be true or false)",
+        ),
+        (
+            [
+                "--decisions",
+                '{"decisions": [{"type": "edit", "edited_action": {"name": "w", "args": []}}]}',
+            ],
+            "(decision 1: 'edited_action.args' must be an object)",
+        ),
+        (["--decisions", '{"decisions": [{}]}'], '(decision 1 has no "type")'),
         (["--approve", "--reject"], "Give one of --approve, --reject or --decisions"),
         (["--message", "why"], "--message goes with --reject"),
     ],

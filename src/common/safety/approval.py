@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
 
+from common.safety.answer_words import problems
 from common.safety.approvers import Author, unstamped
 from common.safety.quoting import one_line
 
@@ -416,13 +417,8 @@ def validated(adapter: TypeAdapter[_V], value: Any, expected: str) -> _V:
     try:
         return adapter.validate_python(value)
     except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
-            for e in exc.errors(include_url=False)
-        )
-        raise ApprovalFormatError(
-            f"{expected}; got {echo(value)} ({problems[:ECHO_CHARS]})"
-        ) from exc
+        said = problems(exc.errors(include_url=False))
+        raise ApprovalFormatError(f"{expected}; got {echo(value)} ({said[:ECHO_CHARS]})") from exc
 
 
 def check_count(found: int, expected: int, per: str) -> None:
