@@ -202,9 +202,11 @@ async def test_the_audit_trail_is_read_by_its_owner_and_an_auditor_through_the_s
         everyone = await auditor.store.search_items(
             ["mcp_planner", "audit"], filter={"thread_id": thread_id}, limit=100
         )
+        listed = await auditor.store.list_namespaces(prefix=["mcp_planner", "audit"])
     finally:
         await auditor.aclose()
     assert trail_of(everyone, thread_id) == expected
+    assert ["mcp_planner", "audit", "alice"] in listed["namespaces"]
     assert (await status_of(bob.store.search_items(["mcp_planner", "audit", "alice"])))[0] == 403
     assert (await status_of(bob.store.search_items(["mcp_planner", "audit"])))[0] == 403
     forged = alice.store.put_item(["mcp_planner", "audit", "alice"], "k", {"thread_id": thread_id})
@@ -212,9 +214,9 @@ async def test_the_audit_trail_is_read_by_its_owner_and_an_auditor_through_the_s
 
     # The command and the SDK example read the same trail, with Alice's token.
     mine_only = ("--user", "alice", "--thread", thread_id, "--token", token("alice"))
-    listed = planner(tmp_path, "audit", "--server", server.url, "--json", *mine_only)
-    assert listed.returncode == 0, listed.stderr
-    assert [(e["user"], e["event"], e["decision"]) for e in json.loads(listed.stdout)] == expected
+    command = planner(tmp_path, "audit", "--server", server.url, "--json", *mine_only)
+    assert command.returncode == 0, command.stderr
+    assert [(e["user"], e["event"], e["decision"]) for e in json.loads(command.stdout)] == expected
     refused = planner(tmp_path, "audit", "--server", server.url, "--token", token("alice"))
     assert refused.returncode == 2
     assert "the auditor role" in " ".join((refused.stdout + refused.stderr).split())
@@ -247,6 +249,8 @@ async def test_bob_cannot_read_or_write_alices_store_items(alice: Any, bob: Any)
     assert (await status_of(bob.store.list_namespaces(prefix=["mcp_planner"])))[0] == 403
     assert (await status_of(bob.store.search_items(["mcp_planner"])))[0] == 403
     assert (await alice.store.get_item(["alice", "notes"], "k"))["value"] == {"v": 1}
+    found = await alice.store.search_items(["alice", "notes"])
+    assert [(i["key"], i["value"]) for i in found["items"]] == [("k", {"v": 1})]
 
 
 @pytest.mark.parametrize(

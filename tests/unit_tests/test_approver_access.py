@@ -126,3 +126,19 @@ def test_a_store_request_names_its_namespace_on_either_server(
     value: dict[str, Any], namespace: tuple[str, ...]
 ) -> None:
     assert auth.store_namespace(value) == namespace
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"namespace_prefix": ["mcp_planner", "audit.alice", "bob"]},
+        {"namespace": ["bob", ""], "key": "k"},
+    ],
+    ids=["dotted", "empty"],
+)
+async def test_a_label_the_store_would_refuse_is_a_400_not_a_server_error(
+    value: dict[str, Any],
+) -> None:
+    with pytest.raises(auth.Auth.exceptions.HTTPException) as refused:
+        await auth.on_store(caller("bob"), value)
+    assert refused.value.status_code == 400

@@ -65,6 +65,9 @@ STATE_WRITES = (
 OWN_NAMESPACE = "Store namespaces of clients start with the caller's identity: use ({me!r}, ...)."
 """Why a client may not use another namespace (formatted with the caller's label)."""
 
+BAD_LABEL = "Store namespace labels are non-empty and contain no period ('.'): rename the label."
+"""Why a namespace with an empty or dotted label is refused (400)."""
+
 STORE_SCOPE = "store_scope"
 """The user field `aegra.json` names for the store prefix 'mcp_planner' (`store.scopes`)."""
 
@@ -409,6 +412,10 @@ async def on_store(ctx: Auth.types.AuthContext, value: Any) -> Any:
         return True
     me = user_label(ctx.user.identity)
     namespace = store_namespace(value)
+    if any(not part or "." in part for part in namespace):
+        # Stores join labels with periods: such a label is refused by the store itself, which
+        # Aegra answers with a 500 and a dropped connection.
+        raise Auth.exceptions.HTTPException(status_code=400, detail=BAD_LABEL)
     if namespace and namespace[0] == "mcp_planner":
         # Without auth there is one local user, and every record is theirs to read; an auditor
         # reads every user's audit trail.
