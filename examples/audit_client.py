@@ -3,8 +3,9 @@
 Run: python examples/audit_client.py [URL] [--user ID] [--thread ID] [--token TOKEN]
 
 Every question the graph asked and every answer it was given is an item of the server's store
-under the namespace ("audit", <user>), keyed by time; this prints them oldest first, one line
-each. An entry holds a digest of the call's arguments, never the arguments. With auth, the
+under the namespace ("mcp_planner", "audit", <user>), keyed by time (on Aegra too: aegra.json
+keeps that namespace out of its per-user Store API scoping); this prints them oldest first, one
+line each. An entry holds a digest of the call's arguments, never the arguments. With auth, the
 server decides what the token may read (its owner's entries, or all for an auditor); the token
 comes from --token or MCP_PLANNER_TOKEN (never printed). Exit codes: 0 listed, 2 the server
 cannot be reached or refused the token.

@@ -1,14 +1,17 @@
 """The right person answers, on a served instance: approver roles and a second person.
 
 `langgraph dev` and Aegra start once per module with auth and an mcp.json whose notes server
-needs a second person with the role `ops`. Alice (ops) asks, Bob (ops) answers, Carol holds no
-role; each uses the official SDK with an HS256 token carrying `roles`.
+needs a second person with the role `ops`, except for deletions, which the requester answers
+within TTL_S seconds. Alice (ops) asks, Bob (ops) answers, Carol holds no role; each uses the
+official SDK with an HS256 token carrying `roles`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -33,6 +36,15 @@ pytestmark = pytest.mark.integration
 
 APPROVE = {"decisions": [{"type": "approve"}]}
 
+TTL_S = 2
+"""How long the operator's mcp.json keeps a deletion's question open (`approval_ttl`)."""
+
+EXPIRED = re.compile(
+    r"This question expired at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC, so its calls were not run: "
+    r"send your request again to have them asked about anew\."
+)
+"""The one sentence a late answer gets."""
+
 
 def token(sub: str, *roles: str) -> str:
     """An HS256 bearer token for `sub` holding `roles`."""
@@ -49,7 +61,13 @@ async def server(
     """Each server in turn, with auth on and notes approved by a second person with `ops`."""
     folder = tmp_path_factory.mktemp(f"approvers-{request.param}")
     experts = {k: dict(mcp_config["mcpServers"][k]) for k in ("inventory", "notes")}
-    experts["notes"].update(approvers=["ops"], second_person=True)
+    experts["notes"].update(
+        approvers=["ops"],
+        second_person=True,
+        approval_rules={
+            "delete_*": {"approvers": [], "second_person": False, "approval_ttl": TTL_S}
+        },
+    )
     config = folder / "mcp.json"
     config.write_text(json.dumps({"mcpServers": experts}))
     env = {"AUTH_JWT_SECRET": SECRET, "MCP_CONFIG": str(config), "SERVED_CONTEXT_FIELDS": ""}
@@ -71,8 +89,11 @@ async def people(server: Served) -> AsyncIterator[dict[str, Any]]:
 
 
 AEGRA_SCOPES_THREADS = (
-    "Aegra files every thread and run under the user who created it (its own `user_id` column, "
-    "whatever the auth filter says), so another user, approver or not, never reaches the thread"
+    "Aegra (aegra-api 0.11.0) files every thread and run under the user who created it: each "
+    "thread and run query has `user_id == <caller>` in its SQL (api/threads.py:60, 304, 332, "
+    "374, 884, 958; api/runs.py:126, 159, 391 refuse a run on another user's thread before the "
+    "auth handler is asked), and a handler's filter is only ANDed to it (api/threads.py:335, "
+    "961), so another user, approver or not, never reaches the thread"
 )
 
 
@@ -124,11 +145,19 @@ async def test_the_requester_cannot_approve_and_no_one_else_writes(
 async def _aegra_keeps_the_question_from(
     bob: Any, alice: Any, thread_id: str, workdir: Path, title: str
 ) -> None:
-    """On Aegra an approver never reaches another user's thread (AEGRA_SCOPES_THREADS)."""
+    """On Aegra an approver never reaches another user's thread (AEGRA_SCOPES_THREADS).
+
+    The auth handler grants Bob's role the thread (`auth.py` `_seen_by_approvers`, as on
+    `langgraph dev`); Aegra's own `user_id` predicate still hides it from every route.
+    """
     waiting = await bob.threads.search(status="interrupted", limit=100)
     assert thread_id not in [t["thread_id"] for t in waiting]
+    assert (await status_of(bob.threads.get(thread_id)))[0] == 404
+    assert (await status_of(bob.threads.get_state(thread_id)))[0] == 404
     resume = bob.runs.wait(thread_id, GRAPH, command={"resume": APPROVE})
     assert (await status_of(resume))[0] == 404
+    queued = bob.runs.create(thread_id, GRAPH, command={"resume": APPROVE})
+    assert (await status_of(queued))[0] == 404
     assert not _written(workdir, title)
     assert interrupts_of(await alice.threads.get_state(thread_id))
 
@@ -174,3 +203,36 @@ async def test_through_the_cli_the_requester_is_refused_and_the_approver_answers
     other = planner(tmp_path, *resume, token("bob", "ops"))
     assert other.returncode == 0, other.stderr + other.stdout
     assert _written(workdir, title)
+
+
+async def test_an_answer_after_the_operators_time_limit_runs_nothing(
+    people: dict[str, Any], workdir: Path
+) -> None:
+    alice = people["alice"]
+    title = f"late-{os.urandom(4).hex()}"
+    notes = workdir / "notes.json"
+    kept = json.loads(notes.read_text()) if notes.exists() else {}
+    notes.write_text(json.dumps({**kept, title: "to keep"}))
+    thread_id = str((await alice.threads.create())["thread_id"])
+    await alice.runs.wait(thread_id, GRAPH, input=_ask(f'Delete the note titled "{title}"'))
+    (question,) = interrupts_of(await alice.threads.get_state(thread_id))
+    assert "'alice' only, until " in question["value"]["action_requests"][0]["description"]
+
+    # Sleeping past the time to live makes the answer late whatever the machine's speed.
+    await asyncio.sleep(TTL_S + 1)
+    done = await alice.runs.wait(thread_id, GRAPH, command={"resume": APPROVE})
+
+    assert not interrupts_of(await alice.threads.get_state(thread_id))
+    answer = " ".join(str(done["messages"][-1]["content"]).split())
+    # One sentence says why, and the answer lists the call as not run.
+    assert EXPIRED.search(answer), answer
+    assert f'declined by the user: delete_note({{"title": "{title}"}})' in answer, answer
+    assert title in json.loads(notes.read_text())
+    log = workdir / "notes.log"
+    assert f"delete {title}" not in (log.read_text() if log.exists() else "")
+    trail = await alice.store.search_items(
+        ["mcp_planner", "audit", "alice"], filter={"thread_id": thread_id}, limit=100
+    )
+    (refused,) = [i["value"] for i in trail["items"] if i["value"]["decision"] == "refused"]
+    assert (refused["user"], refused["tool"]) == ("alice", "delete_note")
+    assert "expired at" in refused["why"]

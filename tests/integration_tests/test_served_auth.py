@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
@@ -20,8 +22,9 @@ import jwt
 import pytest
 from langgraph_sdk import get_client
 
-from tests.integration_tests.aegra import aegra_cluster, interrupts_of
+from tests.integration_tests.aegra import ROOT, aegra_cluster, interrupts_of
 from tests.integration_tests.helpers import langgraph_dev
+from tests.integration_tests.test_cli_server import planner
 
 pytestmark = pytest.mark.integration
 
@@ -29,14 +32,18 @@ SECRET = "integration-secret-" + "x" * 20
 GRAPH = "with_planner"
 STOCK = "How many units of GAD-7 are in stock"
 AEGRA_SCOPES_THE_STORE_API = (
-    "Aegra's Store API files every namespace under ('users', <caller>), so the graph's records "
-    "about a user are in its store but no SDK client reads them"
+    "Aegra's Store API files every namespace under ('users', <caller>) but the audit trail's "
+    "(aegra.json store.scopes), so the graph's other records about a user are in its store but "
+    "no SDK client reads them"
 )
 
 
-def token(sub: str, secret: str = SECRET, ttl_s: int = 600) -> str:
-    """An HS256 bearer token for `sub`."""
-    return jwt.encode({"sub": sub, "exp": int(time.time()) + ttl_s}, secret, "HS256")
+def token(sub: str, secret: str = SECRET, ttl_s: int = 600, roles: tuple[str, ...] = ()) -> str:
+    """An HS256 bearer token for `sub` (holding `roles`, when given)."""
+    claims: dict[str, Any] = {"sub": sub, "exp": int(time.time()) + ttl_s}
+    if roles:
+        claims["roles"] = list(roles)
+    return jwt.encode(claims, secret, "HS256")
 
 
 @dataclass
@@ -173,6 +180,57 @@ async def test_alices_own_approval_writes_the_note_once(alice: Any, workdir: Pat
     assert len([line for line in writes if title in line]) == 1
 
 
+def trail_of(found: dict[str, Any], thread_id: str) -> list[tuple[str, str, str | None]]:
+    """Who, what and which decision, for one thread's entries among `found` (oldest first)."""
+    entries = sorted((i["value"] for i in found["items"]), key=lambda e: (e["at"], e["id"]))
+    return [(e["user"], e["event"], e["decision"]) for e in entries if e["thread_id"] == thread_id]
+
+
+async def test_the_audit_trail_is_read_by_its_owner_and_an_auditor_through_the_store_api(
+    server: Served, alice: Any, bob: Any, tmp_path: Path
+) -> None:
+    thread_id = await _paused_note(alice, f"audited-{os.urandom(4).hex()}")
+    await alice.runs.wait(
+        thread_id, GRAPH, command={"resume": {"decisions": [{"type": "approve"}]}}
+    )
+    expected = [("alice", "asked", None), ("alice", "answered", "approve")]
+
+    mine = await alice.store.search_items(["mcp_planner", "audit", "alice"], limit=100)
+    assert trail_of(mine, thread_id) == expected
+    auditor = server.client(token("audrey", roles=("auditor",)))
+    try:
+        everyone = await auditor.store.search_items(
+            ["mcp_planner", "audit"], filter={"thread_id": thread_id}, limit=100
+        )
+        listed = await auditor.store.list_namespaces(prefix=["mcp_planner", "audit"])
+    finally:
+        await auditor.aclose()
+    assert trail_of(everyone, thread_id) == expected
+    assert ["mcp_planner", "audit", "alice"] in listed["namespaces"]
+    assert (await status_of(bob.store.search_items(["mcp_planner", "audit", "alice"])))[0] == 403
+    assert (await status_of(bob.store.search_items(["mcp_planner", "audit"])))[0] == 403
+    forged = alice.store.put_item(["mcp_planner", "audit", "alice"], "k", {"thread_id": thread_id})
+    assert (await status_of(forged))[0] == 403
+
+    # The command and the SDK example read the same trail, with Alice's token.
+    mine_only = ("--user", "alice", "--thread", thread_id, "--token", token("alice"))
+    command = planner(tmp_path, "audit", "--server", server.url, "--json", *mine_only)
+    assert command.returncode == 0, command.stderr
+    assert [(e["user"], e["event"], e["decision"]) for e in json.loads(command.stdout)] == expected
+    refused = planner(tmp_path, "audit", "--server", server.url, "--token", token("alice"))
+    assert refused.returncode == 2
+    assert "the auditor role" in " ".join((refused.stdout + refused.stderr).split())
+    example = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "audit_client.py"), server.url, *mine_only],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert example.returncode == 0, example.stderr
+    assert f"alice {thread_id} answered notes/write_note" in example.stdout
+
+
 async def test_bob_cannot_read_or_write_alices_store_items(alice: Any, bob: Any) -> None:
     await alice.store.put_item(["alice", "notes"], "k", {"v": 1})
 
@@ -191,6 +249,8 @@ async def test_bob_cannot_read_or_write_alices_store_items(alice: Any, bob: Any)
     assert (await status_of(bob.store.list_namespaces(prefix=["mcp_planner"])))[0] == 403
     assert (await status_of(bob.store.search_items(["mcp_planner"])))[0] == 403
     assert (await alice.store.get_item(["alice", "notes"], "k"))["value"] == {"v": 1}
+    found = await alice.store.search_items(["alice", "notes"])
+    assert [(i["key"], i["value"]) for i in found["items"]] == [("k", {"v": 1})]
 
 
 @pytest.mark.parametrize(

@@ -100,3 +100,45 @@ def test_roles_come_from_either_server_and_only_with_auth(
     with_auth = open_server.model_copy(update={"auth_jwt_secret": SecretStr("s" * 32)})
     monkeypatch.setattr("common.identity.get_settings", lambda: with_auth)
     assert run_roles(config) == ("ops",)
+
+
+def test_aegra_leaves_the_audit_trail_where_the_graph_writes_it() -> None:
+    # aegra.json maps the prefix 'mcp_planner' to a user field whose value names the audit
+    # kind, so Aegra files ('mcp_planner', 'audit', ...) as it is: renaming either breaks that.
+    from common.safety.audit import ROOT
+
+    served = json.loads((Path(__file__).resolve().parents[2] / "aegra.json").read_text())
+    assert served["store"]["scopes"] == {ROOT[0]: [auth.STORE_SCOPE]}
+    assert ROOT == ("mcp_planner", auth.SHARED_KIND)
+
+
+@pytest.mark.parametrize(
+    ("value", "namespace"),
+    [
+        ({"namespace": ("alice", "notes"), "key": "k"}, ("alice", "notes")),
+        ({"namespace_prefix": ["mcp_planner", "audit"], "limit": 10}, ("mcp_planner", "audit")),
+        ({"prefix": ["bob"], "suffix": None}, ("bob",)),
+        ({"namespace": None, "suffix": ["x"]}, ()),
+    ],
+    ids=["langgraph", "aegra-search", "aegra-list", "no-prefix"],
+)
+def test_a_store_request_names_its_namespace_on_either_server(
+    value: dict[str, Any], namespace: tuple[str, ...]
+) -> None:
+    assert auth.store_namespace(value) == namespace
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"namespace_prefix": ["mcp_planner", "audit.alice", "bob"]},
+        {"namespace": ["bob", ""], "key": "k"},
+    ],
+    ids=["dotted", "empty"],
+)
+async def test_a_label_the_store_would_refuse_is_a_400_not_a_server_error(
+    value: dict[str, Any],
+) -> None:
+    with pytest.raises(auth.Auth.exceptions.HTTPException) as refused:
+        await auth.on_store(caller("bob"), value)
+    assert refused.value.status_code == 400

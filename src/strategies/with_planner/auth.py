@@ -65,6 +65,25 @@ STATE_WRITES = (
 OWN_NAMESPACE = "Store namespaces of clients start with the caller's identity: use ({me!r}, ...)."
 """Why a client may not use another namespace (formatted with the caller's label)."""
 
+BAD_LABEL = "Store namespace labels are non-empty and contain no period ('.'): rename the label."
+"""Why a namespace with an empty or dotted label is refused (400)."""
+
+STORE_SCOPE = "store_scope"
+"""The user field `aegra.json` names for the store prefix 'mcp_planner' (`store.scopes`)."""
+
+SHARED_KIND = "audit"
+"""That field's value, the same for every user: the kind of record Aegra leaves in place.
+
+Aegra files every Store API request under ["users", <caller>, ...] after this module's handler
+has judged it (aegra_api/api/store.py `apply_namespace_scoping`, applied by each store route
+after `handle_event`; the handler cannot undo it). Only a prefix `store.scopes` maps to user
+fields escapes: it is filed under [prefix, <their values>], and left as it is when it already
+starts so. With "mcp_planner" mapped to this field, ("mcp_planner", "audit", <label>) is read
+where the graph writes it, on Aegra as on a LangGraph server, and `on_store` alone decides who
+reads it; no client writes under "mcp_planner" on either. The graph's other records stay
+unreadable through Aegra's Store API (found empty, under ["mcp_planner", "audit", ...]).
+"""
+
 
 def _settings() -> Settings:
     """The settings, checked; a bad one ends the process with its sentence (no silent no-auth)."""
@@ -113,13 +132,21 @@ async def principal(headers: Mapping[Any, Any], settings: Settings) -> Principal
 
 
 @auth.authenticate
-async def authenticate(headers: dict[Any, Any]) -> Auth.types.MinimalUserDict:
-    """Who the caller is; a missing, malformed, expired or forged credential is a 401."""
+async def authenticate(headers: dict[Any, Any]) -> dict[str, Any]:
+    """Who the caller is; a missing, malformed, expired or forged credential is a 401.
+
+    A `MinimalUserDict` and one field more, `STORE_SCOPE` (both servers keep extra fields).
+    """
     try:
         who = await principal(headers, _SETTINGS)
     except Unauthenticated as exc:
         raise Auth.exceptions.HTTPException(status_code=401, detail=str(exc)) from None
-    return {"identity": who.identity, "permissions": list(who.roles), "is_authenticated": True}
+    return {
+        "identity": who.identity,
+        "permissions": list(who.roles),
+        "is_authenticated": True,
+        STORE_SCOPE: SHARED_KIND,
+    }
 
 
 def _studio(ctx: Auth.types.AuthContext) -> bool:
@@ -364,13 +391,31 @@ async def on_assistants(ctx: Auth.types.AuthContext, value: Any) -> Any:
     return {OWNER: ctx.user.identity}
 
 
+def store_namespace(value: Any) -> tuple[str, ...]:
+    """The namespace (or prefix) a store request names, as either server passes it.
+
+    LangGraph names it `namespace` for every action; Aegra passes the request body, where a
+    search names `namespace_prefix` and a namespace listing `prefix`.
+    """
+    if not isinstance(value, Mapping):
+        return ()
+    for key in ("namespace", "namespace_prefix", "prefix"):
+        if value.get(key):
+            return tuple(str(part) for part in value[key])
+    return ()
+
+
 @auth.on.store
 async def on_store(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """A client reads its own graph records and reads and writes its own namespace only."""
     if _studio(ctx):
         return True
     me = user_label(ctx.user.identity)
-    namespace = tuple(value.get("namespace") or ())
+    namespace = store_namespace(value)
+    if any(not part or "." in part for part in namespace):
+        # Stores join labels with periods: such a label is refused by the store itself, which
+        # Aegra answers with a 500 and a dropped connection.
+        raise Auth.exceptions.HTTPException(status_code=400, detail=BAD_LABEL)
     if namespace and namespace[0] == "mcp_planner":
         # Without auth there is one local user, and every record is theirs to read; an auditor
         # reads every user's audit trail.
