@@ -5,7 +5,9 @@ for the async ones the nodes make). The server answers every GenerateContent cal
 canned reply of `recording_server.GEMINI_REPLY` and keeps the request's raw bytes; `bodies()`
 decodes them with the generativelanguage proto types and converts them to the REST JSON shape
 (camelCase, enums as numbers, as the REST transport sends them), so `gemini_problems` checks
-both transports alike. Any other method is recorded and answered UNIMPLEMENTED.
+both transports alike. Any other method is recorded and answered UNIMPLEMENTED. Given `refuse`,
+the server answers a request it names a problem in with INVALID_ARGUMENT (HTTP 400) and that
+problem, as Gemini refuses a request.
 
 The integration cannot be pointed at an insecure channel: its `transport` setting is a string,
 and GAPIC's gRPC transports then always open a TLS channel with the default root certificates
@@ -28,6 +30,7 @@ exchange in its own `asyncio.run`.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from concurrent import futures
 from typing import Any
 
@@ -56,11 +59,10 @@ GENERATE_CONTENT = "/google.ai.generativelanguage.v1beta.GenerativeService/Gener
 class GrpcRecordingServer:
     """Serve canned GenerateContent replies on 127.0.0.1:PORT; `requests` holds (method, bytes)."""
 
-    def __init__(self) -> None:
+    def __init__(self, refuse: Callable[[dict[str, Any]], str | None] | None = None) -> None:
         self.requests: list[tuple[str, bytes]] = []
-        self.server = grpc.server(
-            futures.ThreadPoolExecutor(max_workers=2), handlers=[_Handler(self.requests)]
-        )
+        handler = _Handler(self.requests, refuse or (lambda body: None))
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), handlers=[handler])
         self.port = self.server.add_insecure_port("127.0.0.1:0")
 
     @property
@@ -92,10 +94,13 @@ def _rest_body(raw: bytes) -> dict[str, Any]:
 
 
 class _Handler(grpc.GenericRpcHandler):
-    """Every method: raw bytes in, recorded; GenerateContent answered with the canned reply."""
+    """Every method: raw bytes in, recorded; GenerateContent answered or refused."""
 
-    def __init__(self, requests: list[tuple[str, bytes]]) -> None:
+    def __init__(
+        self, requests: list[tuple[str, bytes]], refuse: Callable[[dict[str, Any]], str | None]
+    ) -> None:
         self.requests = requests
+        self.refuse = refuse
 
     def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
         """A unary handler that records the call under its method name."""
@@ -105,6 +110,9 @@ class _Handler(grpc.GenericRpcHandler):
             self.requests.append((method, raw))
             if method != GENERATE_CONTENT:
                 context.abort(grpc.StatusCode.UNIMPLEMENTED, f"{method} is not recorded")
+            refused = self.refuse(_rest_body(raw))
+            if refused is not None:
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, refused)
             reply = json.dumps(recording_server.GEMINI_REPLY)
             return bytes(
                 GenerateContentResponse.serialize(GenerateContentResponse.from_json(reply))
