@@ -15,9 +15,20 @@ a maximum length of 64." in google-gemini/gemini-cli#2966; "properties: should b
 for OBJECT type" in browser-use/browser-use#7; "items: missing field" in cline/cline#7926; an
 empty type, "Invalid value at '...properties[11].value.any_of[0].type'", in
 zereight/gitlab-mcp#166), its `Schema` being an OpenAPI subset with no `$ref`/`$defs`;
-Ollama's /api/chat documentation (`format` is "json" or a JSON schema, `tools` are function
-definitions whose `parameters` are an object schema); vLLM and LM Studio compile the OpenAI
-request's JSON schemas, which must therefore be valid JSON Schema.
+Gemini's API reference for the rest: `GenerationConfig.response_json_schema` ("only the
+following properties are supported", checked as `common.strict_schema`'s gemini dialect; it
+needs `response_mime_type` application/json and excludes `response_schema`),
+`FunctionDeclaration.parameters_json_schema` (exclusive with `parameters`) and
+`FunctionCallingConfig.allowed_function_names` ("should only be set when the Mode is ANY or
+VALIDATED", naming declared functions); the turn order Gemini answers with HTTP 400: "Please
+ensure that function call turn comes immediately after a user turn or after a function
+response turn." (google-gemini/gemini-cli#11814), "Please ensure that function response turn
+comes immediately after a function call turn." (langchain-ai/langchain#27799) and "Please
+ensure that the number of function response parts is equal to the number of function call
+parts of the function call turn." (microsoft/vscode#299295). Ollama's /api/chat
+documentation (`format` is "json" or a JSON schema, `tools` are function definitions whose
+`parameters` are an object schema); vLLM and LM Studio compile the OpenAI request's JSON
+schemas, which must therefore be valid JSON Schema.
 """
 
 from __future__ import annotations
