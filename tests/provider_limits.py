@@ -15,9 +15,20 @@ a maximum length of 64." in google-gemini/gemini-cli#2966; "properties: should b
 for OBJECT type" in browser-use/browser-use#7; "items: missing field" in cline/cline#7926; an
 empty type, "Invalid value at '...properties[11].value.any_of[0].type'", in
 zereight/gitlab-mcp#166), its `Schema` being an OpenAPI subset with no `$ref`/`$defs`;
-Ollama's /api/chat documentation (`format` is "json" or a JSON schema, `tools` are function
-definitions whose `parameters` are an object schema); vLLM and LM Studio compile the OpenAI
-request's JSON schemas, which must therefore be valid JSON Schema.
+Gemini's API reference for the rest: `GenerationConfig.response_json_schema` ("only the
+following properties are supported", checked as `common.strict_schema`'s gemini dialect; it
+needs `response_mime_type` application/json and excludes `response_schema`),
+`FunctionDeclaration.parameters_json_schema` (exclusive with `parameters`) and
+`FunctionCallingConfig.allowed_function_names` ("should only be set when the Mode is ANY or
+VALIDATED", naming declared functions); the turn order Gemini answers with HTTP 400: "Please
+ensure that function call turn comes immediately after a user turn or after a function
+response turn." (google-gemini/gemini-cli#11814), "Please ensure that function response turn
+comes immediately after a function call turn." (langchain-ai/langchain#27799) and "Please
+ensure that the number of function response parts is equal to the number of function call
+parts of the function call turn." (microsoft/vscode#299295). Ollama's /api/chat
+documentation (`format` is "json" or a JSON schema, `tools` are function definitions whose
+`parameters` are an object schema); vLLM and LM Studio compile the OpenAI request's JSON
+schemas, which must therefore be valid JSON Schema.
 """
 
 from __future__ import annotations
@@ -29,6 +40,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from common.strict_schema import strict_problems
+
 ANTHROPIC_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 """Anthropic's tool-name rule."""
 
@@ -37,6 +50,9 @@ GEMINI_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$")
 
 GEMINI_TYPES = {1: "STRING", 2: "NUMBER", 3: "INTEGER", 4: "BOOLEAN", 5: "ARRAY", 6: "OBJECT"}
 """Gemini's schema types as the REST transport encodes them (enum numbers; 0 is unspecified)."""
+
+GEMINI_MODES = {1: "AUTO", 2: "ANY", 3: "NONE", 4: "VALIDATED"}
+"""Gemini's function calling modes, by enum number (0 is unspecified)."""
 
 GEMINI_FIELDS = frozenset(
     {
@@ -132,19 +148,123 @@ def _declarations(body: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
             yield f"tools[{t}].function_declarations[{d}]", declaration
 
 
+def _enum_name(value: Any, names: dict[int, str]) -> str | None:
+    """An enum field as its name: the REST transport sends numbers, JSON may send the name."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return names.get(value)
+    return value if value in names.values() else None
+
+
 def gemini_problems(body: dict[str, Any]) -> list[str]:
-    """What Gemini refuses in `body`'s function declarations (or loses in converting them)."""
+    """What Gemini refuses in a generateContent body (REST JSON; a gRPC request converted to it).
+
+    Function declarations (names, `parameters` in its OpenAPI `Schema`, `parametersJsonSchema`
+    in its JSON Schema subset), the structured-output fields of `generationConfig`, the forced
+    function of `toolConfig`, and the order of function call and response turns.
+    """
     problems: list[str] = []
+    names: set[str] = set()
     for where, declaration in _declarations(body):
         name = str(declaration.get("name", ""))
+        names.add(name)
         if not GEMINI_NAME.match(name):
             problems.append(
                 f"{where}.name: Invalid function name. Must start with a letter or an "
                 "underscore. Must be alphameric (a-z, A-Z, 0-9), underscores (_), dots (.) or "
                 f"dashes (-), with a maximum length of 64. (got {name!r})"
             )
+        if "parameters" in declaration and "parametersJsonSchema" in declaration:
+            problems.append(f"{where}: parameters and parameters_json_schema are exclusive")
         if "parameters" in declaration:
             problems += _gemini_schema(declaration["parameters"], f"{where}.parameters")
+        if "parametersJsonSchema" in declaration:
+            schema = declaration["parametersJsonSchema"]
+            problems += _gemini_json_schema(schema, f"{where}.parameters_json_schema")
+    return (
+        problems
+        + _gemini_output(body.get("generationConfig") or {})
+        + _gemini_forced(body.get("toolConfig") or {}, names)
+        + _gemini_turns(body.get("contents") or [])
+    )
+
+
+def _gemini_output(config: dict[str, Any]) -> list[str]:
+    """What Gemini refuses in `generationConfig`'s response schema fields."""
+    where = "generation_config"
+    problems: list[str] = []
+    for field, key in (
+        ("response_json_schema", "responseJsonSchema"),
+        ("response_schema", "responseSchema"),
+    ):
+        if key in config and config.get("responseMimeType") != "application/json":
+            problems.append(f"{where}.{field}: response_mime_type 'application/json' is required")
+    if "responseJsonSchema" in config:
+        if "responseSchema" in config:
+            problems.append(f"{where}.response_schema: must be omitted with response_json_schema")
+        problems += _gemini_json_schema(
+            config["responseJsonSchema"], f"{where}.response_json_schema"
+        )
+    if "responseSchema" in config:
+        problems += _gemini_schema(config["responseSchema"], f"{where}.response_schema")
+    return problems
+
+
+def _gemini_json_schema(schema: Any, where: str) -> list[str]:
+    """What is outside Gemini's JSON Schema subset (`common.strict_schema`'s gemini dialect)."""
+    if not isinstance(schema, dict):
+        return [f"{where}: not a JSON schema object"]
+    problems = [f"{where}: {p}" for p in strict_problems(schema, "gemini")]
+    if (why := _schema_invalid(schema)) is not None:
+        problems.append(f"{where}: invalid JSON schema ({why})")
+    return problems
+
+
+def _gemini_forced(tool_config: dict[str, Any], names: set[str]) -> list[str]:
+    """What Gemini refuses in `toolConfig.functionCallingConfig`: allowed names and their mode."""
+    config = tool_config.get("functionCallingConfig") or {}
+    allowed = config.get("allowedFunctionNames") or []
+    mode = _enum_name(config.get("mode", 0), GEMINI_MODES)
+    where = "tool_config.function_calling_config"
+    problems: list[str] = []
+    if allowed and mode not in ("ANY", "VALIDATED"):
+        problems.append(
+            f"{where}.allowed_function_names: should only be set when the mode is ANY or "
+            f"VALIDATED (got {mode})"
+        )
+    problems += [
+        f"{where}.allowed_function_names: no function declaration is named {name!r}"
+        for name in allowed
+        if name not in names
+    ]
+    return problems
+
+
+def _parts(content: dict[str, Any], kind: str) -> int:
+    """How many parts of `kind` (functionCall, functionResponse) a content has."""
+    return sum(1 for part in content.get("parts") or [] if kind in part)
+
+
+def _gemini_turns(contents: list[dict[str, Any]]) -> list[str]:
+    """Function call and response turns out of the order Gemini takes (its 400 messages)."""
+    problems: list[str] = []
+    for i, content in enumerate(contents):
+        before = contents[i - 1] if i else None
+        calls, answers = _parts(content, "functionCall"), _parts(content, "functionResponse")
+        if calls and (before is None or before.get("role") != "user"):
+            problems.append(
+                f"contents[{i}]: Please ensure that function call turn comes immediately after "
+                "a user turn or after a function response turn."
+            )
+        if answers and (before is None or not _parts(before, "functionCall")):
+            problems.append(
+                f"contents[{i}]: Please ensure that function response turn comes immediately "
+                "after a function call turn."
+            )
+        elif answers and before is not None and answers != _parts(before, "functionCall"):
+            problems.append(
+                f"contents[{i}]: Please ensure that the number of function response parts is "
+                "equal to the number of function call parts of the function call turn."
+            )
     return problems
 
 
@@ -153,7 +273,7 @@ def _gemini_schema(schema: Any, where: str) -> list[str]:
     if not isinstance(schema, dict):
         return [f"{where}: not a schema object"]
     problems = [f"{where}.{key}: unknown field" for key in schema if key not in GEMINI_FIELDS]
-    kind = GEMINI_TYPES.get(schema.get("type", 0))
+    kind = _enum_name(schema.get("type", 0), GEMINI_TYPES)
     if kind is None and "anyOf" not in schema:
         problems.append(f"{where}.type: Invalid value (unspecified: the source shape was lost)")
     if kind == "OBJECT" and not schema.get("properties"):

@@ -35,7 +35,13 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
-from common.provider_errors import ProviderError, provider_error, retry_after, status_of
+from common.provider_errors import (
+    ProviderError,
+    google_error,
+    provider_error,
+    retry_after,
+    status_of,
+)
 from common.settings import PROVIDER_KEYS, get_settings
 
 ValueT = TypeVar("ValueT")
@@ -341,11 +347,14 @@ def transport_errors() -> tuple[type[BaseException], ...]:
 
 @asynccontextmanager
 async def model_errors(role: str, spec: str) -> AsyncIterator[None]:
-    """Turn a transport error of `role`'s model call into one `ModelCallError` sentence."""
+    """Turn a transport error of `role`'s model call into one `ModelCallError` sentence.
+
+    Gemini's are google-api-core errors, or langchain-google-genai's own raised from one.
+    """
     try:
         yield
     except Exception as exc:
-        if not isinstance(exc, transport_errors()):
+        if not isinstance(exc, transport_errors()) and google_error(exc) is None:
             raise
         raise ModelCallError(describe_failure(role, spec, exc)) from exc
 

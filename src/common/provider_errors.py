@@ -1,8 +1,11 @@
 """What a provider said when it refused a request: status, message, type, param, Retry-After.
 
-Read from the error the client library raised (openai, anthropic, httpx), never by calling the
-provider again: one sentence for people (`common.models.describe_failure`) and the fallback of
-structured output methods (`common.structured`) are built from it.
+Read from the error the client library raised (openai, anthropic, httpx, google-api-core),
+never by calling the provider again: one sentence for people (`common.models.describe_failure`)
+and the fallback of structured output methods (`common.structured`) are built from it.
+Gemini's clients (both transports) raise google-api-core errors, which carry the HTTP status
+as `code` and Gemini's words as `message`; langchain-google-genai raises its own error `from`
+the one for HTTP 400 (INVALID_ARGUMENT), so that one is found behind it.
 """
 
 from __future__ import annotations
@@ -10,13 +13,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+GOOGLE_ERRORS = "google.api_core.exceptions"
+"""The module of the errors Gemini's clients raise (`GoogleAPICallError` and its kinds)."""
+
+
+def google_error(exc: BaseException) -> BaseException | None:
+    """The google-api-core error that `exc` is, or was raised from; None when there is none."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return None
+        if type(seen).__module__ == GOOGLE_ERRORS:
+            return seen
+        seen = seen.__cause__
+    return None
+
 
 def status_of(exc: BaseException) -> int | None:
-    """The HTTP status of a provider client's error (openai, anthropic, httpx), if it has one."""
+    """The HTTP status of a provider client's error (openai, anthropic, httpx, google), if any."""
     status = getattr(exc, "status_code", None)
     if not isinstance(status, int):
         response = getattr(exc, "response", None)
         status = getattr(response, "status_code", None)
+    if not isinstance(status, int) and (google := google_error(exc)) is not None:
+        status = getattr(google, "code", None)
     return status if isinstance(status, int) and 100 <= status <= 599 else None
 
 
@@ -56,8 +76,13 @@ def provider_error(exc: BaseException) -> ProviderError:
 
     OpenAI's body is `{"error": {"message", "type", "param", "code"}}` (the openai client keeps
     the inner object), Anthropic's `{"type": "error", "error": {"type", "message"}}`, and
-    FastAPI-based servers (llama.cpp's) answer `{"detail": [{"loc", "msg"}]}`.
+    FastAPI-based servers (llama.cpp's) answer `{"detail": [{"loc", "msg"}]}`. A google-api-core
+    error gives its message and gRPC status name (e.g. `INVALID_ARGUMENT`).
     """
+    google = google_error(exc)
+    if google is not None:
+        kind = getattr(getattr(google, "grpc_status_code", None), "name", None)
+        return ProviderError(_one_line(str(getattr(google, "message", "") or google)), kind)
     body = getattr(exc, "body", None)
     if body is None:
         response = getattr(exc, "response", None)

@@ -23,6 +23,18 @@ documented subset:
   `minProperties`, `maxProperties`; for arrays `unevaluatedItems`, `contains`, `minContains`,
   `maxContains`, `minItems`, `maxItems`, `uniqueItems`. `default` is refused too
   (openai/openai-agents-python#4390), which is why no answer class has a default.
+- Gemini, `generationConfig.responseJsonSchema` (the Gemini API reference, GenerationConfig;
+  the same text is the docstring of `google.ai.generativelanguage_v1beta.GenerationConfig`):
+  "only the following properties are supported": `$id`, `$defs`, `$ref`, `$anchor`, `type`,
+  `format`, `title`, `description`, `enum` (strings and numbers), `items`, `prefixItems`,
+  `minItems`, `maxItems`, `minimum`, `maximum`, `anyOf`, `oneOf`, `properties`,
+  `additionalProperties`, `required`, and `propertyOrdering`; "if `$ref` is set on a
+  sub-schema, no other properties, except for those starting as a `$`, may be set"; cyclic
+  references "may only be used within non-required properties (nullable properties are not
+  sufficient)". langchain-google-genai sends the class's pydantic schema there (json_schema and
+  json_mode), which is this module's schema without the closing `additionalProperties: false`:
+  checking the schema built here checks that one too. Its default method, function calling,
+  converts the same schema into Gemini's OpenAPI `Schema` (checked on the wire by the tests).
 
 The checker is written here, not taken from a library: the one that exists
 (`openai.lib._pydantic.to_strict_json_schema`, private) rewrites a schema rather than judging it,
@@ -38,10 +50,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-Dialect = Literal["openai", "azure"]
+Dialect = Literal["openai", "azure", "gemini"]
 """Whose documented subset a schema is checked against."""
 
-DIALECTS: tuple[Dialect, ...] = ("openai", "azure")
+DIALECTS: tuple[Dialect, ...] = ("openai", "azure", "gemini")
 """Every dialect a model-facing schema must fit."""
 
 MAX_PROPERTIES = 5000
@@ -73,6 +85,13 @@ OPENAI_FORMATS = frozenset(
 )
 """String formats OpenAI accepts."""
 
+GEMINI_KEYWORDS = frozenset(
+    {"$id", "$defs", "$ref", "$anchor", "type", "format", "title", "description", "enum"}
+    | {"items", "prefixItems", "minItems", "maxItems", "minimum", "maximum", "anyOf", "oneOf"}
+    | {"properties", "additionalProperties", "required", "propertyOrdering"}
+)
+"""Keywords Gemini's `responseJsonSchema` supports (its documented list)."""
+
 _TYPES = frozenset({"string", "number", "boolean", "integer", "object", "array", "null"})
 
 
@@ -82,6 +101,8 @@ class StrictSchemaError(ValueError):
 
 def strict_problems(schema: dict[str, Any], dialect: Dialect = "openai") -> list[str]:
     """What in `schema` the dialect's strict structured outputs refuse; [] when it fits."""
+    if dialect == "gemini":
+        return gemini_problems(schema)
     problems: list[str] = []
     if schema.get("type") != "object" or "anyOf" in schema:
         problems.append("the root must be an object, not anyOf")
@@ -131,6 +152,77 @@ def _node_problems(node: dict[str, Any], where: str, dialect: Dialect) -> list[s
     return problems
 
 
+def gemini_problems(schema: dict[str, Any]) -> list[str]:
+    """What in `schema` Gemini's `responseJsonSchema` does not support; [] when it fits."""
+    problems: list[str] = []
+    for path, node, _depth in _walk(schema, (), 1):
+        where = "/".join(path) or "(root)"
+        problems += [
+            f"{where}: keyword {key!r} is not supported"
+            for key in node
+            if key not in GEMINI_KEYWORDS
+        ]
+        siblings = sorted(k for k in node if not k.startswith("$"))
+        if "$ref" in node and siblings:
+            problems.append(f"{where}: $ref with sibling keywords {siblings}")
+        values = node.get("enum") or []
+        if any(isinstance(v, bool) or not isinstance(v, str | int | float) for v in values):
+            problems.append(f"{where}: enum values must be strings or numbers")
+        types = node.get("type")
+        for t in types if isinstance(types, list) else [types] if types else []:
+            if t not in _TYPES:
+                problems.append(f"{where}: type {t!r} is not supported")
+    return problems + _required_cycles(schema)
+
+
+def _required_cycles(schema: dict[str, Any]) -> list[str]:
+    """Each `$ref` that closes a cycle through required properties only (Gemini refuses it)."""
+    nodes = {"#": schema} | {
+        f"#/{key}/{name}": sub
+        for key in ("$defs", "definitions")
+        for name, sub in (schema.get(key) or {}).items()
+    }
+    edges = {
+        ref: {r for r, required in _refs(node, True) if required} for ref, node in nodes.items()
+    }
+    problems: list[str] = []
+    done: set[str] = set()
+
+    def visit(ref: str, stack: tuple[str, ...]) -> None:
+        for nxt in sorted(edges.get(ref, ())):
+            if nxt in stack:
+                problems.append(
+                    f"{ref}: $ref {nxt!r} closes a cycle through required properties only"
+                )
+            elif nxt not in done:
+                visit(nxt, (*stack, nxt))
+        done.add(ref)
+
+    for ref in nodes:
+        if ref not in done:
+            visit(ref, (ref,))
+    return problems
+
+
+def _refs(node: Any, required: bool) -> Iterator[tuple[str, bool]]:
+    """Each `$ref` below `node` (definitions apart); whether only required properties lead there.
+
+    Array items and union branches keep the way's status: a `null` branch makes nothing optional.
+    """
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get("$ref"), str):
+        yield node["$ref"], required
+    names = set(node.get("required") or [])
+    for name, sub in (node.get("properties") or {}).items():
+        yield from _refs(sub, required and name in names)
+    for key in ("items", "additionalProperties"):
+        yield from _refs(node.get(key), required)
+    for key in ("anyOf", "oneOf", "prefixItems"):
+        for sub in node.get(key) or []:
+            yield from _refs(sub, required)
+
+
 def _walk(
     node: Any, path: tuple[str, ...], depth: int
 ) -> Iterator[tuple[tuple[str, ...], dict[str, Any], int]]:
@@ -146,8 +238,9 @@ def _walk(
             yield from _walk(sub, (*path, key, name), 1)
     if isinstance(node.get("items"), dict):
         yield from _walk(node["items"], (*path, "items"), depth)
-    for i, sub in enumerate(node.get("anyOf") or []):
-        yield from _walk(sub, (*path, "anyOf", str(i)), depth)
+    for key in ("anyOf", "oneOf", "prefixItems"):
+        for i, sub in enumerate(node.get(key) or []):
+            yield from _walk(sub, (*path, key, str(i)), depth)
     if isinstance(node.get("additionalProperties"), dict):
         yield from _walk(node["additionalProperties"], (*path, "additionalProperties"), inner)
 

@@ -5,8 +5,16 @@ transport put on the wire, against that provider's documented limits (`tests.pro
 the planner's, analyser's and assessor's structured answers through `structured_runnable`, and
 every server of tests/data/tool_catalog.json (real MCP tool schemas, `$ref`/`$defs` included)
 plus one with dotted and 70-character names bound through `with_tools` as the orchestrator binds
-an expert's tools. Gemini is driven synchronously: langchain-google-genai's REST transport
-(the one that can be captured; its default is gRPC) has no async path.
+an expert's tools. Requests are sent with `ainvoke`, as the nodes send them.
+
+Gemini is captured on both of langchain-google-genai's transports: gRPC, its default and the
+one the nodes' async calls take (`grpc_recording_server`), and REST, driven synchronously
+(with a custom endpoint its async path sends the request, then fails awaiting a finished
+response: "object GenerateContentResponse can't be used in 'await' expression"). Its structured
+answers are checked for every method the fallback may ask it with (`STRUCTURED_OUTPUT_METHOD`,
+`common.structured.NEXT_METHOD`): the integration's default (function calling, a forced
+`functionDeclarations` entry), `function_calling`, and `json_schema` and `json_mode`, which it
+sends alike as `generationConfig.responseJsonSchema`.
 """
 
 from __future__ import annotations
@@ -14,8 +22,9 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from langchain_anthropic import ChatAnthropic
@@ -33,6 +42,7 @@ from common.safety.verdict import IrreversibilityAnalysis
 from common.settings import get_settings
 from common.structured import (
     MALFORMED,
+    Method,
     structured_call,
     structured_runnable,
     text_answer,
@@ -44,6 +54,7 @@ from strategies.with_planner.nodes.assess import Assessment
 from strategies.with_planner.nodes.orchestrate import _CONTROL_SPECS
 from strategies.with_planner.plans import PlannerResult
 from tests.integration_tests import recording_server
+from tests.integration_tests.grpc_recording_server import GrpcRecordingServer, gemini_grpc_model
 from tests.integration_tests.recording_server import RecordingServer
 from tests.provider_limits import (
     anthropic_problems,
@@ -62,17 +73,33 @@ TASK = "How many WID-1 are in stock?"
 """The request and the task the orchestrator's tools are chosen for."""
 ASK = [SystemMessage("You plan how to answer."), HumanMessage(TASK)]
 
-Factory = Callable[[str], BaseChatModel]
-"""Builds a provider's chat model talking to the recording server at a base URL."""
+Recorder = RecordingServer | GrpcRecordingServer
+"""A loopback server that records the requests sent to it."""
 
-PROVIDERS: dict[str, tuple[Factory, Callable[[dict[str, Any]], list[str]]]] = {
-    "anthropic": (
+
+@dataclass(frozen=True)
+class Provider:
+    """A provider's chat model against a recording server, and what the provider refuses."""
+
+    model: Callable[[str], BaseChatModel]
+    """Builds the chat model talking to the recording server at an address."""
+    problems: Callable[[dict[str, Any]], list[str]]
+    """What the provider refuses in one request body."""
+    server: Callable[[], Recorder] = RecordingServer
+    """The recording server its transport talks to."""
+    sync_only: bool = False
+    """Whether only its synchronous path can be captured (langchain-google-genai's REST)."""
+
+
+PROVIDERS: dict[str, Provider] = {
+    "anthropic": Provider(
         lambda url: ChatAnthropic(
             model_name="claude-sonnet-4-5", api_key="k", base_url=url, max_retries=0
         ),  # type: ignore[call-arg]
         anthropic_problems,
     ),
-    "google_genai": (
+    "google_genai_grpc": Provider(gemini_grpc_model, gemini_problems, GrpcRecordingServer),
+    "google_genai_rest": Provider(
         lambda url: ChatGoogleGenerativeAI(
             model="gemini-2.0-flash",
             google_api_key="k",
@@ -81,33 +108,47 @@ PROVIDERS: dict[str, tuple[Factory, Callable[[dict[str, Any]], list[str]]]] = {
             max_retries=0,
         ),
         gemini_problems,
+        sync_only=True,
     ),
-    "ollama": (lambda url: ChatOllama(model="llama3.2", base_url=url), ollama_problems),
-    "openai_compatible": (
+    "ollama": Provider(lambda url: ChatOllama(model="llama3.2", base_url=url), ollama_problems),
+    "openai_compatible": Provider(
         lambda url: ChatOpenAI(model="local", base_url=f"{url}/v1", api_key="k", max_retries=0),
         compatible_problems,
     ),
 }
-"""Each provider: its chat model against the recording server, and what it refuses."""
+"""Each provider (Gemini once per transport)."""
+
+GEMINI = ["google_genai_grpc", "google_genai_rest"]
+"""Gemini's transports: gRPC (its default, async as the nodes call it) and REST."""
+
+METHODS: list[Method | None] = [None, "json_schema", "function_calling", "json_mode"]
+"""How a structured answer may be asked for: None is the integration's own default."""
 
 
 def _captured(provider: str, send: Callable[[BaseChatModel], object]) -> list[dict[str, Any]]:
     """The request bodies `provider`'s integration sent while `send` used its model."""
-    factory, _problems = PROVIDERS[provider]
-    with RecordingServer() as server:
-        send(factory(server.url))
+    spec = PROVIDERS[provider]
+    with spec.server() as server:
+        send(spec.model(server.url))
     assert server.requests, f"{provider} sent nothing"
     return server.bodies()
 
 
-def _sent(model: BaseChatModel, runnable: Any) -> str | None:
+def _ask(provider: str, runnable: Any, messages: list[Any]) -> Any:
+    """`runnable`'s answer to `messages`, asked as the nodes ask (async) where that is captured."""
+    if PROVIDERS[provider].sync_only:
+        return runnable.invoke(messages)
+    return asyncio.run(runnable.ainvoke(messages))
+
+
+def _sent(provider: str, model: BaseChatModel, runnable: Any) -> str | None:
     """Send one request through `runnable`; why the integration could not build it, or None.
 
     The canned answers fit no schema, so a malformed answer is expected; any other error is
     the integration refusing our request before sending it, and is returned as a problem.
     """
     try:
-        runnable.invoke(ASK)
+        _ask(provider, runnable, ASK)
     except MALFORMED:
         return None
     except Exception as exc:  # reported as the test's failure, not swallowed
@@ -117,22 +158,92 @@ def _sent(model: BaseChatModel, runnable: Any) -> str | None:
 
 def _problems(provider: str, bodies: list[dict[str, Any]]) -> list[str]:
     """Every problem `provider` finds in `bodies`."""
-    check = PROVIDERS[provider][1]
+    check = PROVIDERS[provider].problems
     return [problem for body in bodies for problem in check(body)]
 
 
-@pytest.mark.parametrize("provider", PROVIDERS)
+STRUCTURED = [(p, None) for p in PROVIDERS] + [(p, m) for p in GEMINI for m in METHODS[1:]]
+"""Provider and method pairs checked: every provider's default, and every method for Gemini."""
+
+
+@pytest.mark.parametrize(("provider", "method"), STRUCTURED)
 @pytest.mark.parametrize("schema", [PlannerResult, IrreversibilityAnalysis, Assessment])
 def test_structured_answers_are_sent_within_the_providers_limits(
-    provider: str, schema: type[BaseModel]
+    provider: str, method: Method | None, schema: type[BaseModel]
 ) -> None:
     failures: list[str] = []
 
     def send(model: BaseChatModel) -> None:
-        failures.extend(filter(None, [_sent(model, structured_runnable(model, schema))]))
+        runnable = structured_runnable(model, schema, method=method)
+        failures.extend(filter(None, [_sent(provider, model, runnable)]))
 
     bodies = _captured(provider, send)
     assert failures + _problems(provider, bodies) == []
+
+
+WIRE_FIELD: dict[Method | None, str] = {
+    None: "tools",
+    "function_calling": "tools",
+    "json_schema": "responseJsonSchema",
+    "json_mode": "responseJsonSchema",
+}
+"""Where each method puts the schema in a Gemini request."""
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_both_gemini_transports_send_the_same_checked_request(method: Method | None) -> None:
+    """The schema is where the method puts it, and gRPC and REST carry the same request."""
+    sent = {}
+    for transport in GEMINI:
+
+        def send(model: BaseChatModel, transport: str = transport) -> None:
+            _sent(transport, model, structured_runnable(model, PlannerResult, method=method))
+
+        [sent[transport]] = _captured(transport, send)
+    grpc_body, rest_body = sent["google_genai_grpc"], sent["google_genai_rest"]
+    assert grpc_body == rest_body
+    config = grpc_body.get("generationConfig", {})
+    if WIRE_FIELD[method] == "tools":
+        [declaration] = grpc_body["tools"][0]["functionDeclarations"]
+        assert declaration["name"] == "PlannerResult"
+        assert "plan" in declaration["parameters"]["properties"]
+        assert grpc_body["toolConfig"]["functionCallingConfig"]["allowedFunctionNames"] == [
+            "PlannerResult"
+        ]
+        assert "responseJsonSchema" not in config
+    else:
+        assert config["responseMimeType"] == "application/json"
+        assert "PlannedStep" in config["responseJsonSchema"]["$defs"]
+        assert "tools" not in grpc_body
+
+
+class Branch(BaseModel):
+    """A step nesting its follow-ups: a constant, and a cycle through a required property."""
+
+    kind: Literal["step"]
+    then: list[Branch]
+
+
+class Tree(BaseModel):
+    """An answer shape Gemini's `responseJsonSchema` does not support."""
+
+    root: Branch
+
+
+@pytest.mark.parametrize("transport", GEMINI)
+def test_a_schema_gemini_refuses_fails_the_checks_on_either_wire(transport: str) -> None:
+    bodies = _captured(
+        transport,
+        lambda model: _sent(
+            transport, model, structured_runnable(model, Tree, method="json_schema")
+        ),
+    )
+    where = "generation_config.response_json_schema"
+    assert _problems(transport, bodies) == [
+        f"{where}: $defs/Branch/properties/kind: keyword 'const' is not supported",
+        f"{where}: #/$defs/Branch: $ref '#/$defs/Branch' closes a cycle through required "
+        "properties only",
+    ]
 
 
 def _catalog_tools() -> dict[str, list[Tool]]:
@@ -144,7 +255,7 @@ def _catalog_tools() -> dict[str, list[Tool]]:
 
 
 def _bind_each(
-    tool_lists: dict[str, list[Tool]], failures: list[str]
+    provider: str, tool_lists: dict[str, list[Tool]], failures: list[str]
 ) -> Callable[[BaseChatModel], object]:
     """Send one orchestrator round per server, bound to its tools as the orchestrator binds.
 
@@ -154,7 +265,7 @@ def _bind_each(
     def send(model: BaseChatModel) -> None:
         for server, tools in tool_lists.items():
             specs = bind_tools_for(tools, _CONTROL_SPECS, TASK).specs
-            failure = _sent(model, with_tools(model, specs))
+            failure = _sent(provider, model, with_tools(model, specs))
             if failure is not None:
                 failures.append(f"{server}: {failure}")
 
@@ -166,7 +277,7 @@ def test_real_mcp_tool_schemas_are_sent_within_the_providers_limits(provider: st
     tool_lists = _catalog_tools()
     assert any("$defs" in json.dumps(t.inputSchema) for ts in tool_lists.values() for t in ts)
     failures: list[str] = []
-    bodies = _captured(provider, _bind_each(tool_lists, failures))
+    bodies = _captured(provider, _bind_each(provider, tool_lists, failures))
     assert len(bodies) + len(failures) == len(tool_lists)
     assert failures + _problems(provider, bodies) == []
 
@@ -181,7 +292,7 @@ def _tool(name: str) -> Tool:
 def test_dotted_and_long_mcp_names_are_sent_within_the_providers_limits(provider: str) -> None:
     tools = [_tool("shop.get_stock"), _tool("inventory_" + "x" * 60), _tool("get_stock")]
     failures: list[str] = []
-    bodies = _captured(provider, _bind_each({"shop": tools}, failures))
+    bodies = _captured(provider, _bind_each(provider, {"shop": tools}, failures))
     assert failures + _problems(provider, bodies) == []
 
 
@@ -193,12 +304,12 @@ EXCHANGE = [
 ]
 """A task's exchange as the assessor and the answer writer send it: one call, answered."""
 
-ASYNC_PROVIDERS = [p for p in PROVIDERS if p != "google_genai"]
+ASYNC_PROVIDERS = [p for p, spec in PROVIDERS.items() if not spec.sync_only]
 """Providers whose captured transport has an async path (the nodes' calls are async)."""
 
 
 @pytest.mark.parametrize("provider", ASYNC_PROVIDERS)
-@pytest.mark.parametrize("method", ["auto", "json_schema", "function_calling"])
+@pytest.mark.parametrize("method", ["auto", "json_schema", "function_calling", "json_mode"])
 def test_an_assessment_of_a_tool_exchange_is_sent_within_the_providers_limits(
     provider: str, method: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -254,8 +365,9 @@ def test_an_openai_compatible_server_gets_requests_it_takes(
     assert check_request(body, "openai") is None
 
 
+@pytest.mark.parametrize("transport", GEMINI)
 def test_a_gemini_call_comes_back_in_the_tools_shape_and_passes_its_live_schema(
-    monkeypatch: pytest.MonkeyPatch,
+    transport: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Gemini is asked for an open object as a JSON string and an integer enum as strings."""
     schema = {
@@ -272,9 +384,12 @@ def test_a_gemini_call_comes_back_in_the_tools_shape_and_passes_its_live_schema(
     reply = {"candidates": [{"content": {"role": "model", "parts": [call]}}]}
     monkeypatch.setattr(recording_server, "GEMINI_REPLY", reply)
     specs = bind_tools_for([tool], [], TASK).specs
-    with RecordingServer() as server:
-        message = with_tools(PROVIDERS["google_genai"][0](server.url), specs).invoke(ASK)
-    assert gemini_problems(server.bodies()[0]) == []
+    answers: list[Any] = []
+    bodies = _captured(
+        transport, lambda model: answers.append(_ask(transport, with_tools(model, specs), ASK))
+    )
+    assert gemini_problems(bodies[0]) == []
+    [message] = answers
     assert isinstance(message, AIMessage)
     [made] = message.tool_calls
     assert made["args"] == {"side": 2, "meta": {"row": 3}}

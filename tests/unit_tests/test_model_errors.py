@@ -14,8 +14,9 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
 
 from common.models import ModelCallError, describe_failure, load_chat_model, model_errors
+from common.provider_errors import ProviderError, provider_error, status_of
 from common.settings import ConfigError, get_settings, load_settings
-from common.structured import BadOutput, structured_call, text_answer, tool_round
+from common.structured import BadOutput, method_refused, structured_call, text_answer, tool_round
 from tests.doubles import ScriptedChatModel
 
 MODEL = "openai:gpt-4o-mini"
@@ -240,3 +241,30 @@ def test_the_answer_length_bound_defaults_to_4096_tokens(
     monkeypatch.setenv("MODEL_MAX_TOKENS", "0")
     with pytest.raises(ConfigError, match="MODEL_MAX_TOKENS"):
         load_settings()
+
+
+def _gemini_refusal(message: str) -> Exception:
+    """What langchain-google-genai raises when Gemini answers HTTP 400 (INVALID_ARGUMENT)."""
+    from google.api_core.exceptions import InvalidArgument
+    from langchain_google_genai.chat_models import ChatGoogleGenerativeAIError
+
+    try:
+        try:
+            raise InvalidArgument(message)
+        except InvalidArgument as exc:
+            raise ChatGoogleGenerativeAIError(
+                f"Invalid argument provided to Gemini: {exc}"
+            ) from exc
+    except ChatGoogleGenerativeAIError as exc:
+        return exc
+
+
+def test_a_gemini_refusal_is_read_behind_the_integrations_own_error() -> None:
+    error = _gemini_refusal('Unknown name "responseJsonSchema": Cannot find field.')
+    assert status_of(error) == 400
+    assert provider_error(error) == ProviderError(
+        'Unknown name "responseJsonSchema": Cannot find field.', "INVALID_ARGUMENT"
+    )
+    assert method_refused("json_schema", error)
+    sentence = describe_failure("planner", "google_genai:gemini-2.0-flash", error)
+    assert 'refused the request (HTTP 400 INVALID_ARGUMENT: "Unknown name' in sentence

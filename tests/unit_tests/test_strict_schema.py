@@ -1,4 +1,4 @@
-"""Every model-facing schema fits OpenAI's and Azure's strict structured-output subsets."""
+"""Every model-facing schema fits OpenAI's and Azure's strict subsets and Gemini's subset."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from typing_extensions import TypedDict
 from common.safety.verdict import IrreversibilityAnalysis
 from common.strict_schema import (
     DIALECTS,
+    Dialect,
     StrictSchemaError,
     response_format,
     strict_json_schema,
@@ -46,7 +47,7 @@ def test_every_structured_call_in_the_code_asks_for_a_checked_class() -> None:
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 @pytest.mark.parametrize("name", MODEL_FACING)
-def test_the_schema_sent_fits_the_dialect(name: str, dialect: Literal["openai", "azure"]) -> None:
+def test_the_schema_sent_fits_the_dialect(name: str, dialect: Dialect) -> None:
     sent = response_format(MODEL_FACING[name])
     assert sent["name"] == name
     assert sent["strict"] is True
@@ -163,3 +164,28 @@ def _nested(levels: int) -> dict[str, Any]:
 def test_nesting_is_limited_to_ten_levels() -> None:
     assert strict_problems(_nested(10), "openai") == []
     assert any("nested deeper than 10 levels" in p for p in strict_problems(_nested(11)))
+
+
+class Branch(BaseModel):
+    """A step nesting its follow-ups: a constant, and a cycle through a required property."""
+
+    kind: Literal["step"]
+    then: list[Branch]
+
+
+class Tree(BaseModel):
+    """An answer made of branches: in OpenAI's and Azure's strict subsets, not in Gemini's."""
+
+    root: Branch
+
+
+def test_a_class_only_gemini_would_refuse_is_refused_where_schemas_are_built() -> None:
+    assert strict_problems(Tree.model_json_schema(), "gemini") == [
+        "$defs/Branch/properties/kind: keyword 'const' is not supported",
+        "#/$defs/Branch: $ref '#/$defs/Branch' closes a cycle through required properties only",
+    ]
+    with pytest.raises(StrictSchemaError) as refused:
+        strict_json_schema(Tree)
+    assert "gemini: $defs/Branch/properties/kind: keyword 'const'" in str(refused.value)
+    assert "openai:" not in str(refused.value)
+    assert "azure:" not in str(refused.value)
