@@ -1,10 +1,18 @@
-"""Whose run it is, and where that user's records live in the store.
+"""Whose run it is, whose thread it is, and where that user's records live in the store.
 
 One rule for the run's user (`run_user`): on a server with auth, the authenticated identity the
 server put in the run's config; otherwise (embedding, the CLI, a server without auth, which is one
-local user) the context's `user_id`, else DEFAULT_USER. Memory of past runs, remembered
-approvals, the thread's record of results, the approved-call ledger and the audit trail all ask
-it, so a client cannot name another user to read or forge theirs.
+local user) the context's `user_id`, else DEFAULT_USER. It says who sent a run: who answered a
+question (the resume's stamp), so a client cannot name another user to read or forge theirs.
+
+One rule for the thread's owner: served with auth, a thread and its turns are the owner's, the
+authenticated identity of the run that began its first turn (`owner_to_stamp`, kept in the
+graph's state by the planner and never changed: with auth only the owner may start a turn on its
+threads, and no client may write the state). Every later run of the thread works for the owner,
+an approver's resume included: the thread's record of results, what its experts returned, the
+approved-call ledger and kept history (`records_owner`), and the turn's memory of past runs,
+remembered approvals, who asked its questions and whose audit trail holds them (`turn_user`).
+A run's client-settable metadata is never read for either: it could name anyone.
 
 Store layout: every record the graph keeps is under `("mcp_planner", <kind>, <user label>, ...)`
 (`user_namespace`), so the store API can tell whose a namespace is from its third element.
@@ -64,9 +72,14 @@ def auth_roles(configurable: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(r for r in found if isinstance(r, str))
 
 
+def served_with_auth() -> bool:
+    """Whether the server authenticates its clients (else there is one local user)."""
+    return get_settings().auth_on
+
+
 def run_roles(config: Mapping[str, Any] | None) -> tuple[str, ...]:
     """The run's roles: the authenticated ones when served with auth, else none (fail closed)."""
-    if not get_settings().auth_on:
+    if not served_with_auth():
         return ()
     return auth_roles((config or {}).get("configurable") or {})
 
@@ -74,24 +87,51 @@ def run_roles(config: Mapping[str, Any] | None) -> tuple[str, ...]:
 def run_user(config: Mapping[str, Any] | None, context_user: str | None) -> str:
     """The run's user: the authenticated identity when served with auth, else the context's."""
     identity = auth_identity((config or {}).get("configurable") or {})
-    if identity is not None and get_settings().auth_on:
+    if identity is not None and served_with_auth():
         return identity
     if isinstance(context_user, str) and context_user.strip():
         return context_user
     return DEFAULT_USER
 
 
-def records_owner(config: Mapping[str, Any] | None) -> str:
+def owner_to_stamp(config: Mapping[str, Any] | None) -> str | None:
+    """Who a thread's first turn makes its owner: the authenticated identity, served with auth.
+
+    None otherwise (embedding, the CLI, a server without auth): there is one local user, and
+    nothing is stamped, so every rule below stays as it was.
+    """
+    if not served_with_auth():
+        return None
+    return auth_identity((config or {}).get("configurable") or {})
+
+
+def records_owner(config: Mapping[str, Any] | None, owner: str | None) -> str:
     """Whose a thread's records are (its results, what experts returned, its call ledger).
 
-    Served with auth, the authenticated identity: only a thread's owner runs the graph on it.
-    Otherwise the one local user, whatever `user_id` a run names, so every run of a thread finds
-    the same records. (The client-settable run metadata is never read: it could name anyone.)
+    Served with auth, the thread's `owner` as its state records it (`owner_to_stamp`), whoever
+    runs it now: an approver's resume adds to the owner's records and reads them, so the
+    data-leaving check and the ledger see the whole thread. A thread begun before owners were
+    stamped falls back to the run's authenticated identity. Without auth, the one local user,
+    whatever `user_id` a run names, so every run of a thread finds the same records.
     """
-    identity = auth_identity(((config or {}).get("configurable")) or {})
-    if identity is not None and get_settings().auth_on:
-        return identity
-    return DEFAULT_USER
+    if not served_with_auth():
+        return DEFAULT_USER
+    if owner:
+        return owner
+    return auth_identity(((config or {}).get("configurable")) or {}) or DEFAULT_USER
+
+
+def turn_user(config: Mapping[str, Any] | None, owner: str | None, context_user: str | None) -> str:
+    """The user a run works for: the thread's `owner` served with auth, else the run's user.
+
+    The memory of past runs, remembered approvals ("don't ask again"), who asked a question and
+    whose audit trail it goes to all ask this, so an approver's resume neither reads nor writes
+    the approver's own: the turn stays the requester's. Without auth (or before owners were
+    stamped) it is `run_user`, as it always was.
+    """
+    if owner and served_with_auth():
+        return owner
+    return run_user(config, context_user)
 
 
 def user_label(user: str) -> str:

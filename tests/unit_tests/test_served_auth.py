@@ -12,7 +12,7 @@ from typing import Any
 import jwt
 import pytest
 
-from common.identity import records_owner, run_user, user_namespace
+from common.identity import owner_to_stamp, records_owner, run_user, turn_user, user_namespace
 from common.memory import namespace as memory_namespace
 from common.safety.trust import namespace as trust_namespace
 from common.settings import ConfigError, Settings, check_auth, get_settings, load_settings
@@ -211,9 +211,23 @@ def test_the_key_helper_prints_an_entry_that_verifies(
 
 
 def test_a_threads_records_belong_to_its_owner(auth_on: None) -> None:
-    bob = {"configurable": {"langgraph_auth_user_id": "bob"}, "metadata": {"owner": "alice"}}
-    assert records_owner(bob) == "bob", "the run's metadata is the client's to set"
-    assert records_owner({}) == "default"
+    bob = {"configurable": {"langgraph_auth_user_id": "bob"}, "metadata": {"owner": "mallory"}}
+    # The owner the graph's state records wins over whoever runs now (an approver's resume).
+    assert records_owner(bob, "alice") == "alice"
+    assert turn_user(bob, "alice", "mallory") == "alice"
+    # A thread begun before owners were stamped: the run's identity; never the run's metadata,
+    # which is the client's to set.
+    assert records_owner(bob, None) == "bob"
+    assert turn_user(bob, None, None) == "bob"
+    assert records_owner({}, None) == "default"
+    assert owner_to_stamp(bob) == "bob"
+
+
+def test_without_auth_no_owner_is_stamped_and_nothing_changes() -> None:
+    config = {"configurable": {"langgraph_auth_user_id": "bob"}}
+    assert owner_to_stamp(config) is None
+    assert records_owner(config, "alice") == "default"
+    assert turn_user(config, "alice", "carol") == "carol", "embedding: the context's user"
 
 
 def test_the_server_set_user_outranks_a_client_set_user_id(auth_on: None) -> None:
@@ -225,8 +239,9 @@ def test_the_server_set_user_outranks_a_client_set_user_id(auth_on: None) -> Non
         }
     }
     assert run_user(config, None) == "bob"
-    assert records_owner(config) == "bob"
+    assert records_owner(config, None) == "bob"
+    assert owner_to_stamp(config) == "bob"
 
 
 def test_without_auth_a_threads_records_are_the_local_users() -> None:
-    assert records_owner({"configurable": {"langgraph_auth_user_id": "default"}}) == "default"
+    assert records_owner({"configurable": {"langgraph_auth_user_id": "alice"}}, None) == "default"

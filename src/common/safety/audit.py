@@ -10,8 +10,10 @@ like every record of the graph's (`common.identity.user_namespace`):
 Served with auth, a client may read its own trail and an `auditor` may read everyone's; no
 client may write one (`strategies.with_planner.auth.on_store`).
 
-`<user label>` is the run's user as `common.identity.user_label` writes it (a plain id
-as is, any other as `u-` and a digest). An entry keeps digests of what was asked and answered
+`<user label>` is whose trail it is, as `common.identity.user_label` writes it (a plain id
+as is, any other as `u-` and a digest): a thread's questions and answers are in its owner's
+trail, and an answer someone else gave (an approver) is in theirs too, under the same `id`
+(`entries` lists it once). An entry keeps digests of what was asked and answered
 (SHA-256 of canonical JSON), never the arguments, an edit or an answer's text: they may hold
 private data. The graph only appends: an event already in the trail (a node re-run after a
 resume replays its questions) is found by its digest and not written again.
@@ -55,7 +57,7 @@ class AuditEntry(TypedDict):
     at: str
     """When it was recorded (ISO 8601, UTC)."""
     user: str
-    """Whose run asked, or who answered: the run's identity."""
+    """Whose question it was (the thread's owner), or who answered it."""
     thread_id: str
     """The thread it happened on."""
     event: Event
@@ -122,9 +124,9 @@ def without_answer(why: str, shown: str) -> str:
     return text if len(text) <= WHY_CHARS else text[:WHY_CHARS] + "…"
 
 
-async def append(store: BaseStore, entry: AuditEntry) -> bool:
-    """Add `entry` unless its event is already recorded; whether it was added."""
-    ns = namespace(entry["user"])
+async def append(store: BaseStore, entry: AuditEntry, trail: str | None = None) -> bool:
+    """Add `entry` to `trail`'s trail (default: its user's) unless it is there; whether added."""
+    ns = namespace(entry["user"] if trail is None else trail)
     if await store.asearch(ns, filter={"id": entry["id"]}, limit=1):
         return False
     await store.aput(ns, entry_key(entry), dict(entry), index=False)
@@ -155,9 +157,13 @@ async def entries(
 
 
 def in_order(found: list[AuditEntry], since: str | None = None) -> list[AuditEntry]:
-    """`found` oldest first, without the entries before `since` (ISO 8601; UTC by default)."""
+    """`found` oldest first, each event once, without those before `since` (ISO 8601; UTC).
+
+    An event in two trails (an approver's answer: the owner's and the approver's) is one event.
+    """
     start = as_utc(since) if since is not None else None
-    kept = [e for e in found if start is None or as_utc(e["at"]) >= start]
+    once = {e["id"]: e for e in found}.values()
+    kept = [e for e in once if start is None or as_utc(e["at"]) >= start]
     return sorted(kept, key=lambda e: (e["at"], e["id"]))
 
 
@@ -176,7 +182,7 @@ class Trail:
     store: BaseStore
     """The graph's store."""
     user: str
-    """The run's identity (`run_user`)."""
+    """Whose trail: the user the run works for (a graph thread's owner, served with auth)."""
     thread_id: str
     """The thread the run is on."""
     stop: str

@@ -2,10 +2,10 @@
 
 The decision itself is `common.safety.approvers.may_answer`'s; this module finds each waiting
 call's rule (its server's config, `APPROVAL_TTL_S` as the default time to live), stamps when
-and by whom the question was asked (`request_approval`, in the run that asked), and vets every
-answer before it is read: an answer by someone the rule does not allow is refused with its
-sentence (the question stays open, the refusal is recorded in the audit trail), and an answer
-after the question expired declines every call of the stop, saying so.
+and for whom the question was asked (`request_approval`: the thread's owner, whoever's run
+asks), and vets every answer before it is read: an answer by someone the rule does not allow is
+refused with its sentence (the question stays open, the refusal is recorded in the audit
+trail), and an answer after the question expired declines every call of the stop, saying so.
 
 A stop asks about its calls together (one hitl interrupt; Agent Inbox's cards come from the same
 stop), so an answer must satisfy the rule of every call it waits with.
@@ -14,7 +14,6 @@ stop), so an answer must satisfy the rule of every call it waits with.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 from langgraph.config import get_config
@@ -24,20 +23,19 @@ from common.mcp import ExpertRegistry
 from common.safety import approvers
 from common.safety.approval import ApprovalFormatError, Vet, expired_answer
 from common.safety.approvers import Asked, Author, Question, stamped
-from common.safety.audit import Trail
 from common.settings import get_settings
+from strategies.with_planner.state import Answered
 
 
-def asked_now(context_user: str | None) -> Asked:
-    """The stamp of a question asked now, in the running graph."""
-    return Asked(at=approvers.clock().isoformat(), by=identity.run_user(get_config(), context_user))
+def asked_now(requester: str) -> Asked:
+    """The stamp of a question asked now for `requester` (the user the run works for)."""
+    return Asked(at=approvers.clock().isoformat(), by=requester)
 
 
-def asked_by(trail: Trail | None, asked: Asked | None) -> Trail | None:
-    """The trail the stop's `asked` entries go to: the requester's, once the stop is stamped."""
-    if trail is None or asked is None or not asked["by"]:
-        return trail
-    return replace(trail, user=asked["by"])
+def answered_now(context_user: str | None) -> Answered:
+    """Who brings the answers now: the identity of the run that resumed (not the owner's)."""
+    by = identity.run_user(get_config(), context_user)
+    return Answered(by=by, at=approvers.clock().isoformat())
 
 
 def question_for(registry: ExpertRegistry, expert: str, tool: str, asked: Asked | None) -> Question:

@@ -1,10 +1,13 @@
 """The audit trail in a run: what `await_approval` asks and what it is answered, recorded.
 
 The rules (what an entry holds, where it lives, written once) are `common.safety.audit`'s;
-this module finds the run's user, thread and stop and turns the node's questions and answers
-into entries. A stop is one wait at `await_approval` (LangGraph re-runs the node from its
-start on every answer, under the same task id, so the same stop's events are found again and
-not written twice; the next wait in the thread is another task, so another stop). In
+this module finds the thread's trail (the user the run works for: served with auth, the
+thread's owner, `common.identity.turn_user`), its thread and stop, and turns the node's
+questions and answers into entries. An answer by someone else (an approver) names them and is
+added to the owner's trail and to theirs, so each reads it with their own. A stop is one wait
+at `await_approval` (LangGraph re-runs the node from its start on every answer, under the same
+task id, so the same stop's events are found again and not written twice; the next wait in
+the thread is another task, so another stop). In
 `plan_only` the answer that lists the held calls asks (`record_held`), and the planner step
 that reads the next message records its answer (`record_release`).
 """
@@ -20,7 +23,6 @@ from typing import Any
 from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 
-from common.identity import run_user as identity_run_user
 from common.safety.approval import Decision, PendingCall, decision_of, echo
 from common.safety.approvers import unstamped
 from common.safety.audit import (
@@ -44,11 +46,6 @@ DECLINED_START = DECLINED.split("{", 1)[0]
 """How the text passed on for a declined question begins."""
 
 
-def run_user(context_user: str | None) -> str:
-    """The run's user (`common.identity.run_user`): the audit trail's, as everywhere else."""
-    return identity_run_user(get_config(), context_user)
-
-
 @dataclass
 class Refusals:
     """The answers refused during one run of the asking node, in the order they came."""
@@ -61,15 +58,15 @@ class Refusals:
         self.seen.append((ids, why, value))
 
 
-def trail_for(store: BaseStore | None, context_user: str | None) -> Trail | None:
-    """The running node's trail; None without a store (nothing can be recorded, and it says so)."""
+def trail_for(store: BaseStore | None, user: str) -> Trail | None:
+    """The running node's trail, `user`'s; None without a store (nothing can be recorded)."""
     if store is None:
         logger.warning("no store: the approvals of this run are not recorded in an audit trail")
         return None
     configurable = get_config().get("configurable", {})
     return Trail(
         store,
-        run_user(context_user),
+        user,
         str(configurable.get("thread_id") or ""),
         str(configurable.get("checkpoint_ns") or ""),
     )
@@ -80,12 +77,19 @@ def _entry(trail: Trail, a: Awaiting, event: Event, step: str, **fields: Any) ->
     return call_entry(trail, a["call"], a["task_id"], a["key"], event, step, **fields)
 
 
+async def _append(trail: Trail, entry: AuditEntry) -> None:
+    """Add `entry` to the trail, and to its author's own when the author is someone else."""
+    await append(trail.store, entry, trail.user)
+    if entry["user"] != trail.user:
+        await append(trail.store, entry)
+
+
 async def record_asked(trail: Trail | None, awaiting: list[Awaiting]) -> None:
     """One `asked` entry per waiting call or question of the stop."""
     if trail is None:
         return
     for a in awaiting:
-        await append(trail.store, _entry(trail, a, "asked", "asked"))
+        await _append(trail, _entry(trail, a, "asked", "asked"))
 
 
 async def record_refused(
@@ -107,17 +111,21 @@ async def record_refused(
         for i in ids:
             counts[i] = counts.get(i, 0) + 1
             entry = _entry(trail, by_id[i], "answered", f"refused-{counts[i]}", why=reason)
-            await append(trail.store, AuditEntry(**{**entry, "user": by, "decision": "refused"}))
+            await _append(trail, AuditEntry(**{**entry, "user": by, "decision": "refused"}))
 
 
 async def record_answers(
     trail: Trail | None,
+    by: str,
     awaiting: list[Awaiting],
     decisions: Mapping[str, Decision],
     answers: Mapping[str, str],
     asked_id: Callable[[Awaiting], str],
 ) -> None:
-    """One `answered` entry per call decided and per question answered (digests only)."""
+    """One `answered` entry per call decided and per question answered (digests only).
+
+    `by` is who answered: the identity of the run that brought the answers.
+    """
     if trail is None:
         return
     for a in awaiting:
@@ -128,7 +136,7 @@ async def record_answers(
             fields = _answer_fields(answers[key])
         else:
             continue
-        await append(trail.store, _entry(trail, a, "answered", "answer", **fields))
+        await _append(trail, _entry(trail, a, "answered", "answer", user=by, **fields))
 
 
 def _answer_fields(text: str) -> dict[str, Any]:
@@ -149,7 +157,7 @@ async def record_held(trail: Trail | None, held: list[PendingCall]) -> None:
         return
     for number, call in enumerate(held, start=1):
         entry = call_entry(trail, call, HELD, f"{number}:{call['id']}", "asked", "asked")
-        await append(trail.store, entry)
+        await _append(trail, entry)
 
 
 async def record_released(
@@ -172,18 +180,18 @@ async def record_released(
             fields = {"decision": "refused", "why": without_answer(why or "", shown)}
         key = f"{number}:{call['id']}"
         entry = call_entry(trail, call, HELD, key, "answered", "answer", **fields)
-        await append(trail.store, entry)
+        await _append(trail, entry)
 
 
 async def record_release(
     store: BaseStore | None,
-    context_user: str | None,
+    user: str,
     held: list[PendingCall],
     released: Released,
     message: str,
 ) -> None:
-    """plan_only: a message that answered the held calls, recorded (decisions, or why not)."""
-    trail = trail_for(store, context_user)
+    """plan_only: a message that answered the held calls, recorded in `user`'s trail."""
+    trail = trail_for(store, user)
     if isinstance(released, str):
         await record_released(trail, held, None, released, _quoted(message))
     elif released is not None:

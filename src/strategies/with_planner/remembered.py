@@ -1,7 +1,9 @@
 """Remembered approvals in a run: looked up where the gate holds a call, kept once answered.
 
 The rules (what may be remembered, what voids it) are `common.safety.trust`'s; this module only
-finds the run's user and store and the live tool definition, so the nodes stay wiring.
+finds the store and the live tool definition, so the nodes stay wiring. The user is the one the
+run works for, the thread's owner when served: an approver's resume neither uses nor adds to
+the approver's own.
 """
 
 from __future__ import annotations
@@ -11,11 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 from mcp.types import Tool
 
-from common.identity import run_user
 from common.mcp.config import ServerConfig
 from common.safety.approval import ApproveDecision, Decision, PendingCall
 from common.safety.approvers import may_remember, rule_for
@@ -32,7 +32,7 @@ class TrustScope:
     store: BaseStore
     """The graph's store."""
     user: str
-    """The run's user (`common.identity.run_user`)."""
+    """The user the run works for (`common.identity.turn_user`): the thread's owner, served."""
 
 
 @dataclass(frozen=True)
@@ -45,11 +45,11 @@ class Looked:
     """The call as the reviewer would see it: the offer to remember, a rug pull's reason."""
 
 
-def scope_for(store: BaseStore | None, context_user: str | None) -> TrustScope | None:
-    """The run's trust scope; None without a store (nothing could be remembered)."""
+def scope_for(store: BaseStore | None, user: str) -> TrustScope | None:
+    """`user`'s trust scope (the user the run works for); None without a store."""
     if store is None:
         return None
-    return TrustScope(store, run_user(get_config(), context_user))
+    return TrustScope(store, user)
 
 
 async def look_up(

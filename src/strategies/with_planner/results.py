@@ -24,7 +24,8 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from common.identity import DEFAULT_USER, records_owner, user_namespace
+from common.identity import DEFAULT_USER, user_namespace
+from strategies.with_planner.owner import records_owner
 
 VIEW_CHARS = 2000
 """Characters of a task's result the model sees (the planner, the answer, dependent tasks)."""
@@ -134,12 +135,11 @@ class Results:
         return item.value["text"], item.value["data"]
 
 
-def results_for(runtime: Runtime[Any]) -> Results:
-    """The current thread's results, in the graph's store when it has one."""
+def results_for(runtime: Runtime[Any], state: Mapping[str, Any]) -> Results:
+    """The current thread's results, in the graph's store when it has one (the owner's)."""
     if runtime.store is None:
         return Results(None, None)
-    config = get_config()
-    thread_id = config.get("configurable", {}).get("thread_id")
+    thread_id = get_config().get("configurable", {}).get("thread_id")
     return Results(
-        runtime.store, None if thread_id is None else str(thread_id), records_owner(config)
+        runtime.store, None if thread_id is None else str(thread_id), records_owner(state)
     )

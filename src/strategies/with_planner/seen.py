@@ -31,8 +31,9 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from common.guardrails.secrets import secret_key_kind
-from common.identity import DEFAULT_USER, records_owner, user_namespace
+from common.identity import DEFAULT_USER, user_namespace
 from common.safety.leaving import Sources
+from strategies.with_planner.owner import records_owner
 from strategies.with_planner.state import TaskRun
 
 SEEN_RESULTS = 16
@@ -151,18 +152,17 @@ def _label(expert: str) -> str:
     return expert.replace("%", "%25").replace(".", "%2E")
 
 
-def seen_for(runtime: Runtime[Any]) -> SeenResults | None:
-    """The current thread's record; None without a thread."""
-    config = get_config()
-    thread_id = config.get("configurable", {}).get("thread_id")
+def seen_for(runtime: Runtime[Any], state: Mapping[str, Any]) -> SeenResults | None:
+    """The current thread's record (its owner's, whoever's run reads it); None without a thread."""
+    thread_id = get_config().get("configurable", {}).get("thread_id")
     if thread_id is None:
         return None
-    return SeenResults(runtime.store, str(thread_id), records_owner(config))
+    return SeenResults(runtime.store, str(thread_id), records_owner(state))
 
 
 async def sources_for(state: TaskRun, runtime: Runtime[Any]) -> Sources:
     """What a task's calls must not carry out unasked: other experts' results in the thread."""
-    record = seen_for(runtime)
+    record = seen_for(runtime, state)
     texts = await record.texts() if record is not None else _dependency_texts(state)
     sent = await record.sent() if record is not None else {}
     return Sources(texts, asked=state.get("request") or "", sent=sent)

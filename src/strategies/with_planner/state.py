@@ -107,6 +107,15 @@ def current_turn(state: Mapping[str, Any]) -> Turn:
     return turn
 
 
+class Answered(TypedDict):
+    """Who answered a stop's questions, as the run that brought the answer was authenticated."""
+
+    by: str
+    """The identity of the run that resumed with the answer (`common.identity.run_user`)."""
+    at: str
+    """When the answer was read (ISO 8601, UTC)."""
+
+
 class InputState(TypedDict):
     """What a caller sends: the conversation."""
 
@@ -169,7 +178,13 @@ class State(InputState, total=False):
     awaiting: Annotated[list[Awaiting], add_deferred]
     """Calls the task runs stopped at, waiting for a human's decision (asked by the graph)."""
     asked: Asked
-    """When, and by whose run, the waiting calls were asked about (who may answer, until when)."""
+    """When, and for whom, the waiting calls were asked about (who may answer, until when)."""
+    answered: Answered
+    """Who gave the last answer that let waiting calls go on, and when (a late second answer
+    to the same question is told who came first)."""
+    owner: str
+    """Whose thread it is, served with auth: the identity of the run that began its first turn,
+    set by the planner then and never changed (`common.identity`). Absent without auth."""
     abandoned: list[PendingCall]
     """Calls still waiting for approval when a new message started a turn: not run, and said."""
     report: TurnReport
@@ -213,6 +228,8 @@ class TaskInput(TypedDict):
     """Orchestrate rounds this task may use (attempt and step budgets applied)."""
     run_context: dict[str, Any]
     """The turn's settings (see `Turn.run_context`)."""
+    owner: NotRequired[str]
+    """Whose thread it is (see `State.owner`): whose records the task reads and adds to."""
     messages: NotRequired[Annotated[list[AnyMessage], add_messages]]
     """This task's exchange with the orchestrator and the expert's tools (given when a task
     continues after its calls were decided)."""
@@ -264,6 +281,8 @@ class PlannerUpdate(TypedDict, total=False):
     """Those calls, for this turn's answer."""
     previous_plan: list[TaskState]
     """The plan a new message left unfinished."""
+    owner: str
+    """Whose thread it is, stamped when its first turn begins (served with auth only)."""
 
 
 class GuardUpdate(TypedDict):
@@ -343,3 +362,5 @@ class ApprovalUpdate(TypedDict):
     """The tasks whose calls were decided, ready to continue."""
     awaiting: None
     """Cleared."""
+    answered: Answered
+    """Who answered, and when."""

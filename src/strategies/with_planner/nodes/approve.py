@@ -33,7 +33,7 @@ from common.safety.inbox import InterruptFormat, ask_one_by_one
 from common.safety.questions import ASK_USER, PendingQuestion, ask_questions
 from common.safety.quoting import code_span, markdown_text
 from strategies.with_planner.answerers import (
-    asked_by,
+    answered_now,
     asked_now,
     question_for,
     requester_only,
@@ -48,6 +48,7 @@ from strategies.with_planner.audited import (
 )
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, describe_call, emit, truncate
+from strategies.with_planner.owner import turn_user
 from strategies.with_planner.plans import TaskState
 from strategies.with_planner.remembered import keep_chosen, scope_for
 from strategies.with_planner.state import (
@@ -142,7 +143,8 @@ async def request_approval(state: State, runtime: Runtime[Context]) -> ApprovalR
         emit(runtime, "approval_needed", calls=calls)
     if questions := [a["call"]["args"] for a in awaiting if is_question(a)]:
         emit(runtime, "question_asked", questions=questions)
-    asked = asked_now(ctx.user_id)
+    # Asked for the thread's owner, also when an approver's resume reaches a later question.
+    asked = asked_now(turn_user(state, ctx.user_id))
     who = {k: who_may_answer(q) for k, q in (await _questions(ctx, awaiting, asked)).items()}
     text = request_message(awaiting, ctx.interrupt_format, who)
     return ApprovalRequestUpdate(messages=[AIMessage(text)], asked=asked)
@@ -169,9 +171,11 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
     """
     ctx = context_of(runtime, state)
     awaiting = state.get("awaiting") or []
-    trail = trail_for(runtime.store, ctx.user_id)
-    # The questions are the requester's, whoever's run re-runs this node (an approver's resume).
-    await record_asked(asked_by(trail, state.get("asked")), awaiting)
+    # The thread's trail and remembered approvals are its owner's, whoever's run re-runs this
+    # node (an approver's resume); the answers name who gave them.
+    owner = turn_user(state, ctx.user_id)
+    trail = trail_for(runtime.store, owner)
+    await record_asked(trail, awaiting)
     waiting = [a for a in awaiting if not is_question(a)]
     questions = await _questions(ctx, awaiting, state.get("asked"))
     # Asked under a key unique in the thread: parallel tasks' models may reuse call ids.
@@ -198,11 +202,13 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
         await record_refused(trail, awaiting, refusals, _asked_id)
         raise
     await record_refused(trail, awaiting, refusals, _asked_id)
-    await record_answers(trail, awaiting, decisions, answers, _asked_id)
-    kept = await keep_chosen(scope_for(runtime.store, ctx.user_id), calls, decisions)
+    answered = answered_now(ctx.user_id)
+    await record_answers(trail, answered["by"], awaiting, decisions, answers, _asked_id)
+    kept = await keep_chosen(scope_for(runtime.store, owner), calls, decisions)
     if kept:
         emit(runtime, "approval_kept", remembered=kept)
-    return ApprovalUpdate(plan=_handed_back(state, awaiting, decisions, answers), awaiting=None)
+    plan = _handed_back(state, awaiting, decisions, answers)
+    return ApprovalUpdate(plan=plan, awaiting=None, answered=answered)
 
 
 async def _ask(

@@ -64,7 +64,7 @@ async def assess_task(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdat
     task = state["task"]
     exchange = state.get("messages", [])
     verdict = await _assess(state, runtime, exchange)
-    results = results_for(runtime)
+    results = results_for(runtime, state)
     fields = await task_fields(exchange, results)
     if verdict.completed:
         fields = await results.keep(task["id"], fields)

@@ -33,7 +33,6 @@ from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCal
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from common.identity import records_owner
 from common.mcp import ExpertRegistry, ToolOutcome, registry_for
 from common.safety.approval import (
     Decision,
@@ -81,6 +80,7 @@ from strategies.with_planner.nodes.tool_messages import (
     result_message,
     tool_message,
 )
+from strategies.with_planner.owner import records_owner, turn_user
 from strategies.with_planner.plans import TaskState
 from strategies.with_planner.remembered import (
     TrustScope,
@@ -196,8 +196,8 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
         return message
     calls, extra = conservative_split(ctx, list(message.tool_calls))
     gate = Gate(state["guard"]["verdicts"], await sources_for(state, runtime))
-    ledger = ledger_for(runtime)
-    trust = scope_for(runtime.store, ctx.user_id)
+    ledger = ledger_for(runtime, state)
+    trust = scope_for(runtime.store, turn_user(state, ctx.user_id))
     return Round(
         ctx, registry, ledger, gate, task, message, direct, new_message, calls, extra, trust
     )
@@ -375,8 +375,8 @@ async def report(
     A large result goes to the store (`results`), so the checkpointed plan keeps a view and a key;
     what the expert answered goes to the thread's record (`seen`), for later calls' gate.
     """
-    results = results_for(runtime)
-    if (record := seen_for(runtime)) is not None:
+    results = results_for(runtime, state)
+    if (record := seen_for(runtime, state)) is not None:
         for key, seen in answered.seen:
             await record.add(r.task["expert"], key, seen)
         for to, key, text in answered.sent:
@@ -437,7 +437,7 @@ async def direct_message(
     args = task["args"] or {}
     if not is_released(task):
         today = context_of(runtime, state).current_time().date()
-        outputs = await results_for(runtime).outputs(state["inputs"])
+        outputs = await results_for(runtime, state).outputs(state["inputs"])
         try:
             args = resolve(args, outputs, state["order"], task["id"], today)
         except TemplateError as exc:
@@ -472,13 +472,12 @@ def pending_call(call: ToolCall, expert: str, reason: str, source: str) -> Pendi
     )
 
 
-def ledger_for(runtime: Runtime[Context]) -> CallLedger | None:
-    """The thread's call ledger; None without a thread (nothing to resume, nothing to guard)."""
-    config = get_config()
-    thread_id = config.get("configurable", {}).get("thread_id")
+def ledger_for(runtime: Runtime[Context], state: TaskRun) -> CallLedger | None:
+    """The thread's call ledger (its owner's); None without a thread (nothing to resume)."""
+    thread_id = get_config().get("configurable", {}).get("thread_id")
     if thread_id is None:
         return None
-    return CallLedger(runtime.store, str(thread_id), records_owner(config))
+    return CallLedger(runtime.store, str(thread_id), records_owner(state))
 
 
 def call_key(message: AIMessage, call: ToolCall) -> str:

@@ -16,7 +16,6 @@ from common.embeddings import configured_embeddings
 from common.guardrails.config import GuardrailConfig
 from common.guardrails.request import check_request
 from common.guardrails.secrets import mask_secrets
-from common.identity import records_owner, run_user
 from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
 from common.messages import last_human, last_request
@@ -37,6 +36,7 @@ from strategies.with_planner.nodes.common import (
     render_plan,
 )
 from strategies.with_planner.nodes.guard import prefetch_analysis
+from strategies.with_planner.owner import new_owner, records_owner, turn_user
 from strategies.with_planner.perception import describe_catalog
 from strategies.with_planner.plans import (
     PlannerResult,
@@ -140,7 +140,8 @@ def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     """Fix this turn's settings and reset the turn-scoped fields.
 
     Every later step of the turn (also after a resume that sends another context, or none)
-    reads these settings, so a resume can neither drop nor weaken them.
+    reads these settings, so a resume can neither drop nor weaken them. Served with auth, the
+    first turn of a thread also records whose thread it is (`owner.new_owner`).
     """
     given = runtime.context if runtime.context is not None else Context()
     # Re-validated here: a Context instance may have been changed after it was built.
@@ -149,7 +150,12 @@ def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     ctx, notice = turn_context(asdict(given), check_chosen=False)
     if notice:
         emit(runtime, "notice", text=notice)
-    return PlannerUpdate(turn=new_turn(asdict(ctx), _request_id(state), [notice] if notice else []))
+    update = PlannerUpdate(
+        turn=new_turn(asdict(ctx), _request_id(state), [notice] if notice else [])
+    )
+    if owner := new_owner(state):
+        update["owner"] = owner
+    return update
 
 
 async def planner(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
@@ -191,9 +197,8 @@ async def _compacted_plan(state: State, runtime: Runtime[Context]) -> PlannerUpd
     update = await _plan(
         cast(State, {**state, "messages": kept, "summary": compacted.summary}), runtime
     )
-    config = get_config()
-    thread_id = config.get("configurable", {}).get("thread_id")
-    await keep_history(runtime.store, records_owner(config), thread_id, compacted)
+    thread_id = get_config().get("configurable", {}).get("thread_id")
+    await keep_history(runtime.store, records_owner(state), thread_id, compacted)
     update["messages"] = [*compacted.removals, *update.get("messages", [])]
     update["summary"] = compacted.summary
     return update
@@ -289,7 +294,7 @@ async def _prompt(state: State, runtime: Runtime[Context], experts: str) -> str:
         now=now.strftime("%A %Y-%m-%d %H:%M %Z"),
         dates=describe_periods(request, now) or "(none)",
         previous_plan=render_plan(state.get("previous_plan") or [], detailed=True),
-        memory=await _memory(runtime, run_user(get_config(), ctx.user_id), request),
+        memory=await _memory(runtime, turn_user(state, ctx.user_id), request),
         strategy=CONSERVATIVE_HINT if ctx.strategy == "conservative" else "",
         feedback=_feedback(state, state.get("plan") or []),
     )
@@ -397,7 +402,7 @@ async def _deferred_answer(
     released = release_held_calls(message, deferred, get_settings().max_plan_tasks)
     if released is None:
         return None
-    user = context_of(runtime, state).user_id
+    user = turn_user(state, context_of(runtime, state).user_id)
     await record_release(runtime.store, user, deferred, released, message)
     if isinstance(released, str):
         return {

@@ -13,7 +13,6 @@ from common.guardrails.banned import mask_banned
 from common.guardrails.config import GuardrailConfig
 from common.guardrails.numbers import numeric_problems
 from common.guardrails.output import summarise_blobs
-from common.identity import run_user
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.messages import last_request
 from common.models import model_errors
@@ -34,6 +33,7 @@ from strategies.with_planner.nodes.common import (
     truncate,
 )
 from strategies.with_planner.offline import ANNOUNCEMENT
+from strategies.with_planner.owner import turn_user
 from strategies.with_planner.plans import (
     CallRecord,
     TaskState,
@@ -202,14 +202,14 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     held = state.get("deferred") or []
     if held:
         # plan_only asks in the answer: the held calls it lists go to the audit trail.
-        await record_held(trail_for(runtime.store, ctx.user_id), held)
+        await record_held(trail_for(runtime.store, turn_user(state, ctx.user_id)), held)
     not_run = not_run_lines(state.get("abandoned") or [])
     text = honest_answer(str(answer.text), problems, notices, held, unknown, plan, not_run)
     answer = AIMessage(text, id=answer.id)
     if runtime.store is not None and plan:
         record = run_record(state, plan, str(answer.content), now_iso(ctx))
         embeddings = await configured_embeddings(get_settings().embedding_model)
-        await save_run(runtime.store, run_user(get_config(), ctx.user_id), record, embeddings)
+        await save_run(runtime.store, turn_user(state, ctx.user_id), record, embeddings)
     # The turn is left as it is: its record stays until the next turn replaces it whole.
     return ResponseUpdate(
         report=TurnReport(
