@@ -1,8 +1,13 @@
-"""The CLI answers the question it showed: keyed by its id, the same tool, or exit 2."""
+"""The CLI answers the question it showed: keyed by its id, the same tool, or exit 2.
+
+A question another terminal answered first is not answered again: the second answer is refused
+with one line naming who answered, exit 2.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -11,14 +16,16 @@ import pytest
 from langgraph.types import Interrupt
 from typer.testing import CliRunner
 
-from strategies.cli import prompts
+from strategies.cli import drive, prompts
+from strategies.cli.answers import check_unanswered
 from strategies.cli.app import app
 from strategies.cli.drive import resume_command
-from tests.unit_tests.helpers import unique
+from tests.unit_tests.helpers import note_actions, run_cli, unique
 from tests.unit_tests.test_cli_scripts import notes, write_note_model
 
 runner = CliRunner()
 QUESTION = re.compile(r"--question (\w+)")
+OFFLINE = ("--model", "offline:rules")
 
 
 @pytest.fixture(autouse=True)
@@ -92,3 +99,65 @@ def test_answers_are_keyed_by_the_question_shown_even_for_one() -> None:
     asked = Interrupt(value={"action_requests": []}, id="a" * 32)
     command = resume_command([asked], [{"decisions": []}])
     assert command.resume == {"a" * 32: {"decisions": []}}
+
+
+# --- two terminals answering one question ------------------------------------------------------
+
+
+def offline_question(chdir: Path, mcp_config: dict[str, Any], title: str) -> str:
+    """A thread of the keyless model waiting to write note `title` (another process may resume)."""
+    (chdir / "mcp.json").write_text(json.dumps(mcp_config))
+    thread = unique("cli-twice")
+    request = f'How many units of WID-1 are in stock, then write a note titled "{title}"'
+    waiting = runner.invoke(app, ["run", request, "--thread", thread, "--new", *OFFLINE])
+    assert waiting.exit_code == 3, waiting.output
+    return thread
+
+
+def other_terminal_approves(chdir: Path, thread: str) -> None:
+    """Another terminal (another process) approves the question the thread waits on."""
+    done = run_cli(["resume", thread, "--approve", *OFFLINE], chdir, dict(os.environ))
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_second_terminals_answer_is_refused_saying_who_answered_first(
+    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    title = unique("twice")
+    thread = offline_question(chdir_tmp, mcp_config, title)
+
+    def ask(value: Any) -> Any:
+        # While this terminal asks, another one answers the same question.
+        other_terminal_approves(chdir_tmp, thread)
+        return {"decisions": [{"type": "approve"}]}
+
+    monkeypatch.setattr(prompts, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(prompts, "ask_in_terminal", ask)
+    second = runner.invoke(app, ["resume", thread, *OFFLINE])
+
+    assert second.exit_code == 2, second.output
+    # After the keyless model's announcement, one line.
+    line = second.stderr.strip().splitlines()[-1]
+    assert "was already answered by 'default' at " in line
+    assert "your answer was not used and nothing ran" in line
+    assert f"mcp-planner resume {thread}" in line
+    assert note_actions(workdir, title) == ["write"]
+
+
+def test_an_answer_overtaken_on_its_way_is_refused_too(
+    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    title = unique("overtaken")
+    thread = offline_question(chdir_tmp, mcp_config, title)
+
+    def checked(*args: Any) -> None:
+        # The question still waited when checked; the other answer lands before this one.
+        check_unanswered(*args)
+        other_terminal_approves(chdir_tmp, thread)
+
+    monkeypatch.setattr(drive, "check_unanswered", checked)
+    second = runner.invoke(app, ["resume", thread, "--approve", *OFFLINE])
+
+    assert second.exit_code == 2, second.output
+    assert "was already answered by 'default' at " in second.stderr
+    assert note_actions(workdir, title) == ["write"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from common.safety.questions import is_question_request, questions_in
@@ -158,6 +159,49 @@ def check_bound(preset: Preset, interrupts: list[Interrupt], thread: str) -> Non
             f"answered or replaced; waiting: {', '.join(waiting) or 'nothing'}): nothing was "
             f"sent; run mcp-planner resume {thread} to see what waits now."
         )
+
+
+def answered_ids(payload: Any) -> list[str]:
+    """The question ids a resume command answers (its answers are keyed by them); else none."""
+    resume = getattr(payload, "resume", None)
+    if isinstance(payload, dict):
+        resume = (payload.get("command") or {}).get("resume")
+    return [k for k in resume if isinstance(k, str)] if isinstance(resume, dict) else []
+
+
+def check_unanswered(
+    ids: list[str], interrupts: list[Interrupt], values: dict[str, Any], hint: str
+) -> None:
+    """CliProblem when the questions `ids` answers no longer wait: someone answered first.
+
+    Checked just before an answer is sent, and again when sending it ran nothing (another
+    answer arrived in between): nothing runs twice either way, and the person is told.
+    """
+    waiting = {i.id for i in interrupts}
+    if ids and not set(ids) <= waiting:
+        raise already_answered(ids, values, hint)
+
+
+def already_answered(ids: list[str], values: dict[str, Any], hint: str) -> CliProblem:
+    """The one line for an answer to a question that no longer waits, naming who answered it."""
+    answered, asked = values.get("answered"), values.get("asked")
+    by = ""
+    if isinstance(answered, dict) and isinstance(asked, dict) and _at(answered) >= _at(asked):
+        by = f" by {answered.get('by')!r} at {_at(answered).astimezone(UTC):%Y-%m-%d %H:%M:%S UTC}"
+    what = f"answered{by}" if by else "answered (or replaced by a new message)"
+    return CliProblem(
+        f"Question {', '.join(ids)} was already {what}, so your answer was not used and nothing "
+        f"ran: run {hint} to see what waits now."
+    )
+
+
+def _at(stamp: dict[str, Any]) -> datetime:
+    """When a state stamp (`asked`, `answered`) says it happened; the earliest time if not read."""
+    try:
+        moment = datetime.fromisoformat(str(stamp.get("at")))
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def check_tools(decisions: list[dict[str, Any]], requests: list[dict[str, Any]]) -> None:

@@ -10,7 +10,14 @@ from common.mcp.loader import prestart
 from common.mcp.registry import shutdown_pool
 from common.models import ModelCallError
 from strategies.cli import prompts, startup_done
-from strategies.cli.answers import Preset, pending_of, preset_values
+from strategies.cli.answers import (
+    Preset,
+    already_answered,
+    answered_ids,
+    check_unanswered,
+    pending_of,
+    preset_values,
+)
 from strategies.cli.exits import CliProblem
 from strategies.cli.outcome import Outcome, finished, model_failed, waiting
 from strategies.cli.render import PlanBoard, line, notice, out, render_event, render_update
@@ -54,23 +61,42 @@ def answer_here(interrupts: list[Interrupt]) -> Command[Any] | None:
     return resume_command(interrupts, [prompts.ask_in_terminal(i.value) for i in interrupts])
 
 
-async def _stream(graph: Any, payload: Any, config: RunnableConfig, ctx: Context) -> None:
-    plan = (await graph.aget_state(config)).values.get("plan") or []
+async def _stream(
+    graph: Any, payload: Any, config: RunnableConfig, ctx: Context, hint: str
+) -> None:
+    """Run the graph on `payload`, showing its progress.
+
+    An answer to a question that no longer waits (another terminal answered it first) is
+    refused with one line: before it is sent, or once sending it ran nothing.
+    """
+    state = await graph.aget_state(config)
+    ids = answered_ids(payload)
+    check_unanswered(ids, list(state.interrupts), state.values, hint)
     parts = graph.astream(
         payload, config, context=ctx, stream_mode=["updates", "custom"], subgraphs=True
     )
-    await show_progress(((mode, chunk) async for _ns, mode, chunk in parts), plan)
+    shown = await show_progress(
+        ((mode, chunk) async for _ns, mode, chunk in parts), state.values.get("plan") or []
+    )
+    if ids and not shown:
+        # Answered in between: LangGraph ran nothing for an answer nobody waited for.
+        raise already_answered(ids, (await graph.aget_state(config)).values, hint)
 
 
-async def show_progress(parts: AsyncIterator[tuple[str, Any]], plan: list[Any]) -> None:
-    """Show a run's (stream mode, chunk) parts as they come: the live plan, nodes and events."""
+async def show_progress(parts: AsyncIterator[tuple[str, Any]], plan: list[Any]) -> int:
+    """Show a run's (stream mode, chunk) parts as they come: the live plan, nodes and events.
+
+    How many parts there were: none means the run did nothing.
+    """
     from rich.live import Live
 
     board = PlanBoard()
     board.seed(plan)
+    count = 0
     # The live table stops before any prompt, so questions are never overdrawn.
     with Live(board, console=out, refresh_per_second=8):
         async for mode, chunk in parts:
+            count += 1
             if mode == "custom":
                 board.apply(cast(dict[str, Any], chunk))
                 render_event(cast(dict[str, Any], chunk))
@@ -81,6 +107,7 @@ async def show_progress(parts: AsyncIterator[tuple[str, Any]], plan: list[Any]) 
     if not out.is_terminal and board.tasks:
         # Outside a terminal Live leaves the cursor after the table's last border.
         out.line()
+    return count
 
 
 async def _first_payload(
@@ -132,7 +159,7 @@ async def run_thread(
             if ctx.model == OFFLINE_MODEL:
                 notice(ANNOUNCEMENT)
             while True:
-                await _stream(graph, payload, config, ctx)
+                await _stream(graph, payload, config, ctx, hint)
                 # Parallel tasks may wait on several interrupts at once.
                 interrupts = list((await graph.aget_state(config)).interrupts)
                 if not interrupts:

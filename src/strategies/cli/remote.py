@@ -29,7 +29,14 @@ from langgraph_sdk.schema import StreamMode
 
 from common.messages import last_request
 from common.safety.policy import parse_approval_mode
-from strategies.cli.answers import Preset, pending_of, preset_values
+from strategies.cli.answers import (
+    Preset,
+    already_answered,
+    answered_ids,
+    check_unanswered,
+    pending_of,
+    preset_values,
+)
 from strategies.cli.drive import (
     answer_here,
     resume_command,
@@ -262,7 +269,12 @@ async def _drive(
     """Stream runs on the thread, asking in the terminal at each interrupt, until it ends."""
     while True:
         state = await _state(client, url, thread)
-        failure = await _stream(client, url, thread, context, send, _plan(state))
+        ids = answered_ids(send)
+        # Another client may have answered while this one was asking (or on its way).
+        check_unanswered(ids, interrupts_of(state), _values(state), hint)
+        failure, shown = await _stream(client, url, thread, context, send, _plan(state))
+        if ids and failure is None and not shown:
+            raise already_answered(ids, _values(await _state(client, url, thread)), hint)
         if failure is not None:
             # The thread stays at its last step on the server; resuming retries it.
             line = f"{failure.rstrip('.')}; the thread is kept: `{hint}` continues it"
@@ -287,8 +299,11 @@ async def _stream(
     context: dict[str, Any],
     send: dict[str, Any],
     plan: list[Any],
-) -> str | None:
-    """Stream one run and show its progress; the run's error line, if it failed."""
+) -> tuple[str | None, int]:
+    """Stream one run and show its progress: the run's error line if it failed, and its parts.
+
+    The count of parts shown: none means the run did nothing.
+    """
     errors: list[str] = []
 
     async def parts() -> AsyncIterator[tuple[str, Any]]:
@@ -308,17 +323,16 @@ async def _stream(
                 yield mode, part.data
 
     try:
-        await show_progress(parts(), plan)
+        shown = await show_progress(parts(), plan)
     except ConflictError as exc:
         raise CliProblem(
             f"Thread {thread!r} is busy with another run on the server at {url}: wait until it "
             "ends, then try again."
         ) from exc
     except httpx.TransportError as exc:
-        return (
-            f"Lost the connection to the server at {url}: {one_line(exc)} (the run may go on there)"
-        )
-    return errors[0] if errors else None
+        lost = f"Lost the connection to the server at {url}: {one_line(exc)}"
+        return f"{lost} (the run may go on there)", 0
+    return (errors[0] if errors else None), shown
 
 
 def _error_line(data: Any) -> str:
