@@ -3,7 +3,8 @@
 `langgraph dev` and Aegra start once per module with auth and an mcp.json whose notes server
 needs a second person with the role `ops`, except for deletions, which the requester answers
 within TTL_S seconds. Alice (ops) asks, Bob (ops) answers, Carol holds no role; each uses the
-official SDK with an HS256 token carrying `roles`.
+official SDK with an HS256 token carrying `roles`. Bob's answer carries on Alice's turn: its
+records stay hers, and a second answer (Alice's terminal) is told it came late.
 """
 
 from __future__ import annotations
@@ -14,12 +15,15 @@ import os
 import re
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import jwt
 import pytest
 
+from strategies.cli import prompts, remote
+from strategies.cli.exits import CliProblem
 from tests.integration_tests.aegra import interrupts_of
 from tests.integration_tests.test_cli_server import planner
 from tests.integration_tests.test_served_auth import (
@@ -236,3 +240,60 @@ async def test_an_answer_after_the_operators_time_limit_runs_nothing(
     (refused,) = [i["value"] for i in trail["items"] if i["value"]["decision"] == "refused"]
     assert (refused["user"], refused["tool"]) == ("alice", "delete_note")
     assert "expired at" in refused["why"]
+
+
+async def _records(client: Any, kind: str, user: str, thread_id: str) -> list[Any]:
+    """The graph's records of `kind` about `thread_id` under `user`, as `client` may read them."""
+    found = await client.store.search_items(["mcp_planner", kind, user], limit=100)
+    return [i for i in found["items"] if thread_id in i["namespace"] or _about(i, thread_id)]
+
+
+def _about(item: dict[str, Any], thread_id: str) -> bool:
+    """Whether a record not filed under a thread (memory, audit) is about `thread_id`."""
+    return bool((item.get("value") or {}).get("thread_id") == thread_id)
+
+
+async def test_an_approvers_resume_leaves_the_thread_and_its_records_alices(
+    server: Served, people: dict[str, Any], workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if server.name == "aegra":
+        # Aegra never lets an approver reach another user's thread (the test above).
+        return
+    alice, bob = people["alice"], people["bob"]
+    title = f"owner-{os.urandom(4).hex()}"
+    thread_id = await _alices_question(server, alice, title)
+
+    def bob_answers_first(value: Any) -> Any:
+        # While alice's terminal asks, bob approves through the SDK (in a loop of his own).
+        async def approve() -> None:
+            client = server.client(token("bob", "ops"))
+            await client.runs.wait(thread_id, GRAPH, command={"resume": APPROVE})
+            await client.aclose()
+
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, approve()).result()
+        return APPROVE
+
+    monkeypatch.setattr(prompts, "stdin_is_terminal", lambda: True)
+    monkeypatch.setattr(prompts, "ask_in_terminal", bob_answers_first)
+    context = remote.server_context(None, None, None)
+    hint = f"mcp-planner resume {thread_id} --server {server.url}"
+    with pytest.raises(CliProblem, match="was already answered by 'bob' at ") as refused:
+        await remote.resume_remote(
+            server.url, thread_id, context, hint, None, token("alice", "ops")
+        )
+    assert "your answer was not used and nothing ran" in str(refused.value)
+    assert _written(workdir, title)
+
+    # What bob's run did is alice's: her ledger holds the approved write, the notes expert's
+    # answer is in her record, the run in her memory; bob keeps nothing of her thread.
+    assert await _records(alice, "call_ledger", "alice", thread_id)
+    assert await _records(alice, "runs", "alice", thread_id)
+    for kind in ("call_ledger", "seen", "runs", "results"):
+        assert await _records(bob, kind, "bob", thread_id) == [], kind
+    answers = [
+        (i["value"]["user"], i["value"]["decision"])
+        for i in await _records(alice, "audit", "alice", thread_id)
+        if i["value"]["event"] == "answered"
+    ]
+    assert ("bob", "approve") in answers
