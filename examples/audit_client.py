@@ -47,7 +47,9 @@ async def trail(
             if len(page["items"]) < PAGE:
                 break
             offset += PAGE
-    return sorted(found, key=lambda e: (e["at"], e["id"]))
+    # An approver's answer is in the owner's trail and the approver's: one event, listed once.
+    once = {e["id"]: e for e in found}.values()
+    return sorted(once, key=lambda e: (e["at"], e["id"]))
 
 
 def line_of(entry: dict[str, Any]) -> str:

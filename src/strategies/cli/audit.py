@@ -32,7 +32,11 @@ ThreadFilter = Annotated[
 ]
 UserFilter = Annotated[
     str | None,
-    typer.Option("--user", metavar="ID", help="Only this user's entries (default: every)."),
+    typer.Option(
+        "--user",
+        metavar="ID",
+        help="Only this user's trail: their threads' and their own answers (default: every).",
+    ),
 ]
 SinceFilter = Annotated[
     str | None,
