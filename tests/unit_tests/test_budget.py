@@ -26,8 +26,11 @@ async def test_task_fails_after_its_budget_and_the_plan_moves_on(scripted: Any) 
         planner=[plan(task("t1", "testkit", "find the answer"), task("t2", "testkit", "echo ok"))],
         orchestrate=per_prompt(
             {
-                "Your task (t1):": ["Still looking.", "Still looking, sorry."],
-                "Your task (t2):": ["ok"],
+                "Your task (t1):": [
+                    calls(tool_call("echo", {"text": "Still looking."})),
+                    calls(tool_call("echo", {"text": "Still looking, sorry."})),
+                ],
+                "Your task (t2):": [calls(tool_call("echo", {"text": "ok"}))],
             }
         ),
         assess=per_prompt(
@@ -47,7 +50,7 @@ async def test_task_fails_after_its_budget_and_the_plan_moves_on(scripted: Any) 
     main = [n for n in nodes if n in MAIN_NODES]
     assert main == ["planner", "irreversibility_check", "advance", "generate_response"]
     assert sorted(n for n in nodes if n not in MAIN_NODES) == sorted(
-        ["orchestrate", "assess_task"] * 3
+        ["orchestrate", "call_tool", "assess_task"] * 3
     )
     assert len(models["planner"].requests) == 1
     state = await thread.values()
@@ -91,7 +94,12 @@ async def test_endless_tool_calls_are_cut_off_by_the_budget(scripted: Any) -> No
 async def test_assess_judges_only_the_current_tasks_exchange(scripted: Any) -> None:
     ctx, models = scripted(
         planner=[plan(task("t1", "testkit", "say A"), task("t2", "testkit", "say B"))],
-        orchestrate=per_prompt({"Your task (t1):": ["answer-A"], "Your task (t2):": ["answer-B"]}),
+        orchestrate=per_prompt(
+            {
+                "Your task (t1):": [calls(tool_call("echo", {"text": "answer-A"}))],
+                "Your task (t2):": [calls(tool_call("echo", {"text": "answer-B"}))],
+            }
+        ),
         assess=[done(), done()],
         response=["A and B"],
     )
@@ -103,4 +111,4 @@ async def test_assess_judges_only_the_current_tasks_exchange(scripted: Any) -> N
     for letter in ("A", "B"):
         (request,) = [r for r in requests if f"Task: say {letter}\n" in system_prompt(r)]
         contents = [str(m.content) for m in request["messages"][1:]]
-        assert contents == [f"answer-{letter}"]
+        assert contents == ["", f"answer-{letter}"]

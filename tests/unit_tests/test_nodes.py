@@ -88,7 +88,12 @@ async def test_guard_flags_only_irreversible_tools_of_the_plans_experts(scripted
 
 async def test_assess_gives_another_round_while_budget_remains(scripted: Any) -> None:
     ctx, models = scripted(assess=[not_done("half done")])
-    exchange: list[AnyMessage] = [AIMessage("partial")]
+    echo = {"name": "echo", "args": {"text": "half"}, "id": "c1"}
+    exchange: list[AnyMessage] = [
+        AIMessage("", tool_calls=[echo]),
+        ToolMessage("half", tool_call_id="c1"),
+        AIMessage("partial"),
+    ]
 
     update = await assess_task(task_run(task_state(), exchange, max_attempts=2), runtime(ctx))
 
@@ -131,6 +136,56 @@ async def test_assess_fails_the_task_when_budget_is_spent_keeping_partial_result
     assert update["task_completed"] is False
     assert "messages" not in update
     assert models["assess"].requests[0]["messages"][1:] == exchange
+
+
+async def test_words_no_tool_backs_are_not_completed_and_the_orchestrator_is_told(
+    scripted: Any,
+) -> None:
+    ctx, models = scripted(assess=[done("the assistant answered")])
+    exchange: list[AnyMessage] = [AIMessage("There are no notes.")]
+
+    update = await assess_task(task_run(task_state(), exchange, max_attempts=3), runtime(ctx))
+
+    assert update["task_completed"] is False
+    assert update["task"]["status"] == "running"
+    (told,) = update["messages"]
+    assert isinstance(told, HumanMessage)
+    assert told.content == (
+        "Expert 'testkit' called none of its tools, so nothing backs its answer (it may have no "
+        "tool for this task). Call the tool that does the task; if none of these tools can, "
+        "call `cannot_complete` saying so."
+    )
+    assert models["assess"].requests == []
+
+
+async def test_words_no_tool_backs_fail_the_task_once_the_budget_is_spent(scripted: Any) -> None:
+    ctx, models = scripted(assess=[done("the assistant answered")])
+    exchange: list[AnyMessage] = [AIMessage("There are no notes.")]
+    run = task_run(task_state(attempts=3), exchange, max_attempts=3)
+
+    update = await assess_task(run, runtime(ctx))
+
+    failed = update["task"]
+    assert failed["status"] == "failed"
+    assert failed["error"] == (
+        "not completed after 3 attempt(s): expert 'testkit' called none of its tools, so "
+        "nothing backs its answer (it may have no tool for this task)"
+    )
+    # Words nothing backs are no result: the answer must not repeat them as the expert's.
+    assert failed["result"] is None
+    assert models["assess"].requests == []
+
+
+async def test_words_from_dependency_results_are_judged_by_the_assessor(scripted: Any) -> None:
+    ctx, models = scripted(assess=[done()])
+    run = task_run(task_state(), [AIMessage("WID-1 is the cheapest.")], max_attempts=3)
+    run["inputs"] = {"t0": {"result": "WID-1: 2.50; GAD-7: 9.90", "data": None}}
+
+    update = await assess_task(run, runtime(ctx))
+
+    assert update["task"]["status"] == "completed"
+    assert update["task"]["result"] == "WID-1 is the cheapest."
+    assert len(models["assess"].requests) == 1
 
 
 async def test_assess_completes_the_task_with_its_result_and_data(scripted: Any) -> None:

@@ -25,7 +25,12 @@ def request_for(requests: list[dict[str, Any]], tid: str) -> dict[str, Any]:
 async def test_only_the_current_experts_tools_are_bound(scripted: Any) -> None:
     ctx, models = scripted(
         planner=[plan(task("t1", "inventory", "stock of WID-1"), task("t2", "notes", "list"))],
-        orchestrate=["120 in stock.", "No notes."],
+        orchestrate=per_task(
+            {
+                "t1": [calls(tool_call("get_stock", {"sku": "WID-1"}))],
+                "t2": [calls(tool_call("list_notes"))],
+            }
+        ),
         assess=[done(), done()],
         response=["ok"],
     )
@@ -106,7 +111,10 @@ async def test_cannot_complete_fails_the_task_and_the_next_one_runs(scripted: An
     ctx, models = scripted(
         planner=[plan(task("t1", "testkit", "book a flight"), task("t2", "testkit", "echo hi"))],
         orchestrate=per_task(
-            {"t1": [calls(tool_call("cannot_complete", {"reason": reason}))], "t2": ["hi"]}
+            {
+                "t1": [calls(tool_call("cannot_complete", {"reason": reason}))],
+                "t2": [calls(tool_call("echo", {"text": "hi"}))],
+            }
         ),
         assess=[done()],
         response=["I could not book the flight."],
@@ -119,7 +127,7 @@ async def test_cannot_complete_fails_the_task_and_the_next_one_runs(scripted: An
     main = [n for n in nodes if n in MAIN_NODES]
     assert main == ["planner", "irreversibility_check", "advance", "generate_response"]
     assert sorted(n for n in nodes if n not in MAIN_NODES) == sorted(
-        ["orchestrate", "call_tool", "orchestrate", "assess_task"]
+        ["orchestrate", "call_tool", "orchestrate", "call_tool", "assess_task"]
     )
     (assessed,) = models["assess"].requests
     assert "Task: echo hi" in system_prompt(assessed)
@@ -137,7 +145,7 @@ async def test_unavailable_expert_fails_its_task_and_others_still_run(
 ) -> None:
     ctx, models = scripted(
         planner=[plan(task("t1", "ghost", "haunt"), task("t2", "testkit", "echo hi"))],
-        orchestrate=["hi"],
+        orchestrate=[calls(tool_call("echo", {"text": "hi"}))],
         assess=[done()],
         response=["The ghost expert is down; the echo worked."],
     )
@@ -154,7 +162,7 @@ async def test_unavailable_expert_fails_its_task_and_others_still_run(
     main = [n for n in nodes if n in MAIN_NODES]
     assert main == ["planner", "irreversibility_check", "advance", "generate_response"]
     assert sorted(n for n in nodes if n not in MAIN_NODES) == sorted(
-        ["orchestrate", "orchestrate", "assess_task"]
+        ["orchestrate", "orchestrate", "call_tool", "assess_task"]
     )
     planner_prompt = system_prompt(models["planner"].requests[0])
     assert "- ghost: Never starts. [currently unavailable:" in planner_prompt

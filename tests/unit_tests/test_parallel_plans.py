@@ -543,8 +543,8 @@ async def test_attempt_budget_fails_a_task_that_never_finishes(scripted: Any) ->
         scripted,
         records_server(rec),
         [plan(job("t1", "Find the gamma records"))],
-        orchestrate=["still looking"] * 2,
-        assess=[not_done("nothing was looked up")] * 2,
+        orchestrate=[calls(tool_call("lookup", {"key": "gamma"})) for _ in range(2)],
+        assess=[not_done("the gamma records were not all found")] * 2,
         max_task_attempts=2,
     )
     thread = Thread(ctx)
@@ -555,7 +555,9 @@ async def test_attempt_budget_fails_a_task_that_never_finishes(scripted: Any) ->
     failed = (await final_plan(thread))["t1"]
     assert failed["status"] == "failed"
     assert failed["attempts"] == 2
-    assert failed["error"] == "not completed after 2 attempt(s): nothing was looked up"
+    assert failed["error"] == (
+        "not completed after 2 attempt(s): the gamma records were not all found"
+    )
     assert failed["error"] in system_prompt(models["response"].requests[0])
 
 

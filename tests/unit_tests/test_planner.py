@@ -12,6 +12,7 @@ from common.mcp import ExpertRegistry
 from common.mcp.config import ServerConfig
 from common.settings import get_settings
 from strategies.with_planner.nodes.planner import Catalog, describe_experts
+from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, plan, system_prompt, task
 
 
@@ -91,7 +92,7 @@ async def test_unknown_expert_is_sent_back_with_the_error(scripted: Any) -> None
             plan(task("t1", "weather", "Get the forecast")),
             plan(task("t1", "testkit", "Echo 'sunny'")),
         ],
-        orchestrate=["sunny"],
+        orchestrate=[calls(tool_call("echo", {"text": "sunny"}))],
         assess=[done()],
         response=["It is sunny."],
     )
@@ -168,7 +169,7 @@ async def test_a_too_long_plan_is_rejected(scripted: Any) -> None:
 async def test_clarification_with_a_plan_runs_the_plan(scripted: Any) -> None:
     ctx, models = scripted(
         planner=[plan(task("t1", "testkit", "echo"), clarification="Which one?")],
-        orchestrate=["echoed"],
+        orchestrate=[calls(tool_call("echo", {"text": "something"}))],
         assess=[done()],
         response=["Done."],
     )

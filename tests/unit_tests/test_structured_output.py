@@ -15,6 +15,11 @@ from tests.doubles import ScriptedChatModel, calls, tool_call
 from tests.unit_tests.helpers import Thread, done, plan, task
 
 
+def stock_call() -> AIMessage:
+    """The orchestrator's call that does the stock task (a new message each round)."""
+    return calls(tool_call("get_stock", {"sku": "WID-1"}))
+
+
 class Verdict(BaseModel):
     """A small schema for the helper's own tests."""
 
@@ -96,7 +101,7 @@ async def test_an_unusable_orchestrator_answer_costs_a_round_and_it_tries_again(
 ) -> None:
     ctx, models = scripted(
         planner=[plan(task("t1", "inventory", "stock of WID-1"))],
-        orchestrate=[OutputParserException("garbled tool call"), "120 in stock."],
+        orchestrate=[OutputParserException("garbled tool call"), stock_call()],
         assess=[done()],
         response=["120 in stock."],
     )
@@ -131,7 +136,7 @@ async def test_an_unusable_assessment_counts_as_not_completed_with_the_reason(
 ) -> None:
     ctx, _models = scripted(
         planner=[plan(task("t1", "inventory", "stock of WID-1"))],
-        orchestrate=["120 in stock."],
+        orchestrate=[stock_call()],
         assess=[OutputParserException("assessor rambled")],
         response=["Could not confirm."],
     )
@@ -148,7 +153,7 @@ async def test_an_unusable_assessment_counts_as_not_completed_with_the_reason(
 async def test_an_unusable_assessment_gives_the_task_another_round(scripted: Any) -> None:
     ctx, _models = scripted(
         planner=[plan(task("t1", "inventory", "stock of WID-1"))],
-        orchestrate=["120 in stock.", "Checked again: 120."],
+        orchestrate=[stock_call(), stock_call()],
         assess=[{"completed": "maybe"}, done()],
         response=["120."],
     )

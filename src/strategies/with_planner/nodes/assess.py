@@ -1,10 +1,24 @@
-"""assess_task: judge a task from its own exchange, within its attempt budget."""
+"""assess_task: judge a task from its own exchange, within its attempt budget.
+
+A task is done by its expert: one that made no tool call (nor asked the user, `ask_user`) and
+was given no dependency results has nothing but the orchestrator's own words behind it, so it is
+not completed whatever the assessor would say (a model that re-routes "List the notes" to
+the product catalogue gets an answer in words, never a call). The assessor is not asked then;
+the orchestrator is told why and gets another round, in which it can call a tool or give up
+with `cannot_complete`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.messages import (
+    AIMessage,
+    AnyMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
 from langgraph.runtime import Runtime
 from pydantic import BaseModel, Field
 
@@ -59,26 +73,73 @@ async def task_fields(messages: list[AnyMessage], results: Results) -> dict[str,
 async def assess_task(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
     """Mark the task completed, give it another round, or fail it when the budget is spent.
 
-    An unusable verdict counts as "not completed", with the reason recorded.
+    An unusable verdict counts as "not completed", with the reason recorded; so does an
+    answer nothing backs (`unbacked`), without asking the assessor.
     """
-    task = state["task"]
     exchange = state.get("messages", [])
+    why_not = unbacked(state, exchange)
+    if why_not is not None:
+        return _not_backed(state, runtime, why_not)
     verdict = await _assess(state, runtime, exchange)
     results = results_for(runtime, state)
     fields = await task_fields(exchange, results)
     if verdict.completed:
-        fields = await results.keep(task["id"], fields)
+        fields = await results.keep(state["task"]["id"], fields)
         update = task_update(state, runtime, status="completed", **fields)
         update["task_completed"] = True
         return update
-    if task["attempts"] >= state["max_attempts"]:
-        error = f"not completed after {task['attempts']} attempt(s): {verdict.reason}"
-        update = task_update(
-            state, runtime, status="failed", error=error, result=fields["result"] or None
-        )
-        update["task_completed"] = False
-        return update
-    return TaskRunUpdate(task_completed=False)
+    if state["task"]["attempts"] < state["max_attempts"]:
+        return TaskRunUpdate(task_completed=False)
+    return _spent(state, runtime, verdict.reason, fields["result"] or None)
+
+
+def _not_backed(state: TaskRun, runtime: Runtime[Context], why_not: str) -> TaskRunUpdate:
+    """Another round, told why its words were not enough; or the task fails, with no result.
+
+    The words are not kept as the task's result: nothing backs them, and the answer would
+    repeat them as if the expert had found them.
+    """
+    if state["task"]["attempts"] >= state["max_attempts"]:
+        return _spent(state, runtime, why_not, None)
+    feedback = HumanMessage(f"{why_not[0].upper()}{why_not[1:]}. {UNBACKED_ADVICE}")
+    update = task_update(state, runtime, [feedback])
+    update["task_completed"] = False
+    return update
+
+
+def _spent(
+    state: TaskRun, runtime: Runtime[Context], reason: str, result: str | None
+) -> TaskRunUpdate:
+    """The task fails: its rounds are spent and it is still not done."""
+    error = f"not completed after {state['task']['attempts']} attempt(s): {reason}"
+    update = task_update(state, runtime, status="failed", error=error, result=result)
+    update["task_completed"] = False
+    return update
+
+
+UNBACKED_ADVICE = (
+    "Call the tool that does the task; if none of these tools can, call `cannot_complete` "
+    "saying so."
+)
+"""What the orchestrator is told after an answer no tool backs."""
+
+
+def unbacked(state: TaskRun, exchange: list[AnyMessage]) -> str | None:
+    """Why the task's answer cannot count as done, or None when something may back it.
+
+    Backing is a call answered in the task's exchange (by the expert's tool, or by the user:
+    an answer, a decline or a hold, which the assessor judges with the answer in view) or a
+    dependency's result the task worked from.
+    """
+    task = state["task"]
+    called = any(isinstance(m, ToolMessage) for m in exchange)
+    given = any(out.get("result") for out in state.get("inputs", {}).values())
+    if called or given:
+        return None
+    return (
+        f"expert {task['expert']!r} called none of its tools, so nothing backs its answer "
+        "(it may have no tool for this task)"
+    )
 
 
 async def _assess(
