@@ -15,17 +15,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_config
 
 from common import identity
-from common.mcp import ExpertRegistry
 from common.safety import approvers
 from common.safety.approval import ApprovalFormatError, Vet, expired_answer
 from common.safety.approvers import Asked, Author, Question, stamped
 from common.settings import get_settings
 from strategies.with_planner.audited import Trail
+
+if TYPE_CHECKING:
+    from common.mcp import ExpertRegistry
 
 
 def asked_now(context_user: str | None) -> Asked:

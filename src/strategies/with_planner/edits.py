@@ -10,11 +10,15 @@ itself is the one the reviewer already answered, so it is never asked twice.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from langchain_core.messages import ToolCall
 
-from common.mcp import ExpertRegistry
 from common.safety.approval import Decision, EditDecision, PendingCall, ReviewedEdit
 from common.safety.gate import Gate, GateDecision, check_call
+
+if TYPE_CHECKING:
+    from common.mcp import ExpertRegistry
 
 PER_CALL_HOLDS: frozenset[str] = frozenset({"arguments", "data"})
 """Gate sources that hold a call for its arguments: an edit may bring one the tool did not."""
