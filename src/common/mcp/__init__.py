@@ -1,9 +1,9 @@
 """MCP experts: configuration, persistent sessions and the registry nodes talk to.
 
-The names below are imported from their modules on first use (PEP 562), not with the package:
-the registry and its sessions import the MCP SDK, whose own package import loads its server side
-too (FastMCP, Starlette, uvicorn), and building or drawing the graph needs none of it
-(`tests/unit_tests/test_cli_startup.py`).
+The registry (`ExpertRegistry`, `get_registry`) is imported from its module on first use
+(PEP 562), not with the package: it and its sessions import the MCP SDK, whose own package
+import loads its server side too (FastMCP, Starlette, uvicorn), and building or drawing the
+graph needs none of it (`tests/unit_tests/test_cli_startup.py`). The other names import no SDK.
 """
 
 from __future__ import annotations
@@ -11,18 +11,19 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+from common.mcp.config import McpConfig, McpConfigError, ServerConfig, load_mcp_config
+from common.mcp.errors import ExpertUnavailable
+from common.mcp.loader import prestart, registry_for
+from common.mcp.outcome import (
+    MediaBlock,
+    OutcomeStatus,
+    ToolOutcome,
+    blocks_of,
+    is_error,
+    outcome,
+)
+
 if TYPE_CHECKING:
-    from common.mcp.config import McpConfig, McpConfigError, ServerConfig, load_mcp_config
-    from common.mcp.errors import ExpertUnavailable
-    from common.mcp.loader import prestart, registry_for
-    from common.mcp.outcome import (
-        MediaBlock,
-        OutcomeStatus,
-        ToolOutcome,
-        blocks_of,
-        is_error,
-        outcome,
-    )
     from common.mcp.registry import ExpertRegistry, get_registry
 
 __all__ = [
@@ -43,25 +44,15 @@ __all__ = [
     "registry_for",
 ]
 
-_HOMES = {
-    **dict.fromkeys(("McpConfig", "McpConfigError", "ServerConfig", "load_mcp_config"), "config"),
-    "ExpertUnavailable": "errors",
-    **dict.fromkeys(("prestart", "registry_for"), "loader"),
-    **dict.fromkeys(
-        ("MediaBlock", "OutcomeStatus", "ToolOutcome", "blocks_of", "is_error", "outcome"),
-        "outcome",
-    ),
-    **dict.fromkeys(("ExpertRegistry", "get_registry"), "registry"),
-}
-"""The module of `common.mcp` that defines each exported name."""
+_FROM_REGISTRY = frozenset({"ExpertRegistry", "get_registry"})
+"""The names imported from `common.mcp.registry` when first asked for."""
 
 if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> object:
-        """Import an exported name from its module the first time it is asked for."""
-        home = _HOMES.get(name)
-        if home is None:
+        """Import the registry's names the first time one is asked for."""
+        if name not in _FROM_REGISTRY:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value = getattr(import_module(f"{__name__}.{home}"), name)
+        value = getattr(import_module("common.mcp.registry"), name)
         globals()[name] = value
         return value

@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias, TypedDict
 
 from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
 from pydantic import ValidationError
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
     from mcp.types import Tool
 
-    Catalog = Mapping[str, Sequence[Tool]]
-    """Server name -> its live tools."""
+Catalog: TypeAlias = "Mapping[str, Sequence[Tool]]"
+"""Server name -> its live tools."""
 
 AnalysisStatus = Literal["skipped", "ok", "error"]
 """Whether the analyser ran, and how it went."""

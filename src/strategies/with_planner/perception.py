@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from common.guardrails.request import estimate_tokens
 from strategies.with_planner.prompts import PARTIAL_CATALOG_NOTE
@@ -21,8 +21,8 @@ from strategies.with_planner.prompts import PARTIAL_CATALOG_NOTE
 if TYPE_CHECKING:
     from mcp.types import Tool
 
-    Catalog = Mapping[str, Sequence[Tool] | None]
-    """Every configured expert's tools, None when it is unreachable."""
+Catalog: TypeAlias = "Mapping[str, Sequence[Tool] | None]"
+"""Every configured expert's tools, None when it is unreachable."""
 
 
 Shown = set[tuple[str, str]]

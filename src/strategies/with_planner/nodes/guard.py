@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from langgraph.runtime import Runtime
 
@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
     from common.mcp import ExpertRegistry
 
-    Catalog = dict[str, list[Tool]]
+Catalog: TypeAlias = "dict[str, list[Tool]]"
+
 
 PLAN_NOT_MADE = "(not made yet: judge the request against every tool above)"
 """The plan slot of an analysis started alongside the planner."""

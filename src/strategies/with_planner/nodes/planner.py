@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.config import get_config
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
 
     from common.mcp import ExpertRegistry
 
-    Catalog = dict[str, Sequence[Tool] | None]
+Catalog: TypeAlias = "dict[str, Sequence[Tool] | None]"
 
 
 async def expert_catalog(registry: ExpertRegistry) -> tuple[Catalog, dict[str, str]]:
