@@ -33,7 +33,7 @@ from common.models import register_provider  # noqa: E402
 from common.settings import get_settings  # noqa: E402
 from servers import build  # noqa: E402
 from strategies.with_planner.graph import build_graph  # noqa: E402
-from strategies.with_planner.offline import OfflineRulesModel  # noqa: E402
+from strategies.with_planner.offline_model import OfflineRulesModel  # noqa: E402
 
 DEMO_REQUEST = 'How many units of GAD-7 are in stock, then write a note titled "perception"'
 """The keyless demo's request."""

@@ -23,7 +23,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from pydantic import BaseModel, PrivateAttr
 
-from common.models import LocalChatModel, register_provider
+from common.local_models import LocalChatModel
+from common.models import register_provider
 
 ScriptItem = AIMessage | str | dict[str, Any] | BaseModel | Exception | Callable[..., Any]
 """One scripted reply: a message, text, structured data, an error to raise, or a function."""

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -17,16 +17,13 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from common.persistence_sqlite import BlobSqliteSaver
-from common.settings import ConfigError, Settings, get_settings
+from common.settings import ConfigError, Settings, backend_of, get_settings
 
 if TYPE_CHECKING:
     from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 # The SQLite store is imported when one is opened: it brings sqlite-vec and numpy, which a
 # command that reads only checkpoints (`mcp-planner threads`) does without.
-
-Backend = Literal["memory", "sqlite", "postgres"]
-"""Where threads and the store live."""
 
 
 @asynccontextmanager
@@ -139,13 +136,6 @@ async def postgres_persistence(uri: str) -> AsyncIterator[tuple[Any, Any]]:
         await saver.setup()
         await store.setup()
         yield saver, store
-
-
-def backend_of(settings: Settings) -> Backend:
-    """The configured backend: PERSISTENCE, else postgres when DATABASE_URI is set, else sqlite."""
-    if settings.persistence is not None:
-        return settings.persistence
-    return "postgres" if settings.database_uri else "sqlite"
 
 
 @asynccontextmanager

@@ -305,6 +305,17 @@ def load_settings() -> Settings:
         raise ConfigError(f"Settings could not be read: {exc}.") from exc
 
 
+Backend = Literal["memory", "sqlite", "postgres"]
+"""Where threads and the store live."""
+
+
+def backend_of(settings: Settings) -> Backend:
+    """The configured backend: PERSISTENCE, else postgres when DATABASE_URI is set, else sqlite."""
+    if settings.persistence is not None:
+        return settings.persistence
+    return "postgres" if settings.database_uri else "sqlite"
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """Return the process settings, read once (reading `.env` is blocking I/O)."""

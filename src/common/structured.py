@@ -28,12 +28,10 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from langchain_core.exceptions import OutputParserException
-from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
-from langchain_core.output_parsers import JsonOutputParser
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ValidationError
 
@@ -43,6 +41,9 @@ from common.provider_errors import provider_error, status_of
 from common.settings import get_settings
 from common.strict_schema import response_format
 from common.tool_schemas import adapt_specs, family_of, restored
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel, LanguageModelInput
 
 logger = logging.getLogger(__name__)
 
@@ -248,6 +249,10 @@ def _json_mode(
     bound: Runnable[LanguageModelInput, BaseMessage], schema: dict[str, Any], include_raw: bool
 ) -> Runnable[LanguageModelInput, Any]:
     """A json_mode runnable: the schema in the prompt, the reply parsed as JSON."""
+    # Imported here: LangChain's output parsers load its chat-model layers, which building the
+    # graph does not need.
+    from langchain_core.output_parsers import JsonOutputParser
+
     instruction = JSON_MODE_INSTRUCTION.format(schema=json.dumps(schema))
     parser = JsonOutputParser()
 

@@ -71,8 +71,45 @@ NOT_FOR_THREADS = (
 )
 """What listing saved threads must not import: it reads checkpoints, it runs no graph."""
 
-NOT_FOR_GRAPH = ("openai", "langchain_openai", "langchain_mcp_adapters", "numpy", "bm25s")
-"""What drawing the graph must not import: no model client, no ranking, no MCP adapters."""
+NOT_FOR_GRAPH = (
+    "openai",
+    "langchain_openai",
+    "langchain_mcp_adapters",
+    "numpy",
+    "bm25s",
+    "mcp",
+    "mcp.server",
+    "starlette",
+    "uvicorn",
+    "jsonschema",
+    "sqlglot",
+    "bashlex",
+    "common.mcp.registry",
+    "common.mcp.session",
+    "langchain_core.language_models.chat_models",
+    "langchain_core.output_parsers",
+    "strategies.with_planner.offline_model",
+)
+"""What drawing the graph must not import: no model client, no ranking, no MCP adapters.
+
+Nor the MCP SDK (its package import loads its server side: FastMCP, Starlette, uvicorn), the
+SQL and shell parsers of the argument checks, the JSON Schema validator, or LangChain's
+chat-model layers: the nodes import them when they run. LangSmith's tracers stay: LangGraph
+imports them itself (`langgraph.types` imports `langchain_core.runnables`).
+"""
+
+NOT_FOR_TOOLS = (
+    "langgraph",
+    "langchain_core.runnables",
+    "langsmith",
+    "strategies.with_planner.context",
+    "strategies.with_planner.graph",
+    "sqlglot",
+    "bashlex",
+    "openai",
+    "numpy",
+)
+"""What listing tools must not import: it talks to the MCP servers, it builds no run context."""
 
 
 def _loaded_in(cwd: Path, heavy: tuple[str, ...], *args: str) -> dict[str, object]:
@@ -113,5 +150,23 @@ def test_threads_with_saved_threads_imports_no_graph_runtime_model_or_mcp(
 
 def test_graph_imports_no_model_client_ranking_or_adapters(tmp_path: Path) -> None:
     loaded = _loaded_in(tmp_path, NOT_FOR_GRAPH, "graph")
+
+    assert loaded == {"code": 0, "heavy": []}
+
+
+def test_tools_imports_no_langgraph_langchain_runnables_or_argument_parsers(
+    tmp_path: Path,
+) -> None:
+    config = {
+        "mcpServers": {
+            "inventory": {
+                "command": sys.executable,
+                "args": ["-m", "common.demo_servers.inventory"],
+            }
+        }
+    }
+    (tmp_path / "mcp.json").write_text(json.dumps(config))
+
+    loaded = _loaded_in(tmp_path, NOT_FOR_TOOLS, "tools", "--json")
 
     assert loaded == {"code": 0, "heavy": []}

@@ -7,7 +7,7 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from pydantic import BaseModel
 
-from common.models import LocalChatModel
+from common.local_models import LocalChatModel
 
 
 class _Echo(LocalChatModel):

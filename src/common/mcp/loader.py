@@ -1,4 +1,8 @@
-"""Turn a run's `mcp_config` (or the MCP_CONFIG file) into a registry, without blocking the loop."""
+"""Turn a run's `mcp_config` (or the MCP_CONFIG file) into a registry, without blocking the loop.
+
+The registry and the tool cache (both on the MCP SDK) are imported by the first call, not with
+this module: nodes import `registry_for` while the graph is only being built.
+"""
 
 from __future__ import annotations
 
@@ -10,12 +14,14 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import partial
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from common.mcp.config import McpConfig, load_mcp_config
-from common.mcp.registry import ExpertRegistry
-from common.mcp.tool_cache import ToolCache, default_cache_dir
 from common.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from common.mcp.registry import ExpertRegistry
+    from common.mcp.tool_cache import ToolCache
 
 K = TypeVar("K", bound=Hashable)
 
@@ -72,6 +78,8 @@ def _load_file(path: Path) -> McpConfig:
 
 async def registry_for(raw: dict[str, Any] | None) -> ExpertRegistry:
     """The registry for a run: `raw` when given, else the MCP_CONFIG file (read in a thread)."""
+    from common.mcp.registry import ExpertRegistry
+
     settings = get_settings()
     if raw is None:
         config = await asyncio.to_thread(_load_file, settings.mcp_config)
@@ -84,6 +92,8 @@ async def registry_for(raw: dict[str, Any] | None) -> ExpertRegistry:
 
 def tool_cache(settings: Settings) -> ToolCache:
     """The tool cache in MCP_TOOL_CACHE_DIR, else in the user's cache folder."""
+    from common.mcp.tool_cache import ToolCache, default_cache_dir
+
     return ToolCache(settings.mcp_tool_cache_dir or default_cache_dir())
 
 

@@ -10,12 +10,13 @@ a model needs to know that an image or a link was returned. So every MCP content
 here, into the same LangChain standard content blocks the adapter produces (`create_*_block` of
 langchain-core): text stays text exactly as before; an embedded text resource keeps its text; an
 image, audio clip, binary resource or resource link becomes a one-line description in the text
-and a content block in `blocks`, for callers that can show it.
+and a content block in `blocks`, for callers that can show it. The converters import the MCP SDK
+when they run: the value shape alone is imported while the graph is only being built.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 from langchain_core.messages.content import (
     AudioContentBlock,
@@ -25,16 +26,9 @@ from langchain_core.messages.content import (
     create_file_block,
     create_image_block,
 )
-from mcp.types import (
-    AudioContent,
-    CallToolResult,
-    ContentBlock,
-    EmbeddedResource,
-    ImageContent,
-    ResourceLink,
-    TextContent,
-    TextResourceContents,
-)
+
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult, ContentBlock, EmbeddedResource, ResourceLink
 
 OutcomeStatus = Literal["ok", "tool_error", "timeout", "unknown_tool", "unavailable", "interrupted"]
 """How a tool call ended; "interrupted": an irreversible call cut off (a crash, a timeout) whose
@@ -95,6 +89,8 @@ def from_result(result: CallToolResult) -> ToolOutcome:
 
 def _convert(part: ContentBlock) -> tuple[str, MediaBlock | None]:
     """One MCP content block as (text for the model, content block for callers)."""
+    from mcp.types import AudioContent, ImageContent, ResourceLink, TextContent
+
     if isinstance(part, TextContent):
         return part.text, None
     if isinstance(part, ImageContent):
@@ -120,6 +116,8 @@ def _link(part: ResourceLink) -> tuple[str, MediaBlock]:
 
 def _embedded(part: EmbeddedResource) -> tuple[str, MediaBlock | None]:
     """An embedded resource: its text kept as text, a binary one described and kept as a block."""
+    from mcp.types import TextResourceContents
+
     resource = part.resource
     if isinstance(resource, TextResourceContents):
         return resource.text, None

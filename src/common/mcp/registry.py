@@ -19,13 +19,9 @@ from mcp.shared.exceptions import McpError
 from mcp.types import Tool
 
 from common.mcp.config import McpConfig, ServerConfig
+from common.mcp.errors import ExpertUnavailable
 from common.mcp.outcome import ToolOutcome, from_result, outcome
-from common.mcp.session import (
-    CONNECTION_ERRORS,
-    ExpertUnavailable,
-    PersistentSession,
-    SessionState,
-)
+from common.mcp.session import CONNECTION_ERRORS, PersistentSession, SessionState
 from common.mcp.tool_cache import ToolCache
 
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, PersistentSession]] = (

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import Draft202012Validator
-from mcp.types import Tool
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 
 def is_template(value: object) -> bool:
@@ -16,6 +16,9 @@ def is_template(value: object) -> bool:
 
 def check_args(tool: Tool, args: Mapping[str, Any]) -> list[str]:
     """Problems of `args` against the tool's live input schema (templated values skip types)."""
+    # Imported here: plans import this module while the graph is only being built.
+    from jsonschema import Draft202012Validator
+
     schema = dict(tool.inputSchema or {})
     required = [k for k in schema.get("required", []) if k not in args]
     problems = [f"missing required argument {k!r}" for k in required]

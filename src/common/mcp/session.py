@@ -48,6 +48,7 @@ from mcp.types import (
 
 from common.mcp.client import MessageHandler, PlannerClientSession
 from common.mcp.config import ServerConfig
+from common.mcp.errors import ExpertUnavailable
 from common.mcp.inprocess import inprocess_server
 from common.mcp.listing import handshake, list_all_tools
 from common.mcp.stdout_watch import StdoutWatch
@@ -72,23 +73,6 @@ logger = logging.getLogger(__name__)
 def resolve_command(command: str) -> str:
     """A bare `python`/`python3` means this interpreter, so bundled servers share our venv."""
     return sys.executable if command in {"python", "python3"} else command
-
-
-class ExpertUnavailable(RuntimeError):
-    """An MCP server that could not be started or reached; the message names it.
-
-    The message leaves out when the server is tried again (`retry_in_s`): a one-shot command
-    ends long before then, so "next start in 5s" would mean nothing to its reader.
-    """
-
-    def __init__(self, server: str, message: str, retry_in_s: float = 0.0) -> None:
-        super().__init__(f"Expert {server!r} is unavailable: {message}")
-        self.server = server
-        """The expert's name."""
-        self.reason = message
-        """Why it is unavailable, without the expert's name."""
-        self.retry_in_s = retry_in_s
-        """Seconds before this process starts the server again (0: on the next use)."""
 
 
 def now() -> float:

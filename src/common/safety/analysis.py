@@ -11,11 +11,9 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypeAlias, TypedDict
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AnyMessage, HumanMessage, SystemMessage
-from mcp.types import Tool
 from pydantic import ValidationError
 
 from common.mcp.config import ServerConfig
@@ -32,13 +30,17 @@ from common.safety.verdict import (
 from common.safety.wording import mentions_change
 from common.structured import ainvoke_structured
 
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+    from mcp.types import Tool
+
+Catalog: TypeAlias = "Mapping[str, Sequence[Tool]]"
+"""Server name -> its live tools."""
+
 AnalysisStatus = Literal["skipped", "ok", "error"]
 """Whether the analyser ran, and how it went."""
 
 CONVERSATION_MESSAGES = 6
-
-Catalog = Mapping[str, Sequence[Tool]]
-"""Server name -> its live tools."""
 
 
 @dataclass(frozen=True)

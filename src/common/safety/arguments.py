@@ -6,6 +6,9 @@ parser (`sql`), shell commands and code of unknown language by the eager pattern
 `code_patterns`), and free text (a search query, a message, a title) is not read as code at
 all. Every tool's arguments are also checked for settings that act whatever the tool is
 (`risky_settings`): a safety check switched off, a program to launch, page actions, acting URLs.
+The readers of code (the SQL and shell parsers, sqlglot and bashlex, and the eager patterns) are
+imported by the first argument of their kind, not with this module, which the graph's nodes
+import: together they were more than a tenth of the time importing the graph took.
 """
 
 from __future__ import annotations
@@ -17,9 +20,6 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 
 from common.safety.arg_kinds import ArgumentKind, ToolReading, argument_kind, read_tool
 from common.safety.arg_kinds import takes_commands as takes_commands
-from common.safety.code_patterns import scan
-from common.safety.shell import shell_intent
-from common.safety.sql import sql_intent
 from common.safety.wording import name_tokens
 
 _Strings = tuple[str, str, list[str]]
@@ -49,10 +49,16 @@ def _strings(value: Any, path: str, key: str, depth: int = 0) -> Iterator[_Strin
 def _code_intent(kind: ArgumentKind, parts: list[str]) -> str | None:
     """What a code argument's text does that needs a human, read as its kind says."""
     if kind == "sql":
+        from common.safety.sql import sql_intent
+
         return next((label for part in parts if (label := sql_intent(part)) is not None), None)
     if kind == "shell":
+        from common.safety.shell import shell_intent
+
         return shell_intent(" ".join(parts))
     if kind == "code":
+        from common.safety.code_patterns import scan
+
         return scan(" ".join(parts))
     return None
 

@@ -21,9 +21,7 @@ descriptions are read lives in `common.safety.wording`.
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
-from typing import Literal, TypedDict
-
-from mcp.types import Tool
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 from common.mcp.config import ServerConfig
 from common.safety.likeness import likeness_reason
@@ -44,6 +42,9 @@ from common.safety.wording import (
     read_description,
     read_name,
 )
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 VerdictSource = Literal["config", "annotation", "heuristic", "llm", "default"]
 """Which signal decided a tool's classification."""

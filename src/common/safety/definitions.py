@@ -15,12 +15,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
-
-from mcp.types import Tool
+from typing import TYPE_CHECKING, Any
 
 from common.safety.approval import DefinitionSeen
 from common.safety.quoting import one_line
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 DESCRIPTION_CHARS = 300
 """How much of a description a question keeps to say how it changed."""

@@ -21,7 +21,7 @@ resends it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
@@ -31,10 +31,12 @@ from common.guardrails.output import trim_tool_output
 from common.guardrails.secrets import mask_secrets
 from common.guardrails.urls import denied_urls
 from common.identity import DEFAULT_USER, user_namespace
+from common.mcp.errors import ExpertUnavailable
 from common.mcp.outcome import ToolOutcome, outcome
-from common.mcp.registry import ExpertRegistry
 from common.mcp.schema import check_args
-from common.mcp.session import ExpertUnavailable
+
+if TYPE_CHECKING:
+    from common.mcp.registry import ExpertRegistry
 
 _PROCESS_STORE = InMemoryStore()
 """Ledger of graphs compiled without a store: as durable as their in-memory state."""

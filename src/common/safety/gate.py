@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from mcp.types import Tool
+from typing import TYPE_CHECKING, Any, Literal
 
 from common.mcp.config import ServerConfig
-from common.mcp.registry import ExpertRegistry
-from common.mcp.session import ExpertUnavailable
+from common.mcp.errors import ExpertUnavailable
 from common.safety.arguments import destructive_intent
 from common.safety.classify import ToolVerdict, VerdictSource, classify_tool
 from common.safety.leaving import Sources, carried, destination, open_world, outgoing
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
+
+    from common.mcp.registry import ExpertRegistry
 
 GateSource = VerdictSource | Literal["arguments", "data"]
 """Which signal decided a gate check: the tool's verdict, or a per-call rule.

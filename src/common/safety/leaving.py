@@ -39,10 +39,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from mcp.types import Tool
 
 from common.safety.arguments import URL_TOKENS
 from common.safety.disguises import (
@@ -56,6 +54,9 @@ from common.safety.disguises import (
     values_in,
 )
 from common.safety.wording import name_tokens, read_name
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 RUN_CHARS = 20
 """Characters an argument must share in a row with another expert's results to carry them."""

@@ -20,11 +20,8 @@ from __future__ import annotations
 import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 from urllib.parse import urlsplit
-
-from langgraph.store.base import BaseStore
-from mcp.types import Tool
 
 from common.guardrails.secrets import mask_secrets
 from common.identity import ROOT as IDENTITY_ROOT
@@ -37,6 +34,10 @@ from common.safety.definitions import seen_of, tool_digest, tool_parts, what_cha
 from common.safety.definitions import sha256 as _sha256
 from common.safety.gate import GateDecision
 from common.safety.policy import action_for
+
+if TYPE_CHECKING:
+    from langgraph.store.base import BaseStore
+    from mcp.types import Tool
 
 REMEMBERABLE: frozenset[str] = frozenset(get_args(VerdictSource))
 """Gate sources a remembered approval may clear: the tool's own verdict, never a per-call rule."""

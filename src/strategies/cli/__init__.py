@@ -8,7 +8,7 @@ from common.compat import dependency_problem
 EXIT_USAGE = 2
 """Exit code of a usage or configuration error (as in strategies.cli.exits)."""
 
-_LOCAL_RUNS = frozenset({"run", "resume", "chat"})
+_GRAPH_COMMANDS = frozenset({"run", "resume", "chat", "graph"})
 """Commands that import the graph in this process: collection resumes once it is built."""
 
 _startup = {"collection_paused": False}
@@ -38,10 +38,10 @@ def main() -> None:
 def startup_done(command: str | None = None) -> None:
     """Resume garbage collection if `main` paused it.
 
-    Given the `command` about to run, nothing happens for a local run (`run`, `resume`,
-    `chat`): it resumes collection itself once its graph is built.
+    Given the `command` about to run, nothing happens for one that builds the graph here
+    (`run`, `resume`, `chat`, `graph`): it resumes collection itself once the graph is built.
     """
-    if command in _LOCAL_RUNS or not _startup["collection_paused"]:
+    if command in _GRAPH_COMMANDS or not _startup["collection_paused"]:
         return
     _startup["collection_paused"] = False
     gc.enable()

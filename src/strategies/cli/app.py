@@ -50,10 +50,10 @@ if TYPE_CHECKING:
 
 
 def _user_error_types() -> tuple[type[Exception], ...]:
-    """Errors a person causes (strategies.cli.setup.USER_ERRORS), imported when one is raised."""
-    from strategies.cli.setup import USER_ERRORS
+    """Errors a person causes (`setup.user_error_types`), imported when one is raised."""
+    from strategies.cli.setup import user_error_types
 
-    return USER_ERRORS
+    return user_error_types()
 
 
 PACKAGE = "langgraph-mcp-planner"
@@ -138,7 +138,7 @@ def _root(
     ] = False,
 ) -> None:
     """Plan a request over MCP expert servers and run it, asking before anything irreversible."""
-    # Only a local run imports the graph: every other command collects garbage from here on.
+    # Only a local run and `graph` import the graph: every other command collects from here on.
     startup_done(ctx.invoked_subcommand)
 
 
@@ -593,5 +593,6 @@ def graph_cmd() -> None:
     with user_errors():
         from strategies.with_planner.graph import graph
 
+        startup_done()
         drawing = graph.get_graph(xray=True).draw_mermaid()
     sys.stdout.write(drawing)

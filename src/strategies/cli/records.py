@@ -1,12 +1,15 @@
-"""What the project folder holds: threads and past runs, read without creating anything."""
+"""What the project folder holds: threads and past runs, read without creating anything.
+
+Persistence (LangGraph's checkpointers and stores) is imported by the readers that open it, not
+by `nothing_saved`: `tools` asks whether a store exists before it would read one.
+"""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from common.persistence import backend_of, open_checkpointer, open_persistence
-from common.settings import get_settings
+from common.settings import backend_of, get_settings
 from strategies.cli.answers import is_approval
 
 
@@ -29,6 +32,7 @@ async def list_threads() -> list[dict[str, Any]]:
     needs neither LangGraph's graph runtime nor the experts' and models' modules.
     """
     from common.messages import last_request
+    from common.persistence import open_checkpointer
 
     rows: list[dict[str, Any]] = []
     async with open_checkpointer() as saver:
@@ -107,6 +111,7 @@ async def past_runs(query: str, user: str, limit: int) -> list[dict[str, Any]]:
     from common.embeddings import configured_embeddings
     from common.memory import namespace as memory_namespace
     from common.memory import search_runs
+    from common.persistence import open_persistence
 
     async with open_persistence() as (_saver, store):
         if not query.strip():

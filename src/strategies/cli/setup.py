@@ -1,13 +1,15 @@
 """Everything a command checks before it runs: settings, approval mode, MCP config, models.
 
-All of it happens before persistence is opened, so a mistake leaves nothing on disk.
+All of it happens before persistence is opened, so a mistake leaves nothing on disk. The run
+context (`strategies.with_planner.context`, which loads LangGraph) is imported only by the
+commands that build one: `tools` reads the MCP config through here and runs no graph.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from common.mcp import McpConfig, McpConfigError
 from common.mcp.config import anchor_to_file, parse_mcp_config
@@ -15,17 +17,23 @@ from common.models import ModelConfigError
 from common.safety.policy import ApprovalModeError, parse_approval_mode
 from common.settings import ConfigError, Settings, get_settings
 from strategies.cli.exits import CliProblem
-from strategies.with_planner.context import Context, ContextError, turn_context
 
-USER_ERRORS: tuple[type[Exception], ...] = (
-    CliProblem,
-    ContextError,
-    ApprovalModeError,
-    McpConfigError,
-    ModelConfigError,
-    ConfigError,
-)
-"""Errors a person causes: each is reported as one line with exit code 2."""
+if TYPE_CHECKING:
+    from strategies.with_planner.context import Context
+
+
+def user_error_types() -> tuple[type[Exception], ...]:
+    """Errors a person causes: each is reported as one line with exit code 2."""
+    from strategies.with_planner.context import ContextError
+
+    return (
+        CliProblem,
+        ContextError,
+        ApprovalModeError,
+        McpConfigError,
+        ModelConfigError,
+        ConfigError,
+    )
 
 
 def settings() -> Settings:
@@ -96,6 +104,8 @@ def build_context(model: str | None, mode: str | None, config: Path | None) -> C
         raise CliProblem(EMPTY_MODEL)
     if model is not None:
         given["model"] = model
+    from strategies.with_planner.context import turn_context
+
     given["mcp_config"], _ = read_mcp_config(config)
     context, _announcement = turn_context(given, process, labels={"model": "--model"})
     return context

@@ -132,14 +132,15 @@ async def tool_marks(
     registry: ExpertRegistry, catalog: dict[str, list[Tool] | ExpertUnavailable], user: str
 ) -> dict[tuple[str, str], str]:
     """`remembered` or `changed` (a rug pull) for each listed tool the user has an entry for."""
-    from common.mcp import ExpertUnavailable
-    from common.persistence import open_persistence
-    from common.safety.trust import Changed, remembered
     from strategies.cli.records import nothing_saved
 
     marks: dict[tuple[str, str], str] = {}
     if nothing_saved("store"):
         return marks
+    from common.mcp import ExpertUnavailable
+    from common.persistence import open_persistence
+    from common.safety.trust import Changed, remembered
+
     async with open_persistence() as (_saver, store):
         for server, tools in catalog.items():
             if isinstance(tools, ExpertUnavailable):

@@ -14,17 +14,19 @@ stop), so an answer must satisfy the rule of every call it waits with.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.config import get_config
 
 from common import identity
-from common.mcp import ExpertRegistry
 from common.safety import approvers
 from common.safety.approval import ApprovalFormatError, Vet, expired_answer
 from common.safety.approvers import Asked, Author, Question, stamped
 from common.settings import get_settings
 from strategies.with_planner.state import Answered
+
+if TYPE_CHECKING:
+    from common.mcp import ExpertRegistry
 
 
 def asked_now(requester: str) -> Asked:

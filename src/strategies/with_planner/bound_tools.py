@@ -14,13 +14,14 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Collection, Sequence
-from typing import Any, NamedTuple
-
-from mcp.types import Tool
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from common.mcp.tool_names import MAX_TOOLS, ToolNames, bound_spec
 from common.tool_schemas import object_schema
 from strategies.with_planner.perception import rank_tools
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 logger = logging.getLogger(__name__)
 

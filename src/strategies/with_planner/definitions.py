@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from langchain_core.messages import ToolCall
-from mcp.types import Tool
 
-from common.mcp import ExpertRegistry, ExpertUnavailable
+from common.mcp import ExpertUnavailable
 from common.safety.approval import (
     Decision,
     DefinitionSeen,
@@ -26,6 +26,11 @@ from common.safety.approval import (
 )
 from common.safety.definitions import seen_of, unchanged, what_changed
 from strategies.with_planner.plans import TaskState
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
+
+    from common.mcp import ExpertRegistry
 
 logger = logging.getLogger(__name__)
 

@@ -10,11 +10,15 @@ itself is the one the reviewer already answered, so it is never asked twice.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from langchain_core.messages import ToolCall
 
-from common.mcp import ExpertRegistry
 from common.safety.approval import Decision, EditDecision, PendingCall, ReviewedEdit
 from common.safety.gate import ASKED_AGAIN, PER_CALL_HOLDS, Gate, check_call, hold_of
+
+if TYPE_CHECKING:
+    from common.mcp import ExpertRegistry
 
 
 async def edits_asked_again(

@@ -10,6 +10,7 @@ and answers by listing results. A clause that begins "ask me" becomes a task who
 asks the user that question (`ask_user`) and reports the answer, so the keyless demo shows
 questions too.
 Limits: one tool per clause, no reasoning, English keywords only.
+The chat model that applies these rules is `offline_model.OfflineRulesModel`.
 """
 
 from __future__ import annotations
@@ -17,16 +18,6 @@ from __future__ import annotations
 import re
 from typing import Any, cast
 
-from langchain_core.messages import (
-    AIMessage,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
-    ToolMessage,
-)
-
-from common.messages import last_human
-from common.models import LocalChatModel, register_provider
 from strategies.with_planner.plans import Task, step_answer
 
 OFFLINE_MODEL = "offline:rules"
@@ -46,8 +37,8 @@ _STOP = frozenset(
     )
 )
 _FREE_TEXT = ("body", "text", "content", "message", "note")
-_ASK = re.compile(r"^\s*ask me\s+(.+?)\s*\??$", re.IGNORECASE)
-_TASK = re.compile(r"Your task \([^)]*\): (.*)")
+ASK_ME = re.compile(r"^\s*ask me\s+(.+?)\s*\??$", re.IGNORECASE)
+"""A clause asking the user a question (`ask me ...`); group 1 is the question."""
 _DOWN = re.compile(r"- ([\w.-]+): (.*) \[currently unavailable: ")
 
 
@@ -106,7 +97,7 @@ def plan_request(request: str, prompt: str) -> dict[str, Any]:
     tasks: list[dict[str, Any]] = []
     uncovered: list[str] = []
     for clause in [c for c in _SPLIT.split(request) if c and _words(c)]:
-        if _ASK.match(clause) and experts:
+        if ASK_ME.match(clause) and experts:
             tasks.append(
                 {"id": f"t{len(tasks) + 1}", "expert": next(iter(experts)), "task": clause}
             )
@@ -148,65 +139,3 @@ def plan_request(request: str, prompt: str) -> dict[str, Any]:
         "clarification": None,
         "not_covered": uncovered,
     }
-
-
-def _text(message: BaseMessage) -> str:
-    return message.content if isinstance(message.content, str) else str(message.content)
-
-
-class OfflineRulesModel(LocalChatModel):
-    """The `offline:rules` model: deterministic, keyword-based, never calls a network."""
-
-    @property
-    def _llm_type(self) -> str:
-        return "offline-rules"
-
-    def reply(self, messages: list[BaseMessage], tools: list[Any]) -> AIMessage:
-        """Answer from the prompt (tools are accepted: direct steps do the calling)."""
-        system = next((_text(m) for m in messages if isinstance(m, SystemMessage)), "")
-        if "Plan and results:" in system:
-            body = system.split("Plan and results:", 1)[1].split("Notes on this turn:", 1)[0]
-            return AIMessage("Here is what was done (offline:rules):\n" + body.strip()[:3000])
-        asked = _ask_user(system, messages, tools)
-        if asked is not None:
-            return asked
-        tool_results = [m for m in messages if isinstance(m, ToolMessage)]
-        if tool_results:
-            return AIMessage(_text(tool_results[-1]))
-        return AIMessage("I can only run simple requests offline; set MODEL for more.")
-
-    def structured(self, messages: list[BaseMessage], schema: Any) -> dict[str, Any]:
-        """Plan, assess or analyse by rules, depending on the schema asked for."""
-        name = getattr(schema, "__name__", "")
-        system = next((_text(m) for m in messages if isinstance(m, SystemMessage)), "")
-        request = last_human(messages)
-        if name == "PlannerResult":
-            return plan_request(_text(request) if request is not None else "", system)
-        if name == "Assessment":
-            failed = [m for m in messages if isinstance(m, ToolMessage) and m.status == "error"]
-            return {"completed": not failed, "reason": "judged by the tool result"}
-        return {"irreversible": False, "blocked_tools": [], "read_only_tools": [], "reasons": []}
-
-
-def _ask_user(system: str, messages: list[BaseMessage], tools: list[Any]) -> AIMessage | None:
-    """For an "ask me ..." task: the `ask_user` call, then the answer reported; else None."""
-    task = _TASK.search(system)
-    ask = _ASK.match(task.group(1)) if task else None
-    offered = any(
-        str(t.get("function", {}).get("name")) == "ask_user" for t in tools if isinstance(t, dict)
-    )
-    if ask is None or not offered:
-        return None
-    answered = [m for m in messages if isinstance(m, ToolMessage) and m.name == "ask_user"]
-    if not answered:
-        question = ask.group(1)[0].upper() + ask.group(1)[1:] + "?"
-        call = {"name": "ask_user", "args": {"question": question}, "id": "offline-ask"}
-        return AIMessage("", tool_calls=[{**call, "type": "tool_call"}])
-    after = messages[messages.index(answered[-1]) + 1 :]
-    answer = next((_text(m) for m in after if isinstance(m, HumanMessage)), "")
-    return AIMessage(f"You answered: {answer}")
-
-
-def register_offline_model() -> None:
-    """Make `offline:rules` resolvable through `common.models.load_chat_model`."""
-    register_provider("offline", lambda _name: OfflineRulesModel())

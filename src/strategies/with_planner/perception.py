@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Iterator, Mapping, Sequence
-
-from mcp.types import Tool
+from typing import TYPE_CHECKING, TypeAlias
 
 from common.guardrails.request import estimate_tokens
 from strategies.with_planner.prompts import PARTIAL_CATALOG_NOTE
 
-Catalog = Mapping[str, Sequence[Tool] | None]
+if TYPE_CHECKING:
+    from mcp.types import Tool
+
+Catalog: TypeAlias = "Mapping[str, Sequence[Tool] | None]"
 """Every configured expert's tools, None when it is unreachable."""
+
 
 Shown = set[tuple[str, str]]
 """The (expert, tool) pairs shown in full."""

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
 from langchain_core.messages import AIMessage, ToolMessage
-from mcp.types import Tool
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
@@ -26,6 +25,9 @@ from common.mcp.schema import check_args
 from common.safety.approval import DecisionRecord
 from strategies.with_planner.results import VIEW_CHARS, FullResult, trim
 from strategies.with_planner.templates import TemplateError, date_problems, referenced_tasks
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 TaskStatus = Literal[
     "pending",

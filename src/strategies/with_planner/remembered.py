@@ -11,16 +11,18 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langgraph.store.base import BaseStore
-from mcp.types import Tool
 
 from common.mcp.config import ServerConfig
 from common.safety.approval import ApproveDecision, Decision, PendingCall
 from common.safety.approvers import may_remember, rule_for
 from common.safety.gate import GateDecision
 from common.safety.trust import Changed, consulted, offer_for, remember, remembered
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 logger = logging.getLogger(__name__)
 

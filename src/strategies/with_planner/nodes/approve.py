@@ -20,13 +20,13 @@ Every question asked and every answer given is appended to the audit trail
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage
 from langgraph.errors import GraphInterrupt
 from langgraph.runtime import Runtime
 
-from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
+from common.mcp import ExpertUnavailable, registry_for
 from common.safety.approval import Decision, PendingCall, Vet, ask_for_approval, record_of
 from common.safety.approvers import Asked, Question, who_may_answer
 from common.safety.inbox import InterruptFormat, ask_one_by_one
@@ -58,6 +58,9 @@ from strategies.with_planner.state import (
     PlannerUpdate,
     State,
 )
+
+if TYPE_CHECKING:
+    from common.mcp import ExpertRegistry
 
 HOW_TO_ANSWER: dict[str, str] = {
     "hitl": "Approve, edit or reject each one; nothing runs until you answer.",

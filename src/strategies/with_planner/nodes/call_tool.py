@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from common.mcp import ExpertRegistry, ToolOutcome, registry_for
+from common.mcp import ToolOutcome, registry_for
 from common.safety.approval import (
     Decision,
     EditDecision,
@@ -92,6 +93,9 @@ from strategies.with_planner.results import results_for
 from strategies.with_planner.seen import seen_for, sources_for
 from strategies.with_planner.state import Awaiting, TaskRun, TaskRunUpdate
 from strategies.with_planner.templates import TemplateError, resolve
+
+if TYPE_CHECKING:
+    from common.mcp import ExpertRegistry
 
 logger = logging.getLogger(__name__)
 

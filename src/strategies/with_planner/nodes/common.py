@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AnyMessage
 from langgraph.runtime import Runtime
 
@@ -22,6 +21,9 @@ from strategies.with_planner.state import TaskRun, TaskRunUpdate
 from strategies.with_planner.turn import context_of as context_of
 from strategies.with_planner.turn import emit as emit
 from strategies.with_planner.turn import now_iso as now_iso
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
 
 RESULT_CHARS = VIEW_CHARS
 

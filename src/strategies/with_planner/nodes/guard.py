@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from langgraph.runtime import Runtime
-from mcp.types import Tool
+from typing import TYPE_CHECKING, TypeAlias
 
-from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
+from langgraph.runtime import Runtime
+
+from common.mcp import ExpertUnavailable, registry_for
 from common.mcp.config import ServerConfig
 from common.models import ModelConfigError
 from common.safety.analysis import (
@@ -31,10 +32,16 @@ from strategies.with_planner.state import (
     current_turn,
 )
 
+if TYPE_CHECKING:
+    from mcp.types import Tool
+
+    from common.mcp import ExpertRegistry
+
+Catalog: TypeAlias = "dict[str, list[Tool]]"
+
+
 PLAN_NOT_MADE = "(not made yet: judge the request against every tool above)"
 """The plan slot of an analysis started alongside the planner."""
-
-Catalog = dict[str, list[Tool]]
 
 
 async def irreversibility_check(state: State, runtime: Runtime[Context]) -> GuardUpdate:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
-from mcp.types import Tool
 
 from common.mcp import ExpertUnavailable, registry_for
 from common.models import model_errors
@@ -20,6 +19,9 @@ from strategies.with_planner.nodes.common import context_of, model_for, task_upd
 from strategies.with_planner.plans import TaskStatus
 from strategies.with_planner.prompts import ORCHESTRATE_SYSTEM_PROMPT
 from strategies.with_planner.state import DependencyOutput, TaskRun, TaskRunUpdate
+
+if TYPE_CHECKING:
+    from mcp.types import Tool
 
 CANNOT_COMPLETE = "cannot_complete"
 """The control tool the orchestrator calls to give the task up, with the reason."""

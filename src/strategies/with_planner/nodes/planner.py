@@ -5,18 +5,17 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import asdict
-from typing import cast
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
-from mcp.types import Tool
 
 from common.embeddings import configured_embeddings
 from common.guardrails.config import GuardrailConfig
 from common.guardrails.request import check_request
 from common.guardrails.secrets import mask_secrets
-from common.mcp import ExpertRegistry, ExpertUnavailable, registry_for
+from common.mcp import ExpertUnavailable, registry_for
 from common.memory import describe_runs, search_runs
 from common.messages import last_human, last_request
 from common.models import model_errors
@@ -56,7 +55,12 @@ from strategies.with_planner.prompts import (
 from strategies.with_planner.state import PlannerUpdate, State, Turn, TurnReport, current_turn
 from strategies.with_planner.turn import new_turn
 
-Catalog = dict[str, Sequence[Tool] | None]
+if TYPE_CHECKING:
+    from mcp.types import Tool
+
+    from common.mcp import ExpertRegistry
+
+Catalog: TypeAlias = "dict[str, Sequence[Tool] | None]"
 
 
 async def expert_catalog(registry: ExpertRegistry) -> tuple[Catalog, dict[str, str]]:
