@@ -72,6 +72,9 @@ NOT_FOR_THREADS = (
 """What listing saved threads must not import: it reads checkpoints, it runs no graph."""
 
 NOT_FOR_GRAPH = (
+    "langgraph",
+    "langchain_core",
+    "strategies.with_planner.graph",
     "openai",
     "langchain_openai",
     "langchain_mcp_adapters",
@@ -90,12 +93,35 @@ NOT_FOR_GRAPH = (
     "langchain_core.output_parsers",
     "strategies.with_planner.offline_model",
 )
-"""What drawing the graph must not import: no model client, no ranking, no MCP adapters.
+"""What printing the graph's drawing must not import: it prints the drawing shipped with the
+package (`strategies.cli.drawing`), so neither LangGraph nor LangChain, and none of what the
+nodes import.
+"""
 
-Nor the MCP SDK (its package import loads its server side: FastMCP, Starlette, uvicorn), the
-SQL and shell parsers of the argument checks, the JSON Schema validator, or LangChain's
-chat-model layers: the nodes import them when they run. LangSmith's tracers stay: LangGraph
-imports them itself (`langgraph.types` imports `langchain_core.runnables`).
+NOT_FOR_LIVE_GRAPH = (
+    "openai",
+    "langchain_openai",
+    "langchain_mcp_adapters",
+    "numpy",
+    "bm25s",
+    "mcp",
+    "mcp.server",
+    "starlette",
+    "uvicorn",
+    "jsonschema",
+    "sqlglot",
+    "bashlex",
+    "common.mcp.registry",
+    "common.mcp.session",
+    "langchain_core.language_models.chat_models",
+    "langchain_core.output_parsers",
+    "strategies.with_planner.offline_model",
+)
+"""What building the graph (`graph --live`) must not import: no model client, no ranking, no
+MCP adapters, nor the MCP SDK (its package import loads its server side: FastMCP, Starlette,
+uvicorn), the SQL and shell parsers of the argument checks, the JSON Schema validator, or
+LangChain's chat-model layers: the nodes import them when they run. LangSmith's tracers stay:
+LangGraph imports them itself (`langgraph.types` imports `langchain_core.runnables`).
 """
 
 NOT_FOR_TOOLS = (
@@ -148,10 +174,29 @@ def test_threads_with_saved_threads_imports_no_graph_runtime_model_or_mcp(
     assert loaded == {"code": 0, "heavy": []}
 
 
-def test_graph_imports_no_model_client_ranking_or_adapters(tmp_path: Path) -> None:
+def test_graph_prints_the_shipped_drawing_without_langgraph(tmp_path: Path) -> None:
     loaded = _loaded_in(tmp_path, NOT_FOR_GRAPH, "graph")
 
     assert loaded == {"code": 0, "heavy": []}
+
+
+def test_graph_live_imports_no_model_client_ranking_or_adapters(tmp_path: Path) -> None:
+    loaded = _loaded_in(tmp_path, NOT_FOR_LIVE_GRAPH, "graph", "--live")
+
+    assert loaded == {"code": 0, "heavy": []}
+
+
+def test_graph_prints_the_drawing_of_the_graph_as_built(tmp_path: Path) -> None:
+    from strategies.with_planner.graph import build_graph
+
+    built = build_graph().get_graph(xray=True).draw_mermaid()
+
+    shipped = run_cli(["graph"], tmp_path, dict(os.environ))
+    live = run_cli(["graph", "--live"], tmp_path, dict(os.environ))
+
+    assert (shipped.returncode, live.returncode) == (0, 0), shipped.stderr + live.stderr
+    assert shipped.stdout == built
+    assert live.stdout == built
 
 
 def test_tools_imports_no_langgraph_langchain_runnables_or_argument_parsers(

@@ -585,14 +585,16 @@ def history(
 
 
 @app.command("graph", cls=PlainCommand)
-def graph_cmd() -> None:
+def graph_cmd(
+    live: bool = typer.Option(False, "--live", help="Build the graph and draw it (slower)."),
+) -> None:
     """Print the graph as a Mermaid drawing, the per-task subgraph inside advance included.
 
     Example: mcp-planner graph > graph.mmd
     """
     with user_errors():
-        from strategies.with_planner.graph import graph
+        from strategies.cli.drawing import drawing
 
         startup_done()
-        drawing = graph.get_graph(xray=True).draw_mermaid()
-    sys.stdout.write(drawing)
+        shown = drawing(live)
+    sys.stdout.write(shown)
