@@ -161,3 +161,21 @@ def test_an_answer_overtaken_on_its_way_is_refused_too(
     assert second.exit_code == 2, second.output
     assert "was already answered by 'default' at " in second.stderr
     assert note_actions(workdir, title) == ["write"]
+
+
+def test_a_bound_answer_after_the_thread_finished_says_who_answered_it(
+    chdir_tmp: Path, mcp_config: dict[str, Any], workdir: Path
+) -> None:
+    title = unique("cli-late")
+    thread, model, qid = waiting_thread(chdir_tmp, mcp_config, title)
+    bound = ["resume", thread, "--model", model, "--question", qid, "--approve"]
+    first = runner.invoke(app, bound)
+    assert first.exit_code == 0, first.output
+
+    late = runner.invoke(app, bound)
+
+    assert late.exit_code == 2, late.output
+    (line,) = late.stderr.strip().splitlines()
+    assert line.startswith(f"Question {qid} was already answered by 'default' at ")
+    assert "so your answer was not used and nothing ran" in line
+    assert note_actions(workdir, title).count("write") == 1

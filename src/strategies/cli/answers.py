@@ -216,10 +216,22 @@ def check_tools(decisions: list[dict[str, Any]], requests: list[dict[str, Any]])
             )
 
 
-def preset_values(preset: Preset, interrupts: list[Interrupt], thread: str) -> list[Any]:
-    """One resume value per interrupt from the preset; one line when it does not fit."""
+def preset_values(
+    preset: Preset,
+    interrupts: list[Interrupt],
+    thread: str,
+    state_values: dict[str, Any] | None = None,
+) -> list[Any]:
+    """One resume value per interrupt from the preset; one line when it does not fit.
+
+    `state_values` (the thread's state) names who answered a question the preset is bound to
+    (`--question`) when nothing waits any more.
+    """
     calls = sum(len(i.value["action_requests"]) for i in interrupts if is_approval(i.value))
     questions = [question_of(i.value) for i in interrupts if not is_approval(i.value)]
+    if not interrupts and preset.questions:
+        hint = f"mcp-planner resume {thread}"
+        raise already_answered(list(preset.questions), state_values or {}, hint)
     if not interrupts:
         raise CliProblem(
             f"Thread {thread!r} is not waiting for approval: there is nothing to answer."

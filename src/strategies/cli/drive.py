@@ -123,7 +123,7 @@ async def _first_payload(
         raise no_thread(thread)
     pending = list(state.interrupts)
     if preset is not None:
-        return resume_command(pending, preset_values(preset, pending, thread))
+        return resume_command(pending, preset_values(preset, pending, thread, state.values))
     if not pending:
         return None
     return answer_here(pending) or pending

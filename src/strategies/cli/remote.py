@@ -236,7 +236,9 @@ async def resume_remote(
         state = await _state(client, url, thread)
         pending = interrupts_of(state)
         if preset is not None:
-            command = resume_command(pending, preset_values(preset, pending, thread))
+            command = resume_command(
+                pending, preset_values(preset, pending, thread, _values(state))
+            )
         elif pending:
             answered = answer_here(pending)
             if answered is None:
