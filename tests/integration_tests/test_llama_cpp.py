@@ -61,8 +61,9 @@ CONTEXT_TOKENS = 4096
 """The server's context: the planner's prompt is ~700 tokens, a tool-bound one ~1700."""
 READY_TIMEOUT_S = 120.0
 """How long the server may take to load the model and answer GET /v1/models."""
-MODEL_TIMEOUT_S = 120
-"""Per model request: a grammar-bound answer of SmolLM2 may run until the context is full."""
+MODEL_TIMEOUT_S = 300
+"""Per model request: a grammar-bound answer of SmolLM2 may run until the context is full
+(a hang guard: about 30 s on an idle core, several times that on a loaded CI machine)."""
 RUN_TIMEOUT_S = 900
 """The whole run: a hang guard, far above what the run needs."""
 CHAT_POST = re.compile(r'"POST /v1/chat/completions HTTP/1\.1" (\d{3})')
