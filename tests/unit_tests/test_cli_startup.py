@@ -71,33 +71,6 @@ NOT_FOR_THREADS = (
 )
 """What listing saved threads must not import: it reads checkpoints, it runs no graph."""
 
-NOT_FOR_GRAPH = (
-    "langgraph",
-    "langchain_core",
-    "strategies.with_planner.graph",
-    "openai",
-    "langchain_openai",
-    "langchain_mcp_adapters",
-    "numpy",
-    "bm25s",
-    "mcp",
-    "mcp.server",
-    "starlette",
-    "uvicorn",
-    "jsonschema",
-    "sqlglot",
-    "bashlex",
-    "common.mcp.registry",
-    "common.mcp.session",
-    "langchain_core.language_models.chat_models",
-    "langchain_core.output_parsers",
-    "strategies.with_planner.offline_model",
-)
-"""What printing the graph's drawing must not import: it prints the drawing shipped with the
-package (`strategies.cli.drawing`), so neither LangGraph nor LangChain, and none of what the
-nodes import.
-"""
-
 NOT_FOR_LIVE_GRAPH = (
     "openai",
     "langchain_openai",
@@ -122,6 +95,17 @@ MCP adapters, nor the MCP SDK (its package import loads its server side: FastMCP
 uvicorn), the SQL and shell parsers of the argument checks, the JSON Schema validator, or
 LangChain's chat-model layers: the nodes import them when they run. LangSmith's tracers stay:
 LangGraph imports them itself (`langgraph.types` imports `langchain_core.runnables`).
+"""
+
+NOT_FOR_GRAPH = (
+    "langgraph",
+    "langchain_core",
+    "strategies.with_planner.graph",
+    *NOT_FOR_LIVE_GRAPH,
+)
+"""What printing the graph's drawing must not import: it prints the drawing shipped with the
+package (`strategies.cli.drawing`), so neither LangGraph nor LangChain, and none of what the
+nodes import.
 """
 
 NOT_FOR_TOOLS = (
