@@ -142,3 +142,22 @@ async def test_a_label_the_store_would_refuse_is_a_400_not_a_server_error(
     with pytest.raises(auth.Auth.exceptions.HTTPException) as refused:
         await auth.on_store(caller("bob"), value)
     assert refused.value.status_code == 400
+
+
+@pytest.mark.parametrize(
+    ("who", "roles", "metadata", "server_roles", "reaches"),
+    [
+        ("alice", [], {"owner": "alice"}, [], True),
+        ("bob", ["ops"], {"owner": "alice", "approvers": ["ops"]}, ["ops"], True),
+        ("carol", [], {"owner": "alice", "approvers": ["ops"]}, ["ops"], False),
+        ("bob", ["ops"], {"owner": "alice"}, ["ops"], False),
+        # A role a client wrote into its thread that the server's mcp.json does not name.
+        ("mallory", ["friends"], {"owner": "alice", "approvers": ["friends"]}, ["ops"], False),
+        ("bob", ["ops"], {"owner": "alice", "approvers": "ops"}, ["ops"], False),
+    ],
+    ids=["owner", "approver", "no-role", "thread-names-none", "client-role", "not-a-list"],
+)
+def test_who_reaches_a_question_through_aegras_approvals_routes(
+    who: str, roles: list[str], metadata: dict[str, Any], server_roles: list[str], reaches: bool
+) -> None:
+    assert auth.may_reach_question(who, roles, metadata, server_roles) is reaches

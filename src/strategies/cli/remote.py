@@ -11,6 +11,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -187,10 +188,48 @@ async def _state(client: LangGraphClient, url: str, thread: str) -> dict[str, An
     try:
         return dict(await client.threads.get_state(thread))
     except (NotFoundError, UnprocessableEntityError) as exc:
-        raise CliProblem(
-            f"No thread {thread!r} on the server at {url} "
-            f"(mcp-planner threads --server {url} lists them)."
-        ) from exc
+        raise _no_thread(thread, url) from exc
+
+
+APPROVALS = "/approvals/{thread}"
+"""Aegra's approvals routes (`strategies.with_planner.aegra_approvals`): there, an approver
+reaches another user's question only through them."""
+
+
+@dataclass
+class Reach:
+    """How this client reaches a thread: as its owner, or as an approver through the routes."""
+
+    client: LangGraphClient
+    """The SDK client (its token is the caller's)."""
+    url: str
+    """The server's base URL."""
+    thread: str
+    """The thread's id."""
+    approver: bool = False
+    """Whether the thread is reached through Aegra's approvals routes."""
+
+    async def state(self) -> dict[str, Any]:
+        """The thread's state; on Aegra, another user's through the approvals routes."""
+        if self.approver:
+            return dict(await self.client.http.get(f"{APPROVALS.format(thread=self.thread)}/state"))
+        try:
+            return dict(await self.client.threads.get_state(self.thread))
+        except (NotFoundError, UnprocessableEntityError) as exc:
+            try:
+                found = await self.client.http.get(f"{APPROVALS.format(thread=self.thread)}/state")
+            except NotFoundError:
+                raise _no_thread(self.thread, self.url) from exc
+            self.approver = True
+            return dict(found)
+
+
+def _no_thread(thread: str, url: str) -> CliProblem:
+    """The one line for a thread the server does not show the caller."""
+    return CliProblem(
+        f"No thread {thread!r} on the server at {url} "
+        f"(mcp-planner threads --server {url} lists them)."
+    )
 
 
 def _values(state: dict[str, Any]) -> dict[str, Any]:
@@ -220,7 +259,7 @@ async def run_remote(
         else:
             await client.threads.create(thread_id=thread)
         payload = {"messages": [{"role": "user", "content": request}]}
-        return await _drive(client, url, thread, context, hint, {"input": payload})
+        return await _drive(Reach(client, url, thread), context, hint, {"input": payload})
 
 
 async def resume_remote(
@@ -233,7 +272,8 @@ async def resume_remote(
 ) -> Outcome:
     """Answer the thread's pending approval (preset or asked), or continue a stopped run."""
     async with connect(url, token) as client:
-        state = await _state(client, url, thread)
+        where = Reach(client, url, thread)
+        state = await where.state()
         pending = interrupts_of(state)
         if preset is not None:
             command = resume_command(
@@ -244,11 +284,12 @@ async def resume_remote(
             if answered is None:
                 return waiting(thread, pending_of(pending), _plan(state), hint)
             command = answered
-        elif not state.get("next"):
+        elif not state.get("next") or where.approver:
+            # An approver answers questions; continuing another user's run is the owner's.
             return finished(thread, _values(state))
         else:
-            return await _drive(client, url, thread, context, hint, {"input": None})
-        return await _drive(client, url, thread, context, hint, {"command": _sdk(command)})
+            return await _drive(where, context, hint, {"input": None})
+        return await _drive(where, context, hint, {"command": _sdk(command)})
 
 
 def _sdk(command: Any) -> dict[str, Any]:
@@ -260,28 +301,27 @@ def _plan(state: dict[str, Any]) -> list[Any]:
     return list((state.get("values") or {}).get("plan") or [])
 
 
-async def _drive(
-    client: LangGraphClient,
-    url: str,
-    thread: str,
-    context: dict[str, Any],
-    hint: str,
-    send: dict[str, Any],
-) -> Outcome:
+async def _drive(where: Reach, context: dict[str, Any], hint: str, send: dict[str, Any]) -> Outcome:
     """Stream runs on the thread, asking in the terminal at each interrupt, until it ends."""
+    thread = where.thread
     while True:
-        state = await _state(client, url, thread)
+        state = await where.state()
         ids = answered_ids(send)
         # Another client may have answered while this one was asking (or on its way).
         check_unanswered(ids, interrupts_of(state), _values(state), hint)
-        failure, shown = await _stream(client, url, thread, context, send, _plan(state))
+        if where.approver:
+            failure, shown = await _answer_as_approver(where, context, send)
+        else:
+            failure, shown = await _stream(
+                where.client, where.url, thread, context, send, _plan(state)
+            )
         if ids and failure is None and not shown:
-            raise already_answered(ids, _values(await _state(client, url, thread)), hint)
+            raise already_answered(ids, _values(await where.state()), hint)
         if failure is not None:
             # The thread stays at its last step on the server; resuming retries it.
             line = f"{failure.rstrip('.')}; the thread is kept: `{hint}` continues it"
             return model_failed(thread, line, hint)
-        state = await _state(client, url, thread)
+        state = await where.state()
         pending = interrupts_of(state)
         if not pending:
             break
@@ -335,6 +375,34 @@ async def _stream(
         lost = f"Lost the connection to the server at {url}: {one_line(exc)}"
         return f"{lost} (the run may go on there)", 0
     return (errors[0] if errors else None), shown
+
+
+async def _answer_as_approver(
+    where: Reach, context: dict[str, Any], send: dict[str, Any]
+) -> tuple[str | None, int]:
+    """Send an approver's answer through Aegra's approvals routes and wait for its run.
+
+    The run is the approver's own, so it is joined like any other; its progress is not
+    streamed (the answer's outcome is read from the thread afterwards). Returns the run's
+    error line if it failed, and 1 (the answer ran).
+    """
+    body: dict[str, Any] = {"assistant_id": ASSISTANT, **send}
+    if context:
+        body["context"] = context
+    try:
+        run = await where.client.http.post(
+            f"{APPROVALS.format(thread=where.thread)}/runs", json=body
+        )
+        await where.client.runs.join(where.thread, run["run_id"])
+        done = await where.client.runs.get(where.thread, run["run_id"])
+    except ConflictError as exc:
+        raise CliProblem(
+            f"Thread {where.thread!r} is busy with another run on the server at {where.url}: "
+            "wait until it ends, then try again."
+        ) from exc
+    if done.get("status") == "error":
+        return "The run failed on the server.", 1
+    return None, 1
 
 
 def _error_line(data: Any) -> str:

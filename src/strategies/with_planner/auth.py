@@ -19,7 +19,7 @@ import asyncio
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langgraph_sdk import Auth
@@ -244,6 +244,23 @@ def _seen_by_approvers(ctx: Auth.types.AuthContext) -> dict[str, Any]:
     if not roles:
         return mine
     return {"$or": [mine, *({APPROVERS: {"$contains": role}} for role in roles)]}
+
+
+def may_reach_question(
+    identity: str, roles: Iterable[str], metadata: Mapping[str, Any], server_roles: Iterable[str]
+) -> bool:
+    """Whether a caller may reach a thread's question: its owner, or an approver of it.
+
+    An approver holds a role that the thread names and the server's mcp.json names too, so a
+    role a client wrote into its thread's metadata grants no one anything. Aegra's approvals
+    routes ask this (`aegra_approvals`); `langgraph dev` applies `_seen_by_approvers`.
+    """
+    if metadata.get(OWNER) == identity:
+        return True
+    named = metadata.get(APPROVERS)
+    if not isinstance(named, list):
+        return False
+    return bool(set(roles) & set(named) & set(server_roles))
 
 
 def answers_only(value: Any) -> bool:
