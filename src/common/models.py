@@ -215,6 +215,8 @@ def load_chat_model(spec: str) -> BaseChatModel:
         kwargs["api_key"] = "not-needed"
     kwargs.update(_limits(provider, settings.model_timeout_s, settings.model_max_retries))
     kwargs.update(_token_limit(provider, settings.model_max_tokens))
+    if settings.model_temperature is not None:
+        kwargs["temperature"] = settings.model_temperature
     cache_key = (
         provider,
         name,

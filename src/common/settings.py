@@ -145,6 +145,10 @@ class Settings(BaseSettings):
     model_max_tokens: int = Field(default=4096, ge=1, le=1_000_000)
     """Most tokens one model answer may take, for every node's model (a runaway answer stops)."""
 
+    model_temperature: float | None = Field(default=None, ge=0, le=2)
+    """Sampling temperature of every node's model; unset leaves each provider's default (some
+    reasoning models take no other), 0 makes a local model's answers repeatable."""
+
     structured_output_method: StructuredOutputMethod = "auto"
     """How structured answers are asked for: `auto` (json_schema for OpenAI and Azure models,
     the integration's default for others), `json_schema`, `function_calling` or `json_mode`."""

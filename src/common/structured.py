@@ -333,13 +333,38 @@ async def structured_call(
         history = provider_history(messages)
         if _text_history(model):
             history = tool_free(history)
-        raw = await ainvoke_structured(model, schema, history)
-        if raw is None:
-            # Tool-calling parsers return None when the model answered without the tool.
-            return BadOutput(f"The answer was empty; expected {name}.")
-        return schema.model_validate(raw)
+        out = await ainvoke_structured(model, schema, history, include_raw=True)
+        if not isinstance(out, dict):
+            out = {"raw": None, "parsed": out, "parsing_error": None}
+        if out.get("parsing_error") is not None:
+            raise out["parsing_error"]
+        if out.get("parsed") is None:
+            # Tool-calling parsers give None for an answer without the tool, and for a call
+            # whose arguments are not JSON (langchain-openai keeps those apart as invalid).
+            return BadOutput(unparsed_reason(out.get("raw"), name))
+        return schema.model_validate(out["parsed"])
     except MALFORMED as exc:
         return BadOutput(f"The answer did not match {name}: {_why(exc)}")
+
+
+CUT_OFF = frozenset({"length", "max_tokens", "MAX_TOKENS"})
+"""Finish reasons of an answer stopped by its token limit (OpenAI, Anthropic, Gemini)."""
+
+
+def unparsed_reason(raw: Any, name: str) -> str:
+    """Why an answer gave no `name`: cut off, a call whose arguments are not JSON, or none."""
+    meta = getattr(raw, "response_metadata", None) or {}
+    cut = bool(CUT_OFF & {meta.get("finish_reason"), meta.get("stop_reason")})
+    limit = " (cut off at MODEL_MAX_TOKENS)" if cut else ""
+    broken = getattr(raw, "invalid_tool_calls", None)
+    if broken:
+        return (
+            f"The {name} call's arguments were not valid JSON{limit}: "
+            f"{_why(ValueError(broken[0].get('error') or broken[0].get('args')))}"
+        )
+    if cut:
+        return f"The answer was cut off at MODEL_MAX_TOKENS before it held {name}."
+    return f"The answer was empty; expected {name}."
 
 
 async def _ai_message(

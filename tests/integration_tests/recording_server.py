@@ -67,11 +67,15 @@ def reply_for(path: str) -> dict[str, Any]:
 
 
 class RecordingServer:
-    """Serve canned replies on http://127.0.0.1:PORT; `requests` holds (path, JSON body) pairs."""
+    """Serve canned replies on http://127.0.0.1:PORT; `requests` holds (path, JSON body) pairs.
 
-    def __init__(self) -> None:
+    `openai_reply` replaces the chat-completions answer (`OPENAI_REPLY`).
+    """
+
+    def __init__(self, openai_reply: dict[str, Any] | None = None) -> None:
         self.requests: list[tuple[str, dict[str, Any]]] = []
         server = self
+        canned = openai_reply
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
@@ -80,7 +84,10 @@ class RecordingServer:
             def do_POST(self) -> None:
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 server.requests.append((self.path, json.loads(raw or b"{}")))
-                data = json.dumps(reply_for(self.path)).encode()
+                reply = reply_for(self.path)
+                if canned is not None and reply is OPENAI_REPLY:
+                    reply = canned
+                data = json.dumps(reply).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

@@ -42,6 +42,7 @@ from common.safety.verdict import IrreversibilityAnalysis
 from common.settings import get_settings
 from common.structured import (
     MALFORMED,
+    BadOutput,
     Method,
     structured_call,
     structured_runnable,
@@ -363,6 +364,50 @@ def test_an_openai_compatible_server_gets_requests_it_takes(
     assert "max_completion_tokens" not in body
     assert body["tool_choice"] == "auto"
     assert check_request(body, "openai") is None
+
+
+CUT_CALL: dict[str, Any] = {
+    **recording_server.OPENAI_REPLY,
+    "choices": [
+        {
+            "index": 0,
+            "message": {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_0",
+                        "type": "function",
+                        "function": {"name": "PlannerResult", "arguments": '{"tasks": [{"id": "t'},
+                    }
+                ],
+            },
+            "finish_reason": "length",
+        }
+    ],
+}
+"""A forced PlannerResult call stopped by the token limit mid-argument (a small local model
+whose grammar-bound answer runs on, as llama.cpp sends it)."""
+
+
+@pytest.mark.parametrize("temperature", [None, 0.0])
+def test_a_cut_off_plan_is_named_as_such_and_the_temperature_is_the_operators(
+    monkeypatch: pytest.MonkeyPatch, temperature: float | None
+) -> None:
+    settings = get_settings()
+    monkeypatch.setattr(settings, "model_temperature", temperature)
+    monkeypatch.setattr(settings, "structured_output_method", "function_calling")
+    with RecordingServer(openai_reply=CUT_CALL) as server:
+        monkeypatch.setattr(settings, "openai_base_url", f"{server.url}/v1")
+        model = load_chat_model("openai:local")
+        result = asyncio.run(structured_call(model, PlannerResult, [HumanMessage(TASK)]))
+    [body] = server.bodies()
+    assert body.get("temperature") == temperature
+    assert isinstance(result, BadOutput)
+    assert result.reason.startswith(
+        "The PlannerResult call's arguments were not valid JSON (cut off at MODEL_MAX_TOKENS): "
+    )
+    assert "empty" not in result.reason
 
 
 @pytest.mark.parametrize("transport", GEMINI)
