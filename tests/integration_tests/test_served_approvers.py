@@ -207,6 +207,11 @@ async def test_through_the_cli_the_requester_is_refused_and_the_approver_answers
     other = planner(tmp_path, *resume, token("bob", "ops"))
     assert other.returncode == 0, other.stderr + other.stdout
     assert _written(workdir, title)
+    if server.name == "aegra":
+        # Answered: another user's thread waits on nothing the approver could answer.
+        again = planner(tmp_path, *resume[:4], "--token", token("bob", "ops"))
+        assert again.returncode == 2, again.stderr + again.stdout
+        assert "waits on no question: there is nothing for you to answer." in again.stderr
 
 
 async def test_an_answer_after_the_operators_time_limit_runs_nothing(

@@ -284,8 +284,13 @@ async def resume_remote(
             if answered is None:
                 return waiting(thread, pending_of(pending), _plan(state), hint)
             command = answered
-        elif not state.get("next") or where.approver:
+        elif where.approver:
             # An approver answers questions; continuing another user's run is the owner's.
+            raise CliProblem(
+                f"Thread {thread!r} on the server at {url} is another user's and waits on no "
+                "question: there is nothing for you to answer."
+            )
+        elif not state.get("next"):
             return finished(thread, _values(state))
         else:
             return await _drive(where, context, hint, {"input": None})
