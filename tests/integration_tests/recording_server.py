@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import threading
+import urllib.error
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -113,3 +115,65 @@ class RecordingServer:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class RecordingProxy:
+    """Forward POSTs to `upstream` (a real server) and keep each (request, response) body pair.
+
+    What a client sent and what the real server answered, for assertions about answers the
+    client cannot show (each of a run's model answers, not only its last).
+    """
+
+    def __init__(self, upstream: str) -> None:
+        self.exchanges: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def do_POST(self) -> None:
+                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                request = urllib.request.Request(
+                    upstream.rstrip("/") + self.path,
+                    data=raw,
+                    headers={"Content-Type": "application/json"},
+                )
+                try:
+                    with urllib.request.urlopen(request, timeout=PROXY_TIMEOUT_S) as answer:
+                        status, data = answer.status, answer.read()
+                except urllib.error.HTTPError as refused:
+                    status, data = refused.code, refused.read()
+                try:
+                    proxy.exchanges.append((json.loads(raw or b"{}"), json.loads(data)))
+                except ValueError:
+                    proxy.exchanges.append((json.loads(raw or b"{}"), {"unparsed": repr(data)}))
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    # The client gave up waiting (the analyser's own time limit): kept anyway.
+                    return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The proxy's base URL (no path)."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> RecordingProxy:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+PROXY_TIMEOUT_S = 900
+"""How long the proxy waits for the real server (a hang guard; the client has its own)."""
