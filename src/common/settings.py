@@ -373,6 +373,9 @@ def _expected(name: str) -> str:
         return "a whole number"
     if field.annotation is float and "gt" in bounds:
         return f"a number greater than {bounds['gt']:g}"
+    if float in (field.annotation, *get_args(field.annotation)) and {"ge", "le"} <= bounds.keys():
+        empty = ", or empty for the default" if type(None) in get_args(field.annotation) else ""
+        return f"a number from {bounds['ge']:g} to {bounds['le']:g}{empty}"
     return f"a valid {getattr(field.annotation, '__name__', 'value')}"
 
 

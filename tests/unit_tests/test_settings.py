@@ -62,6 +62,8 @@ def test_a_bad_number_names_the_setting_value_and_range(monkeypatch: pytest.Monk
         ("TOOL_TIMEOUT_S", "0", "a number greater than 0"),
         ("ANALYSIS_TIMEOUT_S", "soon", "a number greater than 0"),
         ("ALLOW_MODEL_REQUESTS", "maybe", "true or false"),
+        ("MODEL_TEMPERATURE", "3", "a number from 0 to 2, or empty for the default"),
+        ("MODEL_TEMPERATURE", "hot", "a number from 0 to 2, or empty for the default"),
         ("PERSISTENCE", "redis", "one of memory, sqlite, postgres, or empty for the default"),
     ],
 )
