@@ -14,7 +14,7 @@ import threading
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 ANTHROPIC_REPLY: dict[str, Any] = {
     "id": "msg_1",
@@ -68,7 +68,37 @@ def reply_for(path: str) -> dict[str, Any]:
     return ANTHROPIC_REPLY
 
 
-class RecordingServer:
+def _send(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
+    """Answer the request `handler` holds with `status` and the JSON body `data`."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", "application/json")
+    handler.send_header("Content-Length", str(len(data)))
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+class _Loopback:
+    """A threaded HTTP server on a free loopback port, served while the `with` block runs."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The server's base URL (no path)."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class RecordingServer(_Loopback):
     """Serve canned replies on http://127.0.0.1:PORT; `requests` holds (path, JSON body) pairs.
 
     `openai_reply` replaces the chat-completions answer (`OPENAI_REPLY`).
@@ -89,35 +119,16 @@ class RecordingServer:
                 reply = reply_for(self.path)
                 if canned is not None and reply is OPENAI_REPLY:
                     reply = canned
-                data = json.dumps(reply).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                _send(self, 200, json.dumps(reply).encode())
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        """The server's base URL (no path)."""
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        super().__init__(Handler)
 
     def bodies(self) -> list[dict[str, Any]]:
         """The JSON bodies received, in order."""
         return [body for _path, body in self.requests]
 
-    def __enter__(self) -> RecordingServer:
-        self.thread.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class RecordingProxy:
+class RecordingProxy(_Loopback):
     """Forward POSTs to `upstream` (a real server) and keep each (request, response) body pair.
 
     What a client sent and what the real server answered, for assertions about answers the
@@ -149,30 +160,12 @@ class RecordingProxy:
                 except ValueError:
                     proxy.exchanges.append((json.loads(raw or b"{}"), {"unparsed": repr(data)}))
                 try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    self.end_headers()
-                    self.wfile.write(data)
+                    _send(self, status, data)
                 except (BrokenPipeError, ConnectionResetError):
                     # The client gave up waiting (the analyser's own time limit): kept anyway.
                     return
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        """The proxy's base URL (no path)."""
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self) -> RecordingProxy:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+        super().__init__(Handler)
 
 
 PROXY_TIMEOUT_S = 900

@@ -51,12 +51,11 @@ from tests.conftest import service_unavailable
 from tests.doubles import ScriptedChatModel, install_scripted
 from tests.integration_tests.helpers import free_port, stop_group
 from tests.integration_tests.recording_server import RecordingProxy
-from tests.unit_tests.helpers import Thread, plan
+from tests.unit_tests.helpers import Thread, plan, run_cli
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 MODEL_NAME = "smollm2"
 """The model's alias on the server: the run uses `MODEL=openai:smollm2`."""
 REQUEST = 'How many units of WID-1 are in stock, then write a note titled "llama"'
@@ -211,16 +210,7 @@ def run(llama_server: LlamaServer, tmp_path_factory: pytest.TempPathFactory) -> 
     before = len(llama_server.chat_statuses())
     with RecordingProxy(llama_server.base_url.removesuffix("/v1")) as proxy:
         env["OPENAI_BASE_URL"] = f"{proxy.url}/v1"
-        done = subprocess.run(
-            [str(BIN / "mcp-planner"), "run", "--json", REQUEST],
-            cwd=folder,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT_S,
-            check=False,
-        )
+        done = run_cli(["run", "--json", REQUEST], folder, env, timeout=RUN_TIMEOUT_S)
     try:
         result = json.loads(done.stdout)
     except json.JSONDecodeError:
