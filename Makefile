@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev demo test lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve llama llama-e2e FORCE
+.PHONY: install install-dev demo test test-unit lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve llama llama-e2e FORCE
 
 install: $(STAMP)
 
@@ -186,8 +186,19 @@ demo: install
 	@echo 'mcp-planner is installed in $(VENV): activate it (. $(VENV)/bin/activate) or call $(VENV)/bin/mcp-planner'
 
 
+# The suite runs side by side in TEST_WORKERS processes (pytest-xdist), each test file whole in
+# one worker, so that a file's shared servers start once in it. Most slow tests wait on servers
+# and subprocesses rather than on the CPU, so twice the cores keeps both cores busy;
+# TEST_WORKERS=0 runs everything in this one process. The 25 slowest tests are listed at the end.
+TEST_WORKERS ?= 4
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+
 test: install-dev
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q $(PARALLEL) --durations=25
+
+# Only the unit tests (no servers, no browser, no real model): what to run while working.
+test-unit: install-dev
+	$(PY) -m pytest -q $(PARALLEL) tests/unit_tests
 
 lint: install-dev
 	$(VENV)/bin/ruff check .

@@ -51,6 +51,22 @@ def _loopback_only(sock: socket.socket, address: Any) -> Any:
     return _real_connect(sock, address)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """In the process that runs the tests, name the run's Aegra template before workers start."""
+    if not hasattr(config, "workerinput"):
+        from tests.integration_tests.aegra import template_name
+
+        template_name()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Once every worker is done, drop the run's Aegra template database."""
+    if not hasattr(session.config, "workerinput"):
+        from tests.integration_tests.aegra import drop_template
+
+        drop_template()
+
+
 @pytest.fixture(autouse=True)
 def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
     """Any connection off this machine (a real model API) fails the test."""

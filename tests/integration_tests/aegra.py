@@ -1,10 +1,15 @@
 """Aegra instances for tests: a fresh PostgreSQL database and Redis prefix, processes by PID.
 
 `make aegra` builds `.venv-aegra` (Python >= 3.12, aegra-api pinned). Each `AegraCluster` owns a
-database of its own (migrated once, dropped after) and Redis keys under a prefix of its own
-(deleted after); its instances are uvicorn processes serving `aegra_api.main:app` with our
-`aegra.json`, started one after the other (two at once race on migrations) and stopped by PID.
-`aegra serve` is not used: it runs uvicorn as a child that it neither restarts nor reliably stops.
+database of its own (dropped after) and Redis keys under a prefix of its own (deleted after); its
+instances are uvicorn processes serving `aegra_api.main:app` with our `aegra.json`, started one
+after the other (two at once race on migrations) and stopped by PID. `aegra serve` is not used:
+it runs uvicorn as a child that it neither restarts nor reliably stops.
+
+Aegra's migrations run once per test run, into a template database that every cluster's
+database is copied from (`CREATE DATABASE ... TEMPLATE`): the first cluster of the run makes it
+under a PostgreSQL advisory lock, so test workers running side by side wait for it rather than
+migrate twice, and the process that runs the tests drops it at the end (`drop_template`).
 """
 
 from __future__ import annotations
@@ -224,6 +229,57 @@ class AegraCluster:
             instance.stop()
 
 
+TEMPLATE_VAR = "AEGRA_TEST_TEMPLATE"
+"""Names the run's template database; set before the test workers start, so they share it."""
+TEMPLATE_LOCK = 0x6AE62A
+"""The advisory lock key under which a template database is looked for and made."""
+
+
+def template_name() -> str:
+    """The run's template database (named now if no parent process named it)."""
+    return os.environ.setdefault(TEMPLATE_VAR, f"aegra_tpl_{uuid.uuid4().hex[:10]}")
+
+
+def _url_of(database: str) -> str:
+    """The URL of `database` on the test server."""
+    return f"{BASE_URI.rsplit('/', 1)[0]}/{database}"
+
+
+def _copy_of_template(admin: Any, name: str) -> None:
+    """Create database `name` as a copy of the run's migrated template (made if missing)."""
+    template = template_name()
+    admin.execute("SELECT pg_advisory_lock(%s)", (TEMPLATE_LOCK,))
+    try:
+        found = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (template,))
+        if found.fetchone() is None:
+            admin.execute(f'CREATE DATABASE "{template}"')
+            try:
+                _migrate(_url_of(template))
+            except BaseException:
+                admin.execute(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
+                raise
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    finally:
+        admin.execute("SELECT pg_advisory_unlock(%s)", (TEMPLATE_LOCK,))
+
+
+def drop_template() -> None:
+    """Drop the run's template database, if this run made one (and PostgreSQL is there)."""
+    template = os.environ.get(TEMPLATE_VAR)
+    if not template:
+        return
+    try:
+        import psycopg
+    except ImportError:
+        return  # no driver: no cluster could have made the template
+    try:
+        admin = psycopg.connect(BASE_URI, autocommit=True, connect_timeout=3)
+    except psycopg.OperationalError:
+        return  # no server: no cluster could have made the template on it
+    with admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
+
+
 def _migrate(database_url: str) -> None:
     """Apply Aegra's migrations once, before any instance starts."""
     env = {**os.environ, "DATABASE_URL": database_url}
@@ -281,11 +337,9 @@ async def aegra_cluster(logs: Path, **extra_env: str) -> AsyncIterator[AegraClus
     name = f"aegra_test_{uuid.uuid4().hex[:10]}"
     prefix = f"{name}:"
     with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-        database_url = f"{BASE_URI.rsplit('/', 1)[0]}/{name}"
-        cluster = AegraCluster(database_url, prefix, logs, dict(extra_env))
+        await asyncio.to_thread(_copy_of_template, admin, name)
+        cluster = AegraCluster(_url_of(name), prefix, logs, dict(extra_env))
         try:
-            await asyncio.to_thread(_migrate, database_url)
             yield cluster
         finally:
             cluster.stop()

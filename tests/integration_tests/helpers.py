@@ -111,6 +111,20 @@ def stop_group(proc: subprocess.Popen[Any]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+SERVED_FILES = ("src", "examples", "ui-components", "langgraph.json", "pyproject.toml")
+"""What `langgraph dev` reads from the project folder."""
+
+
+def served_folder(folder: Path) -> Path:
+    """`folder`, made to hold what `langgraph dev` reads from the project (its `mcp.json` too)."""
+    root = Path(__file__).resolve().parents[2]
+    folder.mkdir(parents=True)
+    for name in SERVED_FILES:
+        (folder / name).symlink_to(root / name)
+    shutil.copyfile(root / "mcp.json", folder / "mcp.json")
+    return folder
+
+
 @asynccontextmanager
 async def langgraph_dev(
     logs: Path, env: dict[str, str] | None = None
@@ -123,12 +137,16 @@ async def langgraph_dev(
     says otherwise. The server runs in a process group of its own,
     stopped whole: on SIGTERM it stops `npm exec` of its UI bundler (langgraph.json's `ui`) but
     not the bundler's node process under it, which would keep watching after the test.
+
+    It serves from a folder of its own (`served_folder`): the in-memory server keeps its threads
+    and the bundled plan card under `.langgraph_api/` of its working folder, which servers of
+    other test workers running at the same time must not share.
     """
-    root = Path(__file__).resolve().parents[2]
     cli = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     assert cli, "langgraph-cli[inmem] is a dev dependency"
     port = free_port()
     log = logs / "server.log"
+    root = served_folder(logs / f"project-{port}")
     server_env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     server_env.setdefault("SERVED_CONTEXT_FIELDS", TRUSTED_TEST_FIELDS)
     server_env.update(env or {})

@@ -23,6 +23,7 @@ import pytest
 
 from tests.integration_tests.aegra import aegra_cluster, interrupts_of
 from tests.integration_tests.helpers import free_port, langgraph_dev
+from tests.unit_tests.helpers import invoke_cli
 
 pytestmark = pytest.mark.integration
 
@@ -56,9 +57,15 @@ def here(tmp_path: Path, mcp_config: dict[str, Any]) -> Path:
     return tmp_path
 
 
-def planner(here: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`mcp-planner ARGS` in `here`, with no terminal and no API key."""
+def planner(here: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    """`mcp-planner ARGS` in `here`, with no terminal and no API key.
+
+    In this process (the command's output and exit code are the subject), or as a process of its
+    own with `process`: each command keeps at least one test as the real process a user starts.
+    """
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    if not process:
+        return invoke_cli(list(args), here, env)
     return subprocess.run(
         [str(BIN / "mcp-planner"), *args],
         cwd=here,
@@ -105,7 +112,7 @@ async def test_run_waits_without_a_terminal_and_resume_approves_on_the_server(
     dev_server: Server, here: Path, workdir: Path
 ) -> None:
     title = f"cli-server-{os.urandom(4).hex()}"
-    waiting = planner(here, *run_args(dev_server.url, title))
+    waiting = planner(here, *run_args(dev_server.url, title), process=True)
 
     assert waiting.returncode == 3, waiting.stderr + waiting.stdout
     found = re.search(r"Waiting on thread (\S+) \(no terminal to ask in\)", waiting.stdout)
@@ -131,7 +138,7 @@ async def test_run_waits_without_a_terminal_and_resume_approves_on_the_server(
     assert interrupts_of(dict(await dev_server.client.threads.get_state(thread)))
 
     bound_answer = ("--question", interrupt["id"], "--approve")
-    done = planner(here, "resume", thread, "--server", dev_server.url, *bound_answer)
+    done = planner(here, "resume", thread, "--server", dev_server.url, *bound_answer, process=True)
 
     assert done.returncode == 0, done.stderr + done.stdout
     assert "Answer" in done.stdout
@@ -211,7 +218,7 @@ async def test_threads_lists_the_servers_threads_with_their_status(
     row = rows[waiting["thread_id"]]
     assert row["status"] == "waiting for approval"
     assert title in row["last_question"]
-    table = planner(here, "threads", "--server", dev_server.url)
+    table = planner(here, "threads", "--server", dev_server.url, process=True)
     assert waiting["thread_id"] in table.stdout
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration_tests.helpers import free_port, stop_group
+from tests.integration_tests.helpers import SERVED_FILES, free_port, stop_group
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -36,8 +36,6 @@ SETTINGS_OF_THE_MACHINE = ("MODEL", "OPENAI_BASE_URL", "CHECKPOINT_PATH", "STORE
 """Settings a developer's shell may hold that a new user's has not."""
 SERVED = re.compile(r"<!-- runnable (server|client)(?: exit=(\d+))? -->\n```bash\n(.*?)\n```", re.S)
 """A block of the served tour: its role, the exit code it ends with, and its text."""
-SERVED_FILES = ("src", "examples", "ui-components", "langgraph.json", "pyproject.toml")
-"""What `langgraph dev` reads from the project folder, linked into the tour's folder."""
 START_S = 180
 """How long the server may take to answer (its first start bundles the plan card with npx)."""
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import importlib.util
+import os
 import subprocess
 import sys
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -166,6 +170,49 @@ def run_cli(
         timeout=timeout,
         check=False,
     )
+
+
+def invoke_cli(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`mcp-planner ARGS` in this process, as `run_cli` runs it: in `cwd`, with exactly `env`.
+
+    Through typer's test runner, for tests whose subject is what a command says and does rather
+    than the process itself (its start-up, signals, terminal): a new process costs seconds of
+    imports. Settings are read afresh, and an exception that escapes the command is put on stderr
+    with its traceback, as the real process would print it. Called from a test that runs an event
+    loop, the command (which runs its own) goes in a thread of its own, the test waiting on it.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return _invoke_here(args, cwd, env)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(_invoke_here, args, cwd, env).result()
+
+
+def _invoke_here(
+    args: list[str], cwd: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    from typer.testing import CliRunner
+
+    from common.settings import get_settings
+    from strategies.cli.app import app
+
+    before, saved = Path.cwd(), dict(os.environ)
+    os.chdir(cwd)
+    os.environ.clear()
+    os.environ.update(env)
+    get_settings.cache_clear()
+    try:
+        result = CliRunner().invoke(app, args, input="")
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+        os.chdir(before)
+        get_settings.cache_clear()
+    stderr = result.stderr
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        stderr += "".join(traceback.format_exception(result.exception))
+    return subprocess.CompletedProcess([CLI, *args], result.exit_code, result.stdout, stderr)
 
 
 def exchange(task: dict[str, Any]) -> list[AnyMessage]:
