@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -247,12 +247,20 @@ async def test_env_example_as_dotenv_keeps_the_exported_key_and_endpoint(
     assert result["messages"][-1]["content"] == "Hello from the stub."
 
 
-async def test_studio_graph_endpoint_draws_the_task_subgraph(tmp_path: Path) -> None:
-    folder = _project(tmp_path)
-    with _dev_server(folder) as (proc, port, log):
-        client = await _wait_until_served(proc, port, log)
-        # The request Studio makes; the graph id stands for its default assistant.
-        drawn = await client.http.get("/assistants/with_planner/graph", params={"xray": "true"})
+@pytest.fixture(scope="module")
+async def without_auth_module(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Any]:
+    """A client of one server of a project whose langgraph.json names no auth handler, trusting
+    its clients with no context field: the tests below that only read from it share it."""
+    folder = _project(tmp_path_factory.mktemp("no-auth-module"))
+    with _dev_server(folder, SERVED_CONTEXT_FIELDS="") as (proc, port, log):
+        yield await _wait_until_served(proc, port, log)
+
+
+async def test_studio_graph_endpoint_draws_the_task_subgraph(without_auth_module: Any) -> None:
+    # The request Studio makes; the graph id stands for its default assistant.
+    drawn = await without_auth_module.http.get(
+        "/assistants/with_planner/graph", params={"xray": "true"}
+    )
     ids = {node["id"] for node in drawn["nodes"]}
     assert ids == XRAY_NODES
     edges = {(e["source"], e["target"]) for e in drawn["edges"]}
@@ -261,25 +269,23 @@ async def test_studio_graph_endpoint_draws_the_task_subgraph(tmp_path: Path) -> 
 
 
 async def test_a_deployment_without_the_auth_module_still_refuses_a_clients_commands(
-    tmp_path: Path,
+    without_auth_module: Any, tmp_path: Path
 ) -> None:
     # This project's langgraph.json names no auth handler, so nothing checks the context at
     # the API edge: the served graph itself refuses it before any expert starts.
     marker = tmp_path / "marker"
     evil = {"mcpServers": {"x": {"command": "sh", "args": ["-c", f"id > {marker}"]}}}
-    folder = _project(tmp_path)
-    with _dev_server(folder, SERVED_CONTEXT_FIELDS="") as (proc, port, log):
-        client = await _wait_until_served(proc, port, log)
-        thread = await client.threads.create()
-        parts = [
-            part
-            async for part in client.runs.stream(
-                thread["thread_id"],
-                "with_planner",
-                input={"messages": [{"role": "user", "content": "How many units of WID-1"}]},
-                context={"mcp_config": evil},
-            )
-        ]
+    client = without_auth_module
+    thread = await client.threads.create()
+    parts = [
+        part
+        async for part in client.runs.stream(
+            thread["thread_id"],
+            "with_planner",
+            input={"messages": [{"role": "user", "content": "How many units of WID-1"}]},
+            context={"mcp_config": evil},
+        )
+    ]
     (error,) = [part.data for part in parts if part.event == "error"]
     assert "The run context field 'mcp_config' is set by the server's operator" in str(error)
     assert not marker.exists()
