@@ -254,6 +254,44 @@ async def test_a_model_the_server_cannot_load_fails_the_run_with_one_line(
     assert "the thread is kept: `mcp-planner resume " in line
 
 
+async def test_the_audit_trail_of_a_served_run_is_read_through_the_store_api(
+    dev_server: Server, here: Path
+) -> None:
+    title = f"audited-{os.urandom(4).hex()}"
+    url = dev_server.url
+    waiting = planner(here, *run_args(url, title), "--json")
+    assert waiting.returncode == 3, waiting.stderr
+    thread = json.loads(waiting.stdout)["thread_id"]
+    done = planner(here, "resume", thread, "--server", url, "--approve")
+    assert done.returncode == 0, done.stderr
+
+    listed = planner(here, "audit", "--server", url, "--thread", thread, "--json", process=True)
+    table = planner(here, "audit", "--server", url, "--thread", thread)
+    script = str(ROOT / "examples" / "audit_client.py")
+    example = subprocess.run(
+        [sys.executable, script, url, "--thread", thread],
+        cwd=here,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert listed.returncode == 0, listed.stderr
+    trail = json.loads(listed.stdout)
+    assert [(e["event"], e["tool"], e["decision"]) for e in trail] == [
+        ("asked", "write_note", None),
+        ("answered", "write_note", "approve"),
+    ]
+    assert {e["user"] for e in trail} == {"default"}
+    assert title not in listed.stdout
+    assert trail[0]["args_digest"][:12] in table.stdout
+    # The example reads the same trail as the command, where the graph writes it.
+    assert example.returncode == 0, example.stderr
+    assert f"default {thread} answered notes/write_note" in example.stdout
+
+
 @pytest.mark.parametrize(
     "command",
     [["run", STOCK], ["resume", "00000000-0000-4000-8000-000000000000", "--approve"], ["threads"]],

@@ -282,41 +282,6 @@ def test_the_audit_example_reads_the_servers_trail(approval: Recorder, tmp_path:
     assert one_line(down).startswith("Cannot reach the server at ")
 
 
-async def test_the_audit_trail_of_a_served_run_is_read_through_the_store_api(
-    tmp_path: Path, mcp_config: dict[str, Any], workdir: Path
-) -> None:
-    servers = {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}
-    (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    planner = str(BIN / "mcp-planner")
-    title = f"audited-{os.urandom(4).hex()}"
-    request = f'How many units of GAD-7 are in stock, then write a note titled "{title}"'
-    async with langgraph_dev(tmp_path) as (url, _client):
-        options = ["--server", url, "--config", "mcp.json", "--model", "offline:rules"]
-        waiting = run([planner, "run", request, *options, "--json"], tmp_path)
-        assert waiting.returncode == 3, waiting.stderr
-        thread = json.loads(waiting.stdout)["thread_id"]
-        done = run([planner, "resume", thread, "--server", url, "--approve"], tmp_path)
-        assert done.returncode == 0, done.stderr
-
-        listed = run([planner, "audit", "--server", url, "--thread", thread, "--json"], tmp_path)
-        table = run([planner, "audit", "--server", url, "--thread", thread], tmp_path)
-        script = str(ROOT / "examples" / "audit_client.py")
-        example = run([sys.executable, script, url, "--thread", thread], tmp_path)
-
-    assert listed.returncode == 0, listed.stderr
-    trail = json.loads(listed.stdout)
-    assert [(e["event"], e["tool"], e["decision"]) for e in trail] == [
-        ("asked", "write_note", None),
-        ("answered", "write_note", "approve"),
-    ]
-    assert {e["user"] for e in trail} == {"default"}
-    assert title not in listed.stdout
-    assert trail[0]["args_digest"][:12] in table.stdout
-    # The example reads the same trail as the command, where the graph writes it.
-    assert example.returncode == 0, example.stderr
-    assert f"default {thread} answered notes/write_note" in example.stdout
-
-
 async def test_a_field_the_server_keeps_is_its_one_sentence_not_a_token_problem(
     tmp_path: Path, mcp_config: dict[str, Any]
 ) -> None:
