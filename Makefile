@@ -187,11 +187,12 @@ demo: install
 
 
 # The suite runs side by side in TEST_WORKERS processes (pytest-xdist), each test file whole in
-# one worker, so that a file's shared servers start once in it. Most slow tests wait on servers
-# and subprocesses rather than on the CPU, so twice the cores keeps both cores busy;
+# one worker, so that a file's shared servers start once in it; files go out in collection order
+# (the longest first: tests/conftest.py), not by their count of tests. Most slow tests wait on
+# servers and subprocesses rather than on the CPU, so twice the cores keeps both cores busy;
 # TEST_WORKERS=0 runs everything in this one process. The 25 slowest tests are listed at the end.
 TEST_WORKERS ?= 4
-PARALLEL := -n $(TEST_WORKERS) --dist loadfile
+PARALLEL := -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
 
 test: install-dev
 	$(PY) -m pytest -q $(PARALLEL) --durations=25

@@ -59,6 +59,16 @@ def pytest_configure(config: pytest.Config) -> None:
         template_name()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Files marked `long_file` first, the rest in their order (browser, integration, unit).
+
+    Side by side, each worker takes a whole file at a time in this order (`--dist loadfile
+    --no-loadscope-reorder`, see the Makefile): a file of minutes taken last would finish last,
+    while the many short unit test files taken last fill the workers' gaps at the end.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("long_file") is None)
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     """Once every worker is done, drop the run's Aegra template database."""
     if not hasattr(session.config, "workerinput"):

@@ -35,7 +35,7 @@ from tests.integration_tests.aegra import (
 )
 from tests.integration_tests.helpers import TAG_VAR, pid_alive
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.long_file]
 
 ROOT = Path(__file__).resolve().parents[2]
 GRAPH = "with_planner"

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.long_file]
 
 DRIVER = Path(__file__).with_name("crash_driver.py")
 

@@ -11,6 +11,7 @@ import pickle
 import tracemalloc
 from typing import Any
 
+import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from mcp.server.fastmcp import FastMCP
@@ -20,6 +21,8 @@ from strategies.with_planner.graph import build_graph
 from strategies.with_planner.results import VIEW_CHARS
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, plan, unique
+
+pytestmark = pytest.mark.long_file
 
 BIG = "".join(f"line {n:07d}\n" for n in range(5_000_000 // 13))
 """About 5 MB, every line distinct, so a cut or a reordering anywhere shows."""

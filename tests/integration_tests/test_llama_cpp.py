@@ -53,7 +53,7 @@ from tests.integration_tests.helpers import free_port, stop_group
 from tests.integration_tests.recording_server import RecordingProxy
 from tests.unit_tests.helpers import Thread, plan, run_cli
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.long_file]
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_NAME = "smollm2"
