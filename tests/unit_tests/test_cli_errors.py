@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from common.settings import get_settings
 from strategies.cli.app import app
 from tests.doubles import ScriptedChatModel, install_scripted
-from tests.unit_tests.helpers import run_cli
+from tests.unit_tests.helpers import invoke_cli, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -197,7 +197,7 @@ def test_run_json_reports_an_error_as_one_object(chdir_tmp: Path) -> None:
 def test_a_bad_setting_is_one_line_in_every_command(tmp_path: Path) -> None:
     env = {**os.environ, "MAX_TASK_ATTEMPTS": "many"}
     for command in (["run", "hi"], ["resume", "x"], ["threads"], ["history"], ["tools"]):
-        done = run_cli(command, tmp_path, env)
+        done = invoke_cli(command, tmp_path, env)
         assert done.returncode == 2, (command, done.stderr)
         (line,) = done.stderr.strip().splitlines()
         assert "MAX_TASK_ATTEMPTS" in line
@@ -252,7 +252,7 @@ def test_a_path_setting_in_an_unwritable_place_is_one_line(tmp_path: Path, setti
     path = unwritable_folder(tmp_path) / "planner.sqlite"
     env = {**os.environ, setting: str(path)}
 
-    done = run_cli(["run", "hi"], tmp_path, env)
+    done = invoke_cli(["run", "hi"], tmp_path, env)
 
     assert_refused_naming(done, path, setting)
 
@@ -263,7 +263,7 @@ def test_an_unwritable_working_folder_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / ".mcp-planner" / "checkpoints.sqlite"
     env = {k: v for k, v in os.environ.items() if k not in ("CHECKPOINT_PATH", "STORE_PATH")}
 
-    done = run_cli(["run", "hi"], tmp_path, env)
+    done = invoke_cli(["run", "hi"], tmp_path, env)
 
     assert_refused_naming(done, path, "CHECKPOINT_PATH")
 
@@ -274,7 +274,7 @@ def test_a_path_setting_naming_a_folder_is_one_line(tmp_path: Path) -> None:
     path = tmp_path / "store.sqlite"
     path.mkdir()
 
-    done = run_cli(["run", "hi"], tmp_path, {**os.environ, "STORE_PATH": str(path)})
+    done = invoke_cli(["run", "hi"], tmp_path, {**os.environ, "STORE_PATH": str(path)})
 
     assert_refused_naming(done, path, "STORE_PATH")
     assert "(it is a folder)" in done.stderr
@@ -303,7 +303,8 @@ def test_a_model_the_user_set_that_cannot_load_is_one_line_not_a_fallback(
     tmp_path: Path, mcp_config: dict[str, Any], env: dict[str, str], expected: str
 ) -> None:
     (tmp_path / "mcp.json").write_text(json.dumps(mcp_config))
-    done = run_cli(["run", "How many units of WID-1 are in stock"], tmp_path, {**os.environ, **env})
+    request = "How many units of WID-1 are in stock"
+    done = invoke_cli(["run", request], tmp_path, {**os.environ, **env})
     assert done.returncode == 2, done.stderr
     (line,) = done.stderr.strip().splitlines()
     assert expected in line
