@@ -8,23 +8,24 @@ driven by the `playwright` package (no browser download). Each missing piece ski
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sys
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from werkzeug import Request, Response
+from werkzeug.security import safe_join
+from werkzeug.utils import send_file
 
 from tests.conftest import service_unavailable
+from tests.http_stub import Handler, StubServer, sent_path
 from tests.integration_tests.helpers import langgraph_dev
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,8 +92,8 @@ def ui_dist() -> Path:
     return UI_DIST
 
 
-class _Handler(SimpleHTTPRequestHandler):
-    """Static files; any path that is not a file gets index.html (a single-page app).
+def _serve_ui(directory: Path) -> Handler:
+    """Static files of `directory`, index.html for any path not a file (a single-page app).
 
     `/ui/...` is forwarded to the page's LangGraph server (its `apiUrl`, read from the page URL
     in the Referer): the Python server answers a component request with a script path relative
@@ -100,32 +101,33 @@ class _Handler(SimpleHTTPRequestHandler):
     reverse proxy in front of both would.
     """
 
-    def do_GET(self) -> None:
-        if self.path.startswith("/ui/") and (api := _api_url(self.headers.get("Referer"))):
-            self._forward(api + self.path)
-            return
-        super().do_GET()
+    def answer(request: Request) -> Response:
+        if (
+            request.method == "GET"
+            and request.path.startswith("/ui/")
+            and (api := _api_url(request.headers.get("Referer")))
+        ):
+            return _forward(api + sent_path(request))
+        # safe_join refuses a path that would leave `directory` (None): the page then.
+        found = safe_join(str(directory), request.path.lstrip("/"))
+        if found is None or not os.path.isfile(found):
+            found = str(directory / "index.html")
+        return send_file(found, request.environ)
 
-    def _forward(self, url: str) -> None:
-        try:
-            with urllib.request.urlopen(url, timeout=30) as answer:
-                status, kind, body = answer.status, answer.headers["Content-Type"], answer.read()
-        except urllib.error.HTTPError as exc:
-            status, kind, body = exc.code, "text/plain", exc.read()
-        self.send_response(status)
-        self.send_header("Content-Type", kind or "application/octet-stream")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+    return answer
 
-    def send_head(self) -> Any:
-        path = Path(self.translate_path(self.path))
-        if not path.exists():
-            self.path = "/index.html"
-        return super().send_head()
 
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+def _forward(url: str) -> Response:
+    """The LangGraph server's answer to a GET of `url`, passed on."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            status, kind, body = answer.status, answer.headers["Content-Type"], answer.read()
+    except urllib.error.HTTPError as exc:
+        status, kind, body = exc.code, "text/plain", exc.read()
+    except urllib.error.URLError as exc:
+        # A page outliving its server: a reverse proxy's 502, not an error of the test's.
+        status, kind, body = 502, "text/plain", str(exc.reason).encode()
+    return Response(body, status=status, content_type=kind or "application/octet-stream")
 
 
 def _api_url(referer: str | None) -> str | None:
@@ -138,16 +140,8 @@ def _api_url(referer: str | None) -> str | None:
 @pytest.fixture(scope="session")
 def ui_server(ui_dist: Path) -> Iterator[str]:
     """`ui/dist` served on a free loopback port: its base URL."""
-    httpd = ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_Handler, directory=str(ui_dist))
-    )
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+    with StubServer(_serve_ui(ui_dist), methods=("GET", "HEAD")) as server:
+        yield server.url
 
 
 @pytest.fixture(scope="session")

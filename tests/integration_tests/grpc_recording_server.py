@@ -7,7 +7,8 @@ decodes them with the generativelanguage proto types and converts them to the RE
 (camelCase, enums as numbers, as the REST transport sends them), so `gemini_problems` checks
 both transports alike. Any other method is recorded and answered UNIMPLEMENTED. Given `refuse`,
 the server answers a request it names a problem in with INVALID_ARGUMENT (HTTP 400) and that
-problem, as Gemini refuses a request.
+problem, as Gemini refuses a request. It is a `grpc.server`, not on the shared HTTP helper
+(tests/http_stub.py), because gRPC runs over HTTP/2, which that werkzeug server does not speak.
 
 The integration cannot be pointed at an insecure channel: its `transport` setting is a string,
 and GAPIC's gRPC transports then always open a TLS channel with the default root certificates

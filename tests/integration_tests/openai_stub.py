@@ -1,15 +1,16 @@
-"""A scripted OpenAI-compatible chat-completions endpoint on loopback (stdlib only).
+"""A scripted OpenAI-compatible chat-completions endpoint on loopback (on tests/http_stub.py).
 
 Each request pops the next scripted reply: a dict `{"content": ...}` (structured output is JSON
 text in `content`), or `{"tool_calls": [{"name", "arguments"}]}`. Streaming requests get the
 same reply as server-sent events. Every request body (and its headers) is recorded.
 
 A reply may instead be a fault: `{"status": 500}` (or 429 with `"retry_after": seconds`),
-`{"stall": seconds}` (answer nothing for that long), `{"body": "..."}` (that raw text as a 200
-body, e.g. malformed JSON), or `{"completion": {...}}` (that exact completion object, e.g. one
-with `choices: []`). `default` answers once the script is spent. `route`, when given, answers
-first: a reply for a request body, or None to leave it to the script (for requests whose order
-is not fixed, such as the planner's and the analyser's, asked together).
+`{"stall": seconds}` (answer nothing for that long, then close the connection), `{"body": "..."}`
+(that raw text as a 200 body, e.g. malformed JSON), or `{"completion": {...}}` (that exact
+completion object, e.g. one with `choices: []`). `default` answers once the script is spent.
+`route`, when given, answers first: a reply for a request body, or None to leave it to the
+script (for requests whose order is not fixed, such as the planner's and the analyser's, asked
+together).
 
 It is provider-faithful by default: a request the real API (`dialect`, "openai" or "azure")
 would refuse gets that API's HTTP 400 and error body (`tests.provider_rules`), before any
@@ -22,14 +23,17 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable, Iterator
+from types import TracebackType
 from typing import Any
 
+from werkzeug import Request, Response
+
+from tests.http_stub import StubServer, cut_short, json_response
 from tests.provider_rules import Dialect, Refusal, check_request
 
 
-class OpenAIStub:
+class OpenAIStub(StubServer):
     """Serve scripted replies at http://127.0.0.1:PORT/v1/chat/completions."""
 
     def __init__(
@@ -39,112 +43,85 @@ class OpenAIStub:
         route: Callable[[dict[str, Any]], dict[str, Any] | None] | None = None,
         dialect: Dialect | None = "openai",
     ) -> None:
+        super().__init__(self._answer, methods=("POST",))
         self.replies = list(replies)
+        """The script: what is left of it, answered in order."""
         self.dialect = dialect
+        """The API whose refusals are applied (None: accept anything)."""
         self.refusals: list[Refusal] = []
+        """The requests refused for that API, in order."""
         self.default = default or {"content": "(script exhausted)"}
+        """The reply once the script is spent."""
+        self.route = route
+        """A reply chosen from the request body, asked before the script (None: the script's)."""
         self.requests: list[dict[str, Any]] = []
+        """Each request's JSON body, in order."""
         self.headers: list[dict[str, str]] = []
+        """Each request's headers (names lower-cased), in order."""
         self.released = threading.Event()
-        stub = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                return
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                stub.requests.append(body)
-                stub.headers.append({k.lower(): v for k, v in self.headers.items()})
-                refusal = check_request(body, stub.dialect) if stub.dialect else None
-                if refusal is not None:
-                    stub.refusals.append(refusal)
-                    self._send(400, refusal.body())
-                    return
-                reply = route(body) if route else None
-                if reply is None:
-                    reply = stub.replies.pop(0) if stub.replies else stub.default
-                if "stall" in reply:
-                    # Released early when the stub stops, so no handler outlives a test.
-                    stub.released.wait(float(reply["stall"]))
-                    return
-                if "status" in reply:
-                    self._fail(int(reply["status"]), reply.get("retry_after"))
-                elif "body" in reply:
-                    self._raw(str(reply["body"]))
-                elif "completion" in reply:
-                    self._send(200, reply["completion"])
-                elif body.get("stream"):
-                    self._stream(reply)
-                else:
-                    self._send(200, _completion(reply))
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _fail(self, status: int, retry_after: float | None) -> None:
-                data = json.dumps({"error": {"message": f"stub status {status}"}}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                if retry_after is not None:
-                    self.send_header("Retry-After", str(retry_after))
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _raw(self, text: str) -> None:
-                data = text.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def _stream(self, reply: dict[str, Any]) -> None:
-                self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
-                self.end_headers()
-                message = _completion(reply)["choices"][0]["message"]
-                delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
-                if message.get("tool_calls"):
-                    delta["tool_calls"] = [
-                        {**c, "index": i} for i, c in enumerate(message["tool_calls"])
-                    ]
-                for chunk in (
-                    {"delta": delta, "finish_reason": None},
-                    {"delta": {}, "finish_reason": "stop"},
-                ):
-                    event = {
-                        "id": "c",
-                        "object": "chat.completion.chunk",
-                        "created": 0,
-                        "model": "stub",
-                        "choices": [{"index": 0, **chunk}],
-                    }
-                    self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
-                self.wfile.write(b"data: [DONE]\n\n")
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        """Set when the stub stops: ends every stall."""
 
     @property
     def base_url(self) -> str:
         """The `OPENAI_BASE_URL` to use."""
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        return f"{self.url}/v1"
 
-    def __enter__(self) -> OpenAIStub:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
         self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
+        super().__exit__(exc_type, exc, traceback)
+
+    def _answer(self, request: Request) -> Response:
+        body = json.loads(request.get_data())
+        self.requests.append(body)
+        self.headers.append({k.lower(): v for k, v in request.headers.items()})
+        refusal = check_request(body, self.dialect) if self.dialect else None
+        if refusal is not None:
+            self.refusals.append(refusal)
+            return json_response(refusal.body(), 400)
+        reply = self.route(body) if self.route else None
+        if reply is None:
+            reply = self.replies.pop(0) if self.replies else self.default
+        if "stall" in reply:
+            # Released early when the stub stops, so no handler outlives a test.
+            self.released.wait(float(reply["stall"]))
+            return cut_short(request)
+        if "status" in reply:
+            status, retry_after = int(reply["status"]), reply.get("retry_after")
+            headers = {} if retry_after is None else {"Retry-After": str(retry_after)}
+            return json_response({"error": {"message": f"stub status {status}"}}, status, headers)
+        if "body" in reply:
+            return Response(str(reply["body"]), content_type="application/json")
+        if "completion" in reply:
+            return json_response(reply["completion"])
+        if body.get("stream"):
+            return Response(_events(reply), content_type="text/event-stream")
+        return json_response(_completion(reply))
+
+
+def _events(reply: dict[str, Any]) -> Iterator[bytes]:
+    """`reply` as a streamed completion's server-sent events."""
+    message = _completion(reply)["choices"][0]["message"]
+    delta: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+    if message.get("tool_calls"):
+        delta["tool_calls"] = [{**c, "index": i} for i, c in enumerate(message["tool_calls"])]
+    for chunk in (
+        {"delta": delta, "finish_reason": None},
+        {"delta": {}, "finish_reason": "stop"},
+    ):
+        event = {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": "stub",
+            "choices": [{"index": 0, **chunk}],
+        }
+        yield f"data: {json.dumps(event)}\n\n".encode()
+    yield b"data: [DONE]\n\n"
 
 
 def _completion(reply: dict[str, Any]) -> dict[str, Any]:

@@ -1,8 +1,8 @@
 """A loopback HTTP server that records each request body and answers a provider's canned reply.
 
 The provider integrations are pointed at it through their own base-URL settings, so what is
-recorded is what their real transports put on the wire. Written with the standard library
-rather than mocked with respx or `responses` because those patch one HTTP library each, and
+recorded is what their real transports put on the wire. A real server (tests/http_stub.py)
+rather than mocks from respx or `responses`, because those patch one HTTP library each, and
 the clients here use three: anthropic and openai use `httpx2` (which respx does not patch),
 ollama uses `httpx`, and google-ai-generativelanguage's REST transport uses `requests`.
 """
@@ -10,11 +10,13 @@ ollama uses `httpx`, and google-ai-generativelanguage's REST transport uses `req
 from __future__ import annotations
 
 import json
-import threading
 import urllib.error
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
+
+from werkzeug import Request, Response
+
+from tests.http_stub import StubServer, json_response, sent_path
 
 ANTHROPIC_REPLY: dict[str, Any] = {
     "id": "msg_1",
@@ -68,67 +70,33 @@ def reply_for(path: str) -> dict[str, Any]:
     return ANTHROPIC_REPLY
 
 
-def _send(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
-    """Answer the request `handler` holds with `status` and the JSON body `data`."""
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(data)))
-    handler.end_headers()
-    handler.wfile.write(data)
-
-
-class _Loopback:
-    """A threaded HTTP server on a free loopback port, served while the `with` block runs."""
-
-    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        """The server's base URL (no path)."""
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def __enter__(self) -> Self:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
-class RecordingServer(_Loopback):
+class RecordingServer(StubServer):
     """Serve canned replies on http://127.0.0.1:PORT; `requests` holds (path, JSON body) pairs.
 
     `openai_reply` replaces the chat-completions answer (`OPENAI_REPLY`).
     """
 
     def __init__(self, openai_reply: dict[str, Any] | None = None) -> None:
+        super().__init__(self._answer, methods=("POST",))
         self.requests: list[tuple[str, dict[str, Any]]] = []
-        server = self
-        canned = openai_reply
+        """Each request's path and JSON body, in order."""
+        self.openai_reply = openai_reply
+        """The chat-completions answer, if not `OPENAI_REPLY`."""
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                return
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                server.requests.append((self.path, json.loads(raw or b"{}")))
-                reply = reply_for(self.path)
-                if canned is not None and reply is OPENAI_REPLY:
-                    reply = canned
-                _send(self, 200, json.dumps(reply).encode())
-
-        super().__init__(Handler)
+    def _answer(self, request: Request) -> Response:
+        path = sent_path(request)
+        self.requests.append((path, json.loads(request.get_data() or b"{}")))
+        reply = reply_for(path)
+        if self.openai_reply is not None and reply is OPENAI_REPLY:
+            reply = self.openai_reply
+        return json_response(reply)
 
     def bodies(self) -> list[dict[str, Any]]:
         """The JSON bodies received, in order."""
         return [body for _path, body in self.requests]
 
 
-class RecordingProxy(_Loopback):
+class RecordingProxy(StubServer):
     """Forward POSTs to `upstream` (a real server) and keep each (request, response) body pair.
 
     What a client sent and what the real server answered, for assertions about answers the
@@ -136,36 +104,31 @@ class RecordingProxy(_Loopback):
     """
 
     def __init__(self, upstream: str) -> None:
+        super().__init__(self._forward, methods=("POST",))
+        self.upstream = upstream.rstrip("/")
+        """The real server's base URL."""
         self.exchanges: list[tuple[dict[str, Any], dict[str, Any]]] = []
-        proxy = self
+        """Each request body and the upstream's answer body, in order."""
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                return
-
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                request = urllib.request.Request(
-                    upstream.rstrip("/") + self.path,
-                    data=raw,
-                    headers={"Content-Type": "application/json"},
-                )
-                try:
-                    with urllib.request.urlopen(request, timeout=PROXY_TIMEOUT_S) as answer:
-                        status, data = answer.status, answer.read()
-                except urllib.error.HTTPError as refused:
-                    status, data = refused.code, refused.read()
-                try:
-                    proxy.exchanges.append((json.loads(raw or b"{}"), json.loads(data)))
-                except ValueError:
-                    proxy.exchanges.append((json.loads(raw or b"{}"), {"unparsed": repr(data)}))
-                try:
-                    _send(self, status, data)
-                except (BrokenPipeError, ConnectionResetError):
-                    # The client gave up waiting (the analyser's own time limit): kept anyway.
-                    return
-
-        super().__init__(Handler)
+    def _forward(self, request: Request) -> Response:
+        raw = request.get_data()
+        forwarded = urllib.request.Request(
+            self.upstream + sent_path(request),
+            data=raw,
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(forwarded, timeout=PROXY_TIMEOUT_S) as answer:
+                status, data = answer.status, answer.read()
+        except urllib.error.HTTPError as refused:
+            status, data = refused.code, refused.read()
+        try:
+            self.exchanges.append((json.loads(raw or b"{}"), json.loads(data)))
+        except ValueError:
+            self.exchanges.append((json.loads(raw or b"{}"), {"unparsed": repr(data)}))
+        # Kept even if the client gave up waiting (the analyser's own time limit): werkzeug
+        # takes the failed write for a dropped connection.
+        return Response(data, status=status, content_type="application/json")
 
 
 PROXY_TIMEOUT_S = 900

@@ -12,15 +12,16 @@ import pty
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from werkzeug import Request, Response
+from werkzeug.exceptions import Conflict
 
+from tests.http_stub import StubServer, cut_short, json_response, sent_path
 from tests.integration_tests.aegra import aegra_cluster, interrupts_of
 from tests.integration_tests.helpers import free_port, langgraph_dev
 from tests.unit_tests.helpers import invoke_cli
@@ -309,66 +310,35 @@ def test_an_unreachable_server_is_one_line_and_exit_2(here: Path, command: list[
     assert done.stdout == ""
 
 
-class _DropsTheStream(BaseHTTPRequestHandler):
+class _FaultyServer(StubServer):
     """Creates threads, then cuts every run's stream after its first event (or refuses it)."""
 
-    def _json(self, body: Any) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        """The probe and the thread's state: an empty thread."""
-        self._json({"values": {}, "next": [], "tasks": []} if "/state" in self.path else {})
-
-    def do_POST(self) -> None:
-        """A new thread, or a run's stream cut off in the middle of its body."""
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        if not self.path.endswith("/runs/stream"):
-            self._json({"thread_id": self.path.split("/")[-1], "status": "idle"})
-            return
-        if isinstance(self.server, _FaultyServer) and self.server.busy:
-            self.send_error(409, "Thread is already running a task")
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        event = b'event: metadata\ndata: {"run_id": "r1"}\n\n'
-        self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
-        self.wfile.flush()
-        self.close_connection = True
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the test reads the command's output, not the server's log."""
-
-
-class _FaultyServer(ThreadingHTTPServer):
-    """Serves `_DropsTheStream` on a free loopback port."""
-
     def __init__(self, busy: bool) -> None:
-        super().__init__(("127.0.0.1", 0), _DropsTheStream)
+        super().__init__(self._answer, methods=("GET", "POST"))
         self.busy = busy
         """Refuse every run as a thread already running one (409) instead of cutting it."""
+
+    def _answer(self, request: Request) -> Response:
+        """The probe, an empty thread's state, a new thread; a run's stream cut off (or 409)."""
+        path = sent_path(request)
+        if request.method == "GET":
+            return json_response(
+                {"values": {}, "next": [], "tasks": []} if "/state" in path else {}
+            )
+        if not path.endswith("/runs/stream"):
+            return json_response({"thread_id": path.split("/")[-1], "status": "idle"})
+        if self.busy:
+            return Conflict("Thread is already running a task").get_response()
+        event = b'event: metadata\ndata: {"run_id": "r1"}\n\n'
+        return cut_short(request, [event], content_type="text/event-stream")
 
 
 def _against_a_faulty_server(
     here: Path, busy: bool
 ) -> tuple[str, subprocess.CompletedProcess[str]]:
-    """`mcp-planner run --server` against `_DropsTheStream`; its URL and the command's result."""
-    server = _FaultyServer(busy)
-    serving = threading.Thread(target=server.serve_forever, daemon=True)
-    serving.start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
-        return url, planner(here, "run", STOCK, "--server", url)
-    finally:
-        server.shutdown()
-        server.server_close()
-        serving.join(10)
+    """`mcp-planner run --server` against `_FaultyServer`; its URL and the command's result."""
+    with _FaultyServer(busy) as server:
+        return server.url, planner(here, "run", STOCK, "--server", server.url)
 
 
 def test_a_connection_lost_during_a_run_is_one_line_exit_1_with_the_resume_command(

@@ -11,17 +11,17 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from werkzeug import Request, Response
 
 from common.mcp import ExpertRegistry
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import shutdown_pool
 from tests.doubles import ScriptedChatModel, install_scripted
+from tests.http_stub import StubServer
 from tests.integration_tests.helpers import free_port
 from tests.unit_tests.helpers import Thread, done, plan, run_cli, task
 
@@ -138,33 +138,17 @@ async def test_a_model_that_keeps_the_task_on_the_down_expert_is_told_it_is_unav
     assert models["orchestrate"].requests == []
 
 
-class _Refusing(BaseHTTPRequestHandler):
-    """Answers every request with the status in the server's `status` attribute."""
-
-    def do_POST(self) -> None:
-        """Refuse the MCP request."""
-        self.send_response(self.server.status)  # type: ignore[attr-defined]
-        self.send_header("Content-Length", "0")
-        self.end_headers()
-
-    do_GET = do_POST
-
-    def log_message(self, format: str, *args: object) -> None:
-        """Quiet: the test reads the client's message, not the server's log."""
-
-
 @pytest.fixture(params=[401, 403])
 def refusing_url(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
     """The url of a loopback HTTP server that answers every request with 401 or 403."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Refusing)
-    server.status = request.param  # type: ignore[attr-defined]
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/mcp", request.param
-    finally:
-        server.shutdown()
-        server.server_close()
+    status: int = request.param
+
+    def refuse(_: Request) -> Response:
+        """Refuse the MCP request, with no body."""
+        return Response(b"", status=status)
+
+    with StubServer(refuse, methods=("GET", "POST")) as server:
+        yield f"{server.url}/mcp", status
 
 
 async def test_a_401_or_403_says_to_check_that_servers_headers(

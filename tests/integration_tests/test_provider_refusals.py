@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from contextlib import ExitStack
 from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel
+from werkzeug import Request, Response
 
 from common.models import ModelCallError, describe_failure, load_chat_model, model_errors
 from common.safety.verdict import IrreversibilityAnalysis
@@ -26,63 +26,44 @@ from common.strict_schema import DIALECTS, strict_problems
 from common.structured import structured_call
 from strategies.with_planner.nodes.assess import Assessment
 from strategies.with_planner.plans import PlannerResult
+from tests.http_stub import StubServer, json_response
 
 Answer = tuple[int, dict[str, Any], dict[str, str]]
 """An HTTP answer: status, JSON body, extra headers."""
 
 
-class Refuser:
+class Refuser(StubServer):
     """A loopback chat-completions server answering each request by a function of its body."""
 
     def __init__(self, answer: Callable[[dict[str, Any]], Answer]) -> None:
+        super().__init__(self._answer, methods=("POST",))
+        self.answer = answer
+        """The status, JSON body and extra headers for a request body."""
         self.requests: list[dict[str, Any]] = []
-        outer = self
+        """Each request's JSON body, in order."""
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                return
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                outer.requests.append(body)
-                status, payload, headers = answer(body)
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        """Stop serving."""
-        self.server.shutdown()
-        self.server.server_close()
+    def _answer(self, request: Request) -> Response:
+        body = json.loads(request.get_data())
+        self.requests.append(body)
+        status, payload, headers = self.answer(body)
+        return json_response(payload, status, headers)
 
 
 @pytest.fixture
 def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Refuser]]:
     """Start a `Refuser`, point OPENAI_BASE_URL at it, no client retries."""
-    started: list[Refuser] = []
     settings = get_settings()
     monkeypatch.setattr(settings, "model_max_retries", 0)
     monkeypatch.setattr(settings, "structured_output_method", "auto")
 
-    def start(answer: Callable[[dict[str, Any]], Answer]) -> Refuser:
-        server = Refuser(answer)
-        started.append(server)
-        monkeypatch.setattr(settings, "openai_base_url", f"{server.url}/v1")
-        return server
+    with ExitStack() as started:
 
-    yield start
-    for server in started:
-        server.close()
+        def start(answer: Callable[[dict[str, Any]], Answer]) -> Refuser:
+            server = started.enter_context(Refuser(answer))
+            monkeypatch.setattr(settings, "openai_base_url", f"{server.url}/v1")
+            return server
+
+        yield start
 
 
 def openai_error(message: str, kind: str, code: str | None, param: str | None = None) -> Any:

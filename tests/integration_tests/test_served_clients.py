@@ -15,15 +15,15 @@ import re
 import shlex
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import jwt
 import pytest
+from werkzeug import Request, Response
 
+from tests.http_stub import StubServer, json_response, sent_path
 from tests.integration_tests.helpers import free_port, langgraph_dev
 
 pytestmark = pytest.mark.integration
@@ -61,11 +61,11 @@ ENTRY = {
 }
 
 
-class Recorder(ThreadingHTTPServer):
+class Recorder(StubServer):
     """A stand-in server: what it answers, and the Authorization headers it was sent."""
 
     def __init__(self, waiting: dict[str, Any] | None, status: int = 200) -> None:
-        super().__init__(("127.0.0.1", 0), _Handler)
+        super().__init__(self._answer, methods=("GET", "POST"))
         self.waiting = waiting
         """The interrupt value the thread waits on (None: nothing waits)."""
         self.status = status
@@ -73,53 +73,24 @@ class Recorder(ThreadingHTTPServer):
         self.seen: list[str | None] = []
         """The Authorization header of each request."""
 
-    @property
-    def url(self) -> str:
-        """Its base URL."""
-        return f"http://127.0.0.1:{self.server_address[1]}"
-
-
-class _Handler(BaseHTTPRequestHandler):
-    server: Recorder
-
-    def _answer(self, body: Any) -> None:
-        self.server.seen.append(self.headers.get("Authorization"))
-        probe = self.path == "/ok"
-        status = 200 if probe else self.server.status
-        data = json.dumps(body if status == 200 else {"detail": "Unauthorized"}).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        """The probe, and the thread's state (waiting on `waiting`)."""
-        waiting = self.server.waiting
-        interrupts = [{"id": "i" * 32, "value": waiting}] if waiting else []
-        state = {"values": {"messages": []}, "next": [], "tasks": [{"interrupts": interrupts}]}
-        self._answer(state if "/state" in self.path else {"ok": True})
-
-    def do_POST(self) -> None:
-        """Thread search (none) and store search (one audit entry)."""
-        self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        self._answer({"items": [{"value": ENTRY}]} if self.path.startswith("/store") else [])
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
+    def _answer(self, request: Request) -> Response:
+        """The probe, the thread's state (GET); thread search: none, store search: one entry."""
+        self.seen.append(request.headers.get("Authorization"))
+        path = sent_path(request)
+        if request.method == "GET":
+            interrupts = [{"id": "i" * 32, "value": self.waiting}] if self.waiting else []
+            state = {"values": {"messages": []}, "next": [], "tasks": [{"interrupts": interrupts}]}
+            body: Any = state if "/state" in path else {"ok": True}
+        else:
+            body = {"items": [{"value": ENTRY}]} if path.startswith("/store") else []
+        status = 200 if path == "/ok" else self.status
+        return json_response(body if status == 200 else {"detail": "Unauthorized"}, status)
 
 
 def serving(waiting: dict[str, Any] | None, status: int = 200) -> Iterator[Recorder]:
     """A Recorder running for the test."""
-    server = Recorder(waiting, status)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with Recorder(waiting, status) as server:
         yield server
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
 
 
 @pytest.fixture

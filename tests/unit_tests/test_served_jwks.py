@@ -7,10 +7,8 @@ import base64
 import hashlib
 import hmac
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import jwt
@@ -18,9 +16,11 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
+from werkzeug import Request, Response
 
 from common.settings import Settings
 from common.tokens import Principal, Unauthenticated, principal_of_token
+from tests.http_stub import StubServer, json_response
 
 ISSUER, AUDIENCE = "https://idp.test", "planner"
 KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -30,32 +30,22 @@ PUBLIC_PEM = KEY.public_key().public_bytes(
 )
 
 
-class _Jwks(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        """The provider's one public key."""
-        jwk = json.loads(RSAAlgorithm.to_jwk(KEY.public_key()))
-        body = json.dumps({"keys": [{**jwk, "kid": "k1", "use": "sig", "alg": "RS256"}]})
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(body.encode())
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet."""
+def _jwks(_: Request) -> Response:
+    """The provider's one public key."""
+    jwk = json.loads(RSAAlgorithm.to_jwk(KEY.public_key()))
+    return json_response({"keys": [{**jwk, "kid": "k1", "use": "sig", "alg": "RS256"}]})
 
 
 @pytest.fixture(scope="module")
 def provider() -> Iterator[Settings]:
     """Settings naming a loopback identity provider's JWKS."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Jwks)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/jwks"
-    yield Settings(  # type: ignore[call-arg]
-        _env_file=None, auth_jwks_url=url, auth_jwt_issuer=ISSUER, auth_jwt_audience=AUDIENCE
-    )
-    server.shutdown()
-    server.server_close()
+    with StubServer(_jwks, methods=("GET",)) as server:
+        yield Settings(  # type: ignore[call-arg]
+            _env_file=None,
+            auth_jwks_url=f"{server.url}/jwks",
+            auth_jwt_issuer=ISSUER,
+            auth_jwt_audience=AUDIENCE,
+        )
 
 
 def _claims(**extra: Any) -> dict[str, Any]:
