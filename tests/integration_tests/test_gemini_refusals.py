@@ -63,7 +63,9 @@ def test_a_refused_json_schema_method_is_asked_again_by_function_calling(
     forced = [b["toolConfig"]["functionCallingConfig"]["allowedFunctionNames"] for b in bodies[1:]]
     assert forced == [["Assessment"], ["Assessment"]]
     assert [p for b in bodies for p in gemini_problems(b)] == []
-    said = [r.getMessage() for r in caplog.records]
+    # Its own logger's: a task an earlier test's closed event loop left behind may be reported
+    # by asyncio when the garbage collector meets it, in whichever test runs then.
+    said = [r.getMessage() for r in caplog.records if r.name == "common.structured"]
     assert len(said) == 1
     assert "refused structured output by json_schema (HTTP 400 INVALID_ARGUMENT" in said[0]
     assert NO_JSON_SCHEMA in said[0]
