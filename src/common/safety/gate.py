@@ -62,6 +62,10 @@ class Gate:
         self._verdicts = {(v["server"], v["tool"]): v for v in verdicts}
         self._sources = sources
 
+    def knows(self, server: str, name: str) -> bool:
+        """Whether this turn's guard decided `name` of `server` (it listed that tool)."""
+        return (server, name) in self._verdicts
+
     def check(
         self,
         server: str,
@@ -154,13 +158,25 @@ async def check_call(
 ) -> GateDecision:
     """The gate's decision for one call of `expert`, against its live tool list.
 
-    An unreachable expert lists no tools: the call is then judged on the verdicts alone.
+    An unreachable expert lists no tools: a call the guard decided this turn is judged on that
+    verdict; any other is held, since nothing says what it does (the server may answer again
+    by the time the call is sent).
     """
     try:
         tools = {t.name: t for t in await registry.tools(expert)}
-    except ExpertUnavailable:
+    except ExpertUnavailable as unavailable:
+        if not gate.knows(expert, name):
+            return GateDecision(True, unlisted(expert, name, str(unavailable)), "default")
         tools = {}
     return gate.check(expert, name, args, tools, registry.server(expert))
+
+
+def unlisted(expert: str, name: str, why: str) -> str:
+    """Why a call of `name` waits when `expert`'s tools could not be listed (`why`)."""
+    return (
+        f"the tools of {expert!r} could not be listed, so what {name!r} does is unknown "
+        f"({why.rstrip('.')})"
+    )
 
 
 async def sent_to(

@@ -150,6 +150,10 @@ def render_event(event: dict[str, Any]) -> None:
     kind = event.get("event")
     if kind == "guard":
         blocked = [f"{s}.{t}" for s, tools in event["irreversible"].items() for t in tools]
+        # A tool list that could not be read is never "nothing": the gate holds those calls.
+        blocked += [
+            f"every call to {s} (its tools could not be listed)" for s in event["unavailable"]
+        ]
         line(f"guard: needs approval: {', '.join(blocked) or 'nothing'}", "dim")
         if event.get("analysis") == "skipped":
             line("guard: every tool settled by config or trusted annotations", "dim")

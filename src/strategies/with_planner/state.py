@@ -131,7 +131,7 @@ class GuardVerdict(TypedDict):
     verdicts: list[ToolVerdict]
     """Every classified tool with its deciding source and reason."""
     unavailable: dict[str, str]
-    """Experts that could not be reached, with the error."""
+    """Experts that could not be reached, with the error: the gate holds their calls."""
     analysis: Literal["skipped", "ok", "error"]
     """Whether the LLM analysis ran this turn (skipped when it could change nothing)."""
     notes: list[str]
