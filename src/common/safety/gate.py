@@ -17,11 +17,12 @@ if TYPE_CHECKING:
 
     from common.mcp.registry import ExpertRegistry
 
-GateSource = VerdictSource | Literal["arguments", "data"]
+GateSource = VerdictSource | Literal["arguments", "data", "unavailable"]
 """Which signal decided a gate check: the tool's verdict, or a per-call rule.
 
 `arguments`: the per-call argument check. `data`: data leaving: text from another expert's
-results in an open-world call.
+results in an open-world call. `unavailable`: the expert's tools could not be listed and the
+guard did not decide this tool, so nothing says what the call does: it is not sent at all.
 """
 
 
@@ -159,20 +160,20 @@ async def check_call(
     """The gate's decision for one call of `expert`, against its live tool list.
 
     An unreachable expert lists no tools: a call the guard decided this turn is judged on that
-    verdict; any other is held, since nothing says what it does (the server may answer again
-    by the time the call is sent).
+    verdict; any other is refused (`unavailable`), since nothing says what it does and the
+    server may answer again by the time the call would be sent.
     """
     try:
         tools = {t.name: t for t in await registry.tools(expert)}
     except ExpertUnavailable as unavailable:
         if not gate.knows(expert, name):
-            return GateDecision(True, unlisted(expert, name, str(unavailable)), "default")
+            return GateDecision(True, unlisted(expert, name, str(unavailable)), "unavailable")
         tools = {}
     return gate.check(expert, name, args, tools, registry.server(expert))
 
 
 def unlisted(expert: str, name: str, why: str) -> str:
-    """Why a call of `name` waits when `expert`'s tools could not be listed (`why`)."""
+    """Why a call of `name` is not sent when `expert`'s tools could not be listed (`why`)."""
     return (
         f"the tools of {expert!r} could not be listed, so what {name!r} does is unknown "
         f"({why.rstrip('.')})"

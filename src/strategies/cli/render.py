@@ -150,9 +150,10 @@ def render_event(event: dict[str, Any]) -> None:
     kind = event.get("event")
     if kind == "guard":
         blocked = [f"{s}.{t}" for s, tools in event["irreversible"].items() for t in tools]
-        # A tool list that could not be read is never "nothing": the gate holds those calls.
+        # A tool list that could not be read is never "nothing": no call to it is sent.
         blocked += [
-            f"every call to {s} (its tools could not be listed)" for s in event["unavailable"]
+            f"unknown for {s} (its tools could not be listed; no call to it is sent)"
+            for s in event["unavailable"]
         ]
         line(f"guard: needs approval: {', '.join(blocked) or 'nothing'}", "dim")
         if event.get("analysis") == "skipped":

@@ -145,6 +145,8 @@ class Asked:
     """The user's answers to `ask_user` calls, by call id."""
     cleared: frozenset[str] = frozenset()
     """Gated calls a remembered approval cleared, by call id: they run without a question."""
+    unlisted: dict[str, str] = field(default_factory=dict)
+    """Calls never sent nor asked about, by call id: why (their expert could not be listed)."""
 
 
 @dataclass
@@ -217,12 +219,15 @@ async def decide(r: Round) -> Asked:
     recorded = await recorded_calls(r)
     gated: dict[str, PendingCall] = {}
     cleared: dict[str, Decision] = {}
+    unlisted: dict[str, str] = {}
     for call in r.calls:
         cid, expert = call["id"] or "", r.task["expert"]
         if cid in recorded or call["name"] in (ASK_USER, CANNOT_COMPLETE):
             continue
         verdict = await check_call(r.gate, r.registry, expert, call["name"], call["args"])
-        if verdict.needs_approval:
+        if verdict.source == "unavailable":
+            unlisted[cid] = verdict.reason
+        elif verdict.needs_approval:
             # `auto` asks nobody: no definition to show, so none to fetch.
             asks = action_for(r.ctx.approval_mode, True) != "run"
             tool = await current_definition(r.registry, expert, call["name"]) if asks else None
@@ -244,7 +249,7 @@ async def decide(r: Round) -> Asked:
         again = await edits_asked_again(r.gate, r.registry, expert, unrun, decisions, gated)
         gated |= again
         decisions = {cid: d for cid, d in decisions.items() if cid not in again}
-    return Asked(recorded, gated, decisions, {}, frozenset(cleared))
+    return Asked(recorded, gated, decisions, {}, frozenset(cleared), unlisted)
 
 
 def undecided(r: Round, known: Asked) -> list[PendingCall]:
@@ -295,7 +300,9 @@ def ask(r: Round, known: Asked) -> Asked:
         for call in r.calls
         if call["name"] == ASK_USER and (cid := call["id"] or "") not in known.recorded
     }
-    return Asked(known.recorded, known.gated, known.decisions, answers, known.cleared)
+    return Asked(
+        known.recorded, known.gated, known.decisions, answers, known.cleared, known.unlisted
+    )
 
 
 async def answer(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> None:
@@ -319,6 +326,9 @@ async def answer(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> 
 async def act(r: Round, asked: Asked, call: ToolCall, answered: Answered) -> None:
     """Do what the approval policy says with an expert's call: run, refuse or hold it."""
     cid = call["id"] or ""
+    if cid in asked.unlisted:
+        answered.messages.append(tool_message(call, f"Not run: {asked.unlisted[cid]}.", error=True))
+        return
     decision = asked.decisions.get(cid)
     gated = cid in asked.gated or is_released(r.task)
     action = action_for(r.ctx.approval_mode, cid in asked.gated, decision)
