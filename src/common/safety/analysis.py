@@ -106,7 +106,9 @@ def render_catalog(catalog: Catalog) -> str:
     lines = []
     for server, tools in catalog.items():
         for t in tools:
-            ann = t.annotations.model_dump(exclude_none=True) if t.annotations else {}
+            ann = (
+                t.annotations.model_dump(exclude_none=True, by_alias=True) if t.annotations else {}
+            )
             hints = f" [{json.dumps(ann, sort_keys=True)}]" if ann else ""
             lines.append(f"- {server}/{t.name}: {(t.description or '').strip()}{hints}")
     return "\n".join(lines) or "(no tools)"
@@ -301,7 +303,10 @@ def to_record(outcome: AnalysisOutcome, catalog: Catalog) -> AnalysisRecord:
 def fingerprint(tool: Tool) -> str:
     """The tool's name and a digest of everything the analyser reads about it."""
     shown = json.dumps(
-        [tool.description, tool.annotations.model_dump() if tool.annotations else None],
+        [
+            tool.description,
+            tool.annotations.model_dump(by_alias=True) if tool.annotations else None,
+        ],
         sort_keys=True,
         default=str,
     )

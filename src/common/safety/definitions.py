@@ -34,7 +34,11 @@ PART_NAMES = {"description": "description", "schema": "input schema", "annotatio
 def tool_parts(tool: Tool) -> dict[str, str]:
     """A digest of each part of a tool's definition (name included), from canonical JSON."""
     hints = tool.annotations
-    annotations = hints.model_dump(mode="json", exclude_none=True) if hints is not None else {}
+    # The wire's names (readOnlyHint): the mcp 2.x SDK names its fields in snake case, and a
+    # digest must not change with the SDK, or every remembered approval would be voided.
+    annotations = (
+        hints.model_dump(mode="json", exclude_none=True, by_alias=True) if hints is not None else {}
+    )
     return {
         "name": sha256(canonical(tool.name)),
         "description": sha256(canonical(tool.description or "")),
@@ -59,7 +63,9 @@ def seen_of(tool: Tool) -> DefinitionSeen:
         parts=tool_parts(tool),
         description=(tool.description or "")[:DESCRIPTION_CHARS],
         properties={str(k): _short_digest(v) for k, v in properties.items()},
-        annotations=hints.model_dump(mode="json", exclude_none=True) if hints else {},
+        annotations=hints.model_dump(mode="json", exclude_none=True, by_alias=True)
+        if hints
+        else {},
     )
 
 
