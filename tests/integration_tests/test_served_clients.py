@@ -25,6 +25,7 @@ from werkzeug import Request, Response
 
 from tests.http_stub import StubServer, json_response, sent_path
 from tests.integration_tests.helpers import free_port, langgraph_dev
+from tests.unit_tests.helpers import invoke_cli
 
 pytestmark = pytest.mark.integration
 
@@ -270,19 +271,25 @@ async def test_a_field_the_server_keeps_is_its_one_sentence_not_a_token_problem(
         "model": ["--model", "offline:rules"],
         "approval_mode": ["--mode", "auto"],
     }
+    signed_in = {**os.environ, "MCP_PLANNER_TOKEN": bearer}
     async with langgraph_dev(tmp_path, env={**env, "SERVED_CONTEXT_FIELDS": ""}) as (url, _):
+        # The first refusal as a real process; what the others say is the subject: in-process.
         refused = {
-            field: run(
-                [planner, "run", ask, "--server", url, *options], tmp_path, MCP_PLANNER_TOKEN=bearer
-            )
+            field: invoke_cli(["run", ask, "--server", url, *options], tmp_path, signed_in)
             for field, options in cases.items()
+            if field != "mcp_config"
         }
+        refused["mcp_config"] = run(
+            [planner, "run", ask, "--server", url, *cases["mcp_config"]],
+            tmp_path,
+            MCP_PLANNER_TOKEN=bearer,
+        )
         sdk = run(
             [sys.executable, str(EXAMPLE), url, ask, "--config", "mcp.json"],
             tmp_path,
             MCP_PLANNER_TOKEN=bearer,
         )
-        plain = run([planner, "run", ask, "--server", url], tmp_path, MCP_PLANNER_TOKEN=bearer)
+        plain = invoke_cli(["run", ask, "--server", url], tmp_path, signed_in)
 
     for field, done in {**refused, "mcp_config (sdk_client)": sdk}.items():
         assert done.returncode == 2, (field, done.stderr)
