@@ -58,43 +58,39 @@ def here(tmp_path: Path, mcp_config: dict[str, Any]) -> Path:
     return tmp_path
 
 
+def command(here: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """`argv` as a process of its own in `here`, with no terminal and no API key."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    return subprocess.run(
+        argv,
+        cwd=here,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
 def planner(here: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
     """`mcp-planner ARGS` in `here`, with no terminal and no API key.
 
     In this process (the command's output and exit code are the subject), or as a process of its
     own with `process`: each command keeps at least one test as the real process a user starts.
     """
+    if process:
+        return command(here, str(BIN / "mcp-planner"), *args)
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    if not process:
-        return invoke_cli(list(args), here, env)
-    return subprocess.run(
-        [str(BIN / "mcp-planner"), *args],
-        cwd=here,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return invoke_cli(list(args), here, env)
 
 
 def sdk_example(
     here: Path, url: str, request: str, answer: tuple[str, ...] = ("--approve",)
 ) -> subprocess.CompletedProcess[str]:
     """examples/sdk_client.py on `request` with no terminal, answering with `answer`."""
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     example = [sys.executable, str(ROOT / "examples" / "sdk_client.py"), url, request]
-    return subprocess.run(
-        [*example, "--config", "mcp.json", "--model", "offline:rules", *answer],
-        cwd=here,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return command(here, *example, "--config", "mcp.json", "--model", "offline:rules", *answer)
 
 
 def notes(workdir: Path) -> dict[str, str]:
@@ -269,15 +265,7 @@ async def test_the_audit_trail_of_a_served_run_is_read_through_the_store_api(
     listed = planner(here, "audit", "--server", url, "--thread", thread, "--json", process=True)
     table = planner(here, "audit", "--server", url, "--thread", thread)
     script = str(ROOT / "examples" / "audit_client.py")
-    example = subprocess.run(
-        [sys.executable, script, url, "--thread", thread],
-        cwd=here,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    example = command(here, sys.executable, script, url, "--thread", thread)
 
     assert listed.returncode == 0, listed.stderr
     trail = json.loads(listed.stdout)
