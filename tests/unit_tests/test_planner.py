@@ -31,6 +31,24 @@ async def test_clarification_asks_the_user_and_ends_the_run(scripted: Any) -> No
     assert await thread.interrupts() == []
 
 
+async def test_a_question_over_several_lines_is_one_problem_line_and_the_whole_message(
+    scripted: Any,
+) -> None:
+    # A small real model once asked its question as ")\n{\n ..."; `run --json` callers read
+    # one problem per line.
+    question = 'Which warehouse?\n{\n  "north": 1,\n\t"south": 2\n}'
+    ctx, _ = scripted(planner=[{"clarification": question}])
+    thread = Thread(ctx)
+
+    await thread.send("Check the stock in the warehouse.")
+
+    assert (await thread.answer()).content == question
+    report = (await thread.values())["report"]
+    assert report["problems"] == [
+        'Waiting for your answer: Which warehouse? { "north": 1, "south": 2 }'
+    ]
+
+
 async def test_empty_plan_is_answered_directly_by_generate_response(scripted: Any) -> None:
     ctx, models = scripted(planner=[plan()], response=["Hello! I plan work over experts."])
     thread = Thread(ctx)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 
 from langchain_core.messages import AnyMessage, RemoveMessage
@@ -13,6 +13,7 @@ from common.safety.analysis import AnalysisRecord
 from common.safety.approval import PendingCall
 from common.safety.approvers import Asked
 from common.safety.classify import ToolVerdict
+from common.safety.quoting import one_line
 from strategies.with_planner.conversation import TurnSummary
 from strategies.with_planner.plans import PlanStatus, TaskState
 from strategies.with_planner.results import FullResult
@@ -154,6 +155,12 @@ class TurnReport(TypedDict):
     """True when everything asked was done or deliberately declined by the user."""
     problems: list[str]
     """One line per thing not done: failed tasks, unavailable experts, uncovered parts."""
+
+
+def turn_report(ok: bool, problems: Iterable[str]) -> TurnReport:
+    """A report whose every problem is one line, whatever text (a model's, a tool's) it quotes."""
+    # Callers print one problem per line and parse `run --json` line by line.
+    return TurnReport(ok=ok, problems=[one_line(" ".join(p.split())) for p in problems])
 
 
 class State(InputState, total=False):

@@ -52,7 +52,14 @@ from strategies.with_planner.prompts import (
     PLANNER_SYSTEM_PROMPT,
     REPLAN_FEEDBACK,
 )
-from strategies.with_planner.state import PlannerUpdate, State, Turn, TurnReport, current_turn
+from strategies.with_planner.state import (
+    PlannerUpdate,
+    State,
+    Turn,
+    TurnReport,
+    current_turn,
+    turn_report,
+)
 from strategies.with_planner.turn import new_turn
 
 if TYPE_CHECKING:
@@ -234,9 +241,7 @@ def _said(update: PlannerUpdate, state: State) -> PlannerUpdate:
     said["abandoned"] = []
     if "report" in update:
         report = update["report"]
-        said["report"] = TurnReport(
-            ok=False, problems=[*report["problems"], *not_run_lines(abandoned)]
-        )
+        said["report"] = turn_report(False, [*report["problems"], *not_run_lines(abandoned)])
     return said
 
 
@@ -368,7 +373,7 @@ def _planned(
 
 def not_done(*problems: str) -> TurnReport:
     """The report of a turn that ended before doing what was asked."""
-    return TurnReport(ok=False, problems=list(problems))
+    return turn_report(False, problems)
 
 
 async def _memory(runtime: Runtime[Context], user: str, request: str) -> str:

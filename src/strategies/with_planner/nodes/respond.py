@@ -43,7 +43,7 @@ from strategies.with_planner.plans import (
     remembered,
 )
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
-from strategies.with_planner.state import ResponseUpdate, State, TurnReport, current_turn
+from strategies.with_planner.state import ResponseUpdate, State, current_turn, turn_report
 
 UNKNOWN_OUTCOME = "Error (interrupted)"
 """How the answer to a call whose effect is unknown begins (cut off by a crash or a timeout)."""
@@ -212,9 +212,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
         await save_run(runtime.store, turn_user(state, ctx.user_id), record, embeddings)
     # The turn is left as it is: its record stays until the next turn replaces it whole.
     return ResponseUpdate(
-        report=TurnReport(
-            ok=not (problems or unknown or not_run), problems=problems + unknown + not_run
-        ),
+        report=turn_report(not (problems or unknown or not_run), problems + unknown + not_run),
         messages=[answer],
         previous_plan=[remembered(t) for t in plan],
         plan=[],
