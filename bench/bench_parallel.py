@@ -4,7 +4,7 @@
 
 Scenario (issue 4): three independent lookups on one expert, then a write on another expert
 that depends on all three. Every model call is a `ScriptedChatModel` sleeping `--model-s`
-(300 ms), every tool an in-process FastMCP tool sleeping `--tool-s` (200 ms).
+(300 ms), every tool an in-process MCPServer tool sleeping `--tool-s` (200 ms).
 
 - t1, t2, t3: orchestrated tasks on `records` (orchestrate -> lookup -> assess_task: two model
   calls and one tool call each);
@@ -52,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from tests.doubles import ScriptedChatModel, calls, install_scripted, tool_call
 
 from common.mcp.inprocess import register_inprocess_server
@@ -108,8 +108,8 @@ class Servers:
     saved: list[dict[str, Any]] = field(default_factory=list)
 
     def register(self) -> None:
-        records = FastMCP(f"bench-records-{uuid4().hex[:8]}", log_level="WARNING")
-        reports = FastMCP(f"bench-reports-{uuid4().hex[:8]}", log_level="WARNING")
+        records = MCPServer(f"bench-records-{uuid4().hex[:8]}", log_level="WARNING")
+        reports = MCPServer(f"bench-reports-{uuid4().hex[:8]}", log_level="WARNING")
         tool_s, saved = self.tool_s, self.saved
 
         @records.tool()

@@ -5,9 +5,9 @@
 Each call is `get_stock(sku="WID-1")` on the inventory demo server over stdio.
 
 - ours:             `ExpertRegistry.call` on the process-wide persistent session;
-- raw:              `mcp.ClientSession.call_tool` on a session opened once (the floor);
-- session per call: a tool from `MultiServerMCPClient.get_tools()`, which starts the server,
-                    initializes a session and closes it again on every `ainvoke`.
+- raw:              the SDK's `mcp.Client.call_tool` on a client connected once (the floor);
+- session per call: an `mcp.Client` connected, called and closed on every call, which starts
+                    the server each time (what a LangChain MCP tool without a kept session does).
 
 Ours and raw are opened and warmed up first, then called alternately (swapping which goes first
 each round) so both see the same machine conditions. Exits 1 when a target is missed (ours
@@ -30,8 +30,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
-from langchain_mcp_adapters.client import MultiServerMCPClient
-from mcp import ClientSession, StdioServerParameters
+from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from common.mcp import ExpertRegistry
@@ -78,10 +77,10 @@ async def _ours_call() -> Call:
     return call
 
 
-def _raw_call(session: ClientSession) -> Call:
+def _raw_call(client: Client) -> Call:
     async def call() -> None:
-        result = await session.call_tool(TOOL, TOOL_ARGS)
-        if result.isError:
+        result = await client.call_tool(TOOL, TOOL_ARGS)
+        if result.is_error:
             raise RuntimeError(f"unexpected result from raw: {result}")
 
     return call
@@ -104,20 +103,16 @@ async def bench_persistent(n: int) -> dict[str, list[float]]:
     """Ours and raw, warmed up, then called alternately `n` times each."""
     params = StdioServerParameters(command=sys.executable, args=SERVER_ARGS)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errlog:
-        async with (
-            stdio_client(params, errlog) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
+        async with Client(stdio_client(params, errlog)) as client:
             try:
-                return await _alternate({"ours": await _ours_call(), "raw": _raw_call(session)}, n)
+                return await _alternate({"ours": await _ours_call(), "raw": _raw_call(client)}, n)
             finally:
                 await shutdown_pool()
 
 
 @contextlib.contextmanager
 def _quiet_stderr() -> Iterator[None]:
-    """Send fd 2 to /dev/null: the adapter hands each server our stderr for its request logs."""
+    """Send fd 2 to /dev/null: the SDK hands each server our stderr for its logs."""
     sys.stderr.flush()
     saved = os.dup(2)
     devnull = os.open(os.devnull, os.O_WRONLY)
@@ -131,15 +126,18 @@ def _quiet_stderr() -> Iterator[None]:
 
 
 async def bench_session_per_call(n: int) -> list[float]:
-    """A LangChain tool from MultiServerMCPClient: a new server and session on every call."""
-    client = MultiServerMCPClient(
-        {"inventory": {"transport": "stdio", "command": sys.executable, "args": SERVER_ARGS}}
-    )
+    """A client connected and closed around every call: a new server and session each time."""
+    params = StdioServerParameters(command=sys.executable, args=SERVER_ARGS)
+
+    async def call() -> None:
+        async with Client(params) as client:
+            result = await client.call_tool(TOOL, TOOL_ARGS)
+        if result.is_error:
+            raise RuntimeError(f"unexpected result per call: {result}")
+
     with _quiet_stderr():
-        tools = await client.get_tools()
-        tool = next(t for t in tools if t.name == TOOL)
-        await tool.ainvoke(TOOL_ARGS)
-        samples = [await _timed(lambda: tool.ainvoke(TOOL_ARGS)) for _ in range(n)]
+        await call()
+        samples = [await _timed(call) for _ in range(n)]
     return samples
 
 

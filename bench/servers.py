@@ -1,4 +1,4 @@
-"""The two experts of the whole-graph benchmark, as FastMCP servers with a fixed tool latency.
+"""The two experts of the whole-graph benchmark, as MCPServer servers with a fixed tool latency.
 
     python bench/servers.py stock|orders [--tool-s 0.2] [--log PATH]    # a stdio MCP server
 
@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 NAMES = ("stock", "orders")
@@ -32,9 +32,9 @@ def units_of(sku: str) -> int:
     return zlib.crc32(sku.encode()) % 90 + 10
 
 
-def stock_server(tool_s: float, name: str = "stock") -> FastMCP:
+def stock_server(tool_s: float, name: str = "stock") -> MCPServer:
     """The read-only stock expert."""
-    server = FastMCP(name, log_level="WARNING")
+    server = MCPServer(name, log_level="WARNING")
 
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
     async def get_stock(sku: str) -> dict[str, Any]:
@@ -45,9 +45,9 @@ def stock_server(tool_s: float, name: str = "stock") -> FastMCP:
     return server
 
 
-def orders_server(tool_s: float, name: str = "orders", log: Path | None = None) -> FastMCP:
+def orders_server(tool_s: float, name: str = "orders", log: Path | None = None) -> MCPServer:
     """The orders expert: one write, reorder (each order id appended to `log` when given)."""
-    server = FastMCP(name, log_level="WARNING")
+    server = MCPServer(name, log_level="WARNING")
 
     @server.tool()
     async def reorder(skus: list[str], note: str) -> dict[str, Any]:
@@ -62,7 +62,7 @@ def orders_server(tool_s: float, name: str = "orders", log: Path | None = None) 
     return server
 
 
-def build(name: str, tool_s: float, server_name: str | None = None) -> FastMCP:
+def build(name: str, tool_s: float, server_name: str | None = None) -> MCPServer:
     """The server called `name` (stock or orders), optionally under another server name."""
     factory = stock_server if name == "stock" else orders_server
     return factory(tool_s, server_name or name)

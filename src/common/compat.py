@@ -1,8 +1,8 @@
 """Is the installed MCP SDK one we can run with? Checked before anything imports `mcp`.
 
-We and `langchain-mcp-adapters` use the `mcp` 1.x client APIs, while most Python MCP servers
-require `mcp` 2.x: installing such a server into our environment upgrades the SDK and every
-command then dies on an ImportError deep inside an import chain. The check is hand-written on
+We use the `mcp` 2.x client (it speaks both the 2025 handshake and the 2026-07-28 revision);
+installing an old Python MCP server into our environment can downgrade the SDK to 1.x, and every
+command would then die on an ImportError deep inside an import chain. The check is hand-written on
 `importlib.metadata` because it must run before anything imports `mcp` (importing it is what
 fails) and must not pull in a version-parsing dependency that could itself be missing.
 """
@@ -15,7 +15,7 @@ from importlib import metadata
 MCP_DISTRIBUTION = "mcp"
 """The MCP SDK's distribution name."""
 
-MCP_REQUIREMENT = "mcp>=1.9,<2"
+MCP_REQUIREMENT = "mcp>=2.3,<3"
 """The MCP SDK releases we run with: the pin of pyproject.toml, as pip takes it."""
 
 
@@ -59,9 +59,8 @@ def _bounds(requirement: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 def _problem(state: str) -> str:
     return (
-        f"{state}, but mcp-planner needs {MCP_REQUIREMENT} "
-        "(langchain-mcp-adapters does too). "
-        f"Fix: pip install '{MCP_REQUIREMENT}', and run Python MCP servers from their own "
-        "environment (uvx mcp-server-time, or a separate venv); "
+        f"{state}, but mcp-planner needs {MCP_REQUIREMENT}. "
+        f"Fix: pip install '{MCP_REQUIREMENT}', and run a Python MCP server that needs another "
+        "SDK from its own environment (uvx mcp-server-time, or a separate venv); "
         'see docs/configuration.md "Add your own server".'
     )

@@ -408,7 +408,7 @@ SERVERS: list[Server] = [
         "0.1.0",
         "python",  # its console script calls the async serve() without running it
         lambda _c: ["-m", "mcp_server_shell"],
-        extra=("mcp<2",),  # imports McpError, which mcp 2 moved
+        extra=("mcp<2",),  # imports MCPError, which mcp 2 moved
         style="shell",
     ),
     Server(

@@ -173,7 +173,7 @@ def tool_record(tool: Any) -> dict[str, Any]:
     return {
         "name": tool.name,
         "description": tool.description,
-        "inputSchema": tool.inputSchema,
+        "inputSchema": tool.input_schema,
         "annotations": annotations,
     }
 
@@ -208,7 +208,7 @@ async def list_tools(workdir: Path, server: Server) -> list[dict[str, Any]]:
                 while True:
                     page = await session.list_tools(cursor=cursor)
                     tools.extend(page.tools)
-                    cursor = page.nextCursor
+                    cursor = page.next_cursor
                     if not cursor:
                         break
     return sorted((tool_record(t) for t in tools), key=lambda t: str(t["name"]))

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 from common.mcp.inprocess import register_inprocess_server
@@ -38,9 +38,9 @@ STOCK_WORDS = "Stock on hand"
 """How the tool to call describes itself."""
 
 
-def _shop() -> FastMCP:
+def _shop() -> MCPServer:
     """An expert whose two read-only tools have provider-unsafe names."""
-    shop = FastMCP("shop")
+    shop = MCPServer("shop")
     read_only = ToolAnnotations(readOnlyHint=True)
 
     @shop.tool(name=DOTTED, description=f"{STOCK_WORDS} for a SKU.", annotations=read_only)

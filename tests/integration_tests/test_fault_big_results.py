@@ -1,6 +1,6 @@
 """A 5 MB read passed by `${t1.result}` into an approved write: every byte, bounded memory.
 
-The expert is an in-process FastMCP server: `dump` returns 5 MB of distinct lines, `save`
+The expert is an in-process MCPServer server: `dump` returns 5 MB of distinct lines, `save`
 (irreversible) records what it received. The model sees a trimmed view only.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 
 from common.mcp.inprocess import register_inprocess_server
 from strategies.with_planner.graph import build_graph
@@ -32,7 +32,7 @@ MB = 1024 * 1024
 
 def big_server(received: list[str]) -> str:
     """Register an expert whose read returns `BIG` and whose write records its text."""
-    mcp = FastMCP(unique("bigdata"))
+    mcp = MCPServer(unique("bigdata"))
 
     @mcp.tool()
     async def dump() -> str:

@@ -269,18 +269,18 @@ async def test_a_server_hanging_at_initialize_costs_one_startup_timeout_per_turn
     assert starts.read_text().splitlines() == ["start"]
     first = catalog["stuck"]
     assert isinstance(first, ExpertUnavailable)
-    assert "no answer to initialize within 1s" in str(first)
+    assert "no answer to its first requests within 1s" in str(first)
     assert first.retry_in_s == 5
-    assert "no answer to initialize within 1s" in str(guard.value)
+    assert "no answer to its first requests within 1s" in str(guard.value)
     assert refused is None
     for result in calls:
         assert result["status"] == "unavailable"
-        assert "no answer to initialize" in result["content"]
+        assert "no answer to its first requests" in result["content"]
         # The cached reason quotes the one start's stderr once.
         assert result["content"].count("warming up forever") == 1
     state = registry.state("stuck")
     assert (state.status, 0 < state.retry_in_s <= 5) == ("unavailable", True)
-    assert "no answer to initialize" in state.reason
+    assert "no answer to its first requests" in state.reason
     await shutdown_pool()
 
 

@@ -272,7 +272,7 @@ async def test_server_that_exits_after_each_call_is_restarted_for_the_next(
     assert seconds < 20
 
 
-async def test_garbage_on_stdout_fails_the_pending_call_at_once(
+async def test_garbage_on_stdout_is_skipped_and_the_pending_call_answers(
     scripted: Any, tmp_path: Path
 ) -> None:
     server = faulty(tmp_path, "garbage_stdout", once=True)
@@ -328,7 +328,7 @@ async def test_server_hanging_at_initialize_costs_at_most_two_startup_timeouts(
     seconds = await timed(thread.send("Look up x."))
 
     answer = await answer_of(thread)
-    assert "no answer to initialize within 2s" in answer
+    assert "no answer to its first requests within 2s" in answer
     assert "lock that never frees" in answer
     assert server.starts() <= 2
     # Two startup timeouts plus closing the hung process, with room for a loaded machine.

@@ -276,7 +276,7 @@ def _bind_each(
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_real_mcp_tool_schemas_are_sent_within_the_providers_limits(provider: str) -> None:
     tool_lists = _catalog_tools()
-    assert any("$defs" in json.dumps(t.inputSchema) for ts in tool_lists.values() for t in ts)
+    assert any("$defs" in json.dumps(t.input_schema) for ts in tool_lists.values() for t in ts)
     failures: list[str] = []
     bodies = _captured(provider, _bind_each(provider, tool_lists, failures))
     assert len(bodies) + len(failures) == len(tool_lists)

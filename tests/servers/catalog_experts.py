@@ -10,8 +10,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+from mcp.server import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.types import TextContent, Tool
+from mcp.types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+)
 
 from common.mcp.inprocess import register_inprocess_server
 
@@ -39,19 +48,39 @@ def largest(count: int) -> dict[str, list[Tool]]:
     return {name: servers[name] for name in names}
 
 
+def _text(text: str, *, error: bool = False) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
+
+
 def catalog_server(name: str, tools: list[Tool]) -> Server[Any]:
-    """A low-level MCP server listing `tools`; a call answers with the tool's name."""
-    server: Server[Any] = Server(name)
+    """A low-level MCP server listing `tools`; a call answers with the tool's name.
 
-    @server.list_tools()  # type: ignore[misc, no-untyped-call]
-    async def list_tools() -> list[Tool]:
-        return tools
+    Like the 1.x low-level server it replaces, a call to a listed tool is first checked against
+    the tool's input schema (a failure is an error result), and an unlisted name is answered too.
+    """
+    schemas = {tool.name: tool.input_schema for tool in tools}
 
-    @server.call_tool()  # type: ignore[misc]
-    async def call_tool(tool: str, arguments: dict[str, Any]) -> list[TextContent]:
-        return [TextContent(type="text", text=f"{tool} done")]
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        return ListToolsResult(tools=tools)
 
-    return server
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult:
+        try:
+            if params.name in schemas:
+                try:
+                    jsonschema.validate(
+                        instance=params.arguments or {}, schema=schemas[params.name]
+                    )
+                except jsonschema.ValidationError as e:
+                    return _text(f"Input validation error: {e.message}", error=True)
+            return _text(f"{params.name} done")
+        except Exception as e:
+            return _text(str(e), error=True)
+
+    return Server(name, on_list_tools=list_tools, on_call_tool=call_tool)
 
 
 def catalog_experts(count: int, prefix: str = "") -> dict[str, dict[str, Any]]:

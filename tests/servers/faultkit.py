@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import os
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-mcp = FastMCP("faultkit")
-RO = ToolAnnotations(readOnlyHint=True)
+mcp = MCPServer("faultkit")
+RO = ToolAnnotations(read_only_hint=True)
 
 
 def _log(line: str) -> None:
@@ -43,7 +43,7 @@ async def stall_once(tag: str, seconds: float) -> str:
     return f"answered {tag}"
 
 
-@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
 async def slow_write(seconds: float, tag: str) -> str:
     """Write a record slowly; logs its start, its end and a cancellation."""
     _log(f"slow_write start {tag}")

@@ -29,9 +29,6 @@ import sys
 import time
 from pathlib import Path
 
-from mcp.server.fastmcp import FastMCP
-from mcp.types import ToolAnnotations
-
 MODES = (
     "none",
     "kill_mid_call",
@@ -44,11 +41,6 @@ MODES = (
     "slow_write",
 )
 """Every fault this server can inject."""
-
-READ_ONLY = ToolAnnotations(readOnlyHint=True)
-WRITE = ToolAnnotations(readOnlyHint=False, destructiveHint=False, idempotentHint=False)
-
-mcp = FastMCP("faulty")
 
 
 def mode() -> str:
@@ -90,6 +82,38 @@ def strikes() -> bool:
     return True
 
 
+def start_faults() -> None:
+    """Start-time faults, before the SDK's import (about a second): a short start-up timeout
+    still sees what they write to stderr."""
+    current = mode()
+    log(f"start {os.getpid()} {current}")
+    if current == "crash_at_start":
+        sys.stderr.write("faulty: cannot start: missing FAULTY_LICENSE\n")
+        sys.stderr.flush()
+        sys.exit(2)
+    if current == "hang_at_init" and strikes():
+        sys.stderr.write("faulty: waiting for a lock that never frees\n")
+        sys.stderr.flush()
+        while True:
+            time.sleep(3600)
+
+
+if __name__ == "__main__":
+    start_faults()
+
+from mcp.server.mcpserver import MCPServer  # noqa: E402
+from mcp.types import ToolAnnotations  # noqa: E402
+
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False)
+
+mcp = MCPServer("faulty")
+
+wire: int | None = None
+"""The client's pipe (a duplicate of stdout taken before serving): while the SDK serves stdio it
+points fd 1 at stderr, so stray output cannot reach the client unless it is written here."""
+
+
 def die() -> None:
     """End the process at once, as SIGKILL would: no answer, no clean shutdown."""
     log(f"died {os.getpid()}")
@@ -105,7 +129,10 @@ async def fault_during(tool: str, arg: str) -> None:
     if current == "hang" and strikes():
         await asyncio.sleep(3600)
     if current == "garbage_stdout" and strikes():
-        os.write(1, b'this is not JSON-RPC\n{"jsonrpc": "2.0", "garbage\n\x00\xff\n')
+        os.write(
+            1 if wire is None else wire,
+            b'this is not JSON-RPC\n{"jsonrpc": "2.0", "garbage\n\x00\xff\n',
+        )
 
 
 def answered(tool: str, arg: str, answer: str) -> str:
@@ -156,18 +183,9 @@ async def append_record(text: str) -> str:
 
 
 def main() -> None:
-    """Start-time faults first, then serve stdio."""
-    current = mode()
-    log(f"start {os.getpid()} {current}")
-    if current == "crash_at_start":
-        sys.stderr.write("faulty: cannot start: missing FAULTY_LICENSE\n")
-        sys.stderr.flush()
-        sys.exit(2)
-    if current == "hang_at_init" and strikes():
-        sys.stderr.write("faulty: waiting for a lock that never frees\n")
-        sys.stderr.flush()
-        while True:
-            time.sleep(3600)
+    """Serve stdio (the start-time faults have run before the imports)."""
+    global wire
+    wire = os.dup(1)
     mcp.run()
 
 

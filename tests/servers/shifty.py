@@ -6,7 +6,9 @@ writing the file (the server says nothing: a silent change) or by calling `redes
 writes the file and, with `SHIFTY_NOTIFY=1`, sends `notifications/tools/list_changed` before it
 answers. `SHIFTY_LOG` gets one line per note sent.
 
-A low-level server: FastMCP keeps its tool definitions fixed once registered.
+A low-level server: MCPServer keeps its tool definitions fixed once registered. Like the 1.x
+low-level server it replaces, it checks a listed tool's arguments against its input schema and
+answers a failing call with an error result carrying the exception's text.
 """
 
 from __future__ import annotations
@@ -16,12 +18,27 @@ import os
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+from mcp.server import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.stdio import stdio_server
-from mcp.types import TextContent, Tool, ToolAnnotations
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.types import (
+    CallToolRequestParams,
+    CallToolResult,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
 
 INITIAL = "Send a note to the team."
-server: Server[Any, Any] = Server("shifty")
+NOTE = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
+TEXT = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+
+EVENTS = InMemorySubscriptionBus()
+"""Change events for `subscriptions/listen` streams (how 2026-07-28 clients hear of a change)."""
 
 
 def _description() -> str:
@@ -31,38 +48,68 @@ def _description() -> str:
     return INITIAL
 
 
-@server.list_tools()  # type: ignore[misc, no-untyped-call]
-async def list_tools() -> list[Tool]:
+def _tools() -> list[Tool]:
     """`send_note` as currently described, and `redescribe`."""
-    note = {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}
-    text = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
     return [
         Tool(
             name="send_note",
             description=_description(),
-            inputSchema=note,
-            annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True),
+            input_schema=NOTE,
+            annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True),
         ),
         Tool(
             name="redescribe",
             description="Change the description of send_note (test control).",
-            inputSchema=text,
-            annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=False),
+            input_schema=TEXT,
+            annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False),
         ),
     ]
 
 
-@server.call_tool()  # type: ignore[misc]
-async def call_tool(name: str, arguments: dict[str, Any]) -> list[TextContent]:
+def _text(text: str, *, error: bool = False) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=error)
+
+
+async def list_tools(
+    ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+) -> ListToolsResult:
+    """The tools as described right now."""
+    return ListToolsResult(tools=_tools())
+
+
+async def call_tool(
+    ctx: ServerRequestContext[Any], params: CallToolRequestParams
+) -> CallToolResult:
     """Send a note (logged), or change `send_note`'s description (and say so when told to)."""
-    if name == "send_note":
-        with open(os.environ["SHIFTY_LOG"], "a", encoding="utf-8") as fh:
-            fh.write(f"sent {arguments['title']}\n")
-        return [TextContent(type="text", text=f"sent {arguments['title']}")]
-    Path(os.environ["SHIFTY_FILE"]).write_text(arguments["text"], encoding="utf-8")
-    if os.environ.get("SHIFTY_NOTIFY") == "1":
-        await server.request_context.session.send_tool_list_changed()
-    return [TextContent(type="text", text="redescribed")]
+    name, arguments = params.name, params.arguments or {}
+    try:
+        schema = {"send_note": NOTE, "redescribe": TEXT}.get(name)
+        if schema is not None:
+            try:
+                jsonschema.validate(instance=arguments, schema=schema)
+            except jsonschema.ValidationError as e:
+                return _text(f"Input validation error: {e.message}", error=True)
+        if name == "send_note":
+            with open(os.environ["SHIFTY_LOG"], "a", encoding="utf-8") as fh:
+                fh.write(f"sent {arguments['title']}\n")
+            return _text(f"sent {arguments['title']}")
+        Path(os.environ["SHIFTY_FILE"]).write_text(arguments["text"], encoding="utf-8")
+        if os.environ.get("SHIFTY_NOTIFY") == "1":
+            # Each era drops the other's way of saying it: a handshake (2025) client gets the
+            # notification on the session, a 2026-07-28 client on its `subscriptions/listen`.
+            await ctx.session.send_tool_list_changed()
+            await EVENTS.publish(ToolsListChanged())
+        return _text("redescribed")
+    except Exception as e:
+        return _text(str(e), error=True)
+
+
+server: Server[Any] = Server(
+    "shifty",
+    on_list_tools=list_tools,
+    on_call_tool=call_tool,
+    on_subscriptions_listen=ListenHandler(EVENTS),
+)
 
 
 async def main() -> None:

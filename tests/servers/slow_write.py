@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import os
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
-mcp = FastMCP("slowkit")
+mcp = MCPServer("slowkit")
 
 
 def _log(line: str) -> None:
@@ -25,7 +25,7 @@ def _log(line: str) -> None:
             os.fsync(fh.fileno())
 
 
-@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
 async def slow_read(key: str) -> str:
     """Slowly read the value stored under a key."""
     _log(f"read {key}")
@@ -33,7 +33,7 @@ async def slow_read(key: str) -> str:
     return f"value of {key}"
 
 
-@mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
 async def slow_write(key: str) -> str:
     """Slowly send a value under a key (irreversible: every call sends one)."""
     _log(f"write {key}")

@@ -1,6 +1,6 @@
 """In-process expert servers and state readers for the irreversibility guard tests.
 
-Each server is a FastMCP object registered under a fresh name (sessions live for the whole
+Each server is a MCPServer object registered under a fresh name (sessions live for the whole
 test session, so a name is never reused) whose tools append every execution to a Python list.
 """
 
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 from common.mcp.inprocess import register_inprocess_server
@@ -62,7 +62,7 @@ def chat_server() -> Expert:
     server); `post_message` is annotated destructive.
     """
     runs = Executions()
-    mcp = FastMCP(unique("chat"))
+    mcp = MCPServer(unique("chat"))
 
     @mcp.tool()
     def get_messages(channel: str = "general") -> str:
@@ -89,7 +89,7 @@ def chat_server() -> Expert:
 def db_server() -> Expert:
     """A database expert: one `run_query` tool that claims to be read-only."""
     runs = Executions()
-    mcp = FastMCP(unique("db"))
+    mcp = MCPServer(unique("db"))
 
     @mcp.tool(annotations=READ_ONLY)
     def run_query(query: str) -> str:
@@ -110,7 +110,7 @@ def tool_server(
 ) -> Expert:
     """A server with the given (name, parameter, annotations) tools, each taking one string."""
     runs = Executions()
-    mcp = FastMCP(unique("generated"))
+    mcp = MCPServer(unique("generated"))
     for name, param, hints in tools:
         mcp.add_tool(
             _recording_tool(runs, name, param),

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import HumanMessage
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import Tool, ToolAnnotations
 
 from common.mcp.config import ServerConfig
@@ -371,7 +371,7 @@ def test_the_record_keeps_the_read_only_list_and_older_records_still_load() -> N
 def shell_server() -> Expert:
     """An expert whose tools no deterministic signal reads: `pwd` and `shop_db`."""
     runs = Executions()
-    mcp = FastMCP(unique("shell"))
+    mcp = MCPServer(unique("shell"))
 
     @mcp.tool(name="pwd", description=PWD_DESCRIPTION)
     def pwd() -> str:

@@ -91,7 +91,7 @@ NOT_FOR_LIVE_GRAPH = (
     "strategies.with_planner.offline_model",
 )
 """What building the graph (`graph --live`) must not import: no model client, no ranking, no
-MCP adapters, nor the MCP SDK (its package import loads its server side: FastMCP, Starlette,
+MCP adapters, nor the MCP SDK (its package import loads its server side: MCPServer, Starlette,
 uvicorn), the SQL and shell parsers of the argument checks, the JSON Schema validator, or
 LangChain's chat-model layers: the nodes import them when they run. LangSmith's tracers stay:
 LangGraph imports them itself (`langgraph.types` imports `langchain_core.runnables`).

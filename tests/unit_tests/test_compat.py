@@ -31,19 +31,19 @@ def installed(monkeypatch: pytest.MonkeyPatch, version: str | None) -> None:
     monkeypatch.setattr(metadata, "version", fake)
 
 
-@pytest.mark.parametrize("version", ["1.9", "1.9.0", "1.30.0", "1.99.1rc1", "1.10.0.post1"])
+@pytest.mark.parametrize("version", ["2.3", "2.3.0", "2.30.0", "2.99.1rc1", "2.4.0.post1"])
 def test_supported_versions_pass(monkeypatch: pytest.MonkeyPatch, version: str) -> None:
     installed(monkeypatch, version)
     assert dependency_problem() is None
     check_dependencies()
 
 
-def test_mcp_2_is_one_line_saying_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
-    installed(monkeypatch, "2.1.0")
+def test_mcp_1_is_one_line_saying_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    installed(monkeypatch, "1.30.0")
     assert dependency_problem() == (
-        "The installed MCP SDK is mcp 2.1.0, but mcp-planner needs mcp>=1.9,<2 "
-        "(langchain-mcp-adapters does too). Fix: pip install 'mcp>=1.9,<2', and run Python MCP "
-        "servers from their own environment (uvx mcp-server-time, or a separate venv); "
+        "The installed MCP SDK is mcp 1.30.0, but mcp-planner needs mcp>=2.3,<3. "
+        "Fix: pip install 'mcp>=2.3,<3', and run a Python MCP server that needs another SDK "
+        "from its own environment (uvx mcp-server-time, or a separate venv); "
         'see docs/configuration.md "Add your own server".'
     )
     with pytest.raises(DependencyError) as info:
@@ -51,7 +51,7 @@ def test_mcp_2_is_one_line_saying_what_to_do(monkeypatch: pytest.MonkeyPatch) ->
     assert str(info.value) == dependency_problem()
 
 
-@pytest.mark.parametrize("version", ["2.0.0", "2.0.0rc1", "3.0", "1.8.9", "0.9", "1.0"])
+@pytest.mark.parametrize("version", ["2.2.9", "2.0.0rc1", "3.0", "1.30.0", "0.9", "1.0"])
 def test_unsupported_versions_are_named(monkeypatch: pytest.MonkeyPatch, version: str) -> None:
     installed(monkeypatch, version)
     problem = dependency_problem()
@@ -65,7 +65,7 @@ def test_a_missing_sdk_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     problem = dependency_problem()
     assert problem is not None
     assert problem.startswith("The MCP SDK (the mcp package) is not installed, but mcp-planner")
-    with pytest.raises(DependencyError, match=re.escape("pip install 'mcp>=1.9,<2'")):
+    with pytest.raises(DependencyError, match=re.escape("pip install 'mcp>=2.3,<3'")):
         check_dependencies()
 
 

@@ -14,7 +14,7 @@ from urllib.parse import quote
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 
 from common.mcp.inprocess import register_inprocess_server
@@ -41,7 +41,7 @@ REJECT = {"decisions": [{"type": "reject", "message": "no"}]}
 def mail_server() -> Expert:
     """An inbox with one email."""
     runs = Executions()
-    mcp = FastMCP(unique("mail"))
+    mcp = MCPServer(unique("mail"))
 
     @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
     def read_inbox() -> str:
@@ -56,7 +56,7 @@ def mail_server() -> Expert:
 def web_server() -> Expert:
     """Fetch a page (the start page links to another) and search the web."""
     runs = Executions()
-    mcp = FastMCP(unique("web"))
+    mcp = MCPServer(unique("web"))
     reads = ToolAnnotations(readOnlyHint=True, openWorldHint=True)
 
     @mcp.tool(annotations=reads)
@@ -78,7 +78,7 @@ def web_server() -> Expert:
 def chat_server() -> Expert:
     """Post a message to a channel."""
     runs = Executions()
-    mcp = FastMCP(unique("chat"))
+    mcp = MCPServer(unique("chat"))
 
     @mcp.tool()
     def post_message(channel: str, text: str) -> str:

@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 
 from common.mcp.inprocess import register_inprocess_server
 from strategies.with_planner.context import Context
@@ -157,7 +157,7 @@ def test_context_now_is_the_clock() -> None:
 
 
 def shipments_server(received: list[dict[str, Any]]) -> str:
-    mcp = FastMCP(unique("shipments"))
+    mcp = MCPServer(unique("shipments"))
 
     @mcp.tool()
     async def list_shipments(date_from: str, date_to: str) -> list[dict[str, str]]:
@@ -224,7 +224,7 @@ async def test_a_direct_step_uses_date_templates_on_the_run_clock(scripted: Any)
     assert received == [{"date_from": "2025-10-05", "date_to": "2025-10-12"}]
     (task,) = (await thread.values())["previous_plan"]
     assert task["status"] == "completed"
-    assert task["data"] == [{"id": "s-1"}], "FastMCP's {'result': ...} wrapper is removed"
+    assert task["data"] == [{"id": "s-1"}], "MCPServer's {'result': ...} wrapper is removed"
     assert models["orchestrate"].requests == []
 
 

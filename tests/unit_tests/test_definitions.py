@@ -47,7 +47,7 @@ def test_schema_and_annotation_changes_are_named() -> None:
         "properties": {"title": {"type": "integer"}, "bcc": {"type": "string"}},
     }
     pulled = NOTE.model_copy(
-        update={"inputSchema": schema, "annotations": ToolAnnotations(readOnlyHint=True)}
+        update={"input_schema": schema, "annotations": ToolAnnotations(readOnlyHint=True)}
     )
 
     said = what_changed(seen_of(NOTE), pulled)
@@ -61,7 +61,7 @@ def test_schema_and_annotation_changes_are_named() -> None:
 def test_an_old_record_still_names_the_part() -> None:
     kept = seen_of(NOTE)
     old = {"parts": kept["parts"], "description": kept["description"]}
-    changed = NOTE.model_copy(update={"inputSchema": {"type": "object"}})
+    changed = NOTE.model_copy(update={"input_schema": {"type": "object"}})
 
     assert what_changed(old, changed) == "input schema changed"
 

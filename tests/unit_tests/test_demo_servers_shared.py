@@ -16,6 +16,7 @@ import anyio
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.server.mcpserver.exceptions import ToolError
 
 from common.demo_servers import notes
 
@@ -113,7 +114,7 @@ async def test_six_notes_server_processes_share_one_store(store: tuple[Path, Pat
                 result = await session.call_tool(
                     "write_note", {"title": f"s{server}-{k}", "body": "b"}
                 )
-                assert not result.isError, result.content
+                assert not result.is_error, result.content
 
         async with anyio.create_task_group() as group:
             for server, session in enumerate(sessions):
@@ -123,7 +124,7 @@ async def test_six_notes_server_processes_share_one_store(store: tuple[Path, Pat
     expected = {f"s{s}-{k}" for s in range(WRITERS) for k in range(10)}
     assert set(json.loads(path.read_text(encoding="utf-8"))) == expected
     assert Counter(_log_titles(log)) == Counter(expected)
-    assert not listed.isError
+    assert not listed.is_error
 
 
 def test_a_failed_replace_leaves_the_store_and_no_temp_file(
@@ -138,7 +139,7 @@ def test_a_failed_replace_leaves_the_store_and_no_temp_file(
 
     with monkeypatch.context() as patched:
         patched.setattr(os, "replace", refuse)
-        with pytest.raises(OSError, match="disk went away"):
+        with pytest.raises(ToolError, match="disk went away"):
             notes.write_note("new", "after")
 
     assert path.read_bytes() == before

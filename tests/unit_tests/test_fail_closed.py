@@ -303,7 +303,7 @@ async def test_the_interceptor_refuses_a_bad_mode_and_fails_closed_when_mutated(
     result = await interceptor(Request(), handler)
     # Outside a graph nobody can be asked: refused, never run.
     assert not called
-    assert result.isError
+    assert result.is_error
 
 
 # --- resumes keep the turn's settings ----------------------------------------------------------

@@ -233,9 +233,9 @@ def check_verdicts(s: Scenario, guard: dict[str, Any]) -> set[str]:
             assert (v["irreversible"], v["source"]) == (True, "config"), v
         if by_config is not None:
             continue
-        if hints is not None and hints.destructiveHint and not hints.readOnlyHint:
+        if hints is not None and hints.destructive_hint and not hints.read_only_hint:
             assert v["irreversible"], v
-        if guard["analysis"] == "error" and not (hints and hints.readOnlyHint):
+        if guard["analysis"] == "error" and not (hints and hints.read_only_hint):
             assert v["irreversible"], v
         settled = v["source"] == "annotation" and s.flags["trust_annotations"]
         if guard["analysis"] == "ok" and t.name in s.named and not settled:

@@ -104,7 +104,7 @@ def test_the_catalog_is_real_labelled_and_large_enough() -> None:
 def _declared_a_write(tool: Tool) -> bool:
     """Whether the tool's own server annotates it as a write (readOnlyHint=false or destructive)."""
     ann = tool.annotations
-    return ann is not None and (ann.readOnlyHint is False or ann.destructiveHint is True)
+    return ann is not None and (ann.read_only_hint is False or ann.destructive_hint is True)
 
 
 def test_no_irreversible_tool_is_missed_and_few_reversible_ones_wait() -> None:

@@ -1,17 +1,20 @@
-"""ApprovalInterceptor: the same gate for apps that load our experts with MultiServerMCPClient."""
+"""ApprovalInterceptor: the same gate for apps that load our experts with langchain.mcp."""
 
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, TypedDict
 from uuid import uuid4
 
 import pytest
 import pytest_asyncio
+from langchain_core._api import suppress_langchain_beta_warning
+from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
-from langchain_mcp_adapters.client import MultiServerMCPClient
-from langchain_mcp_adapters.interceptors import MCPToolCallRequest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import START, StateGraph
 from langgraph.store.memory import InMemoryStore
@@ -20,27 +23,57 @@ from mcp.types import CallToolResult, TextContent
 
 from common.mcp.config import parse_mcp_config
 from common.safety.audit import digest, entries
-from common.safety.interceptor import ApprovalInterceptor
+from common.safety.interceptor import ApprovalInterceptor, ToolCallRequest
 from tests.unit_tests.helpers import log_lines, unique
 
+with suppress_langchain_beta_warning():
+    MCPAdapter = pytest.importorskip(
+        "langchain.mcp", reason="langchain.mcp needs the langchain[mcp] extra"
+    ).MCPAdapter
+Client = pytest.importorskip("fastmcp").Client
+ClientGroup = pytest.importorskip("fastmcp.client.group").ClientGroup
+StdioTransport = pytest.importorskip("fastmcp.client.transports").StdioTransport
 
-def kit_entry(mcp_config: dict[str, Any]) -> dict[str, Any]:
-    entry = mcp_config["mcpServers"]["testkit"]
-    return {k: entry[k] for k in ("command", "args", "env")}
+SERVERS = ("testkit", "notes")
+"""The real MCP servers the adapter reaches: one group, tools named '{server}_{tool}'."""
 
 
-def client_tools(mcp_config: dict[str, Any], mode: str = "interrupt") -> MultiServerMCPClient:
-    entry = kit_entry(mcp_config)
-    config = parse_mcp_config({"mcpServers": {"testkit": entry}})
-    return MultiServerMCPClient(
-        {"testkit": {"transport": "stdio", **entry}},
-        tool_interceptors=[ApprovalInterceptor(config, approval_mode=mode)],
-    )
+def entries_of(mcp_config: dict[str, Any], *names: str) -> dict[str, dict[str, Any]]:
+    servers = mcp_config["mcpServers"]
+    return {n: {k: servers[n][k] for k in ("command", "args", "env")} for n in names}
+
+
+def interceptor(mcp_config: dict[str, Any], mode: str = "interrupt") -> ApprovalInterceptor:
+    config = parse_mcp_config({"mcpServers": entries_of(mcp_config, *SERVERS)})
+    return ApprovalInterceptor(config, approval_mode=mode)
+
+
+@contextlib.asynccontextmanager
+async def closing(adapter: Any) -> AsyncIterator[Any]:
+    """Stop the adapter's stdio servers at the end (its clients keep them alive)."""
+    try:
+        yield adapter
+    finally:
+        client = adapter.client
+        for member in client.clients.values() if isinstance(client, ClientGroup) else [client]:
+            await member.close()
+
+
+def group_adapter(mcp_config: dict[str, Any]) -> Any:
+    return MCPAdapter(ClientGroup.from_config({"mcpServers": entries_of(mcp_config, *SERVERS)}))
+
+
+@contextlib.asynccontextmanager
+async def gated(mcp_config: dict[str, Any], mode: str = "interrupt") -> AsyncIterator[Any]:
+    async with closing(group_adapter(mcp_config)) as adapter:
+        tools = await interceptor(mcp_config, mode).gated_tools(adapter)
+        yield {t.name: t for t in tools}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def tools(mcp_config: dict[str, Any]) -> dict[str, BaseTool]:
-    return {t.name: t for t in await client_tools(mcp_config).get_tools()}
+async def tools(mcp_config: dict[str, Any]) -> AsyncIterator[dict[str, BaseTool]]:
+    async with gated(mcp_config) as tools:
+        yield tools
 
 
 def runs_of(workdir: Path, tool: str, word: str) -> list[str]:
@@ -57,16 +90,77 @@ def text_of(result: Any) -> str:
     return " ".join(b["text"] if isinstance(b, dict) else str(b) for b in result)
 
 
+# --- the adapter's tools ------------------------------------------------------------------------
+
+
+async def test_every_tool_of_the_group_is_gated_under_its_own_name(
+    tools: dict[str, BaseTool],
+) -> None:
+    assert {"testkit_echo", "testkit_delete_everything", "notes_delete_note"} <= set(tools)
+    assert all(name.startswith(("testkit_", "notes_")) for name in tools)
+    # The adapter's metadata (the serving server's identity) is kept.
+    assert tools["notes_delete_note"].metadata["mcp"]["server"]["name"] == "notes"
+
+
+async def test_the_gate_must_place_every_tool_on_a_server_it_knows(
+    mcp_config: dict[str, Any],
+) -> None:
+    kit = entries_of(mcp_config, "testkit")["testkit"]
+    one = MCPAdapter(Client(StdioTransport(kit["command"], kit["args"], kit["env"])))
+    async with closing(one) as adapter:
+        with pytest.raises(ValueError, match="server="):
+            await interceptor(mcp_config).gated_tools(adapter)
+        # Told the wrong server, the gate would judge tools it does not know: refused.
+        with pytest.raises(ValueError, match="lists no tool"):
+            await interceptor(mcp_config).gated_tools(adapter, server="notes")
+        with pytest.raises(ValueError, match="not a server of the gate's config"):
+            await interceptor(mcp_config).gated_tools(adapter, server="elsewhere")
+        named = {t.name: t for t in await interceptor(mcp_config).gated_tools(adapter, "testkit")}
+
+        scope = unique("one-server")
+        result = await named["delete_everything"].ainvoke({"scope": scope})
+        assert "needs a human's approval" in text_of(result)
+
+    both = MCPAdapter({"mcpServers": entries_of(mcp_config, *SERVERS)})
+    async with closing(both) as adapter:
+        with pytest.raises(ValueError, match="ClientGroup"):
+            await interceptor(mcp_config).gated_tools(adapter, server="testkit")
+
+
+def test_the_module_loads_without_langchain_mcp_or_fastmcp() -> None:
+    code = (
+        "import sys\n"
+        "for name in ('fastmcp', 'langchain.mcp'):\n"
+        "    sys.modules[name] = None\n"
+        "import common.safety.interceptor\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
 # --- outside a graph ----------------------------------------------------------------------------
 
 
 async def test_a_read_only_tool_runs_untouched(tools: dict[str, BaseTool], workdir: Path) -> None:
     word = unique("echoed")
 
-    result = await tools["echo"].ainvoke({"text": word})
+    result = await tools["testkit_echo"].ainvoke({"text": word})
 
     assert text_of(result) == word
     assert len(runs_of(workdir, "echo", word)) == 1
+
+
+async def test_a_failing_tool_still_fails_as_the_adapter_says(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    word = unique("failed")
+    call = {"name": "testkit_fail", "args": {"message": word}, "id": "c1", "type": "tool_call"}
+
+    message = await tools["testkit_fail"].ainvoke(call)
+
+    assert isinstance(message, ToolMessage)
+    assert message.status == "error"
+    assert word in text_of(message.content)
+    assert len(runs_of(workdir, "fail", word)) == 1
 
 
 async def test_an_irreversible_call_outside_a_graph_never_runs(
@@ -76,7 +170,7 @@ async def test_an_irreversible_call_outside_a_graph_never_runs(
 
     # Whatever the call returns or raises, the tool must not run.
     with contextlib.suppress(Exception):
-        await tools["delete_everything"].ainvoke({"scope": scope})
+        await tools["testkit_delete_everything"].ainvoke({"scope": scope})
 
     assert runs_of(workdir, "delete_everything", scope) == []
 
@@ -85,35 +179,42 @@ async def test_an_irreversible_call_outside_a_graph_says_it_needs_approval(
     tools: dict[str, BaseTool], workdir: Path
 ) -> None:
     scope = unique("refused")
+    call = {
+        "name": "testkit_delete_everything",
+        "args": {"scope": scope},
+        "id": "c1",
+        "type": "tool_call",
+    }
 
-    result = await tools["delete_everything"].ainvoke({"scope": scope})
+    message = await tools["testkit_delete_everything"].ainvoke(call)
 
-    assert "needs a human's approval" in text_of(result)
+    assert isinstance(message, ToolMessage)
+    assert message.status == "error"
+    assert "needs a human's approval" in text_of(message.content)
     assert runs_of(workdir, "delete_everything", scope) == []
 
 
 async def test_the_interceptor_refuses_when_no_graph_can_ask(
     mcp_config: dict[str, Any], workdir: Path
 ) -> None:
-    config = parse_mcp_config({"mcpServers": {"testkit": kit_entry(mcp_config)}})
-    interceptor = ApprovalInterceptor(config)
+    gate = interceptor(mcp_config)
     scope = unique("direct")
-    handled: list[MCPToolCallRequest] = []
+    handled: list[ToolCallRequest] = []
 
-    async def handler(request: MCPToolCallRequest) -> CallToolResult:
+    async def handler(request: ToolCallRequest) -> CallToolResult:
         handled.append(request)
         return CallToolResult(content=[TextContent(type="text", text="ran")])
 
-    request = MCPToolCallRequest(
-        name="delete_everything", args={"scope": scope}, server_name="testkit"
+    request = ToolCallRequest(
+        server_name="testkit", name="delete_everything", args={"scope": scope}
     )
-    result = await interceptor(request, handler)
+    result = await gate(request, handler)
 
     assert handled == []
-    assert result.isError
+    assert result.is_error
     assert "needs a human's approval" in result.content[0].text
-    reversible = MCPToolCallRequest(name="echo", args={"text": "x"}, server_name="testkit")
-    assert (await interceptor(reversible, handler)).content[0].text == "ran"
+    reversible = ToolCallRequest(server_name="testkit", name="echo", args={"text": "x"})
+    assert (await gate(reversible, handler)).content[0].text == "ran"
     assert handled == [reversible]
 
 
@@ -125,9 +226,8 @@ async def test_plan_only_refuses_and_auto_runs(
     mcp_config: dict[str, Any], workdir: Path, mode: str, runs: int
 ) -> None:
     scope = unique(mode)
-    tools = {t.name: t for t in await client_tools(mcp_config, mode).get_tools()}
-
-    result = text_of(await tools["delete_everything"].ainvoke({"scope": scope}))
+    async with gated(mcp_config, mode) as tools:
+        result = text_of(await tools["testkit_delete_everything"].ainvoke({"scope": scope}))
 
     assert len(runs_of(workdir, "delete_everything", scope)) == runs
     if mode == "plan_only":
@@ -154,7 +254,7 @@ def cleanup_graph(tool: BaseTool) -> Any:
 
 
 async def start_cleanup(tools: dict[str, BaseTool], scope: str) -> tuple[Any, dict[str, Any]]:
-    graph = cleanup_graph(tools["delete_everything"])
+    graph = cleanup_graph(tools["testkit_delete_everything"])
     config = {"configurable": {"thread_id": uuid4().hex}}
     await graph.ainvoke({"scope": scope}, config)
     return graph, config
@@ -169,6 +269,7 @@ async def test_inside_a_graph_the_call_waits_for_approval(
 
     (pending,) = (await graph.aget_state(config)).interrupts
     (action,) = pending.value["action_requests"]
+    # The reviewer is asked about the server's own tool, on that server.
     assert action["name"] == "delete_everything"
     assert action["args"] == {"scope": scope}
     assert "'testkit'" in action["description"]
@@ -177,6 +278,31 @@ async def test_inside_a_graph_the_call_waits_for_approval(
         {"action_name": "delete_everything", "allowed_decisions": ["approve", "edit", "reject"]}
     ]
     assert runs_of(workdir, "delete_everything", scope) == []
+
+
+async def test_a_tool_of_another_server_in_the_group_is_asked_about_on_its_server(
+    tools: dict[str, BaseTool], workdir: Path
+) -> None:
+    title = unique("note")
+    listed = await tools["notes_list_notes"].ainvoke({})
+    assert title not in text_of(listed)
+
+    async def delete(state: CleanupState) -> dict[str, Any]:
+        note = {"title": state["scope"]}
+        return {"result": text_of(await tools["notes_delete_note"].ainvoke(note))}
+
+    builder = StateGraph(CleanupState)
+    builder.add_node("delete", delete)
+    builder.add_edge(START, "delete")
+    graph = builder.compile(checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": uuid4().hex}}
+    await graph.ainvoke({"scope": title}, config)
+
+    (pending,) = (await graph.aget_state(config)).interrupts
+    (action,) = pending.value["action_requests"]
+    assert action["name"] == "delete_note"
+    assert "'notes'" in action["description"]
+    assert not any(title in line for line in log_lines(workdir / "notes.log"))
 
 
 async def test_approve_inside_a_graph_runs_it_exactly_once(
@@ -254,7 +380,7 @@ async def test_an_edit_held_for_a_reason_of_its_own_is_asked_again_before_it_run
 ) -> None:
     proposed = f"https://shop.example/orders/{unique('o')}/cancel"
     edited = f"https://shop.example/items/{unique('i')}?action=delete"
-    graph = page_graph(tools["fetch_page"])
+    graph = page_graph(tools["testkit_fetch_page"])
     config = {"configurable": {"thread_id": uuid4().hex}}
     await graph.ainvoke({"url": proposed}, config)
     (first,) = await interrupts_of(graph, config)
@@ -304,7 +430,7 @@ async def test_questions_and_answers_are_in_the_audit_trail(
 ) -> None:
     store = InMemoryStore()
     proposed = f"https://shop.example/orders/{unique('o')}/cancel"
-    graph = page_graph(tools["fetch_page"], store)
+    graph = page_graph(tools["testkit_fetch_page"], store)
     config = {"configurable": {"thread_id": uuid4().hex}}
     await graph.ainvoke({"url": proposed}, config)
 

@@ -6,7 +6,7 @@ import base64
 import json
 import uuid
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import (
     AudioContent,
     BlobResourceContents,
@@ -18,7 +18,6 @@ from mcp.types import (
     TextContent,
     TextResourceContents,
 )
-from pydantic import AnyUrl
 
 from common.mcp import ExpertRegistry, is_error
 from common.mcp.config import parse_mcp_config
@@ -31,7 +30,7 @@ PNG = base64.b64encode(b"\x89PNG" + bytes(96)).decode()
 
 def media_server() -> str:
     """An in-process server whose tools return text, an image, resources and links."""
-    mcp = FastMCP(f"media-{uuid.uuid4().hex[:8]}")
+    mcp = MCPServer(f"media-{uuid.uuid4().hex[:8]}")
 
     @mcp.tool(structured_output=False)
     def chart() -> list[ContentBlock]:
@@ -48,13 +47,13 @@ def media_server() -> str:
             EmbeddedResource(
                 type="resource",
                 resource=TextResourceContents(
-                    uri=AnyUrl("file:///reports/q3.md"), mimeType="text/markdown", text="# Q3\nUp."
+                    uri="file:///reports/q3.md", mimeType="text/markdown", text="# Q3\nUp."
                 ),
             ),
             ResourceLink(
                 type="resource_link",
                 name="q3-full",
-                uri=AnyUrl("file:///reports/q3.pdf"),
+                uri="file:///reports/q3.pdf",
                 mimeType="application/pdf",
             ),
         ]
@@ -114,14 +113,12 @@ def test_audio_binary_resources_and_image_links_are_converted() -> None:
                 AudioContent(type="audio", data=PNG, mimeType="audio/wav"),
                 EmbeddedResource(
                     type="resource",
-                    resource=BlobResourceContents(
-                        uri=AnyUrl("file:///a.bin"), mimeType=None, blob=blob
-                    ),
+                    resource=BlobResourceContents(uri="file:///a.bin", mimeType=None, blob=blob),
                 ),
                 ResourceLink(
                     type="resource_link",
                     name="",
-                    uri=AnyUrl("https://example.org/p.png"),
+                    uri="https://example.org/p.png",
                     mimeType="image/png",
                 ),
             ],

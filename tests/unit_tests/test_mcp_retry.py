@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult
 
 from common.mcp import ExpertRegistry
@@ -18,7 +18,7 @@ from common.mcp.session import PersistentSession
 
 def counter_registry(sent: list[str]) -> ExpertRegistry:
     """A registry over an in-process server whose `send` tool records each call it runs."""
-    mcp = FastMCP(f"sender-{uuid.uuid4().hex[:8]}")
+    mcp = MCPServer(f"sender-{uuid.uuid4().hex[:8]}")
 
     @mcp.tool()
     def send(text: str) -> str:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-from contextlib import AsyncExitStack, suppress
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 import anyio
@@ -84,7 +85,8 @@ async def test_a_start_given_up_on_leaves_no_unretrieved_failure(
     # retrieved ... Expert 'notes' is unavailable").
     opening = asyncio.Event()
 
-    async def breaks_when_cancelled(self: PersistentSession, stack: AsyncExitStack) -> Any:
+    @asynccontextmanager
+    async def breaks_when_cancelled() -> AsyncIterator[Any]:
         opening.set()
         try:
             await asyncio.sleep(3600)
@@ -95,8 +97,9 @@ async def test_a_start_given_up_on_leaves_no_unretrieved_failure(
                 with suppress(asyncio.CancelledError):
                     await asyncio.sleep(0)
             raise anyio.BrokenResourceError from None
+        yield None
 
-    monkeypatch.setattr(PersistentSession, "_open_transport", breaks_when_cancelled)
+    monkeypatch.setattr("common.mcp.session.connection", lambda *_args: breaks_when_cancelled())
     reported: list[str] = []
     loop = asyncio.get_running_loop()
     loop.set_exception_handler(lambda _loop, context: reported.append(context["message"]))

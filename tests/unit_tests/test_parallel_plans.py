@@ -1,6 +1,6 @@
 """Dependency plans through the graph: parallel waves, dependencies, failures, budgets, approvals.
 
-The expert is an in-process FastMCP server whose tools sleep a little and record, in Python
+The expert is an in-process MCPServer server whose tools sleep a little and record, in Python
 lists, when each call started and ended and how many ran at once, so the tests can check what
 really overlapped in time, what waited for what, and what never ran.
 """
@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 
 from common.mcp.inprocess import register_inprocess_server
 from tests.doubles import calls, tool_call
@@ -72,7 +73,7 @@ def records_server(
     rec: Recorder, delays: dict[str, float] | None = None, failing: frozenset[str] = frozenset()
 ) -> str:
     """Register a records expert; `lookup(key)` fails for keys in `failing`."""
-    mcp = FastMCP(unique("records"))
+    mcp = MCPServer(unique("records"))
 
     @mcp.tool()
     async def lookup(key: str, since: str = "") -> dict[str, Any]:
@@ -80,7 +81,7 @@ def records_server(
         async with rec.span(key, {"key": key, "since": since}):
             await asyncio.sleep((delays or {}).get(key, TOOL_S))
             if key in failing:
-                raise ValueError(f"no records under {key!r}")
+                raise ToolError(f"no records under {key!r}")
         return {"key": key, "count": 2, "items": [{"id": f"{key}-a"}, {"id": f"{key}-b"}]}
 
     @mcp.tool()

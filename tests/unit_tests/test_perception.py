@@ -64,7 +64,7 @@ def legacy(descriptions: Mapping[str, str], catalog: Catalog, errors: Mapping[st
             lines.append(f"- {name}: {desc} [currently unavailable: {errors[name]}]")
             continue
         listed = "; ".join(
-            f"{t.name}({', '.join((t.inputSchema or {}).get('properties', {}))})"
+            f"{t.name}({', '.join((t.input_schema or {}).get('properties', {}))})"
             + (f": {t.description.splitlines()[0]}" if t.description else "")
             for t in tools
         )

@@ -1,6 +1,6 @@
 """Plan validation: each problem is a sentence the planner can act on; invalid plans never run.
 
-The unit tests check `validate_plan` against tool schemas shaped like FastMCP's; the graph tests
+The unit tests check `validate_plan` against tool schemas shaped like MCPServer's; the graph tests
 use a live in-process server, so the schema checked is the one the server really lists.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import Tool
 
 from common.mcp.inprocess import register_inprocess_server
@@ -230,7 +230,7 @@ def test_check_args_checks_each_value_against_the_schema() -> None:
 
 
 def live_server(ran: list[str]) -> str:
-    mcp = FastMCP(unique("validated"))
+    mcp = MCPServer(unique("validated"))
 
     @mcp.tool()
     async def lookup(key: str, limit: int = 10) -> dict[str, Any]:

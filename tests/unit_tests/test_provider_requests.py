@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 
 from common.history import history_problems
 from common.mcp.inprocess import register_inprocess_server
@@ -79,7 +79,7 @@ def bound_as(prefix: str, args: dict[str, Any], call_id: str) -> Callable[..., A
 def tracker_server() -> Expert:
     """An expert whose tool names no provider takes as they are: dotted, slashed, 70 long."""
     runs = Executions()
-    mcp = FastMCP(unique("tracker"))
+    mcp = MCPServer(unique("tracker"))
 
     @mcp.tool(name=DOTTED, description="Read one issue.", annotations=READ_ONLY)
     def read_issue(number: int) -> str:
@@ -247,7 +247,7 @@ async def test_an_unparsable_call_beside_a_good_one_is_answered(
 def crowded_server(count: int) -> Expert:
     """An expert with more tools than one request may carry."""
     runs = Executions()
-    mcp = FastMCP(unique("crowded"))
+    mcp = MCPServer(unique("crowded"))
     for i in range(count):
 
         def make(i: int = i) -> Callable[[], str]:

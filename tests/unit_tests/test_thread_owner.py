@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
 from pydantic import SecretStr
 
@@ -43,13 +43,13 @@ def served(monkeypatch: pytest.MonkeyPatch) -> None:
 def expert(build: Any) -> Expert:
     """A fresh in-process server whose tools `build(mcp, runs)` defines."""
     runs = Executions()
-    mcp = FastMCP(unique(build.__name__))
+    mcp = MCPServer(unique(build.__name__))
     build(mcp, runs)
     register_inprocess_server(mcp.name, mcp)
     return Expert(mcp.name, runs)
 
 
-def mail(mcp: FastMCP, runs: Executions) -> None:
+def mail(mcp: MCPServer, runs: Executions) -> None:
     """An inbox holding alice's IBAN."""
 
     @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
@@ -59,7 +59,7 @@ def mail(mcp: FastMCP, runs: Executions) -> None:
         return f"Please wire the bonus to IBAN {IBAN} before Friday."
 
 
-def board(mcp: FastMCP, runs: Executions) -> None:
+def board(mcp: MCPServer, runs: Executions) -> None:
     """A company board: a post cannot be taken back."""
 
     @mcp.tool()
@@ -69,7 +69,7 @@ def board(mcp: FastMCP, runs: Executions) -> None:
         return "posted; receipt " + "r" * RECEIPT_CHARS
 
 
-def web(mcp: FastMCP, runs: Executions) -> None:
+def web(mcp: MCPServer, runs: Executions) -> None:
     """Fetch a page (read-only, open world: only the data rule can hold a fetch)."""
 
     @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=True))
@@ -79,7 +79,7 @@ def web(mcp: FastMCP, runs: Executions) -> None:
         return "<html>ok</html>"
 
 
-def notes(mcp: FastMCP, runs: Executions) -> None:
+def notes(mcp: MCPServer, runs: Executions) -> None:
     """Save a note (needs approval; anyone's own "don't ask again" may clear it)."""
 
     @mcp.tool()

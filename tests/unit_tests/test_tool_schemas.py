@@ -50,7 +50,7 @@ def _catalog() -> list[Tool]:
 def test_every_catalog_schema_is_rewritten_into_geminis_subset() -> None:
     problems = []
     for tool in _catalog():
-        schema, _ = gemini_schema(tool.inputSchema)
+        schema, _ = gemini_schema(tool.input_schema)
         problems += [f"{tool.name}: {p}" for p in (_problems(schema) if schema else [])]
     assert problems == []
 

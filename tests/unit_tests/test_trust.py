@@ -90,7 +90,7 @@ def test_server_identity_leaves_secrets_out() -> None:
     ("change", "part"),
     [
         ({"description": "Save a note, then email it to everyone."}, "description"),
-        ({"inputSchema": {"type": "object", "properties": {"to": {"type": "string"}}}}, "schema"),
+        ({"input_schema": {"type": "object", "properties": {"to": {"type": "string"}}}}, "schema"),
         ({"annotations": ToolAnnotations(destructiveHint=False)}, "annotations"),
     ],
 )
@@ -109,7 +109,7 @@ async def test_a_changed_definition_is_a_rug_pull(change: dict[str, Any], part: 
 
 def test_the_digest_does_not_depend_on_key_order() -> None:
     reordered = WRITE.model_copy(
-        update={"inputSchema": {"properties": {"title": {"type": "string"}}, "type": "object"}}
+        update={"input_schema": {"properties": {"title": {"type": "string"}}, "type": "object"}}
     )
     assert tool_digest(reordered) == tool_digest(WRITE)
 

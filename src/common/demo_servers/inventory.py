@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
 PRODUCTS: dict[str, dict[str, Any]] = {
@@ -23,9 +24,9 @@ PRODUCTS: dict[str, dict[str, Any]] = {
     },
 }
 
-READ_ONLY = ToolAnnotations(readOnlyHint=True, openWorldHint=False)
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-mcp = FastMCP("inventory", instructions="Look up products, prices and stock levels.")
+mcp = MCPServer("inventory", instructions="Look up products, prices and stock levels.")
 
 
 @mcp.tool(annotations=READ_ONLY)
@@ -39,7 +40,9 @@ def get_stock(sku: str) -> dict[str, Any]:
     """Get the stock level and aisle of one product by SKU."""
     product = PRODUCTS.get(sku.upper())
     if product is None:
-        raise ValueError(f"Unknown SKU {sku!r}; known: {', '.join(PRODUCTS)}")
+        # A ToolError reaches the client as "Error executing tool get_stock: <text>"; any other
+        # exception would lose its text.
+        raise ToolError(f"Unknown SKU {sku!r}; known: {', '.join(PRODUCTS)}")
     return {"sku": product["sku"], "stock": product["stock"], "aisle": product["aisle"]}
 
 
@@ -55,9 +58,7 @@ def main() -> None:
     import sys
 
     if len(sys.argv) == 3 and sys.argv[1] == "--http":
-        mcp.settings.port = int(sys.argv[2])
-        mcp.settings.host = "127.0.0.1"
-        mcp.run("streamable-http")
+        mcp.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         mcp.run()
 

@@ -13,19 +13,42 @@ or a crash never sees a half-written store. POSIX only (flock), like the rest of
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-mcp = FastMCP("notes", instructions="Keep short notes: list, read, write and delete them.")
+mcp = MCPServer("notes", instructions="Keep short notes: list, read, write and delete them.")
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reported(tool: Callable[P, R]) -> Callable[P, R]:
+    """Let the client read why a tool failed (a full disk, an unreadable store, ...).
+
+    The SDK passes on the text of a `ToolError` only, and withholds any other exception's.
+    """
+
+    @functools.wraps(tool)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return tool(*args, **kwargs)
+        except ToolError:
+            raise
+        except Exception as e:
+            raise ToolError(str(e)) from e
+
+    return run
 
 
 def _store() -> Path:
@@ -91,26 +114,27 @@ def _log(action: str, title: str) -> None:
             fh.write(f"{datetime.now(UTC).isoformat()} {action} {title}\n")
 
 
-@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+@_reported
 def list_notes() -> list[str]:
     """List the titles of all notes."""
     return sorted(_load())
 
 
-@mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
+@mcp.tool(annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+@_reported
 def read_note(title: str) -> dict[str, Any]:
     """Read one note by its title."""
     notes = _load()
     if title not in notes:
-        raise ValueError(
-            f"No note titled {title!r}; existing: {', '.join(sorted(notes)) or 'none'}"
-        )
+        raise ToolError(f"No note titled {title!r}; existing: {', '.join(sorted(notes)) or 'none'}")
     return {"title": title, "body": notes[title]}
 
 
 @mcp.tool(
-    annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+    annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 )
+@_reported
 def write_note(title: str, body: str) -> str:
     """Write a note, replacing any note with the same title."""
     with _locked():
@@ -122,14 +146,15 @@ def write_note(title: str, body: str) -> str:
 
 
 @mcp.tool(
-    annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True, openWorldHint=False)
+    annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 )
+@_reported
 def delete_note(title: str) -> str:
     """Delete a note by its title."""
     with _locked():
         notes = _load()
         if title not in notes:
-            raise ValueError(f"No note titled {title!r}")
+            raise ToolError(f"No note titled {title!r}")
         del notes[title]
         _save(notes)
         _log("delete", title)

@@ -2,7 +2,7 @@
 
 The registry (`ExpertRegistry`, `get_registry`) is imported from its module on first use
 (PEP 562), not with the package: it and its sessions import the MCP SDK, whose own package
-import loads its server side too (FastMCP, Starlette, uvicorn), and building or drawing the
+import loads its server side too (MCPServer, Starlette, uvicorn), and building or drawing the
 graph needs none of it (`tests/unit_tests/test_cli_startup.py`). The other names import no SDK.
 """
 

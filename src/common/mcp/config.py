@@ -38,6 +38,10 @@ from pydantic.types import Strict
 
 Transport = Literal["stdio", "streamable_http", "http", "sse", "inprocess"]
 """MCP transports we connect with (`http` is an alias of `streamable_http`)."""
+Protocol = Literal["auto", "legacy", "2026-07-28"]
+"""`auto`: the 2026-07-28 revision when the server offers it, else the 2025 handshake;
+`legacy`: the handshake only (no `server/discover` probe, which some old servers log at length);
+`2026-07-28`: that revision only, without a probe."""
 
 NamePatterns = Annotated[list[StrictStr], Strict()]
 """A JSON list of strings, nothing else: a bare string would otherwise read as its letters."""
@@ -98,6 +102,8 @@ class ServerConfig(BaseModel):
     """Name of a server registered with `common.mcp.inprocess.register_inprocess_server`."""
     transport: Transport | None = None
     """Transport; inferred from `command` (stdio) or `url` (streamable_http) when omitted."""
+    protocol: Protocol = "auto"
+    """MCP era: `auto` asks `server/discover` and falls back to `initialize`; or one pinned."""
     headers: dict[str, str] = Field(default_factory=dict)
     """HTTP headers sent to an HTTP server."""
     description: str = ""
@@ -154,7 +160,7 @@ class ServerConfig(BaseModel):
 
     def fingerprint(self) -> str:
         """Hash of what identifies the connection, so identical servers share one session."""
-        keys = ("command", "args", "env", "cwd", "url", "headers", "inprocess")
+        keys = ("command", "args", "env", "cwd", "url", "headers", "inprocess", "protocol")
         raw = json.dumps({k: getattr(self, k) for k in keys}, sort_keys=True)
         return hashlib.sha256(f"{self.resolved_transport}|{raw}".encode()).hexdigest()[:16]
 

@@ -1,25 +1,23 @@
-"""Listing an MCP server's tools: the handshake, and every page of `tools/list`."""
+"""Listing an MCP server's tools: every page of `tools/list`."""
 
 from __future__ import annotations
 
-from mcp import ClientSession
-from mcp.types import PaginatedRequestParams, Tool
+from mcp import Client
+from mcp.types import Tool
 
 
-async def handshake(session: ClientSession) -> list[Tool]:
-    """`initialize`, then the server's whole tool list."""
-    await session.initialize()
-    return await list_all_tools(session)
+async def list_all_tools(client: Client) -> list[Tool]:
+    """Every tool the server lists now, page by page.
 
-
-async def list_all_tools(session: ClientSession) -> list[Tool]:
-    """Every tool the server lists, page by page."""
+    Asked of the server itself (`cache_mode="refresh"`): each of our listings is a question
+    about now (a start, a change the server announced, a definition checked at call time).
+    The SDK's cache still stores the pages, for its own re-list after a `HEADER_MISMATCH`.
+    """
     tools: list[Tool] = []
     cursor: str | None = None
     while True:
-        params = PaginatedRequestParams(cursor=cursor) if cursor else None
-        page = await session.list_tools(params=params)
+        page = await client.list_tools(cursor=cursor, cache_mode="refresh")
         tools.extend(page.tools)
-        cursor = page.nextCursor
+        cursor = page.next_cursor
         if not cursor:
             return tools

@@ -83,8 +83,8 @@ def from_result(result: CallToolResult) -> ToolOutcome:
         texts.append(text)
         if block is not None:
             blocks.append(block)
-    status: OutcomeStatus = "tool_error" if result.isError else "ok"
-    return outcome(status, "\n".join(texts), result.structuredContent, blocks)
+    status: OutcomeStatus = "tool_error" if result.is_error else "ok"
+    return outcome(status, "\n".join(texts), result.structured_content, blocks)
 
 
 def _convert(part: ContentBlock) -> tuple[str, MediaBlock | None]:
@@ -94,11 +94,11 @@ def _convert(part: ContentBlock) -> tuple[str, MediaBlock | None]:
     if isinstance(part, TextContent):
         return part.text, None
     if isinstance(part, ImageContent):
-        described = f"[image: {part.mimeType}, {_size(part.data)}]"
-        return described, create_image_block(base64=part.data, mime_type=part.mimeType)
+        described = f"[image: {part.mime_type}, {_size(part.data)}]"
+        return described, create_image_block(base64=part.data, mime_type=part.mime_type)
     if isinstance(part, AudioContent):
-        described = f"[audio: {part.mimeType}, {_size(part.data)}]"
-        return described, create_audio_block(base64=part.data, mime_type=part.mimeType)
+        described = f"[audio: {part.mime_type}, {_size(part.data)}]"
+        return described, create_audio_block(base64=part.data, mime_type=part.mime_type)
     if isinstance(part, ResourceLink):
         return _link(part)
     return _embedded(part)
@@ -106,7 +106,7 @@ def _convert(part: ContentBlock) -> tuple[str, MediaBlock | None]:
 
 def _link(part: ResourceLink) -> tuple[str, MediaBlock]:
     """A resource link: described with its name, address and type, kept as a URL block."""
-    mime = part.mimeType or None
+    mime = part.mime_type or None
     title = f"{part.name}: " if part.name else ""
     described = f"[resource link: {title}{part.uri}{f' ({mime})' if mime else ''}]"
     if mime and mime.startswith("image/"):
@@ -122,9 +122,9 @@ def _embedded(part: EmbeddedResource) -> tuple[str, MediaBlock | None]:
     if isinstance(resource, TextResourceContents):
         return resource.text, None
     # A base64 block needs a type; an unlabelled blob is plain bytes.
-    mime = resource.mimeType or "application/octet-stream"
+    mime = resource.mime_type or "application/octet-stream"
     described = (
-        f"[resource {resource.uri}: {resource.mimeType or 'binary'}, {_size(resource.blob)}]"
+        f"[resource {resource.uri}: {resource.mime_type or 'binary'}, {_size(resource.blob)}]"
     )
     if mime.startswith("image/"):
         return described, create_image_block(base64=resource.blob, mime_type=mime)

@@ -14,14 +14,13 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-from mcp.shared.exceptions import McpError
+from mcp import MCPError
 from mcp.types import Tool
 
 from common.mcp.config import McpConfig, ServerConfig
 from common.mcp.errors import ExpertUnavailable
 from common.mcp.outcome import ToolOutcome, from_result, outcome
-from common.mcp.session import CONNECTION_ERRORS, PersistentSession, SessionState
+from common.mcp.session import CONNECTION_ERRORS, PersistentSession, SessionState, never_sent
 from common.mcp.tool_cache import ToolCache
 
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, PersistentSession]] = (
@@ -289,13 +288,13 @@ class ExpertRegistry:
             )
         except ExpertUnavailable as exc:
             return outcome("unavailable", str(exc))
-        except (McpError, *CONNECTION_ERRORS) as exc:
-            lost = not isinstance(exc, McpError) or "connection closed" in str(exc).lower()
+        except (MCPError, *CONNECTION_ERRORS) as exc:
+            lost = not isinstance(exc, MCPError) or "connection closed" in str(exc).lower()
             if not lost:
                 return outcome("tool_error", f"Tool {tool!r} failed: {exc}")
             # The session has already forgotten the dead connection. A closed write stream
             # means the request never left: resending it is safe.
-            return _Lost(exc, never_sent=isinstance(exc, anyio.ClosedResourceError))
+            return _Lost(exc, never_sent=never_sent(exc))
         return from_result(result)
 
 

@@ -19,7 +19,7 @@ def check_args(tool: Tool, args: Mapping[str, Any]) -> list[str]:
     # Imported here: plans import this module while the graph is only being built.
     from jsonschema import Draft202012Validator
 
-    schema = dict(tool.inputSchema or {})
+    schema = dict(tool.input_schema or {})
     required = [k for k in schema.get("required", []) if k not in args]
     problems = [f"missing required argument {k!r}" for k in required]
     concrete = {k: v for k, v in args.items() if not is_template(v)}

@@ -1,57 +1,46 @@
-"""One long-lived MCP client session per server, owned by a dedicated task.
+"""One long-lived MCP client per server (the SDK's `Client`), owned by a dedicated task.
 
-A session decides three things about its server's lifetime:
-- a request pending when the session ends fails at once with a connection error (the SDK's
-  receive loop fails pending requests one by one while its task group is being cancelled, so
-  most of them would wait for the caller's timeout);
-- a request its caller abandons (a timeout, a cancellation) is cancelled on the server too, with
-  the MCP `notifications/cancelled` notification;
-- a server that fails to start or to initialize is not started again for a cool-down that
-  doubles with each failure (5 s up to 5 min, reset on success): meanwhile every lookup gets the
-  cached reason at once, so one turn pays for one start attempt, not one per node;
-- a start whose caller is cancelled is torn down at once (the server may be half-initialized
-  and would not hear a polite stop), and the cancellation propagates;
+The SDK's `Client` chooses the protocol era (the 2026-07-28 revision through `server/discover`,
+or the 2025 `initialize` handshake), validates structured results against each tool's output
+schema, and tells the server when a request is abandoned (`notifications/cancelled`). A session
+decides the rest of its server's lifetime:
+- a request pending when the session ends fails at once with a connection error, never at the
+  caller's timeout;
+- a server that fails to start or to answer its first requests is not started again for a
+  cool-down that doubles with each failure (5 s up to 5 min, reset on success): meanwhile every
+  lookup gets the cached reason at once, so one turn pays for one start attempt, not one per node;
+- a start whose caller is cancelled is torn down at once (the server may be half-started and
+  would not hear a polite stop), and the cancellation propagates;
 - each start's live tool list is written to the session's `tool_cache` (when it has one), so
   the next process can plan before its servers are up;
-- the tool list is listed again after the server sends `notifications/tools/list_changed`
-  (on the next lookup, never inside the SDK's receive loop, which must go on reading the
-  answer), and when a caller asks for a list no older than some age (`current_tools`).
+- the tool list is listed again after the server says its tools changed (on the next lookup,
+  never inside the SDK's receive loop, which must go on reading the answer), and when a caller
+  asks for a list no older than some age (`current_tools`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import sys
 import tempfile
 import time
+from collections.abc import AsyncIterable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 import anyio
 import anyio.lowlevel
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
-from mcp.shared.exceptions import McpError
-from mcp.types import (
-    CONNECTION_CLOSED,
-    CallToolResult,
-    CancelledNotification,
-    CancelledNotificationParams,
-    ClientNotification,
-    ErrorData,
-    ServerNotification,
-    Tool,
-    ToolListChangedNotification,
-)
+from mcp import Client, MCPError
+from mcp.client.subscriptions import SubscriptionLost
+from mcp.types import CONNECTION_CLOSED, CallToolResult, Tool, ToolListChangedNotification
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
-from common.mcp.client import MessageHandler, PlannerClientSession
 from common.mcp.config import ServerConfig
 from common.mcp.errors import ExpertUnavailable
-from common.mcp.inprocess import inprocess_server
-from common.mcp.listing import handshake, list_all_tools
+from common.mcp.listing import list_all_tools
 from common.mcp.stdout_watch import StdoutWatch
+from common.mcp.transports import HttpRefusal, connection
 
 if TYPE_CHECKING:
     from common.mcp.tool_cache import ToolCache
@@ -65,14 +54,7 @@ COOLDOWN_MAX_S = 300.0
 """The cap of the doubling cool-down."""
 CONNECTION_ERRORS = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 """What a transport raises when the connection under a session broke."""
-CANCEL_NOTICE_S = 2.0
-"""How long sending `notifications/cancelled` for an abandoned request may take."""
 logger = logging.getLogger(__name__)
-
-
-def resolve_command(command: str) -> str:
-    """A bare `python`/`python3` means this interpreter, so bundled servers share our venv."""
-    return sys.executable if command in {"python", "python3"} else command
 
 
 def now() -> float:
@@ -125,7 +107,7 @@ class PersistentSession:
         self.config = config
         self.startup_timeout_s = startup_timeout_s
         self.tools: list[Tool] = []
-        self._session: ClientSession | None = None
+        self._session: Client | None = None
         self._owner: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._ready: asyncio.Future[None] | None = None
@@ -143,6 +125,7 @@ class PersistentSession:
         self._tools_changed = False
         self._listing = asyncio.Lock()
         self._watch: StdoutWatch | None = None
+        self._refusal = HttpRefusal()
 
     @property
     def alive(self) -> bool:
@@ -161,7 +144,7 @@ class PersistentSession:
             return SessionState("unavailable", cooldown.reason, cooldown.retry_in_s())
         return SessionState("closed")
 
-    async def ensure_open(self) -> ClientSession:
+    async def ensure_open(self) -> Client:
         """Open the session if it is not open (again, if the server died).
 
         Raises ExpertUnavailable, with the cached reason while a failed start cools down.
@@ -193,7 +176,7 @@ class PersistentSession:
         self._cooldown = Cooldown(reason, now() + length, length)
         return self._cooldown
 
-    async def _start(self) -> ClientSession:
+    async def _start(self) -> Client:
         loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
         self._ended = asyncio.Event()
@@ -210,7 +193,7 @@ class PersistentSession:
                 await asyncio.shield(self._ready)
         except TimeoutError as exc:
             self._drop_start()
-            reason = f"no answer to initialize within {self.startup_timeout_s:g}s"
+            reason = f"no answer to its first requests within {self.startup_timeout_s:g}s"
             reason += await self._stderr_suffix()
             self._tear_down_in_background()
             raise ExpertUnavailable(self.name, reason) from exc
@@ -228,23 +211,27 @@ class PersistentSession:
         assert self._ready is not None
         try:
             async with AsyncExitStack() as stack:
-                read, write = await self._open_transport(stack)
-                self._launched.set()
                 stdio = self.config.resolved_transport == "stdio"
                 self._watch = StdoutWatch(self.name) if stdio else None
-                session = await stack.enter_async_context(
-                    PlannerClientSession(read, write, message_handler=self._on_message)
+                self._refusal = HttpRefusal()
+                closed = asyncio.Event()
+                client = Client(
+                    connection(self.config, self._errlog, (self._launched, closed), self._refusal),
+                    mode=self.config.protocol,
+                    message_handler=self._on_message,
                 )
-                greeting = handshake(session)
+                greeting = _greet(stack, client)
                 self._tools_changed = False
                 self.tools = await (self._watch.guard(greeting) if self._watch else greeting)
+                await self._listen(stack, client)
                 self._listed_at = now()
                 await self._remember_tools()
                 if self._ready.cancelled():
                     return  # abandoned meanwhile: the owner is being torn down
-                self._session = session
+                self._session = client
                 self._ready.set_result(None)
-                await self._stop.wait()
+                if await _first_set(self._stop, closed) is closed:
+                    logger.warning("MCP server %r disconnected (its connection ended)", self.name)
         except Exception as raised:
             exc: BaseException = raised
             while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
@@ -258,7 +245,11 @@ class PersistentSession:
             else:
                 failure = self._watch.failure if self._watch is not None else None
                 # Closing the transport after a stray stdout line may raise over it.
-                reason = str(failure) if failure else start_failure(exc, self.name, self.config)
+                reason = (
+                    str(failure)
+                    if failure
+                    else start_failure(exc, self.name, self.config, self._refusal.status)
+                )
                 self._ready.set_exception(
                     ExpertUnavailable(self.name, reason + await self._stderr_suffix())
                 )
@@ -273,16 +264,41 @@ class PersistentSession:
         if self.tool_cache is not None:
             await asyncio.to_thread(self.tool_cache.store, self.config, list(self.tools))
 
-    async def _on_message(self, message: MessageHandler) -> None:
+    async def _on_message(self, message: Any) -> None:
         """Note a tools/list_changed notice (the next lookup lists again); pass on stray output."""
         if self._watch is not None:
             await self._watch(message)
-        if isinstance(message, ServerNotification) and isinstance(
-            message.root, ToolListChangedNotification
-        ):
+        if isinstance(message, ToolListChangedNotification):
             logger.info("MCP server %r says its tools changed", self.name)
             self._tools_changed = True
         await anyio.lowlevel.checkpoint()
+
+    async def _listen(self, stack: AsyncExitStack, client: Client) -> None:
+        """On the 2026-07-28 revision, ask to hear of tool list changes (`subscriptions/listen`).
+
+        A 2025-era server sends `notifications/tools/list_changed` unasked; a 2026 one only to a
+        client that listens. A server that refuses is used without it (its list is then seen
+        anew only by a caller that asks for a recent one, or at the moment of a call).
+        """
+        if client.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+            return
+        try:
+            async with asyncio.timeout(self.startup_timeout_s):
+                sub = await stack.enter_async_context(client.listen(tools_list_changed=True))
+        except (MCPError, RuntimeError, TimeoutError) as exc:
+            logger.info("MCP server %r will not say when its tools change: %r", self.name, exc)
+            return
+        changes = asyncio.get_running_loop().create_task(self._hear_changes(sub))
+        stack.callback(changes.cancel)
+
+    async def _hear_changes(self, sub: AsyncIterable[object]) -> None:
+        """Mark the list changed at each event; a lost stream marks it too (no replay)."""
+        try:
+            async for _ in sub:
+                logger.info("MCP server %r says its tools changed", self.name)
+                self._tools_changed = True
+        except SubscriptionLost:
+            self._tools_changed = True
 
     async def current_tools(self, max_age_s: float | None = None) -> list[Tool]:
         """The server's tools, listed again first if it said they changed or they are too old.
@@ -298,17 +314,17 @@ class PersistentSession:
                 await self._list_again(session)
         return list(self.tools)
 
-    async def _list_again(self, session: ClientSession) -> None:
+    async def _list_again(self, session: Client) -> None:
         """List the tools again on the open session (a failure keeps them marked as changed)."""
         # Cleared first: a notice arriving during the listing asks for another one.
         self._tools_changed, ended = False, self._ended
         try:
             async with asyncio.timeout(self.startup_timeout_s):
                 tools = await list_all_tools(session)
-        except (TimeoutError, McpError, *CONNECTION_ERRORS) as exc:
+        except (TimeoutError, MCPError, *CONNECTION_ERRORS) as exc:
             self._tools_changed = True
             if isinstance(exc, CONNECTION_ERRORS) or (
-                isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
+                isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
             ):
                 self._end(ended)
             why = "no answer" if isinstance(exc, TimeoutError) else start_failure(exc)
@@ -319,38 +335,6 @@ class PersistentSession:
     async def launched(self) -> None:
         """Wait until a start has launched its transport (the server process runs) or ended."""
         await self._launched.wait()
-
-    async def _open_transport(self, stack: AsyncExitStack) -> tuple[Any, Any]:
-        cfg = self.config
-        if cfg.resolved_transport == "stdio":
-            assert cfg.command is not None
-            assert self._errlog is not None
-            params = StdioServerParameters(
-                command=resolve_command(cfg.command),
-                args=list(cfg.args),
-                env=dict(cfg.env),
-                cwd=cfg.cwd,
-            )
-            read, write = await stack.enter_async_context(stdio_client(params, self._errlog))
-            return read, write
-        if cfg.inprocess is not None:
-            return await _open_inprocess(stack, cfg.inprocess)
-        assert cfg.url is not None
-        # The HTTP transports (httpx, SSE) are imported by the first session that needs them.
-        from mcp.client.sse import sse_client
-        from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        if cfg.resolved_transport == "sse":
-            read, write = await stack.enter_async_context(
-                sse_client(cfg.url, headers=dict(cfg.headers))
-            )
-            return read, write
-        client = await stack.enter_async_context(create_mcp_http_client(dict(cfg.headers)))
-        read, write, _ = await stack.enter_async_context(
-            streamable_http_client(cfg.url, http_client=client)
-        )
-        return read, write
 
     async def _stderr_suffix(self) -> str:
         tail = await asyncio.to_thread(self._stderr_tail)
@@ -366,51 +350,32 @@ class PersistentSession:
     async def call_tool(self, tool: str, args: dict[str, Any]) -> CallToolResult:
         """Send `tools/call` on the open session (the caller applies the timeout).
 
-        Raises McpError (connection closed) as soon as the session ends while the call waits;
-        a call its caller abandons is cancelled on the server with `notifications/cancelled`.
+        Raises MCPError (connection closed) as soon as the session ends while the call waits;
+        a call its caller abandons is cancelled on the server by the SDK
+        (`notifications/cancelled`).
         """
-        session = await self.ensure_open()
+        client = await self.ensure_open()
         ended = self._ended
-        ids: list[int] = []
-        call = asyncio.ensure_future(_send_call(session, tool, args, ids))
+        call = asyncio.ensure_future(client.call_tool(tool, args))
         end = asyncio.ensure_future(ended.wait())
         try:
             await asyncio.wait({call, end}, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             await _abandon(call)
-            await self._notify_cancelled(session, ids, "the client stopped waiting")
             raise
         finally:
             end.cancel()
         if call.done():
             try:
                 return call.result()
-            except (McpError, *CONNECTION_ERRORS) as exc:
-                if not isinstance(exc, McpError) or exc.error.code == CONNECTION_CLOSED:
+            except (MCPError, *CONNECTION_ERRORS) as exc:
+                if not isinstance(exc, MCPError) or exc.code == CONNECTION_CLOSED:
                     self._end(ended)
                 raise
         await _abandon(call)
-        raise McpError(
-            ErrorData(
-                code=CONNECTION_CLOSED,
-                message=f"Connection closed: the session with {self.name!r} ended",
-            )
+        raise MCPError(
+            CONNECTION_CLOSED, f"Connection closed: the session with {self.name!r} ended"
         )
-
-    async def _notify_cancelled(self, session: ClientSession, ids: list[int], why: str) -> None:
-        """Tell the server to stop an abandoned request; a dead session cannot be told."""
-        if not ids:
-            return
-        notice = CancelledNotification(
-            params=CancelledNotificationParams(requestId=ids[0], reason=why)
-        )
-        try:
-            async with asyncio.timeout(CANCEL_NOTICE_S):
-                await session.send_notification(ClientNotification(notice))
-        except (TimeoutError, anyio.ClosedResourceError, anyio.BrokenResourceError) as exc:
-            logger.warning(
-                "MCP server %r was not told to cancel request %s: %r", self.name, ids[0], exc
-            )
 
     def mark_dead(self) -> None:
         """Forget the session after a connection failure so the next use reopens it."""
@@ -491,17 +456,6 @@ class PersistentSession:
             await asyncio.to_thread(errlog.close)
 
 
-async def _send_call(
-    session: ClientSession, tool: str, args: dict[str, Any], ids: list[int]
-) -> CallToolResult:
-    """Send `tools/call`, noting its JSON-RPC id so an abandoned call can be cancelled.
-
-    The SDK takes the id before its first await, so no other request can take it in between.
-    """
-    ids.append(session._request_id)
-    return await session.call_tool(tool, args)
-
-
 async def _abandon(call: asyncio.Future[CallToolResult]) -> None:
     """Cancel a request task and wait for it to end; a cancellation of ours still propagates."""
     call.cancel()
@@ -510,19 +464,35 @@ async def _abandon(call: asyncio.Future[CallToolResult]) -> None:
         logger.debug("An abandoned MCP request ended with %r", call.exception())
 
 
-async def _open_inprocess(stack: AsyncExitStack, name: str) -> tuple[Any, Any]:
-    from mcp.shared.memory import create_client_server_memory_streams
+async def _first_set(*events: asyncio.Event) -> asyncio.Event:
+    """Wait until one of `events` is set, and return it."""
+    waits = {asyncio.ensure_future(e.wait()): e for e in events}
+    try:
+        done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+    return waits[done.pop()]
 
-    server = inprocess_server(name)
-    client, (server_read, server_write) = await stack.enter_async_context(
-        create_client_server_memory_streams()
+
+async def _greet(stack: AsyncExitStack, client: Client) -> list[Tool]:
+    """Connect `client` (its era chosen, its lifetime on `stack`), then its whole tool list."""
+    await stack.enter_async_context(client)
+    return await list_all_tools(client)
+
+
+def never_sent(exc: BaseException) -> bool:
+    """Whether a failed request provably never left: its write met a closed transport.
+
+    The SDK raises `CONNECTION_CLOSED` for it from the write's own closed-stream error, where a
+    request that was written and then lost its connection gets the same code with no cause.
+    """
+    if isinstance(exc, anyio.ClosedResourceError):
+        return True
+    written_to_closed = isinstance(
+        exc.__context__, (anyio.ClosedResourceError, anyio.BrokenResourceError)
     )
-    group = await stack.enter_async_context(anyio.create_task_group())
-    stack.callback(group.cancel_scope.cancel)
-    group.start_soon(
-        lambda: server.run(server_read, server_write, server.create_initialization_options())
-    )
-    return client
+    return isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED and written_to_closed
 
 
 def _being_cancelled() -> bool:
@@ -535,11 +505,17 @@ def _temp_log() -> TextIO:
     return tempfile.TemporaryFile("w+", encoding="utf-8")
 
 
-def start_failure(exc: BaseException, name: str = "", config: ServerConfig | None = None) -> str:
+def start_failure(
+    exc: BaseException,
+    name: str = "",
+    config: ServerConfig | None = None,
+    status: int | None = None,
+) -> str:
     """Why a server did not start, in words: a closed pipe means the server went away.
 
     An HTTP server's reason names its URL and what to check: nothing listening (its url, or
-    start it), or a refusal of our credentials (its `headers`).
+    start it), or a refusal of our credentials (its `headers`); `status` is the HTTP error
+    status it last answered with, which the SDK's own error no longer carries.
     """
     command = config.command if config is not None else None
     if command and isinstance(exc, FileNotFoundError):
@@ -547,24 +523,25 @@ def start_failure(exc: BaseException, name: str = "", config: ServerConfig | Non
             f"its command {command!r} was not found; install it, or correct the command of "
             f"server {name!r} in the MCP config file"
         )
-    import httpx
+    import httpx2
 
     url = config.url if config is not None else None
-    if url and isinstance(exc, httpx.HTTPStatusError):
-        code = exc.response.status_code
-        if code in (401, 403):
+    if url and isinstance(exc, httpx2.HTTPStatusError):
+        status = exc.response.status_code
+    if url and status is not None:
+        if status in (401, 403):
             return (
-                f"{url} refused the connection with HTTP {code}; check the `headers` "
+                f"{url} refused the connection with HTTP {status}; check the `headers` "
                 f"(credentials) of server {name!r} in the MCP config file"
             )
-        return f"{url} answered HTTP {code} to the MCP connection; check its url"
-    if url and isinstance(exc, httpx.TransportError):
+        return f"{url} answered HTTP {status} to the MCP connection; check its url"
+    if url and isinstance(exc, httpx2.TransportError):
         why = " ".join(str(exc).split()) or type(exc).__name__
         return (
             f"nothing answered at {url} ({why}); start that server, or correct the url of "
             f"server {name!r} in the MCP config file"
         )
-    closed = isinstance(exc, McpError) and exc.error.code == CONNECTION_CLOSED
+    closed = isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
     if closed or isinstance(exc, CONNECTION_ERRORS):
         return "the server closed the connection while starting (it exited or crashed)"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

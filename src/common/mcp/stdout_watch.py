@@ -82,25 +82,42 @@ class StdoutWatch:
             self.started = True
 
     async def _first_of(self, step: Awaitable[T]) -> T:
-        """`step`'s result, or NonProtocolOutput as soon as a stray line arrives first."""
-        work = asyncio.ensure_future(step)
+        """`step`'s result, or NonProtocolOutput as soon as a stray line arrives first.
+
+        `step` runs in the calling task, which a stray line cancels: the SDK's client enters
+        its task groups there, and they must be left by the task that entered them.
+        """
+        task = asyncio.current_task()
+        assert task is not None
+        cut = False
+
+        def interrupt(seen: asyncio.Future[str]) -> None:
+            nonlocal cut
+            if not seen.cancelled() and not self.started and not cut:
+                cut = True
+                task.cancel()
+
         if self.seen.done():
-            line = self.seen.result()
+            interrupt(self.seen)
         else:
-            try:
-                waits: set[asyncio.Future[Any]] = {work, self.seen}
-                await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            except asyncio.CancelledError:
-                work.cancel()
+            self.seen.add_done_callback(interrupt)
+        try:
+            return await step
+        except BaseException as exc:
+            if not cut:
                 raise
-            if work.done():
-                return work.result()
-            line = self.seen.result()
-        work.cancel()
-        await asyncio.wait({work})
+            if task.cancelling() > 0:
+                task.uncancel()
+            raise self._failure(self.seen.result()) from exc
+        finally:
+            self.started = True
+            self.seen.remove_done_callback(interrupt)
+
+    def _failure(self, line: str) -> NonProtocolOutput:
+        """The start's failure for stray `line`, kept for the session's reason."""
         quoted = line.strip()[:QUOTED_CHARS]
         self.failure = NonProtocolOutput(
             f"it printed non-protocol output on stdout: {quoted!r}; MCP stdio servers must "
             "write their logs to stderr"
         )
-        raise self.failure
+        return self.failure

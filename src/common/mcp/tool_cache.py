@@ -26,7 +26,7 @@ from mcp.types import Tool
 from pydantic import ValidationError
 
 from common.mcp.config import ServerConfig
-from common.mcp.session import resolve_command
+from common.mcp.transports import resolve_command
 
 FORMAT_VERSION = 1
 """Bumped when the entry layout changes, so old entries are misses, not errors."""

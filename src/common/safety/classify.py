@@ -87,7 +87,7 @@ def read_only_hint_counts(tool: Tool, cfg: ServerConfig, *, strict: bool = False
     the analyser could not be consulted) wants the name's own read verb.
     """
     ann = tool.annotations
-    if ann is None or ann.readOnlyHint is not True or ann.destructiveHint is True:
+    if ann is None or ann.read_only_hint is not True or ann.destructive_hint is True:
         return False
     if cfg.trust_annotations:
         return True
@@ -103,7 +103,7 @@ def read_only_hint_counts(tool: Tool, cfg: ServerConfig, *, strict: bool = False
 def _open_world(tool: Tool) -> str:
     """What the verdict reports about openWorldHint (it decides nothing by itself)."""
     ann = tool.annotations
-    if ann is not None and ann.openWorldHint:
+    if ann is not None and ann.open_world_hint:
         return "; it reaches outside systems (openWorldHint=true)"
     return ""
 
@@ -111,7 +111,7 @@ def _open_world(tool: Tool) -> str:
 def _annotation_verdict(tool: Tool, cfg: ServerConfig) -> tuple[bool, str] | None:
     """What the annotations say when they can decide: a trusted server's, or a stricter one's."""
     ann = tool.annotations
-    if ann is None or (ann.readOnlyHint is None and ann.destructiveHint is None):
+    if ann is None or (ann.read_only_hint is None and ann.destructive_hint is None):
         return None
     if read_only_hint_counts(tool, cfg):
         name = read_name(tool.name)
@@ -122,16 +122,16 @@ def _annotation_verdict(tool: Tool, cfg: ServerConfig) -> tuple[bool, str] | Non
         else:
             agreement = ", and nothing in its name or description disagrees"
         return False, f"annotated readOnlyHint=true{agreement}"
-    if ann.readOnlyHint is True and ann.destructiveHint is not True:
+    if ann.read_only_hint is True and ann.destructive_hint is not True:
         return None  # an untrusted hint nothing agrees with: the other signals decide
     # Per the MCP spec destructiveHint defaults to true for a tool that is not read-only.
-    if ann.destructiveHint:
+    if ann.destructive_hint:
         return True, "annotated destructiveHint=true"
-    if ann.destructiveHint is None:
+    if ann.destructive_hint is None:
         return True, "annotated readOnlyHint=false; destructiveHint defaults to true"
     if cfg.trust_annotations:
         return False, "annotated destructiveHint=false on a trusted server (additive only)"
-    idempotent = " and idempotentHint=true" if ann.idempotentHint else ""
+    idempotent = " and idempotentHint=true" if ann.idempotent_hint else ""
     return True, (
         f"annotated as a write (readOnlyHint=false, destructiveHint=false{idempotent}) on a "
         "server whose hints are not trusted: weak evidence, not clearance"
@@ -160,7 +160,7 @@ def _demo_reason(tool: Tool) -> str | None:
     so they also need the server's own word that the tool is non-destructive and closed-world.
     """
     ann = tool.annotations
-    if ann is None or ann.destructiveHint is not False or ann.openWorldHint is not False:
+    if ann is None or ann.destructive_hint is not False or ann.open_world_hint is not False:
         return None
     declared = "and is declared non-destructive and closed-world"
     demo = demonstration(tool.name, tool.description)
@@ -179,7 +179,7 @@ def _harmless_reason(tool: Tool) -> str | None:
     who the session acts as, nothing lasting. Both readings want closed vocabularies and are
     asked only when no annotation declares the tool a write.
     """
-    arithmetic = computation(tool.name, tool.description, tool.inputSchema)
+    arithmetic = computation(tool.name, tool.description, tool.input_schema)
     if arithmetic is not None:
         return f"it only does arithmetic on numbers ({arithmetic!r}) and takes only numbers"
     signs = sign_in(tool.name, tool.description)
@@ -237,7 +237,7 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
         return False, "heuristic", harmless
     untrusted_hint = (
         " (readOnlyHint not trusted)"
-        if tool.annotations is not None and tool.annotations.readOnlyHint
+        if tool.annotations is not None and tool.annotations.read_only_hint
         else ""
     )
     if name.leaning in ("destructive", "change"):

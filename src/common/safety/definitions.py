@@ -42,7 +42,7 @@ def tool_parts(tool: Tool) -> dict[str, str]:
     return {
         "name": sha256(canonical(tool.name)),
         "description": sha256(canonical(tool.description or "")),
-        "schema": sha256(canonical(tool.inputSchema or {})),
+        "schema": sha256(canonical(tool.input_schema or {})),
         "annotations": sha256(canonical(annotations)),
     }
 
@@ -54,7 +54,7 @@ def tool_digest(tool: Tool) -> str:
 
 def seen_of(tool: Tool) -> DefinitionSeen:
     """The definition of `tool` as a question shows it: digests, and enough to describe changes."""
-    schema = tool.inputSchema or {}
+    schema = tool.input_schema or {}
     props = schema.get("properties")
     properties = props if isinstance(props, dict) else {}
     hints = tool.annotations

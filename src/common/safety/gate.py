@@ -146,7 +146,7 @@ def _by_tool_and_arguments(
     """The decision of the tool's verdict, then of its arguments' destructive intent."""
     if verdict["irreversible"]:
         return GateDecision(True, verdict["reason"], verdict["source"])
-    schema = tool.inputSchema if tool is not None else None
+    schema = tool.input_schema if tool is not None else None
     description = tool.description if tool is not None else None
     intent = destructive_intent(name, schema, args, description=description)
     if intent is not None:

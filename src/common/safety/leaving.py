@@ -117,7 +117,7 @@ class Carried:
 
 def open_world(name: str, tool: Tool | None, args: Mapping[str, Any]) -> str | None:
     """Why a call of `name` reaches outside systems, or None when nothing says it does."""
-    hint = tool.annotations.openWorldHint if tool and tool.annotations else None
+    hint = tool.annotations.open_world_hint if tool and tool.annotations else None
     if hint is True:
         return "the tool reaches outside systems (openWorldHint=true)"
     reading = read_name(name)

@@ -44,7 +44,7 @@ def tool_spec(tool: Tool) -> dict[str, Any]:
         "function": {
             "name": tool.name,
             "description": tool.description or "",
-            "parameters": object_schema(tool.inputSchema),
+            "parameters": object_schema(tool.input_schema),
         },
     }
 

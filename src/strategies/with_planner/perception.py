@@ -34,7 +34,7 @@ EXPERT_OVERHEAD = 12
 
 def tool_line(tool: Tool) -> str:
     """`name(arg, ...): first line of the description`."""
-    args = ", ".join((tool.inputSchema or {}).get("properties", {}))
+    args = ", ".join((tool.input_schema or {}).get("properties", {}))
     first = f": {tool.description.splitlines()[0]}" if tool.description else ""
     return f"{tool.name}({args}){first}"
 

@@ -283,7 +283,7 @@ async def _schemas(ctx: Context, awaiting: list[Awaiting]) -> dict[str, dict[str
             continue
         for tool in tools:
             if tool.name == a["call"]["name"]:
-                schemas[_asked_id(a)] = dict(tool.inputSchema or {})
+                schemas[_asked_id(a)] = dict(tool.input_schema or {})
     return schemas
 
 

@@ -70,7 +70,7 @@ def truncate(text: str, limit: int = RESULT_CHARS) -> str:
 
 
 def unwrap(structured: Any) -> Any:
-    """A tool's structured content, without FastMCP's `{"result": ...}` wrapper."""
+    """A tool's structured content, without the SDK server's `{"result": ...}` wrapper."""
     if isinstance(structured, dict) and set(structured) == {"result"}:
         return structured["result"]
     return structured
