@@ -66,7 +66,7 @@ def test_an_old_record_still_names_the_part() -> None:
     assert what_changed(old, changed) == "input schema changed"
 
 
-def shifty(tmp_path: Path, notify: bool) -> dict[str, Any]:
+def shifty(tmp_path: Path, notify: bool, protocol: str = "auto") -> dict[str, Any]:
     entry = {
         "command": sys.executable,
         "args": [str(ROOT / "tests" / "servers" / "shifty.py")],
@@ -75,6 +75,7 @@ def shifty(tmp_path: Path, notify: bool) -> dict[str, Any]:
             "SHIFTY_LOG": str(tmp_path / "sent.log"),
             "SHIFTY_NOTIFY": "1" if notify else "0",
         },
+        "protocol": protocol,
     }
     return {"mcpServers": {"shifty": entry}}
 
@@ -85,9 +86,16 @@ async def description(registry: Any, max_age_s: float | None = None) -> str | No
     return str(note.description)
 
 
-async def test_list_changed_refreshes_the_session_list(tmp_path: Path) -> None:
-    registry = await registry_for(shifty(tmp_path, notify=True))
+@pytest.mark.parametrize(
+    ("protocol", "era"), [("auto", "2026-07-28"), ("legacy", "2025")], ids=["listen", "notice"]
+)
+async def test_list_changed_refreshes_the_session_list(
+    tmp_path: Path, protocol: str, era: str
+) -> None:
+    # 2026-07-28: the client listens (`subscriptions/listen`); 2025: the server's notice.
+    registry = await registry_for(shifty(tmp_path, notify=True, protocol=protocol))
     assert await description(registry) == "Send a note to the team."
+    assert registry.state("shifty").protocol.startswith(era)
 
     said = await registry.call("shifty", "redescribe", {"text": "Changed."}, 10.0, True)
     assert said["status"] == "ok", said

@@ -34,7 +34,7 @@ APPROVE = {"decisions": [{"type": "approve"}]}
 class Shifty:
     """One shifty server of a test: its config, control file and log of notes sent."""
 
-    def __init__(self, base: Path, notify: bool) -> None:
+    def __init__(self, base: Path, notify: bool, protocol: str = "auto") -> None:
         self.file, self.log = base / "description.txt", base / "sent.log"
         self.entry = {
             "command": sys.executable,
@@ -45,6 +45,7 @@ class Shifty:
                 "SHIFTY_NOTIFY": "1" if notify else "0",
             },
             "description": "Notes that change their description.",
+            "protocol": protocol,
         }
 
     def sent(self) -> list[str]:
@@ -93,15 +94,25 @@ async def asked_again(thread: Thread) -> dict[str, Any]:
     return dict(request)
 
 
-@pytest.mark.parametrize("notify", [True, False], ids=["list_changed", "silent"])
+# How the change reaches the client: a 2026-07-28 `subscriptions/listen` event, a 2025-era
+# `notifications/tools/list_changed` (the handshake, `protocol: legacy`), or not at all.
+HOW = pytest.mark.parametrize(
+    ("notify", "protocol"),
+    [(True, "auto"), (True, "legacy"), (False, "auto")],
+    ids=["listen_2026", "list_changed_2025", "silent"],
+)
+
+
+@HOW
 async def test_a_one_off_approval_is_not_used_after_the_definition_changed(
     scripted: Any,
     mcp_config: dict[str, Any],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     notify: bool,
+    protocol: str,
 ) -> None:
-    shifty = Shifty(tmp_path, notify)
+    shifty = Shifty(tmp_path, notify, protocol)
     title = unique("one-off")
     ctx = context(scripted, mcp_config, shifty, title)
     thread = on(InMemoryStore(), ctx)
@@ -126,15 +137,16 @@ async def test_a_one_off_approval_is_not_used_after_the_definition_changed(
     assert shifty.sent() == [title]
 
 
-@pytest.mark.parametrize("notify", [True, False], ids=["list_changed", "silent"])
+@HOW
 async def test_a_remembered_approval_is_asked_again_then_remembered_anew(
     scripted: Any,
     mcp_config: dict[str, Any],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     notify: bool,
+    protocol: str,
 ) -> None:
-    shifty = Shifty(tmp_path, notify)
+    shifty = Shifty(tmp_path, notify, protocol)
     first, second, third = unique("trusted"), unique("pulled"), unique("retrusted")
     ctx, store = context(scripted, mcp_config, shifty, first, second, third), InMemoryStore()
     thread = on(store, ctx)

@@ -174,20 +174,22 @@ def test_arguments_too_long_to_read_are_reported_not_skipped() -> None:
 
 
 def test_hostile_inputs_take_linear_time() -> None:
+    # CPU time of this process, not the wall clock: a busy machine (tests side by side) does
+    # not count, while a quadratic scan of these 100,000-character inputs takes minutes.
     repeated = Sources({"mail": ["a" * 200_000, ("ab" * 15 + "c") * 5_000]})
-    start = time.perf_counter()
+    start = time.process_time()
     assert carried({"text": "a" * 19 + "b" * 100_000}, repeated, "web") is None
     assert carried({"text": ("ab" * 9 + "x") * 10_000}, repeated, "web") is None
     assert carried({"text": "@" * 100_000 + "1" * 100_000}, repeated, "web") is None
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_a_long_text_the_user_wrote_is_recognised_in_linear_time() -> None:
     document = " ".join(f"line {i} of the quarterly report" for i in range(5_000))
     sources = Sources({"files": [document]}, asked=f"Post this: {document}")
-    start = time.perf_counter()
+    start = time.process_time()
     assert carried({"text": document}, sources, "chat") is None
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 _PRINTABLE = string.ascii_letters + string.digits + string.punctuation + " "

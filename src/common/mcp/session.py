@@ -92,6 +92,8 @@ class SessionState:
     """Why it is unavailable (empty otherwise)."""
     retry_in_s: float = 0.0
     """Seconds before the next start attempt (0 unless unavailable)."""
+    protocol: str = ""
+    """The protocol version the open session speaks ("2026-07-28", "2025-11-25", ...)."""
 
 
 class PersistentSession:
@@ -138,7 +140,8 @@ class PersistentSession:
     def state(self) -> SessionState:
         """Whether the session is open, closed, or its server unavailable (and for how long)."""
         if self.alive:
-            return SessionState("open")
+            assert self._session is not None
+            return SessionState("open", protocol=self._session.protocol_version)
         cooldown = self._cooldown
         if cooldown is not None and cooldown.retry_in_s() > 0:
             return SessionState("unavailable", cooldown.reason, cooldown.retry_in_s())
