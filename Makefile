@@ -26,13 +26,16 @@ $(DEV_STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e ".[dev,serve]"
 	touch $(DEV_STAMP) $(STAMP)
 
-# Real MCP servers for the integration tests, each in its own environment (mcp-server-time wants
-# mcp 2, we use mcp 1 client APIs; the npm servers need Node.js).
+# Real MCP servers for the integration tests, each in its own environment as a user would run
+# them (mcp-server-time needs mcp 2.3, the npm servers Node.js), and .venv-mcp1: a real
+# 2025-only server (FastMCP of the mcp 1.x SDK) for test_mcp_eras.py.
 third-party:
 	python3 -m venv .venv-tools
 	.venv-tools/bin/python -m pip install --quiet mcp-server-time
 	npm install --prefix .ci/mcp-servers --no-audit --no-fund --silent \
 		@modelcontextprotocol/server-filesystem @modelcontextprotocol/server-memory
+	python3 -m venv .venv-mcp1
+	.venv-mcp1/bin/python -m pip install --quiet "mcp>=1.26,<2"
 
 # Records the tool lists of real MCP servers (pinned PyPI and npm packages, installed under
 # build/tool-catalog) into tests/data/tool_catalog.json; the labels in tests/data/tool_labels.json
@@ -230,4 +233,4 @@ bench: install-dev
 	$(PY) bench/bench_aegra.py --no-check
 
 clean:
-	rm -rf $(VENV) $(AEGRA_VENV) $(LLAMA_VENV) .venv-tools .ci/mcp-servers $(UI_DIR) $(UI_COMPONENTS)/node_modules $(UI_COMPONENTS)/dist .mcp-planner .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(AEGRA_VENV) $(LLAMA_VENV) .venv-tools .venv-mcp1 .ci/mcp-servers $(UI_DIR) $(UI_COMPONENTS)/node_modules $(UI_COMPONENTS)/dist .mcp-planner .pytest_cache .mypy_cache .ruff_cache

@@ -518,7 +518,8 @@ def start_failure(
 
     An HTTP server's reason names its URL and what to check: nothing listening (its url, or
     start it), or a refusal of our credentials (its `headers`); `status` is the HTTP error
-    status it last answered with, which the SDK's own error no longer carries.
+    status it last answered with, which the SDK's own error no longer carries. A server that
+    refuses the protocol its `protocol` setting pins is told to be given another.
     """
     command = config.command if config is not None else None
     if command and isinstance(exc, FileNotFoundError):
@@ -531,6 +532,10 @@ def start_failure(
     url = config.url if config is not None else None
     if url and isinstance(exc, httpx2.HTTPStatusError):
         status = exc.response.status_code
+    closed = isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
+    answered = (isinstance(exc, MCPError) and not closed) or status not in (None, 401, 403)
+    if config is not None and config.protocol != "auto" and answered:
+        return _refused_protocol(exc, name, config.protocol, status)
     if url and status is not None:
         if status in (401, 403):
             return (
@@ -544,7 +549,16 @@ def start_failure(
             f"nothing answered at {url} ({why}); start that server, or correct the url of "
             f"server {name!r} in the MCP config file"
         )
-    closed = isinstance(exc, MCPError) and exc.code == CONNECTION_CLOSED
     if closed or isinstance(exc, CONNECTION_ERRORS):
         return "the server closed the connection while starting (it exited or crashed)"
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _refused_protocol(exc: BaseException, name: str, protocol: str, status: int | None) -> str:
+    """A server's refusal of the protocol its `protocol` setting pins, and what to change."""
+    said = " ".join(str(exc).split()) or (f"HTTP {status}" if status else type(exc).__name__)
+    other = '"auto"' if protocol == "legacy" else '"auto" or "legacy"'
+    return (
+        f"it refused protocol {protocol!r}, which the `protocol` setting of server {name!r} "
+        f"pins ({said}); set it to {other} in the MCP config file"
+    )
