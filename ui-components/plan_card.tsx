@@ -28,12 +28,22 @@ export interface CardTask {
   held: string[];
 }
 
+/** What a running task's call last said about its progress (plan_card.py `CardProgress`). */
+export interface CardProgress {
+  tool: string;
+  progress: number;
+  total: number | null;
+  message: string | null;
+}
+
 /** The card's props. */
 export interface CardProps {
   tasks: CardTask[];
   status: "ready" | "in_progress" | "completed" | "failed" | "cancelled";
   final: boolean;
   go_ahead: string[];
+  // One key per task (`progress_key`), merged in while its call runs; a whole card drops them.
+  [progress: `progress:${string}`]: CardProgress | undefined;
 }
 
 const LOOK: Record<CardStatus, { label: string; mark: string; color: string; bg: string }> = {
@@ -122,7 +132,23 @@ function Held({ calls }: { calls: string[] }) {
   );
 }
 
-function TaskRow({ task }: { task: CardTask }) {
+/** How far a call is: `3/10 (30%)` with a total, else the bare count. */
+function amount(p: CardProgress): string {
+  if (!p.total) return `${p.progress}`;
+  return `${p.progress}/${p.total} (${Math.round((100 * p.progress) / p.total)}%)`;
+}
+
+function Progress({ progress }: { progress: CardProgress }) {
+  // The server's message is plain text (React escapes it), already one capped line.
+  return (
+    <div data-role="progress" style={{ fontSize: 12, color: "#1d4ed8", marginTop: 2 }}>
+      <code style={{ fontSize: 12 }}>{progress.tool}</code> {amount(progress)}
+      {progress.message ? ` · ${progress.message}` : ""}
+    </div>
+  );
+}
+
+function TaskRow({ task, progress }: { task: CardTask; progress?: CardProgress }) {
   const failedLine = task.status === "failed" || task.status === "skipped";
   return (
     <li
@@ -152,6 +178,7 @@ function TaskRow({ task }: { task: CardTask }) {
           {task.line}
         </div>
       ) : null}
+      {task.status === "running" && progress ? <Progress progress={progress} /> : null}
       {task.held.length > 0 ? <Held calls={task.held} /> : null}
     </li>
   );
@@ -186,7 +213,7 @@ export function PlanCard(props: CardProps) {
           </div>
           <ul style={{ margin: 0, padding: 0 }}>
             {step.map((task) => (
-              <TaskRow key={task.id} task={task} />
+              <TaskRow key={task.id} task={task} progress={props[`progress:${task.id}`]} />
             ))}
           </ul>
         </div>

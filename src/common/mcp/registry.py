@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mcp import MCPError
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import Tool
 
 from common.mcp.config import McpConfig, ServerConfig
@@ -246,7 +247,13 @@ class ExpertRegistry:
         return out
 
     async def call(
-        self, expert: str, tool: str, args: dict[str, Any], timeout_s: float, retry_safe: bool
+        self,
+        expert: str,
+        tool: str,
+        args: dict[str, Any],
+        timeout_s: float,
+        retry_safe: bool,
+        progress: ProgressFnT | None = None,
     ) -> ToolOutcome:
         """Call `tool` on `expert`; every failure comes back as a ToolOutcome.
 
@@ -254,6 +261,7 @@ class ExpertRegistry:
         (closed write stream) or when `retry_safe` (the tool is reversible): an irreversible
         call that may have reached the server is never sent twice, and one that timed out is
         reported as "interrupted" (it was cancelled, but may already have taken effect).
+        `progress`, when given, hears the server's progress notifications for the call.
         """
         try:
             tools = await self.tools(expert)
@@ -265,19 +273,29 @@ class ExpertRegistry:
                 "unknown_tool",
                 f"Expert {expert!r} has no tool {tool!r}; its tools are: {', '.join(names)}.",
             )
-        sent = await self._send(expert, tool, args, timeout_s, retry_safe)
+        sent = await self._send(expert, tool, args, timeout_s, retry_safe, progress)
         if isinstance(sent, _Lost) and (retry_safe or sent.never_sent):
-            sent = await self._send(expert, tool, args, timeout_s, retry_safe)
+            sent = await self._send(expert, tool, args, timeout_s, retry_safe, progress)
         return sent.outcome(expert, tool, retry_safe) if isinstance(sent, _Lost) else sent
 
     async def _send(
-        self, expert: str, tool: str, args: dict[str, Any], timeout_s: float, retry_safe: bool
+        self,
+        expert: str,
+        tool: str,
+        args: dict[str, Any],
+        timeout_s: float,
+        retry_safe: bool,
+        progress: ProgressFnT | None = None,
     ) -> ToolOutcome | _Lost:
         """One attempt at the call; a lost connection is returned for the caller to retry."""
         session = self._session(expert)
         try:
             async with asyncio.timeout(timeout_s):
-                result = await session.call_tool(tool, args)
+                if progress is None:
+                    # Without a listener the call goes out exactly as it did before progress.
+                    result = await session.call_tool(tool, args)
+                else:
+                    result = await session.call_tool(tool, args, progress)
         except TimeoutError:
             late = f"Tool {tool!r} of {expert!r} did not answer within {timeout_s:g}s"
             if retry_safe:

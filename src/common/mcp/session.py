@@ -33,6 +33,7 @@ import anyio
 import anyio.lowlevel
 from mcp import Client, MCPError
 from mcp.client.subscriptions import SubscriptionLost
+from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import CONNECTION_CLOSED, CallToolResult, Tool, ToolListChangedNotification
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -350,16 +351,19 @@ class PersistentSession:
         self._errlog.seek(0)
         return self._errlog.read()[-STDERR_TAIL_CHARS:].strip()
 
-    async def call_tool(self, tool: str, args: dict[str, Any]) -> CallToolResult:
+    async def call_tool(
+        self, tool: str, args: dict[str, Any], progress: ProgressFnT | None = None
+    ) -> CallToolResult:
         """Send `tools/call` on the open session (the caller applies the timeout).
 
         Raises MCPError (connection closed) as soon as the session ends while the call waits;
         a call its caller abandons is cancelled on the server by the SDK
-        (`notifications/cancelled`).
+        (`notifications/cancelled`). `progress` hears the server's `notifications/progress`
+        for this call (the SDK asks for them only when it is given).
         """
         client = await self.ensure_open()
         ended = self._ended
-        call = asyncio.ensure_future(client.call_tool(tool, args))
+        call = asyncio.ensure_future(client.call_tool(tool, args, progress_callback=progress))
         end = asyncio.ensure_future(ended.wait())
         try:
             await asyncio.wait({call, end}, return_when=asyncio.FIRST_COMPLETED)

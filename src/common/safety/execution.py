@@ -36,6 +36,9 @@ from common.mcp.outcome import ToolOutcome, outcome
 from common.mcp.schema import check_args
 
 if TYPE_CHECKING:
+    # Types only: the live graph must not import the MCP SDK before its first call.
+    from mcp.shared.dispatcher import ProgressFnT
+
     from common.mcp.registry import ExpertRegistry
 
 _PROCESS_STORE = InMemoryStore()
@@ -106,6 +109,8 @@ class CallSpec:
     """How long the call may take."""
     guardrails: GuardrailConfig
     """Denied addresses before the call; secret masking and output trimming after it."""
+    progress: ProgressFnT | None = None
+    """Hears the server's progress notifications while the call runs (None: not asked for)."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +184,12 @@ async def run_once(
             return replay(entry, spec.expert, spec.name)
         await ledger.started(spec.key, spec.expert, spec.name, spec.args)
     result = await registry.call(
-        spec.expert, spec.name, spec.args, spec.timeout_s, retry_safe=not spec.gated
+        spec.expert,
+        spec.name,
+        spec.args,
+        spec.timeout_s,
+        retry_safe=not spec.gated,
+        progress=spec.progress,
     )
     if spec.gated and ledger is not None:
         await ledger.finished(spec.key, result)

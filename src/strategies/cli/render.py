@@ -12,6 +12,8 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
+from common.safety.quoting import one_line
+
 out = Console()
 """Main output: answers, tables, prompts (switched to stderr under --json)."""
 err = Console(stderr=True)
@@ -27,6 +29,9 @@ STATUS_STYLE = {
 }
 """Colour of each task status."""
 
+
+PROGRESS_MESSAGE_CHARS = 80
+"""Characters of a server's progress message on a task's row."""
 
 PIPE_WIDTH = 160
 """Output width in a pipe or a file: wide enough that table rows never wrap or get cropped."""
@@ -103,12 +108,26 @@ def panel(body: str, title: str, style: str) -> Panel:
     )
 
 
+def progress_line(event: dict[str, Any]) -> str:
+    """A "progress" event on one line: `tool 3/10 message` (the message is the server's text)."""
+    done, total = event.get("progress"), event.get("total")
+    amount = ""
+    if isinstance(done, int | float):
+        amount = f"{done:g}/{total:g}" if isinstance(total, int | float) and total else f"{done:g}"
+    message = event.get("message")
+    # Untrusted text, maybe from a remote server: never a second line, never a long one.
+    said = cut(one_line(str(message)), PROGRESS_MESSAGE_CHARS) if message else ""
+    return " ".join(p for p in (str(event.get("tool") or ""), amount, said) if p)
+
+
 class PlanBoard:
-    """The plan as a live table: one row per task, a spinner while it runs."""
+    """The plan as a live table: one row per task, a spinner and its progress while it runs."""
 
     def __init__(self) -> None:
         self.tasks: dict[str, dict[str, str]] = {}
         self.spinners: dict[str, Spinner] = {}
+        self.progress: dict[str, str] = {}
+        """The latest progress line of each running task's call, by task id."""
 
     def apply(self, event: dict[str, Any]) -> None:
         """Update the rows from a custom stream event."""
@@ -122,8 +141,12 @@ class PlanBoard:
                 }
         elif kind == "task_start" and event["task_id"] in self.tasks:
             self.tasks[event["task_id"]]["status"] = "running"
+            self.progress.pop(event["task_id"], None)
         elif kind == "task_end" and event["task_id"] in self.tasks:
             self.tasks[event["task_id"]]["status"] = event["status"]
+            self.progress.pop(event["task_id"], None)
+        elif kind == "progress" and event.get("task_id") in self.tasks:
+            self.progress[event["task_id"]] = progress_line(event)
 
     def seed(self, plan: list[Any]) -> None:
         """Start from the thread's current plan (a resumed run sends no plan event)."""
@@ -138,10 +161,10 @@ class PlanBoard:
             mark: Any = ""
             if t["status"] == "running" and out.is_terminal:
                 mark = self.spinners.setdefault(tid, Spinner("dots"))
-            style = STATUS_STYLE.get(t["status"], "")
-            table.add_row(
-                mark, tid, Text(t["expert"]), Text(cut(t["task"], 60)), Text(t["status"], style)
-            )
+            status = Text(t["status"], STATUS_STYLE.get(t["status"], ""))
+            if t["status"] == "running" and tid in self.progress:
+                status.append(f" {self.progress[tid]}", "dim")
+            table.add_row(mark, tid, Text(t["expert"]), Text(cut(t["task"], 60)), status)
         return table
 
 

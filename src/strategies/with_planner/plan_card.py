@@ -194,6 +194,45 @@ def ui_message(turn: str, props: CardProps) -> UIMessage:
     )
 
 
+class CardProgress(TypedDict):
+    """What a running task's call last said about its progress (the server's own words)."""
+
+    tool: str
+    """The tool that reported it."""
+    progress: float
+    """How far it is."""
+    total: float | None
+    """Out of how much (None: unknown)."""
+    message: str | None
+    """What it is doing, on one capped line."""
+
+
+def progress_key(task_id: str) -> str:
+    """The card prop holding a task's progress: one key per task, so parallel tasks merge."""
+    return f"progress:{task_id}"
+
+
+def progress_message(turn: str, task_id: str, progress: CardProgress) -> UIMessage:
+    """A task's progress merged into the turn's card, for the stream only.
+
+    Never kept in state: the next whole card (a task started or ended) replaces the props,
+    which drops the progress of the calls that have finished.
+    """
+    return UIMessage(
+        type="ui",
+        id=card_id(turn),
+        name=CARD,
+        props={progress_key(task_id): dict(progress)},
+        metadata={"message_id": message_id(turn), "merge": True},
+    )
+
+
+def card_turn(state: State) -> str | None:
+    """The current turn when it has a card (None: no card, nothing to merge progress into)."""
+    turn = current_turn(state).get("turn_of") or ""
+    return turn if _shown(state, turn) is not None else None
+
+
 def _shown(state: State, turn: str) -> CardProps | None:
     """The props of the turn's card as state holds them (None: the turn has no card)."""
     found = next((m for m in state.get("ui") or [] if m["id"] == card_id(turn)), None)

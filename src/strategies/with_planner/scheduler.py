@@ -31,7 +31,7 @@ from common.messages import last_request
 from common.safety.approval import PendingCall
 from strategies.with_planner.context import Context
 from strategies.with_planner.owner import owner_in
-from strategies.with_planner.plan_card import Feed
+from strategies.with_planner.plan_card import Feed, card_turn
 from strategies.with_planner.plans import TERMINAL, TaskState, goes_on, render_plan, settle
 from strategies.with_planner.state import (
     Awaiting,
@@ -321,6 +321,8 @@ def task_input(state: State, task_id: str, max_attempts: int) -> TaskInput:
     )
     if owner := owner_in(state):
         given["owner"] = owner
+    if turn := card_turn(state):
+        given["card_turn"] = turn
     if goes_on(task):
         # It stopped for approval or an answer: it goes on from the round it stopped at.
         given["messages"] = list(task["messages"])

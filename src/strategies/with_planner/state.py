@@ -237,6 +237,8 @@ class TaskInput(TypedDict):
     """The turn's settings (see `Turn.run_context`)."""
     owner: NotRequired[str]
     """Whose thread it is (see `State.owner`): whose records the task reads and adds to."""
+    card_turn: NotRequired[str]
+    """The turn whose plan card shows the task (absent: no card to show its progress on)."""
     messages: NotRequired[Annotated[list[AnyMessage], add_messages]]
     """This task's exchange with the orchestrator and the expert's tools (given when a task
     continues after its calls were decided)."""

@@ -19,6 +19,8 @@
 3. execute: the approval policy (`common.safety.policy.action_for`) says run, refuse or defer for
    each call; a call that runs goes through the execution policy
    (`common.safety.execution.execute_call`: checks, ledger, masking, trimming), never twice.
+   While a call runs, the server's progress notifications are streamed as they come
+   (`strategies.with_planner.progress`).
 4. report: one ToolMessage per call, a stream event each, the expert's answers added to the
    thread's record of results (`seen`), with what its open-world calls sent and where (so a
    value sent in parts is added up), and the task's update.
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolCall, ToolMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
+from langgraph.types import StreamWriter
 
 from common.mcp import ToolOutcome, registry_for
 from common.safety.approval import (
@@ -83,6 +86,7 @@ from strategies.with_planner.nodes.tool_messages import (
 )
 from strategies.with_planner.owner import records_owner, turn_user
 from strategies.with_planner.plans import TaskState
+from strategies.with_planner.progress import Listener
 from strategies.with_planner.remembered import (
     TrustScope,
     look_up,
@@ -129,6 +133,10 @@ class Round:
     """Calls beyond the conservative strategy's one per turn: answered as not run."""
     trust: TrustScope | None
     """Whose remembered approvals apply, and their store (None without a store)."""
+    writer: StreamWriter
+    """The node's custom stream: calls' progress goes there while they run."""
+    card_turn: str | None
+    """The turn whose plan card shows the task (None: no card to show progress on)."""
 
 
 @dataclass(frozen=True)
@@ -205,7 +213,19 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
     ledger = ledger_for(runtime, state)
     trust = scope_for(runtime.store, turn_user(state, ctx.user_id))
     return Round(
-        ctx, registry, ledger, gate, task, message, direct, new_message, calls, extra, trust
+        ctx,
+        registry,
+        ledger,
+        gate,
+        task,
+        message,
+        direct,
+        new_message,
+        calls,
+        extra,
+        trust,
+        runtime.stream_writer,
+        state.get("card_turn"),
     )
 
 
@@ -371,6 +391,7 @@ async def run(
         gated=gated,
         timeout_s=r.ctx.tool_timeout_s,
         guardrails=r.ctx.guardrail_config(),
+        progress=Listener(r.writer, r.task["id"], expert, name, r.card_turn),
     )
     result = await execute_call(spec, r.registry, r.ledger)
     message = result_message(call, result, prefix)
