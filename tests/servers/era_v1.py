@@ -2,7 +2,8 @@
 
 Made by `make third-party`; the 1.x SDK knows only the `initialize` handshake. The same tools
 as `era_v2.py`: `get_stock(item)`, read-only, and `write_note(name, text)`, destructive, which
-appends one line `NAME<TAB>TEXT` to the file named by `ERA_NOTES`.
+appends one line `NAME<TAB>TEXT` to the file named by `ERA_NOTES`; `reserve(item)` and
+`verify_identity()` ask the person mid-call with 2025 `elicitation/create` (a form, a URL).
 
 Usage: `.venv-mcp1/bin/python era_v1.py` serves over stdio; `... era_v1.py --http PORT` serves
 streamable HTTP on `/stateless/mcp` (`stateless_http=True`) and `/sessions/mcp` (the 1.x
@@ -16,14 +17,25 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
 from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
 
 STOCK = {"WID-1": 120, "BOLT-M6": 310}
 """Units in stock by item."""
 LABEL = "era-2025-only"
 KINDS = ("stateless", "sessions")
 """The HTTP endpoints: `/KIND/mcp`."""
+
+
+LINK_URL = "https://accounts.example.test/link?code=7F3K"
+"""The address `verify_identity` asks the person to open (nobody fetches it)."""
+
+
+class Units(BaseModel):
+    """The reservation form."""
+
+    units: int = Field(ge=1, le=1000, description="Units to reserve")
 
 
 def build(stateless_http: bool = False) -> FastMCP:
@@ -42,6 +54,22 @@ def build(stateless_http: bool = False) -> FastMCP:
         with open(os.environ["ERA_NOTES"], "a", encoding="utf-8") as fh:
             fh.write(f"{name}\t{text}\n")
         return f"note {name!r} written"
+
+    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
+    async def reserve(item: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Reserve units of an item for an order (it cannot be taken back)."""
+        asked = await ctx.elicit(f"How many units of {item.upper()} should be reserved?", Units)
+        if asked.action != "accept":
+            return f"not reserved: {asked.action}"
+        with open(os.environ["ERA_NOTES"], "a", encoding="utf-8") as fh:
+            fh.write(f"reserve\t{item.upper()}\t{asked.data.units}\n")
+        return f"reserved {asked.data.units} units of {item.upper()}"
+
+    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    async def verify_identity(ctx: Context) -> str:  # type: ignore[type-arg]
+        """Look up who the person is (they open an address themself)."""
+        chosen = await ctx.elicit_url("Open the address to confirm who you are", LINK_URL, "link-1")
+        return f"identity: {chosen.action}"
 
     return mcp
 

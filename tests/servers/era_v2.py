@@ -6,6 +6,11 @@ its middleware it refuses the handshake, as a 2026-only server does.
 
 Two tools: `get_stock(item)`, read-only, and `write_note(name, text)`, destructive, which
 appends one line `NAME<TAB>TEXT` to the file named by `ERA_NOTES`, so tests count the writes.
+Two that ask the person (elicitation), each era its own way (the SDK picks by the session's
+protocol): `reserve(item)`, destructive, asks a one-field form "How many units of ITEM should be
+reserved?" (`Resolve` with `Elicit`) and appends `reserve<TAB>ITEM<TAB>UNITS`; `verify_identity()`,
+read-only, asks the person to open an address (URL mode: `ctx.elicit_url` on a 2025 session, an
+`InputRequiredResult` on a 2026 one) and says what they chose.
 
 Usage: `era_v2.py [--modern-only]` serves one server over stdio; `era_v2.py --http PORT` serves
 four over streamable HTTP, one process for all (each server costs its imports once):
@@ -19,12 +24,21 @@ import argparse
 import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from typing import Any
+from typing import Annotated, Any
 
 from mcp import MCPError
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
-from mcp.server.mcpserver import MCPServer
-from mcp.types import UNSUPPORTED_PROTOCOL_VERSION, ToolAnnotations
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
+from mcp.types import (
+    UNSUPPORTED_PROTOCOL_VERSION,
+    ElicitRequest,
+    ElicitRequestURLParams,
+    ElicitResult,
+    InputRequiredResult,
+    ToolAnnotations,
+)
+from pydantic import BaseModel, Field
 
 STOCK = {"WID-1": 120, "BOLT-M6": 310}
 """Units in stock by item."""
@@ -48,6 +62,47 @@ async def refuse_initialize(
     return await call_next(ctx)
 
 
+LINK_URL = "https://accounts.example.test/link?code=7F3K"
+"""The address `verify_identity` asks the person to open (nobody fetches it)."""
+
+
+class Units(BaseModel):
+    """The reservation form."""
+
+    units: int = Field(ge=1, le=1000, description="Units to reserve")
+
+
+def ask_units(item: str) -> Elicit[Units]:
+    """The question `reserve` asks before it runs."""
+    return Elicit(f"How many units of {item.upper()} should be reserved?", Units)
+
+
+def add_asking_tools(mcp: MCPServer) -> None:
+    """`reserve` (a form) and `verify_identity` (a URL), see the module doc."""
+
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
+    def reserve(item: str, units: Annotated[Units, Resolve(ask_units)]) -> str:
+        """Reserve units of an item for an order (it cannot be taken back)."""
+        with open(os.environ["ERA_NOTES"], "a", encoding="utf-8") as fh:
+            fh.write(f"reserve\t{item.upper()}\t{units.units}\n")
+        return f"reserved {units.units} units of {item.upper()}"
+
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+    async def verify_identity(ctx: Context) -> str | InputRequiredResult:
+        """Look up who the person is (they open an address themself)."""
+        message = "Open the address to confirm who you are"
+        if ctx.protocol_version != "2026-07-28":
+            chosen = await ctx.elicit_url(message, LINK_URL, "link-1")
+            return f"identity: {chosen.action}"
+        answer = (ctx.input_responses or {}).get("link")
+        if isinstance(answer, ElicitResult):
+            return f"identity: {answer.action}"
+        url = ElicitRequestURLParams(message=message, url=LINK_URL)
+        return InputRequiredResult(
+            input_requests={"link": ElicitRequest(params=url)}, request_state="asked-link"
+        )
+
+
 def build(modern_only: bool) -> MCPServer:
     """The both-era server, or with `modern_only` the 2026-only one."""
     label = "era-2026-only" if modern_only else "era-both"
@@ -66,6 +121,7 @@ def build(modern_only: bool) -> MCPServer:
             fh.write(f"{name}\t{text}\n")
         return f"note {name!r} written"
 
+    add_asking_tools(mcp)
     return mcp
 
 

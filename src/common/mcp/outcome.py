@@ -27,12 +27,17 @@ from langchain_core.messages.content import (
     create_image_block,
 )
 
+from common.mcp.asking import Asking
+
 if TYPE_CHECKING:
     from mcp.types import CallToolResult, ContentBlock, EmbeddedResource, ResourceLink
 
-OutcomeStatus = Literal["ok", "tool_error", "timeout", "unknown_tool", "unavailable", "interrupted"]
+OutcomeStatus = Literal[
+    "ok", "tool_error", "timeout", "unknown_tool", "unavailable", "interrupted", "needs_input"
+]
 """How a tool call ended; "interrupted": an irreversible call cut off (a crash, a timeout) whose
-effect is unknown: it was not sent again."""
+effect is unknown: it was not sent again; "needs_input": it stopped at its server's questions
+to the person (`asking`), and goes on once they are answered."""
 
 MediaBlock = ImageContentBlock | AudioContentBlock | FileContentBlock
 """A non-text part of a tool's result, as a LangChain standard content block."""
@@ -49,6 +54,8 @@ class ToolOutcome(TypedDict):
     """The tool's structured content, when it returned any (templates read it)."""
     blocks: NotRequired[list[MediaBlock]]
     """Non-text parts (images, audio, files, links); absent in records written before them."""
+    asking: NotRequired[Asking]
+    """The server's questions, when the call stopped at them ("needs_input")."""
 
 
 def outcome(
@@ -61,6 +68,14 @@ def outcome(
     made = ToolOutcome(status=status, content=content, structured=structured)
     if blocks:
         made["blocks"] = blocks
+    return made
+
+
+def asking_outcome(asking: Asking) -> ToolOutcome:
+    """A call stopped at its server's questions."""
+    shown = "; ".join(q["message"] for q in asking["questions"])
+    made = outcome("needs_input", f"The server asks the user: {shown}")
+    made["asking"] = asking
     return made
 
 

@@ -11,16 +11,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mcp import MCPError
 from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import Tool
 
+from common.mcp.asking import Inputs
+from common.mcp.calls import HeldCallLost
 from common.mcp.config import McpConfig, ServerConfig
 from common.mcp.errors import ExpertUnavailable
-from common.mcp.outcome import ToolOutcome, from_result, outcome
+from common.mcp.outcome import ToolOutcome, asking_outcome, from_result, outcome
 from common.mcp.session import CONNECTION_ERRORS, PersistentSession, SessionState, never_sent
 from common.mcp.tool_cache import ToolCache
 
@@ -254,6 +256,8 @@ class ExpertRegistry:
         timeout_s: float,
         retry_safe: bool,
         progress: ProgressFnT | None = None,
+        key: str = "",
+        inputs: Inputs | None = None,
     ) -> ToolOutcome:
         """Call `tool` on `expert`; every failure comes back as a ToolOutcome.
 
@@ -261,7 +265,9 @@ class ExpertRegistry:
         (closed write stream) or when `retry_safe` (the tool is reversible): an irreversible
         call that may have reached the server is never sent twice, and one that timed out is
         reported as "interrupted" (it was cancelled, but may already have taken effect).
-        `progress`, when given, hears the server's progress notifications for the call.
+        `progress`, when given, hears the server's progress notifications for the call. A
+        call that stops at its server's questions is "needs_input"; it goes on with `inputs`
+        (the answers) under the same `key` (`common.mcp.calls`).
         """
         try:
             tools = await self.tools(expert)
@@ -273,9 +279,13 @@ class ExpertRegistry:
                 "unknown_tool",
                 f"Expert {expert!r} has no tool {tool!r}; its tools are: {', '.join(names)}.",
             )
-        sent = await self._send(expert, tool, args, timeout_s, retry_safe, progress)
+        if inputs is not None:
+            inputs = replace(inputs, resend=retry_safe)
+        sent = await self._send(expert, tool, args, timeout_s, retry_safe, progress, key, inputs)
         if isinstance(sent, _Lost) and (retry_safe or sent.never_sent):
-            sent = await self._send(expert, tool, args, timeout_s, retry_safe, progress)
+            sent = await self._send(
+                expert, tool, args, timeout_s, retry_safe, progress, key, inputs
+            )
         return sent.outcome(expert, tool, retry_safe) if isinstance(sent, _Lost) else sent
 
     async def _send(
@@ -286,16 +296,18 @@ class ExpertRegistry:
         timeout_s: float,
         retry_safe: bool,
         progress: ProgressFnT | None = None,
+        key: str = "",
+        inputs: Inputs | None = None,
     ) -> ToolOutcome | _Lost:
         """One attempt at the call; a lost connection is returned for the caller to retry."""
         session = self._session(expert)
         try:
             async with asyncio.timeout(timeout_s):
-                if progress is None:
+                if progress is None and inputs is None and not key:
                     # Without a listener the call goes out exactly as it did before progress.
                     result = await session.call_tool(tool, args)
                 else:
-                    result = await session.call_tool(tool, args, progress)
+                    result = await session.call_tool(tool, args, progress, key, inputs)
         except TimeoutError:
             late = f"Tool {tool!r} of {expert!r} did not answer within {timeout_s:g}s"
             if retry_safe:
@@ -304,6 +316,8 @@ class ExpertRegistry:
             return outcome(
                 "interrupted", f"{late} and was cancelled. {_MAY_HAVE_RUN.format(expert=expert)}"
             )
+        except HeldCallLost:
+            return outcome("interrupted", HELD_LOST.format(tool=tool, expert=expert))
         except ExpertUnavailable as exc:
             return outcome("unavailable", str(exc))
         except (MCPError, *CONNECTION_ERRORS) as exc:
@@ -313,7 +327,17 @@ class ExpertRegistry:
             # The session has already forgotten the dead connection. A closed write stream
             # means the request never left: resending it is safe.
             return _Lost(exc, never_sent=never_sent(exc))
+        if isinstance(result, dict):
+            return asking_outcome(result)
         return from_result(result)
+
+
+HELD_LOST = (
+    "{tool!r} of {expert!r} was waiting for your answer to its question, and this process no "
+    "longer holds that call (it restarted, or the server stopped waiting); whether it ran is "
+    "unknown, so it was not sent again. Check the expert before retrying."
+)
+"""Why an irreversible call whose server asked mid-call was not continued."""
 
 
 def get_registry(

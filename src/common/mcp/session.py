@@ -37,6 +37,8 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import CONNECTION_CLOSED, CallToolResult, Tool, ToolListChangedNotification
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+from common.mcp.asking import Asking, Inputs
+from common.mcp.calls import Calls
 from common.mcp.config import ServerConfig
 from common.mcp.errors import ExpertUnavailable
 from common.mcp.listing import list_all_tools
@@ -129,6 +131,7 @@ class PersistentSession:
         self._listing = asyncio.Lock()
         self._watch: StdoutWatch | None = None
         self._refusal = HttpRefusal()
+        self._calls = Calls(name)
 
     @property
     def alive(self) -> bool:
@@ -223,6 +226,7 @@ class PersistentSession:
                     connection(self.config, self._errlog, (self._launched, closed), self._refusal),
                     mode=self.config.protocol,
                     message_handler=self._on_message,
+                    elicitation_callback=self._calls.elicitations,
                 )
                 greeting = _greet(stack, client)
                 self._tools_changed = False
@@ -352,37 +356,29 @@ class PersistentSession:
         return self._errlog.read()[-STDERR_TAIL_CHARS:].strip()
 
     async def call_tool(
-        self, tool: str, args: dict[str, Any], progress: ProgressFnT | None = None
-    ) -> CallToolResult:
+        self,
+        tool: str,
+        args: dict[str, Any],
+        progress: ProgressFnT | None = None,
+        key: str = "",
+        inputs: Inputs | None = None,
+    ) -> CallToolResult | Asking:
         """Send `tools/call` on the open session (the caller applies the timeout).
 
         Raises MCPError (connection closed) as soon as the session ends while the call waits;
-        a call its caller abandons is cancelled on the server by the SDK
-        (`notifications/cancelled`). `progress` hears the server's `notifications/progress`
-        for this call (the SDK asks for them only when it is given).
+        a call its caller abandons is cancelled on the server by the SDK. `progress` hears
+        the server's `notifications/progress` for this call. The call may stop at its
+        server's questions (`Asking`); `inputs` then carries the answers, and `key` names
+        the call across the two (`common.mcp.calls`).
         """
         client = await self.ensure_open()
         ended = self._ended
-        call = asyncio.ensure_future(client.call_tool(tool, args, progress_callback=progress))
-        end = asyncio.ensure_future(ended.wait())
         try:
-            await asyncio.wait({call, end}, return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            await _abandon(call)
+            return await self._calls.call(client, ended, tool, args, progress, key, inputs)
+        except (MCPError, *CONNECTION_ERRORS) as exc:
+            if not isinstance(exc, MCPError) or exc.code == CONNECTION_CLOSED:
+                self._end(ended)
             raise
-        finally:
-            end.cancel()
-        if call.done():
-            try:
-                return call.result()
-            except (MCPError, *CONNECTION_ERRORS) as exc:
-                if not isinstance(exc, MCPError) or exc.code == CONNECTION_CLOSED:
-                    self._end(ended)
-                raise
-        await _abandon(call)
-        raise MCPError(
-            CONNECTION_CLOSED, f"Connection closed: the session with {self.name!r} ended"
-        )
 
     def mark_dead(self) -> None:
         """Forget the session after a connection failure so the next use reopens it."""
@@ -461,14 +457,6 @@ class PersistentSession:
         if self._errlog is not None:
             errlog, self._errlog = self._errlog, None
             await asyncio.to_thread(errlog.close)
-
-
-async def _abandon(call: asyncio.Future[CallToolResult]) -> None:
-    """Cancel a request task and wait for it to end; a cancellation of ours still propagates."""
-    call.cancel()
-    await asyncio.wait({call})
-    if not call.cancelled() and call.exception() is not None:
-        logger.debug("An abandoned MCP request ended with %r", call.exception())
 
 
 async def _first_set(*events: asyncio.Event) -> asyncio.Event:

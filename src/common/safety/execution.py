@@ -31,6 +31,7 @@ from common.guardrails.output import trim_tool_output
 from common.guardrails.secrets import mask_secrets
 from common.guardrails.urls import denied_urls
 from common.identity import DEFAULT_USER, user_namespace
+from common.mcp.asking import Inputs
 from common.mcp.errors import ExpertUnavailable
 from common.mcp.outcome import ToolOutcome, outcome
 from common.mcp.schema import check_args
@@ -91,6 +92,15 @@ def replay(entry: LedgerEntry, expert: str, name: str) -> ToolOutcome:
     return unknown_outcome(expert, name) if entry == "started" else entry
 
 
+def goes_on(entry: LedgerEntry, spec: CallSpec) -> bool:
+    """Whether a recorded call stopped at its server's questions and now has their answers.
+
+    The call goes on (a 2026 server's continuation, a held 2025 call): it is "started" again,
+    so a crash meanwhile still leaves it unknown, never sent a third time.
+    """
+    return entry != "started" and entry["status"] == "needs_input" and spec.inputs is not None
+
+
 @dataclass(frozen=True)
 class CallSpec:
     """One call the approval policy lets run, with what sending it safely needs."""
@@ -111,6 +121,8 @@ class CallSpec:
     """Denied addresses before the call; secret masking and output trimming after it."""
     progress: ProgressFnT | None = None
     """Hears the server's progress notifications while the call runs (None: not asked for)."""
+    inputs: Inputs | None = None
+    """The person's answers to the questions the call's server asked (None: none asked)."""
 
 
 @dataclass(frozen=True)
@@ -180,7 +192,7 @@ async def run_once(
     """Send a call; a gated one goes through the ledger so it is never sent twice."""
     if spec.gated and ledger is not None:
         entry = await ledger.lookup(spec.key)
-        if entry is not None:
+        if entry is not None and not goes_on(entry, spec):
             return replay(entry, spec.expert, spec.name)
         await ledger.started(spec.key, spec.expert, spec.name, spec.args)
     result = await registry.call(
@@ -190,6 +202,8 @@ async def run_once(
         spec.timeout_s,
         retry_safe=not spec.gated,
         progress=spec.progress,
+        key=spec.key,
+        inputs=spec.inputs,
     )
     if spec.gated and ledger is not None:
         await ledger.finished(spec.key, result)

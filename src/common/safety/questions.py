@@ -14,7 +14,8 @@ A plain non-empty string is still read as the answer to a single question (older
 from __future__ import annotations
 
 from functools import partial
-from typing import Annotated, Any, Literal, TypedDict
+from typing import TYPE_CHECKING
+from typing import Annotated, Any, Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -31,6 +32,9 @@ from common.safety.approval import (
     validated,
 )
 from common.safety.quoting import markdown_text, one_line
+
+if TYPE_CHECKING:
+    from common.mcp.asking import ServerQuestion
 
 ASK_USER = "ask_user"
 """The control tool an expert's orchestrator calls to ask the user a question."""
@@ -64,7 +68,9 @@ class PendingQuestion(TypedDict):
     task_id: str
     """The task that waits for the answer."""
     question: str
-    """The question, as the orchestrator wrote it."""
+    """The question, as the orchestrator wrote it (a server's, as `server_questions` words it)."""
+    form: NotRequired[ServerQuestion]
+    """An MCP server's question (elicitation): its answer is read against it."""
 
 
 def describe(q: PendingQuestion, markdown: bool = False) -> str:
@@ -83,7 +89,7 @@ def hitl_question_request(
     """The interrupt value asking `questions` (HumanInTheLoopMiddleware's format)."""
     request: dict[str, Any] = {
         "action_requests": [
-            {"name": ASK_USER, "args": {"question": q["question"]}, "description": describe(q)}
+            {"name": ASK_USER, "args": _args(q), "description": describe(q)}
             for q in questions
         ],
         "review_configs": [
@@ -103,7 +109,7 @@ def inbox_question_request(q: PendingQuestion, error: str | None = None) -> list
         description = f"**{error}**\n\n{description}"
     return [
         {
-            "action_request": {"action": ASK_USER, "args": {"question": q["question"]}},
+            "action_request": {"action": ASK_USER, "args": _args(q)},
             "config": {
                 "allow_accept": False,
                 "allow_edit": False,
@@ -113,6 +119,15 @@ def inbox_question_request(q: PendingQuestion, error: str | None = None) -> list
             "description": description,
         }
     ]
+
+
+def _args(q: PendingQuestion) -> dict[str, Any]:
+    """The question's arguments as clients see them: a server's form schema or URL too."""
+    form = q.get("form")
+    if form is None:
+        return {"question": q["question"]}
+    extra = {"requested_schema": form["schema"]} if form["mode"] == "form" else {"url": form["url"]}
+    return {"question": q["question"], **extra}
 
 
 def is_question_request(value: Any) -> bool:
@@ -232,7 +247,8 @@ def ask_questions(
     """Interrupt until every question has a usable answer; the answers' text, by question id.
 
     A refused answer is not used: the same question is asked again, saying why (and
-    `refused` is told); `vet` refuses an answer by someone who may not give it.
+    `refused` is told); `vet` refuses an answer by someone who may not give it. A server's
+    question gets its answer as `server_questions` stores it (checked against its form).
     """
     if not questions:
         return {}
@@ -240,7 +256,7 @@ def ask_questions(
         return {
             q["id"]: ask_until_valid(
                 partial(inbox_question_request, q),
-                _inbox_answer,
+                partial(_inbox_answer_for, q=q),
                 refused_for(refused, [q["id"]]),
                 vet,
             )
@@ -248,13 +264,50 @@ def ask_questions(
         }
     texts = ask_until_valid(
         partial(hitl_question_request, questions),
-        partial(_answers_for, expected=len(questions)),
+        partial(_answers_for, questions=questions),
         refused_for(refused, [q["id"] for q in questions]),
         vet,
     )
     return {q["id"]: text for q, text in zip(questions, texts, strict=True)}
 
 
-def _answers_for(value: Any, expected: int) -> list[str]:
-    """`parse_answers` with the value first, for `ask_until_valid`."""
-    return parse_answers(value, expected)
+def _answers_for(value: Any, questions: list[PendingQuestion]) -> list[str]:
+    """Each question's answer from a hitl resume value, a server's read against its form."""
+    if any("form" in q for q in questions) and is_resolved(value):
+        return [_closed(q) for q in questions]
+    texts = parse_answers(value, len(questions))
+    if not any("form" in q for q in questions) or isinstance(value, str):
+        return [_server_answer(q, t, "accept") for q, t in zip(questions, texts, strict=True)]
+    decisions = _ANSWERS.validate_python(value).decisions
+    return [
+        _server_answer(q, t, "decline" if isinstance(d, _Decline) else "accept")
+        for q, t, d in zip(questions, texts, decisions, strict=True)
+    ]
+
+
+def _inbox_answer_for(value: Any, q: PendingQuestion) -> str:
+    """`parse_inbox_answer` for one question, a server's read against its form."""
+    if "form" in q and is_resolved(value):
+        return _closed(q)
+    return _server_answer(q, parse_inbox_answer(value), "accept")
+
+
+def _server_answer(q: PendingQuestion, text: str, action: Literal["accept", "decline"]) -> str:
+    """The answer as stored: the text for an expert's question, JSON for a server's."""
+    form = q.get("form")
+    if form is None:
+        return text
+    # Imported here: the CLI reads question requests without loading the MCP layer.
+    from common.safety.server_questions import answer_of
+
+    return answer_of(form, action, text)
+
+
+def _closed(q: PendingQuestion) -> str:
+    """The answer of a question closed without one."""
+    form = q.get("form")
+    if form is None:
+        return CLOSED_QUESTION
+    from common.safety.server_questions import answer_of
+
+    return answer_of(form, "cancel")

@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
+from common.mcp.asking import Asking
 from common.mcp.schema import check_args
 from common.safety.approval import DecisionRecord
 from strategies.with_planner.results import VIEW_CHARS, FullResult, trim
@@ -240,7 +241,11 @@ class TaskState(Task):
     decisions: dict[str, DecisionRecord]
     """Decisions on the calls this task stopped at, by call key; used once, when it goes on."""
     answers: NotRequired[dict[str, str]]
-    """The user's answers to the `ask_user` calls it stopped at, by call key; used once."""
+    """The user's answers to the `ask_user` calls it stopped at, by call key; used once.
+
+    An MCP server's question is answered under `<call key>#<question key>`, as JSON."""
+    asking: NotRequired[dict[str, Asking]]
+    """Calls stopped at their server's questions, by call key: what going on needs; used once."""
     status: TaskStatus
     """Lifecycle status."""
     attempts: int

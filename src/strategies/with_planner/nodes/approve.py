@@ -264,12 +264,15 @@ def _handed_back(
 
 def _pending_question(a: Awaiting) -> PendingQuestion:
     """A waiting question as it is asked, under its unique id."""
-    return PendingQuestion(
+    asked = PendingQuestion(
         id=_asked_id(a),
         expert=a["call"]["expert"],
         task_id=a["task_id"],
         question=str(a["call"]["args"].get("question", "")),
     )
+    if (form := a["call"]["args"].get("server_question")) is not None:
+        asked["form"] = form
+    return asked
 
 
 async def _schemas(ctx: Context, awaiting: list[Awaiting]) -> dict[str, dict[str, Any]]:

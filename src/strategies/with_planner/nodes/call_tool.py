@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -38,6 +39,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import StreamWriter
 
 from common.mcp import ToolOutcome, registry_for
+from common.mcp.asking import Asking, Inputs, may_continue
 from common.safety.approval import (
     Decision,
     EditDecision,
@@ -56,6 +58,7 @@ from common.safety.gate import Gate, check_call, sent_to
 from common.safety.leaving import outgoing
 from common.safety.policy import action_for
 from common.safety.questions import ASK_USER, CLOSED_QUESTION
+from common.safety.server_questions import question_text, read_answer
 from strategies.with_planner.context import Context
 from strategies.with_planner.deferred import given_decisions, is_released
 from strategies.with_planner.definitions import (
@@ -175,6 +178,8 @@ class Answered:
     """The expert's answers (call key, message), for the thread's record of its results."""
     sent: list[tuple[str, str, str]] = field(default_factory=list)
     """What open-world calls sent (destination, call key, text), for the thread's record."""
+    asking: list[tuple[ToolCall, Asking]] = field(default_factory=list)
+    """Calls that stopped at their server's questions: the round pauses to ask them."""
 
 
 async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
@@ -191,6 +196,8 @@ async def call_tool(state: TaskRun, runtime: Runtime[Context]) -> TaskRunUpdate:
     answered = Answered(declined=list(begun.task["declined"]))
     for call in begun.calls:
         await answer(begun, asked, call, answered)
+    if answered.asking:
+        return pause_for_server(state, runtime, begun, answered.asking)
     return await report(state, runtime, begun, answered, asked_user=bool(asked.answers))
 
 
@@ -312,6 +319,66 @@ def pause(
     return update
 
 
+def pause_for_server(
+    state: TaskRun, runtime: Runtime[Context], r: Round, asking: list[tuple[ToolCall, Asking]]
+) -> TaskRunUpdate:
+    """Stop the round at the servers' questions: the graph asks them, then the calls go on.
+
+    Each question waits under `<call key>#<question key>`; the calls' state (`asking`) stays
+    with the task, and earlier answers are dropped (a later round may reuse their keys). What
+    the round's other calls did is not kept: irreversible ones replay from the ledger, the
+    others are sent again when it goes on.
+    """
+    by_key = {call_key(r.message, call): (call, a) for call, a in asking}
+    update = task_update(
+        state,
+        runtime,
+        [r.message] if r.new_message else [],
+        status="awaiting_approval",
+        asking={key: a for key, (_, a) in by_key.items()},
+        answers={},
+    )
+    update["awaiting"] = [
+        Awaiting(
+            task_id=r.task["id"],
+            key=f"{key}#{q['key']}",
+            call=PendingCall(
+                id=f"{call['id'] or ''}#{q['key']}",
+                expert=r.task["expert"],
+                name=ASK_USER,
+                args={"question": question_text(q), "server_question": q},
+                reason=QUESTION_REASON,
+            ),
+        )
+        for key, (call, a) in by_key.items()
+        for q in a["questions"]
+    ]
+    return update
+
+
+def inputs_for(task: TaskState, key: str) -> Inputs | None:
+    """The answers a call that stopped at its server's questions goes on with (None: it did not)."""
+    asking = (task.get("asking") or {}).get(key)
+    if asking is None:
+        return None
+    given = task.get("answers") or {}
+    answers = {
+        q["key"]: read_answer(given.get(f"{key}#{q['key']}", ""))
+        for q in asking["questions"]
+    }
+    return Inputs(answers, asking["state"], list(asking["questions"]), asking["round"])
+
+
+def answered_data(inputs: Inputs) -> str:
+    """What the person put in the servers' forms, as data the guard tracks (empty: nothing)."""
+    given = [a["content"] for a in inputs.answers.values() if a["content"]]
+    return json.dumps(given, ensure_ascii=False) if given else ""
+
+
+TOO_MANY_ROUNDS = "Not finished: the server asked question after question ({n} rounds); given up."
+"""A call whose server would not stop asking."""
+
+
 def ask(r: Round, known: Asked) -> Asked:
     """The user's answers to the expert's questions, which the graph asked before this round."""
     given = r.task.get("answers") or {}
@@ -392,8 +459,16 @@ async def run(
         timeout_s=r.ctx.tool_timeout_s,
         guardrails=r.ctx.guardrail_config(),
         progress=Listener(r.writer, r.task["id"], expert, name, r.card_turn),
+        inputs=inputs_for(r.task, call_key(r.message, call)),
     )
     result = await execute_call(spec, r.registry, r.ledger)
+    if isinstance(result, Executed) and (asking := result.outcome.get("asking")) is not None:
+        if may_continue(asking):
+            answered.asking.append((call, asking))
+            return tool_message(call, result.outcome["content"])
+        return tool_message(call, TOO_MANY_ROUNDS.format(n=asking["round"]), error=True)
+    if spec.inputs is not None and (given := answered_data(spec.inputs)):
+        answered.seen.append((f"{spec.key}#answer", tool_message(call, given)))
     message = result_message(call, result, prefix)
     if isinstance(result, Executed):
         answered.seen.append((spec.key, message))
@@ -446,6 +521,7 @@ async def report(
     )
     changes["decisions"] = {}
     changes["answers"] = {}
+    changes["asking"] = {}
     changes = await results.keep(r.task["id"], changes)
     update = task_update(state, runtime, messages, **changes)
     update["deferred"] = answered.deferred
@@ -527,6 +603,7 @@ async def recorded_calls(r: Round) -> dict[str, ToolOutcome]:
     found: dict[str, ToolOutcome] = {}
     for call in r.calls:
         entry = await r.ledger.lookup(call_key(r.message, call))
-        if entry is not None:
+        # A call stopped at its server's questions goes on (through `run`), with its answers.
+        if entry is not None and not (entry != "started" and entry["status"] == "needs_input"):
             found[call["id"] or ""] = replay(entry, r.task["expert"], call["name"])
     return found

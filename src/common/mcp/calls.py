@@ -1,0 +1,222 @@
+"""One `tools/call` on an open session, in either era, up to its result or its server's questions.
+
+A call ends with the tool's result, or stops at the questions its server asks the person
+(`common.mcp.asking`): a 2026-07-28 server answers with `InputRequiredResult` (the call is
+over; its continuation is a new call with the answers), a 2025 server sends `elicitation/create`
+in the middle of the call, which is then held (`Held`) until the answers come back. Either way a
+call pending when its session ends fails at once (`CONNECTION_CLOSED`), never at the caller's
+timeout, and a call its caller abandons is cancelled (the SDK tells the server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from mcp import MCPError
+from mcp.types import CONNECTION_CLOSED, CallToolResult, InputRequiredResult, TextContent
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from common.mcp.asking import (
+    Asking,
+    Elicitations,
+    Flight,
+    Inputs,
+    ServerQuestion,
+    elicit_result,
+    fingerprint,
+    question_of,
+)
+
+if TYPE_CHECKING:
+    from mcp import Client
+    from mcp.shared.dispatcher import ProgressFnT
+
+logger = logging.getLogger(__name__)
+T = TypeVar("T")
+
+STATE_ONLY_DELAYS = (0.05, 0.1, 0.2, 0.25, 0.25, 0.25, 0.25, 0.25)
+"""Waits before re-sending a call whose server gave only `request_state` (it is still working):
+the SDK driver's backoff, for at most this many rounds."""
+
+
+class HeldCallLost(Exception):
+    """Answers came for a held 2025 call this process no longer holds (a restart, a timeout)."""
+
+
+@dataclass(eq=False)
+class Held:
+    """A 2025 call whose server waits for the person's answers."""
+
+    call: asyncio.Future[CallToolResult]
+    """The call, still in flight."""
+    flight: Flight
+    """Its questions and their answers."""
+    round: int
+    """Rounds of questions asked so far."""
+
+
+class Calls:
+    """The calls of one session: plain, 2026 rounds, and held 2025 calls by call key."""
+
+    def __init__(self, server: str) -> None:
+        self.server = server
+        self.elicitations = Elicitations(server)
+        """The session's `elicitation_callback`."""
+        self.held: dict[str, Held] = {}
+
+    async def call(
+        self,
+        client: Client,
+        ended: asyncio.Event,
+        tool: str,
+        args: dict[str, Any],
+        progress: ProgressFnT | None,
+        key: str,
+        inputs: Inputs | None,
+    ) -> CallToolResult | Asking:
+        """The call's result, or the questions it stopped at (see the module doc)."""
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            return await self._modern(client, ended, tool, args, progress, inputs)
+        return await self._legacy(client, ended, tool, args, progress, key, inputs)
+
+    async def _modern(
+        self,
+        client: Client,
+        ended: asyncio.Event,
+        tool: str,
+        args: dict[str, Any],
+        progress: ProgressFnT | None,
+        inputs: Inputs | None,
+    ) -> CallToolResult | Asking:
+        """Send the call (with answers and state when it goes on) until it ends or asks."""
+        responses = {k: elicit_result(a) for k, a in inputs.answers.items()} if inputs else None
+        state = inputs.state if inputs else None
+        asked_round = inputs.round + 1 if inputs else 1
+        for delay in (*STATE_ONLY_DELAYS, None):
+            sent = client.session.call_tool(
+                tool,
+                args,
+                progress_callback=progress,
+                input_responses=responses or None,
+                request_state=state,
+                allow_input_required=True,
+            )
+            result = await watched(asyncio.ensure_future(sent), ended, self.server)
+            if not isinstance(result, InputRequiredResult):
+                return result
+            if result.input_requests:
+                return _asking(result, asked_round)
+            if delay is None:
+                break
+            # Only state: the server is still at it; send the state back after a while.
+            responses, state = None, result.request_state
+            await asyncio.sleep(delay)
+        return _error(f"{self.server!r} kept answering 'not ready yet'; the call was given up.")
+
+    async def _legacy(
+        self,
+        client: Client,
+        ended: asyncio.Event,
+        tool: str,
+        args: dict[str, Any],
+        progress: ProgressFnT | None,
+        key: str,
+        inputs: Inputs | None,
+    ) -> CallToolResult | Asking:
+        """Go on with the held call the answers are for, or send a new one."""
+        if inputs is not None and (held := self.held.pop(key, None)) is not None:
+            if not held.flight.answer(inputs.answers):
+                await abandon(held.call)
+                raise HeldCallLost(key)
+            held.round = inputs.round + 1
+            return await self._follow(held, ended, key)
+        if inputs is not None and not inputs.resend:
+            raise HeldCallLost(key)
+        flight = Flight(given=_given(inputs))
+        call = asyncio.ensure_future(client.call_tool(tool, args, progress_callback=progress))
+        flights = self.elicitations.flights
+        flights.add(flight)
+        call.add_done_callback(lambda _: flights.discard(flight))
+        return await self._follow(Held(call, flight, 1), ended, key)
+
+    async def _follow(self, held: Held, ended: asyncio.Event, key: str) -> CallToolResult | Asking:
+        """Wait for the held call's result, or its server's next questions (held again)."""
+        question = asyncio.ensure_future(held.flight.asked.get())
+        try:
+            first = await watched(held.call, ended, self.server, question)
+        finally:
+            question.cancel()
+        if isinstance(first, CallToolResult):
+            return first
+        questions = [first]
+        while not held.flight.asked.empty():
+            questions.append(held.flight.asked.get_nowait())
+        self.held[key] = held
+        # A call that ends meanwhile (its server gave up waiting) is no longer held.
+        held.call.add_done_callback(lambda _: self.held.pop(key, None))
+        return Asking(questions=questions, state=None, round=held.round)
+
+
+async def watched(
+    call: asyncio.Future[T],
+    ended: asyncio.Event,
+    server: str,
+    question: asyncio.Future[ServerQuestion] | None = None,
+) -> T | ServerQuestion:
+    """The call's result (or its first question); MCPError at once if the session ends first.
+
+    The call is abandoned when the session ends or our task is cancelled, never when it asks.
+    """
+    end = asyncio.ensure_future(ended.wait())
+    waits: set[Awaitable[Any]] = {call, end} | ({question} if question is not None else set())
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)  # type: ignore[arg-type]
+    except asyncio.CancelledError:
+        await abandon(call)
+        raise
+    finally:
+        end.cancel()
+    if call.done():
+        return call.result()
+    if question is not None and question.done():
+        return question.result()
+    await abandon(call)
+    raise MCPError(CONNECTION_CLOSED, f"Connection closed: the session with {server!r} ended")
+
+
+async def abandon(call: asyncio.Future[Any]) -> None:
+    """Cancel a request task and wait for it to end; a cancellation of ours still propagates."""
+    call.cancel()
+    await asyncio.wait({call})
+    if not call.cancelled() and call.exception() is not None:
+        logger.debug("An abandoned MCP request ended with %r", call.exception())
+
+
+def _asking(result: InputRequiredResult, asked_round: int) -> Asking | CallToolResult:
+    """A 2026 server's questions; any other kind of input request is refused as an error."""
+    from mcp.types import ElicitRequest
+
+    requests = result.input_requests or {}
+    others = sorted(k for k, r in requests.items() if not isinstance(r, ElicitRequest))
+    if others:
+        return _error(f"The server asked for input this client does not offer ({', '.join(others)}).")
+    questions = [
+        question_of(k, r.params) for k, r in requests.items() if isinstance(r, ElicitRequest)
+    ]
+    return Asking(questions=questions, state=result.request_state, round=asked_round)
+
+
+def _given(inputs: Inputs | None) -> dict[str, Any]:
+    """Answers known in advance for a call sent again, by question fingerprint."""
+    if inputs is None:
+        return {}
+    return {fingerprint(q): inputs.answers[q["key"]] for q in inputs.asked if q["key"] in inputs.answers}
+
+
+def _error(text: str) -> CallToolResult:
+    """A call's failure as an error result."""
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)

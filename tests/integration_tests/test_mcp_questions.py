@@ -1,0 +1,185 @@
+"""A server's question to the person (MCP elicitation), in every era over every transport.
+
+The era servers' `reserve(item)` (destructive) asks a one-field form "How many units of ITEM
+should be reserved?" before it writes `reserve<TAB>ITEM<TAB>UNITS` to its notes file, and
+`verify_identity()` (read-only) asks the person to open an address (URL mode). A 2026-07-28 session
+gets the question as `InputRequiredResult` (the call ends; the answer goes with its
+continuation), a 2025 one as `elicitation/create` mid-call (the call is held). Through the graph
+both become the run's question to the thread's owner, in the HITL and Agent Inbox formats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration_tests.test_mcp_eras import CELLS, EXPERT, EraServers
+
+ASKING_CELLS = [c for c in CELLS if c.id != "2025-only-http-stateless"]
+"""Every cell but one: a stateless 1.x HTTP server cannot hear the answer to its own request
+(the answer comes as a new POST that no transport of its holds), so it waits until the call's
+timeout; docs/mcp-eras.md says so."""
+from tests.unit_tests.helpers import Thread
+
+pytestmark = pytest.mark.integration
+
+APPROVE = {"decisions": [{"type": "approve"}]}
+ANSWER = "Reserved."
+RESERVE: dict[str, Any] = {
+    "id": "t1",
+    "expert": EXPERT,
+    "task": "Reserve WID-1.",
+    "tool": "reserve",
+    "args": {"item": "wid-1"},
+}
+LINK: dict[str, Any] = {
+    "id": "t1",
+    "expert": EXPERT,
+    "task": "Confirm who the user is.",
+    "tool": "verify_identity",
+    "args": {},
+}
+
+
+@pytest.fixture(scope="module")
+async def eras(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[EraServers]:
+    servers = EraServers(tmp_path_factory.mktemp("questions"))
+    try:
+        yield servers
+    finally:
+        await servers.close()
+
+
+def reserved(notes: Path) -> list[str]:
+    """The reservations the server wrote."""
+    lines = notes.read_text(encoding="utf-8").splitlines() if notes.exists() else []
+    return [line for line in lines if line.startswith("reserve\t")]
+
+
+def respond(text: str) -> dict[str, Any]:
+    """A HITL answer to one question."""
+    return {"decisions": [{"type": "respond", "message": text}]}
+
+
+async def reservation_asked(
+    eras: EraServers, scripted: Any, era: str, transport: str, **ctx_extra: Any
+) -> tuple[Thread, Path, int]:
+    """A thread whose `reserve` call was approved and now waits on the server's question."""
+    notes = eras.notes(era, transport)
+    ctx, _ = scripted(planner=[{"plan": [RESERVE]}], response=[ANSWER])
+    ctx["mcp_config"] = eras.config(era, transport)
+    ctx.update(ctx_extra)
+    thread = Thread(ctx)
+    before = len(reserved(notes))
+    await thread.send("Reserve some WID-1 for the order.")
+    (request,) = await thread.interrupts()
+    if ctx.get("interrupt_format") == "agent_inbox":
+        assert request[0]["action_request"]["action"] == "reserve"
+        await thread.resume([{"type": "accept", "args": None}])
+    else:
+        assert [a["name"] for a in request["action_requests"]] == ["reserve"]
+        await thread.resume(APPROVE)
+    return thread, notes, before
+
+
+@pytest.mark.parametrize(("era", "transport"), ASKING_CELLS)
+async def test_a_form_question_reaches_the_person_and_the_answer_goes_on(
+    eras: EraServers, scripted: Any, era: str, transport: str
+) -> None:
+    thread, notes, before = await reservation_asked(eras, scripted, era, transport)
+
+    (question,) = await thread.interrupts()
+    (action,) = question["action_requests"]
+    assert action["name"] == "ask_user"
+    assert "How many units of WID-1 should be reserved?" in action["args"]["question"]
+    assert action["args"]["requested_schema"]["properties"]["units"]["type"] == "integer"
+    assert question["review_configs"][0]["allowed_decisions"] == ["respond", "reject"]
+    assert len(reserved(notes)) == before, "nothing is reserved before the answer"
+
+    await thread.resume(respond("7"))
+
+    assert await thread.interrupts() == []
+    (task,) = (await thread.values())["previous_plan"]
+    assert reserved(notes)[before:] == ["reserve\tWID-1\t7"], (task["error"], task["result"])
+    (task,) = (await thread.values())["previous_plan"]
+    assert task["status"] == "completed", task
+    assert "reserved 7 units of WID-1" in str(task["result"])
+
+
+@pytest.mark.parametrize(("era", "transport"), [CELLS[0], CELLS[5]])
+async def test_an_answer_the_form_refuses_is_asked_again_saying_why(
+    eras: EraServers, scripted: Any, era: str, transport: str
+) -> None:
+    thread, notes, before = await reservation_asked(eras, scripted, era, transport)
+
+    await thread.resume(respond("lots"))
+
+    (again,) = await thread.interrupts()
+    assert "units" in again["error"] and "integer" in again["error"], again["error"]
+    await thread.resume(respond("5000"))
+    (again,) = await thread.interrupts()
+    assert "1000" in again["error"], again["error"]
+    assert len(reserved(notes)) == before
+
+    await thread.resume(respond("12"))
+
+    assert await thread.interrupts() == []
+    assert reserved(notes)[before:] == ["reserve\tWID-1\t12"]
+
+
+@pytest.mark.parametrize(("era", "transport"), [CELLS[0], CELLS[5]])
+async def test_a_declined_question_reserves_nothing(
+    eras: EraServers, scripted: Any, era: str, transport: str
+) -> None:
+    thread, notes, before = await reservation_asked(eras, scripted, era, transport)
+
+    await thread.resume({"decisions": [{"type": "reject", "message": "not now"}]})
+
+    assert await thread.interrupts() == []
+    assert len(reserved(notes)) == before
+    messages = [str(m.content) for m in await thread.tool_messages()]
+    assert any("decline" in m for m in messages), messages
+
+
+@pytest.mark.parametrize(("era", "transport"), ASKING_CELLS)
+async def test_a_url_question_shows_the_address_and_the_answer_goes_on(
+    eras: EraServers, scripted: Any, era: str, transport: str
+) -> None:
+    ctx, _ = scripted(planner=[{"plan": [LINK]}], response=["Confirmed."])
+    ctx["mcp_config"] = eras.config(era, transport)
+    thread = Thread(ctx)
+
+    await thread.send("Confirm who I am.")
+
+    (question,) = await thread.interrupts()
+    (action,) = question["action_requests"]
+    assert action["name"] == "ask_user", question
+    assert action["args"]["url"] == "https://accounts.example.test/link?code=7F3K"
+    assert "https://accounts.example.test/link?code=7F3K" in action["args"]["question"]
+
+    await thread.resume(respond("done"))
+
+    assert await thread.interrupts() == []
+    (task,) = (await thread.values())["previous_plan"]
+    assert task["status"] == "completed", task
+    assert "identity: accept" in str(task["result"])
+
+
+@pytest.mark.parametrize(("era", "transport"), [CELLS[0], CELLS[5]])
+async def test_agent_inbox_answers_a_server_question_with_respond(
+    eras: EraServers, scripted: Any, era: str, transport: str
+) -> None:
+    thread, notes, before = await reservation_asked(
+        eras, scripted, era, transport, interrupt_format="agent_inbox"
+    )
+
+    (question,) = await thread.interrupts()
+    assert question[0]["config"]["allow_respond"] is True
+    assert "requested_schema" in question[0]["action_request"]["args"]
+    await thread.resume([{"type": "response", "args": "3"}])
+
+    assert await thread.interrupts() == []
+    assert reserved(notes)[before:] == ["reserve\tWID-1\t3"]
