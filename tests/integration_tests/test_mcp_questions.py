@@ -16,15 +16,19 @@ from typing import Any
 
 import pytest
 
+from common.mcp.asking import Inputs, ServerAnswer
+from common.mcp.config import parse_mcp_config
+from common.mcp.registry import get_registry
+from tests.integration_tests.helpers import drop_pooled
 from tests.integration_tests.test_mcp_eras import CELLS, EXPERT, EraServers
+from tests.unit_tests.helpers import Thread, unique
+
+pytestmark = pytest.mark.integration
 
 ASKING_CELLS = [c for c in CELLS if c.id != "2025-only-http-stateless"]
 """Every cell but one: a stateless 1.x HTTP server cannot hear the answer to its own request
 (the answer comes as a new POST that no transport of its holds), so it waits until the call's
 timeout; docs/mcp-eras.md says so."""
-from tests.unit_tests.helpers import Thread
-
-pytestmark = pytest.mark.integration
 
 APPROVE = {"decisions": [{"type": "approve"}]}
 ANSWER = "Reserved."
@@ -118,7 +122,8 @@ async def test_an_answer_the_form_refuses_is_asked_again_saying_why(
     await thread.resume(respond("lots"))
 
     (again,) = await thread.interrupts()
-    assert "units" in again["error"] and "integer" in again["error"], again["error"]
+    assert "units" in again["error"], again["error"]
+    assert "integer" in again["error"], again["error"]
     await thread.resume(respond("5000"))
     (again,) = await thread.interrupts()
     assert "1000" in again["error"], again["error"]
@@ -183,3 +188,119 @@ async def test_agent_inbox_answers_a_server_question_with_respond(
 
     assert await thread.interrupts() == []
     assert reserved(notes)[before:] == ["reserve\tWID-1\t3"]
+
+
+# --- A question that outlives the planner's sessions (a restart) -----------------------------
+
+
+def answered(asking: Any, answer: dict[str, Any]) -> Inputs:
+    """The inputs that answer every question of `asking` with `answer`."""
+    answers = {q["key"]: ServerAnswer(**answer) for q in asking["questions"]}
+    return Inputs(answers, asking["state"], list(asking["questions"]), asking["round"])
+
+
+async def restarted(eras: EraServers, raw: dict[str, Any]) -> Any:
+    """A registry over `raw` after the planner's session with it was closed (as by a restart)."""
+    await drop_pooled(raw, EXPERT)
+    return get_registry(parse_mcp_config(raw))
+
+
+@pytest.mark.parametrize("transport", ["http-stateless", "http-sessions"])
+async def test_a_2026_question_is_answered_after_the_planner_restarts(
+    eras: EraServers, transport: str
+) -> None:
+    raw, notes = eras.config("both", transport), eras.notes("both", transport)
+    before = len(reserved(notes))
+    key = unique("call")
+    first = await get_registry(parse_mcp_config(raw)).call(
+        EXPERT, "reserve", {"item": "wid-1"}, 20, retry_safe=False, key=key
+    )
+    assert first["status"] == "needs_input", first
+    assert first["asking"]["state"], "the 2026 server's state comes with its question"
+
+    registry = await restarted(eras, raw)
+    done = await registry.call(
+        EXPERT,
+        "reserve",
+        {"item": "wid-1"},
+        20,
+        retry_safe=False,
+        key=key,
+        inputs=answered(first["asking"], {"action": "accept", "content": {"units": 9}}),
+    )
+
+    assert done["status"] == "ok", done
+    assert reserved(notes)[before:] == ["reserve\tWID-1\t9"]
+
+
+async def test_a_held_2025_write_lost_to_a_restart_is_not_sent_again(eras: EraServers) -> None:
+    raw, notes = eras.config("2025-only", "stdio"), eras.notes("2025-only", "stdio")
+    before = len(reserved(notes))
+    key = unique("call")
+    first = await get_registry(parse_mcp_config(raw)).call(
+        EXPERT, "reserve", {"item": "wid-1"}, 20, retry_safe=False, key=key
+    )
+    assert first["status"] == "needs_input", first
+    assert first["asking"]["state"] is None, "a 2025 call is held, with no state to resend"
+
+    registry = await restarted(eras, raw)
+    lost = await registry.call(
+        EXPERT,
+        "reserve",
+        {"item": "wid-1"},
+        20,
+        retry_safe=False,
+        key=key,
+        inputs=answered(first["asking"], {"action": "accept", "content": {"units": 9}}),
+    )
+
+    assert lost["status"] == "interrupted", lost
+    assert "not sent again" in lost["content"]
+    assert len(reserved(notes)) == before
+
+
+async def test_a_held_2025_read_lost_to_a_restart_is_sent_again_with_its_answer(
+    eras: EraServers,
+) -> None:
+    raw = eras.config("2025-only", "stdio")
+    key = unique("call")
+    first = await get_registry(parse_mcp_config(raw)).call(
+        EXPERT, "verify_identity", {}, 20, retry_safe=True, key=key
+    )
+    assert first["status"] == "needs_input", first
+
+    registry = await restarted(eras, raw)
+    again = await registry.call(
+        EXPERT,
+        "verify_identity",
+        {},
+        20,
+        retry_safe=True,
+        key=key,
+        inputs=answered(first["asking"], {"action": "decline", "content": None}),
+    )
+
+    # Sent again, its server asked the same question and got the answer given before at once.
+    assert again["status"] == "ok", again
+    assert again["content"] == "identity: decline"
+
+
+@pytest.mark.parametrize(("era", "transport"), [CELLS[1], CELLS[5]])
+async def test_a_thread_waiting_on_a_question_goes_on_after_the_sessions_closed(
+    eras: EraServers, scripted: Any, era: str, transport: str
+) -> None:
+    """2026 over HTTP: the answer goes on; a held 2025 write: reported unknown, never resent."""
+    thread, notes, before = await reservation_asked(eras, scripted, era, transport)
+    assert await thread.interrupts()
+
+    await drop_pooled(thread.ctx["mcp_config"], EXPERT)
+    await thread.resume(respond("4"))
+
+    assert await thread.interrupts() == []
+    (task,) = (await thread.values())["previous_plan"]
+    if era == "both":
+        assert reserved(notes)[before:] == ["reserve\tWID-1\t4"]
+        assert task["status"] == "completed", task
+    else:
+        assert len(reserved(notes)) == before
+        assert "not sent again" in str(task["error"]), task

@@ -101,7 +101,9 @@ def question_of(key: str, params: ElicitRequestParams) -> ServerQuestion:
     from mcp.types import ElicitRequestURLParams
 
     if isinstance(params, ElicitRequestURLParams):
-        return ServerQuestion(key=key, mode="url", message=params.message, schema=None, url=params.url)
+        return ServerQuestion(
+            key=key, mode="url", message=params.message, schema=None, url=params.url
+        )
     return ServerQuestion(
         key=key, mode="form", message=params.message, schema=dict(params.requested_schema), url=None
     )

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp import MCPError
-from mcp.types import CONNECTION_CLOSED, CallToolResult, InputRequiredResult, TextContent
+from mcp.types import (
+    CONNECTION_CLOSED,
+    CallToolResult,
+    InputRequiredResult,
+    InputResponses,
+    TextContent,
+)
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from common.mcp.asking import (
@@ -93,7 +98,9 @@ class Calls:
         inputs: Inputs | None,
     ) -> CallToolResult | Asking:
         """Send the call (with answers and state when it goes on) until it ends or asks."""
-        responses = {k: elicit_result(a) for k, a in inputs.answers.items()} if inputs else None
+        responses: InputResponses | None = None
+        if inputs is not None:
+            responses = {k: elicit_result(a) for k, a in inputs.answers.items()}
         state = inputs.state if inputs else None
         asked_round = inputs.round + 1 if inputs else 1
         for delay in (*STATE_ONLY_DELAYS, None):
@@ -147,7 +154,7 @@ class Calls:
         """Wait for the held call's result, or its server's next questions (held again)."""
         question = asyncio.ensure_future(held.flight.asked.get())
         try:
-            first = await watched(held.call, ended, self.server, question)
+            first = await watched_or_asked(held.call, ended, self.server, question)
         finally:
             question.cancel()
         if isinstance(first, CallToolResult):
@@ -161,29 +168,46 @@ class Calls:
         return Asking(questions=questions, state=None, round=held.round)
 
 
-async def watched(
+async def watched(call: asyncio.Future[T], ended: asyncio.Event, server: str) -> T:
+    """The call's result; MCPError at once if the session ends first (the call is abandoned)."""
+    await _race(call, ended, server)
+    return call.result()
+
+
+async def watched_or_asked(
     call: asyncio.Future[T],
     ended: asyncio.Event,
     server: str,
-    question: asyncio.Future[ServerQuestion] | None = None,
+    question: asyncio.Future[ServerQuestion],
 ) -> T | ServerQuestion:
-    """The call's result (or its first question); MCPError at once if the session ends first.
+    """The call's result or its server's first question, whichever comes first (see `watched`).
 
-    The call is abandoned when the session ends or our task is cancelled, never when it asks.
+    A call that asks is not abandoned: it waits, held, for the answer.
     """
+    await _race(call, ended, server, question)
+    return call.result() if call.done() else question.result()
+
+
+async def _race(
+    call: asyncio.Future[Any],
+    ended: asyncio.Event,
+    server: str,
+    question: asyncio.Future[Any] | None = None,
+) -> None:
+    """Wait for the call (or the question); abandon it if the session ends or we are cancelled."""
     end = asyncio.ensure_future(ended.wait())
-    waits: set[Awaitable[Any]] = {call, end} | ({question} if question is not None else set())
+    waits: set[asyncio.Future[Any]] = {call, end}
+    if question is not None:
+        waits.add(question)
     try:
-        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)  # type: ignore[arg-type]
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
     except asyncio.CancelledError:
         await abandon(call)
         raise
     finally:
         end.cancel()
-    if call.done():
-        return call.result()
-    if question is not None and question.done():
-        return question.result()
+    if call.done() or (question is not None and question.done()):
+        return
     await abandon(call)
     raise MCPError(CONNECTION_CLOSED, f"Connection closed: the session with {server!r} ended")
 
@@ -203,7 +227,9 @@ def _asking(result: InputRequiredResult, asked_round: int) -> Asking | CallToolR
     requests = result.input_requests or {}
     others = sorted(k for k, r in requests.items() if not isinstance(r, ElicitRequest))
     if others:
-        return _error(f"The server asked for input this client does not offer ({', '.join(others)}).")
+        return _error(
+            f"The server asked for input this client does not offer ({', '.join(others)})."
+        )
     questions = [
         question_of(k, r.params) for k, r in requests.items() if isinstance(r, ElicitRequest)
     ]
@@ -214,7 +240,9 @@ def _given(inputs: Inputs | None) -> dict[str, Any]:
     """Answers known in advance for a call sent again, by question fingerprint."""
     if inputs is None:
         return {}
-    return {fingerprint(q): inputs.answers[q["key"]] for q in inputs.asked if q["key"] in inputs.answers}
+    return {
+        fingerprint(q): inputs.answers[q["key"]] for q in inputs.asked if q["key"] in inputs.answers
+    }
 
 
 def _error(text: str) -> CallToolResult:

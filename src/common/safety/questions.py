@@ -14,8 +14,7 @@ A plain non-empty string is still read as the answer to a single question (older
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
-from typing import Annotated, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -89,8 +88,7 @@ def hitl_question_request(
     """The interrupt value asking `questions` (HumanInTheLoopMiddleware's format)."""
     request: dict[str, Any] = {
         "action_requests": [
-            {"name": ASK_USER, "args": _args(q), "description": describe(q)}
-            for q in questions
+            {"name": ASK_USER, "args": _args(q), "description": describe(q)} for q in questions
         ],
         "review_configs": [
             {"action_name": ASK_USER, "allowed_decisions": list(QUESTION_DECISIONS)}

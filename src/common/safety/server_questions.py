@@ -130,4 +130,6 @@ def read_answer(stored: str) -> ServerAnswer:
     if not isinstance(value, dict) or value.get("action") not in ("accept", "decline", "cancel"):
         return ServerAnswer(action="cancel", content=None)
     content = value.get("content")
-    return ServerAnswer(action=value["action"], content=content if isinstance(content, dict) else None)
+    return ServerAnswer(
+        action=value["action"], content=content if isinstance(content, dict) else None
+    )

@@ -363,8 +363,7 @@ def inputs_for(task: TaskState, key: str) -> Inputs | None:
         return None
     given = task.get("answers") or {}
     answers = {
-        q["key"]: read_answer(given.get(f"{key}#{q['key']}", ""))
-        for q in asking["questions"]
+        q["key"]: read_answer(given.get(f"{key}#{q['key']}", "")) for q in asking["questions"]
     }
     return Inputs(answers, asking["state"], list(asking["questions"]), asking["round"])
 
