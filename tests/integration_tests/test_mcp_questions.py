@@ -10,15 +10,20 @@ both become the run's question to the thread's owner, in the HITL and Agent Inbo
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
 from common.mcp.asking import Inputs, ServerAnswer
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import get_registry
+from strategies.cli import prompts
+from strategies.cli.app import app
+from tests.doubles import ScriptedChatModel, install_scripted
 from tests.integration_tests.helpers import drop_pooled
 from tests.integration_tests.test_mcp_eras import CELLS, EXPERT, EraServers
 from tests.unit_tests.helpers import Thread, unique
@@ -205,7 +210,7 @@ async def restarted(eras: EraServers, raw: dict[str, Any]) -> Any:
     return get_registry(parse_mcp_config(raw))
 
 
-@pytest.mark.parametrize("transport", ["http-stateless", "http-sessions"])
+@pytest.mark.parametrize("transport", ["stdio", "http-stateless", "http-sessions"])
 async def test_a_2026_question_is_answered_after_the_planner_restarts(
     eras: EraServers, transport: str
 ) -> None:
@@ -229,6 +234,8 @@ async def test_a_2026_question_is_answered_after_the_planner_restarts(
         inputs=answered(first["asking"], {"action": "accept", "content": {"units": 9}}),
     )
 
+    # Over stdio the server restarted too and refused its old state: the call was sent afresh
+    # and its same question got the answer already given (the person is not asked twice).
     assert done["status"] == "ok", done
     assert reserved(notes)[before:] == ["reserve\tWID-1\t9"]
 
@@ -285,11 +292,12 @@ async def test_a_held_2025_read_lost_to_a_restart_is_sent_again_with_its_answer(
     assert again["content"] == "identity: decline"
 
 
-@pytest.mark.parametrize(("era", "transport"), [CELLS[1], CELLS[5]])
+@pytest.mark.parametrize(("era", "transport"), [CELLS[0], CELLS[1], CELLS[5]])
 async def test_a_thread_waiting_on_a_question_goes_on_after_the_sessions_closed(
     eras: EraServers, scripted: Any, era: str, transport: str
 ) -> None:
-    """2026 over HTTP: the answer goes on; a held 2025 write: reported unknown, never resent."""
+    """2026: the answer goes on (over stdio, with a restarted server); a held 2025 write: reported
+    unknown, never resent."""
     thread, notes, before = await reservation_asked(eras, scripted, era, transport)
     assert await thread.interrupts()
 
@@ -304,3 +312,48 @@ async def test_a_thread_waiting_on_a_question_goes_on_after_the_sessions_closed(
     else:
         assert len(reserved(notes)) == before
         assert "not sent again" in str(task["error"]), task
+
+
+# --- The CLI ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("era", "transport"), [CELLS[0], CELLS[5]])
+def test_the_cli_without_a_terminal_waits_and_resume_answer_goes_on(
+    eras: EraServers,
+    chdir_tmp: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    era: str,
+    transport: str,
+) -> None:
+    """Each CLI command is its own run: a 2026 question goes on after its server restarted; a
+    held 2025 write is reported unknown and never sent again."""
+    monkeypatch.setattr(prompts, "stdin_is_terminal", lambda: False)
+    notes = eras.notes(era, transport)
+    (chdir_tmp / "mcp.json").write_text(json.dumps(eras.config(era, transport)))
+    script: list[Any] = [{"plan": [RESERVE]}, *["IRREVERSIBLE: NO\nBLOCKED_TOOLS: NONE"] * 3]
+    model = install_scripted(ScriptedChatModel(script=[*script, ANSWER], name_=unique("q")))
+    thread, before, runner = unique("t"), len(reserved(notes)), CliRunner()
+    run = ["run", "Reserve WID-1.", "--thread", thread, "--new", "--model", model, "--json"]
+
+    held = runner.invoke(app, run)
+    assert held.exit_code == 3, held.output
+    approved = runner.invoke(app, ["resume", thread, "--model", model, "--approve", "--json"])
+
+    assert approved.exit_code == 3, approved.output
+    (pending,) = json.loads(approved.stdout)["pending"]
+    assert pending["name"] == "ask_user"
+    assert "How many units of WID-1" in pending["args"]["question"]
+    assert f"mcp-planner resume {thread}" in approved.stderr
+    refused = runner.invoke(app, ["resume", thread, "--model", model, "--answer", "many"])
+    assert refused.exit_code == 3, refused.output
+    assert "integer" in refused.output
+    assert len(reserved(notes)) == before
+
+    answered_ = runner.invoke(app, ["resume", thread, "--model", model, "--answer", "6"])
+
+    if era == "both":
+        assert answered_.exit_code == 0, answered_.output
+        assert reserved(notes)[before:] == ["reserve\tWID-1\t6"]
+    else:
+        assert len(reserved(notes)) == before
+        assert "not sent again" in answered_.output

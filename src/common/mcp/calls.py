@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from mcp import MCPError
 from mcp.types import (
     CONNECTION_CLOSED,
+    INVALID_PARAMS,
     CallToolResult,
     InputRequiredResult,
     InputResponses,
@@ -97,7 +98,36 @@ class Calls:
         progress: ProgressFnT | None,
         inputs: Inputs | None,
     ) -> CallToolResult | Asking:
-        """Send the call (with answers and state when it goes on) until it ends or asks."""
+        """Send the call (with answers and state when it goes on) until it ends or asks.
+
+        A server that no longer knows its state (it restarted: the state's key was its
+        process's) refuses it; the call is then sent afresh, and questions worded as the ones
+        already answered get those answers at once, so the person is not asked twice.
+        """
+        try:
+            return await self._rounds(client, ended, tool, args, progress, inputs)
+        except MCPError as exc:
+            if inputs is None or inputs.state is None or exc.code != INVALID_PARAMS:
+                raise
+            logger.info("%r refused the state of %r (%s): sent afresh", self.server, tool, exc)
+            fresh = await self._rounds(client, ended, tool, args, progress, None)
+            if isinstance(fresh, CallToolResult):
+                return fresh
+            again = _given_again(fresh, inputs)
+            if again is None:
+                return fresh
+            return await self._rounds(client, ended, tool, args, progress, again)
+
+    async def _rounds(
+        self,
+        client: Client,
+        ended: asyncio.Event,
+        tool: str,
+        args: dict[str, Any],
+        progress: ProgressFnT | None,
+        inputs: Inputs | None,
+    ) -> CallToolResult | Asking:
+        """Send the call, then its state while the server has only state to give back."""
         responses: InputResponses | None = None
         if inputs is not None:
             responses = {k: elicit_result(a) for k, a in inputs.answers.items()}
@@ -234,6 +264,18 @@ def _asking(result: InputRequiredResult, asked_round: int) -> Asking | CallToolR
         question_of(k, r.params) for k, r in requests.items() if isinstance(r, ElicitRequest)
     ]
     return Asking(questions=questions, state=result.request_state, round=asked_round)
+
+
+def _given_again(fresh: Asking | CallToolResult, inputs: Inputs) -> Inputs | None:
+    """The answers given before, for a fresh round asking the very same questions (else None)."""
+    if isinstance(fresh, CallToolResult):
+        return None
+    known = _given(inputs)
+    prints = {q["key"]: fingerprint(q) for q in fresh["questions"]}
+    if not prints or any(p not in known for p in prints.values()):
+        return None
+    answers = {key: known[p] for key, p in prints.items()}
+    return Inputs(answers, fresh["state"], fresh["questions"], inputs.round)
 
 
 def _given(inputs: Inputs | None) -> dict[str, Any]:
