@@ -8,6 +8,8 @@ screen. The clock is injected (no sleeping).
 from __future__ import annotations
 
 import copy
+import json
+import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,7 +21,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from pydantic import SecretStr
 
-from common.safety.audit import entries
+from common.safety.audit import digest, entries
 from common.settings import get_settings
 from strategies.with_planner.graph import build_graph
 from tests.doubles import calls, tool_call
@@ -263,3 +265,40 @@ async def test_a_remembered_approval_cannot_stand_in_for_an_approver(
     (asked,) = await guarded.interrupts()
     assert "remember" not in asked["review_configs"][0]
     assert note_actions(workdir, second) == []
+
+
+async def test_a_servers_question_is_answered_by_the_requester_only_and_kept_in_the_trail(
+    scripted: Any, tmp_path: Path, served: Clock
+) -> None:
+    # The era server's `reserve` asks "How many units...?" (MCP elicitation) once approved.
+    notes = tmp_path / "reserved.txt"
+    server = Path(__file__).resolve().parents[1] / "servers" / "era_v2.py"
+    entry = {"command": sys.executable, "args": [str(server)], "env": {"ERA_NOTES": str(notes)}}
+    step = {"id": "t1", "expert": "shop", "task": "Reserve", "tool": "reserve"}
+    ctx, _ = scripted(planner=[plan({**step, "args": {"item": "wid-1"}})], response=["Done."])
+    ctx["mcp_config"] = {"mcpServers": {"shop": entry}}
+    store = InMemoryStore()
+    thread = asking(ctx, store)
+    await thread.as_("alice").send("Reserve WID-1")
+    await thread.as_("alice").resume(APPROVE)
+    (question,) = await thread.interrupts()
+    assert question["action_requests"][0]["args"]["requested_schema"]["required"] == ["units"]
+
+    await thread.as_("bob", "ops").resume({"decisions": [{"type": "respond", "message": "900"}]})
+    (again,) = await thread.interrupts()
+    assert "only 'alice', whose request made this call, may answer" in again["error"]
+    assert not notes.exists()
+    await thread.as_("alice").resume({"decisions": [{"type": "respond", "message": "8"}]})
+
+    assert notes.read_text() == "reserve\tWID-1\t8\n"
+    trail = [(e["event"], e["tool"], e["decision"], e["user"]) for e in await entries(store)]
+    assert trail == [
+        ("asked", "reserve", None, "alice"),
+        ("answered", "reserve", "approve", "alice"),
+        ("asked", "ask_user", None, "alice"),
+        ("answered", "ask_user", "refused", "bob"),
+        ("answered", "ask_user", "answer", "alice"),
+    ]
+    # The trail keeps a digest of the answer as the server got it, never the answer itself.
+    given = json.dumps({"action": "accept", "content": {"units": 8}})
+    assert (await entries(store))[-1]["answer_digest"] == digest(given)
