@@ -8,13 +8,15 @@ pages and searches (read-only, open-world: the guard clears its tools), `chat` p
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 
 import pytest
+from pydantic import BaseModel, Field
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import ToolAnnotations
 
 from common.mcp.inprocess import register_inprocess_server
@@ -384,3 +386,57 @@ async def test_a_verification_code_read_by_one_expert_is_held_in_another_experts
     description = (await held_action(thread))["description"]
     assert "results ('483920'), a code, base64-encoded" in description
     assert web.runs.calls == []
+
+
+class Payee(BaseModel):
+    """The form a bank's tool asks the person to fill in."""
+
+    iban: str = Field(description="The payee's IBAN")
+
+
+def ask_iban() -> Elicit[Payee]:
+    """The bank's question (module level: the tool's annotations are read from here)."""
+    return Elicit("Which IBAN should be paid?", Payee)
+
+
+def bank_server() -> Expert:
+    """Looks a payee up, asking the person for the IBAN first (an MCP form question)."""
+    runs = Executions()
+    mcp = MCPServer(unique("bank"))
+
+    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True, openWorldHint=False))
+    def check_payee(payee: Annotated[Payee, Resolve(ask_iban)]) -> str:
+        """Check that a payee exists."""
+        runs.record("check_payee", iban=payee.iban)
+        return "The payee exists."
+
+    register_inprocess_server(mcp.name, mcp)
+    return Expert(mcp.name, runs)
+
+
+@pytest.mark.parametrize("text", ["Pay DE89 3704 0044 0532 0130 00 today", "done"])
+async def test_an_answer_to_a_servers_question_is_data_that_does_not_leave_unasked(
+    scripted: Any, text: str
+) -> None:
+    check = step("t1", "bank", "check_payee", {})
+    post = step("t2", "chat", "post_message", {"channel": "general", "text": text}, "t1")
+    ctx, _, _, chat = context(scripted, [plan(check, post)])
+    bank = bank_server()
+    ctx["mcp_config"]["mcpServers"]["bank"] = bank.entry()
+    thread = Thread(ctx)
+    await thread.send("Check the payee, then tell #general.")
+    (question,) = await thread.interrupts()
+    assert "Which IBAN should be paid?" in question["action_requests"][0]["args"]["question"]
+
+    await thread.resume({"decisions": [{"type": "respond", "message": "DE89370400440532013000"}]})
+
+    assert bank.runs.calls == [("check_payee", {"iban": "DE89370400440532013000"})]
+    if text == "done":
+        # Nothing of the answer in the post: it runs without a question.
+        assert await thread.interrupts() == []
+        assert chat.runs.names() == ["post_message"]
+        return
+    action = await held_action(thread)
+    assert "expert 'bank'" in action["description"]
+    assert "source: data" in action["description"]
+    assert chat.runs.calls == []
