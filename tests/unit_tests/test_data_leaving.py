@@ -12,12 +12,12 @@ from typing import Annotated, Any
 from urllib.parse import quote
 
 import pytest
-from pydantic import BaseModel, Field
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
 
 from common.mcp.inprocess import register_inprocess_server
 from strategies.with_planner.graph import build_graph
