@@ -27,8 +27,10 @@ $(DEV_STAMP): pyproject.toml | $(PY)
 	touch $(DEV_STAMP) $(STAMP)
 
 # Real MCP servers for the integration tests, each in its own environment as a user would run
-# them (mcp-server-time needs mcp 2.3, the npm servers Node.js), and .venv-mcp1: a real
-# 2025-only server (FastMCP of the mcp 1.x SDK) for test_mcp_eras.py.
+# them (mcp-server-time needs mcp 2.3, the npm servers Node.js), .venv-mcp1: a real
+# 2025-only server (FastMCP of the mcp 1.x SDK) for test_mcp_eras.py, and .venv-tasks: FastMCP
+# with fastmcp-tasks (the Tasks extension) for test_mcp_tasks.py; fastmcp-tasks pins
+# fastmcp-slim and redis versions of its own, so it cannot share .venv.
 third-party:
 	python3 -m venv .venv-tools
 	.venv-tools/bin/python -m pip install --quiet mcp-server-time
@@ -36,6 +38,8 @@ third-party:
 		@modelcontextprotocol/server-filesystem @modelcontextprotocol/server-memory
 	python3 -m venv .venv-mcp1
 	.venv-mcp1/bin/python -m pip install --quiet "mcp>=1.26,<2"
+	python3 -m venv .venv-tasks
+	.venv-tasks/bin/python -m pip install --quiet "fastmcp-tasks==4.1.4"
 
 # Records the tool lists of real MCP servers (pinned PyPI and npm packages, installed under
 # build/tool-catalog) into tests/data/tool_catalog.json; the labels in tests/data/tool_labels.json
@@ -233,4 +237,4 @@ bench: install-dev
 	$(PY) bench/bench_aegra.py --no-check
 
 clean:
-	rm -rf $(VENV) $(AEGRA_VENV) $(LLAMA_VENV) .venv-tools .venv-mcp1 .ci/mcp-servers $(UI_DIR) $(UI_COMPONENTS)/node_modules $(UI_COMPONENTS)/dist .mcp-planner .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(AEGRA_VENV) $(LLAMA_VENV) .venv-tools .venv-mcp1 .venv-tasks .ci/mcp-servers $(UI_DIR) $(UI_COMPONENTS)/node_modules $(UI_COMPONENTS)/dist .mcp-planner .pytest_cache .mypy_cache .ruff_cache

@@ -1,6 +1,7 @@
 """Crash driver: one phase of a thread on SQLite or PostgreSQL, in its own process.
 
-`python crash_driver.py PHASE --workdir DIR [--crash-at POINT] [--answer approve|reject]`
+`python crash_driver.py PHASE --workdir DIR [--crash-at POINT] [--answer approve|reject]
+[--tasks-url URL]`
 
 - `start`: send the request; the run stops at the approval interrupt of `write_note`.
 - `answer`: answer that interrupt; with `--crash-at`, the process SIGKILLs itself at that point,
@@ -8,7 +9,9 @@
 - `resume`: a new process continues the thread from its checkpoint with `ainvoke(None)`.
 
 Each phase prints `RESULT {json}`. Models are scripted in this process; the only expert is the
-notes demo server, whose NOTES_LOG counts real executions.
+notes demo server, whose NOTES_LOG counts real executions; with `--tasks-url` it is the Tasks
+server there (`tests/servers/tasks_server.py`), whose `ship_order` runs as a task and whose
+TASKS_LOG counts the shipments (`--crash-at after_task`: killed once the task's id is kept).
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ call_tool_module = importlib.import_module("strategies.with_planner.nodes.call_t
 
 TITLE = "crash-test"
 ANSWER = "Saved the note."
-CRASH_POINTS = ("after_answer", "after_send", "after_finish", "after_reject")
+CRASH_POINTS = ("after_answer", "after_send", "after_finish", "after_reject", "after_task")
+ORDER = "A-1"
 
 
 def die(point: str) -> None:
@@ -77,6 +81,14 @@ def install_crash_hook(point: str) -> None:
             die(point)
 
         CallLedger.finished = finished  # type: ignore[method-assign]
+    elif point == "after_task":
+        original_task = CallLedger.task
+
+        async def task(self: CallLedger, *args: Any, **kwargs: Any) -> None:
+            await original_task(self, *args, **kwargs)
+            die(point)
+
+        CallLedger.task = task  # type: ignore[method-assign]
     elif point == "after_reject":
         original_declined = call_tool_module.declined
 
@@ -86,6 +98,22 @@ def install_crash_hook(point: str) -> None:
             return message
 
         call_tool_module.declined = declined
+
+
+def tasks_context(url: str) -> dict[str, Any]:
+    """Scripted models for one turn shipping an order through the Tasks server at `url`."""
+    script: dict[str, list[Any]] = {
+        "planner": [{"plan": [{"id": "t1", "expert": "shop", "task": f"Ship {ORDER}"}]}],
+        "irreversibility": ["IRREVERSIBLE: YES\nBLOCKED_TOOLS: ship_order"],
+        "orchestrate": [calls(tool_call("ship_order", {"order": ORDER}, "c1"))],
+        "assess": [{"completed": True, "reason": "shipped"}],
+        "response": ["Shipped."],
+    }
+    ctx: dict[str, Any] = {"mcp_config": {"mcpServers": {"shop": {"url": url}}}}
+    ctx["model"] = "scripted:missing"
+    for role, items in script.items():
+        ctx[f"{role}_model"] = install_scripted(ScriptedChatModel(script=items, name_=role))
+    return ctx
 
 
 def context(workdir: Path) -> dict[str, Any]:
@@ -151,6 +179,7 @@ async def main() -> None:
     parser.add_argument("--workdir", type=Path, required=True)
     parser.add_argument("--crash-at", choices=CRASH_POINTS)
     parser.add_argument("--answer", choices=["approve", "reject"], default="approve")
+    parser.add_argument("--tasks-url")
     opts = parser.parse_args()
     if opts.crash_at:
         install_crash_hook(opts.crash_at)
@@ -162,10 +191,11 @@ async def main() -> None:
     )
     async with open_persistence(settings) as (saver, store):
         graph = build_graph(checkpointer=saver, store=store)
-        ctx = context(opts.workdir)
+        ctx = tasks_context(opts.tasks_url) if opts.tasks_url else context(opts.workdir)
         payload: Any = None
         if opts.phase == "start":
-            payload = {"messages": [{"role": "user", "content": f"Write the note {TITLE}"}]}
+            request = f"Ship order {ORDER}" if opts.tasks_url else f"Write the note {TITLE}"
+            payload = {"messages": [{"role": "user", "content": request}]}
         elif opts.phase == "answer":
             decision = (
                 {"type": "approve"}

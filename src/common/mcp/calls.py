@@ -36,6 +36,7 @@ from common.mcp.asking import (
     fingerprint,
     question_of,
 )
+from common.mcp.tasks import OnTask, TaskCreated, poll
 
 if TYPE_CHECKING:
     from mcp import Client
@@ -65,6 +66,28 @@ class Held:
     """Rounds of questions asked so far."""
 
 
+@dataclass(frozen=True)
+class TaskHooks:
+    """What a call that is or becomes a task needs: the task to poll, or who hears its id."""
+
+    task_id: str | None = None
+    """A task the call already became (a re-run after a restart): polled, never sent again."""
+    on_task: OnTask | None = None
+    """Told the id of the task the call becomes, before it is polled."""
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """One 2026 call, as its rounds send it."""
+
+    client: Client
+    ended: asyncio.Event
+    tool: str
+    args: dict[str, Any]
+    progress: ProgressFnT | None
+    tasks: TaskHooks | None
+
+
 class Calls:
     """The calls of one session: plain, 2026 rounds, and held 2025 calls by call key."""
 
@@ -83,21 +106,21 @@ class Calls:
         progress: ProgressFnT | None,
         key: str,
         inputs: Inputs | None,
+        tasks: TaskHooks | None = None,
     ) -> CallToolResult | Asking:
-        """The call's result, or the questions it stopped at (see the module doc)."""
+        """The call's result, or the questions it stopped at (see the module doc).
+
+        `tasks` polls a task the call already became, or hears the id of the one it becomes.
+        """
         if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            return await self._modern(client, ended, tool, args, progress, inputs)
+            if tasks is not None and tasks.task_id is not None:
+                polled = poll(client.session, tasks.task_id, progress=progress)
+                return await watched(asyncio.ensure_future(polled), ended, self.server)
+            hooks = Rounds(client, ended, tool, args, progress, tasks)
+            return await self._modern(hooks, inputs)
         return await self._legacy(client, ended, tool, args, progress, key, inputs)
 
-    async def _modern(
-        self,
-        client: Client,
-        ended: asyncio.Event,
-        tool: str,
-        args: dict[str, Any],
-        progress: ProgressFnT | None,
-        inputs: Inputs | None,
-    ) -> CallToolResult | Asking:
+    async def _modern(self, r: Rounds, inputs: Inputs | None) -> CallToolResult | Asking:
         """Send the call (with answers and state when it goes on) until it ends or asks.
 
         A server that no longer knows its state (it restarted: the state's key was its
@@ -105,46 +128,45 @@ class Calls:
         already answered get those answers at once, so the person is not asked twice.
         """
         try:
-            return await self._rounds(client, ended, tool, args, progress, inputs)
+            return await self._rounds(r, inputs)
         except MCPError as exc:
             if inputs is None or inputs.state is None or exc.code != INVALID_PARAMS:
                 raise
-            logger.info("%r refused the state of %r (%s): sent afresh", self.server, tool, exc)
-            fresh = await self._rounds(client, ended, tool, args, progress, None)
+            logger.info("%r refused the state of %r (%s): sent afresh", self.server, r.tool, exc)
+            fresh = await self._rounds(r, None)
             if isinstance(fresh, CallToolResult):
                 return fresh
             again = _given_again(fresh, inputs)
-            if again is None:
-                return fresh
-            return await self._rounds(client, ended, tool, args, progress, again)
+            return fresh if again is None else await self._rounds(r, again)
 
-    async def _rounds(
-        self,
-        client: Client,
-        ended: asyncio.Event,
-        tool: str,
-        args: dict[str, Any],
-        progress: ProgressFnT | None,
-        inputs: Inputs | None,
-    ) -> CallToolResult | Asking:
-        """Send the call, then its state while the server has only state to give back."""
+    async def _rounds(self, r: Rounds, inputs: Inputs | None) -> CallToolResult | Asking:
+        """Send the call, then its state while the server has only state to give back.
+
+        A call the server runs as a task (`common.mcp.tasks`) is polled to its end, its id
+        told first.
+        """
         responses: InputResponses | None = None
         if inputs is not None:
             responses = {k: elicit_result(a) for k, a in inputs.answers.items()}
         state = inputs.state if inputs else None
         asked_round = inputs.round + 1 if inputs else 1
         for delay in (*STATE_ONLY_DELAYS, None):
-            sent = client.session.call_tool(
-                tool,
-                args,
-                progress_callback=progress,
+            sent = r.client.session.call_tool(
+                r.tool,
+                r.args,
+                progress_callback=r.progress,
                 input_responses=responses or None,
                 request_state=state,
                 allow_input_required=True,
+                allow_claimed=True,
             )
-            result = await watched(asyncio.ensure_future(sent), ended, self.server)
-            if not isinstance(result, InputRequiredResult):
+            result = await watched(asyncio.ensure_future(sent), r.ended, self.server)
+            if isinstance(result, TaskCreated):
+                return await self._task(r, result)
+            if isinstance(result, CallToolResult):
                 return result
+            if not isinstance(result, InputRequiredResult):
+                return _error(f"{self.server!r} answered with a result of an unknown kind.")
             if result.input_requests:
                 return _asking(result, asked_round)
             if delay is None:
@@ -153,6 +175,13 @@ class Calls:
             responses, state = None, result.request_state
             await asyncio.sleep(delay)
         return _error(f"{self.server!r} kept answering 'not ready yet'; the call was given up.")
+
+    async def _task(self, r: Rounds, created: TaskCreated) -> CallToolResult:
+        """A call the server runs as a task: its id told (to be kept), then polled to its end."""
+        if r.tasks is not None and r.tasks.on_task is not None:
+            await r.tasks.on_task(created.task_id)
+        polled = poll(r.client.session, created.task_id, created.poll_interval_ms, r.progress)
+        return await watched(asyncio.ensure_future(polled), r.ended, self.server)
 
     async def _legacy(
         self,

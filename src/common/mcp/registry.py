@@ -19,11 +19,12 @@ from mcp.shared.dispatcher import ProgressFnT
 from mcp.types import Tool
 
 from common.mcp.asking import Inputs
-from common.mcp.calls import HeldCallLost
+from common.mcp.calls import HeldCallLost, TaskHooks
 from common.mcp.config import McpConfig, ServerConfig
 from common.mcp.errors import ExpertUnavailable
 from common.mcp.outcome import ToolOutcome, asking_outcome, from_result, outcome
 from common.mcp.session import CONNECTION_ERRORS, PersistentSession, SessionState, never_sent
+from common.mcp.tasks import TaskLost
 from common.mcp.tool_cache import ToolCache
 
 _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, PersistentSession]] = (
@@ -258,6 +259,7 @@ class ExpertRegistry:
         progress: ProgressFnT | None = None,
         key: str = "",
         inputs: Inputs | None = None,
+        tasks: TaskHooks | None = None,
     ) -> ToolOutcome:
         """Call `tool` on `expert`; every failure comes back as a ToolOutcome.
 
@@ -267,7 +269,9 @@ class ExpertRegistry:
         reported as "interrupted" (it was cancelled, but may already have taken effect).
         `progress`, when given, hears the server's progress notifications for the call. A
         call that stops at its server's questions is "needs_input"; it goes on with `inputs`
-        (the answers) under the same `key` (`common.mcp.calls`).
+        (the answers) under the same `key` (`common.mcp.calls`). A call its server runs as a
+        task tells `tasks` its id before it is polled; with a `tasks.task_id` the call is not
+        sent, that task is polled (`common.mcp.tasks`).
         """
         try:
             tools = await self.tools(expert)
@@ -281,33 +285,27 @@ class ExpertRegistry:
             )
         if inputs is not None:
             inputs = replace(inputs, resend=retry_safe)
-        sent = await self._send(expert, tool, args, timeout_s, retry_safe, progress, key, inputs)
+        how = _How(timeout_s, retry_safe, progress, key, inputs, tasks)
+        sent = await self._send(expert, tool, args, how)
         if isinstance(sent, _Lost) and (retry_safe or sent.never_sent):
-            sent = await self._send(
-                expert, tool, args, timeout_s, retry_safe, progress, key, inputs
-            )
+            sent = await self._send(expert, tool, args, how)
         return sent.outcome(expert, tool, retry_safe) if isinstance(sent, _Lost) else sent
 
     async def _send(
-        self,
-        expert: str,
-        tool: str,
-        args: dict[str, Any],
-        timeout_s: float,
-        retry_safe: bool,
-        progress: ProgressFnT | None = None,
-        key: str = "",
-        inputs: Inputs | None = None,
+        self, expert: str, tool: str, args: dict[str, Any], how: _How
     ) -> ToolOutcome | _Lost:
         """One attempt at the call; a lost connection is returned for the caller to retry."""
         session = self._session(expert)
+        timeout_s, retry_safe = how.timeout_s, how.retry_safe
         try:
             async with asyncio.timeout(timeout_s):
-                if progress is None and inputs is None and not key:
+                if how.plain:
                     # Without a listener the call goes out exactly as it did before progress.
                     result = await session.call_tool(tool, args)
                 else:
-                    result = await session.call_tool(tool, args, progress, key, inputs)
+                    result = await session.call_tool(
+                        tool, args, how.progress, how.key, how.inputs, how.tasks
+                    )
         except TimeoutError:
             late = f"Tool {tool!r} of {expert!r} did not answer within {timeout_s:g}s"
             if retry_safe:
@@ -318,6 +316,8 @@ class ExpertRegistry:
             )
         except HeldCallLost:
             return outcome("interrupted", HELD_LOST.format(tool=tool, expert=expert))
+        except TaskLost as exc:
+            return outcome("interrupted", TASK_LOST.format(tool=tool, expert=expert, why=exc))
         except ExpertUnavailable as exc:
             return outcome("unavailable", str(exc))
         except (MCPError, *CONNECTION_ERRORS) as exc:
@@ -330,6 +330,31 @@ class ExpertRegistry:
         if isinstance(result, dict):
             return asking_outcome(result)
         return from_result(result)
+
+
+TASK_LOST = (
+    "{tool!r} of {expert!r} became a task on its server, which no longer knows it ({why}); "
+    "whether it ran is unknown, so it was not sent again. Check the expert before retrying."
+)
+"""Why a call whose task was lost (its server restarted) was not sent again."""
+
+
+@dataclass(frozen=True)
+class _How:
+    """How one call is sent: its bounds and what it may hear or go on with."""
+
+    timeout_s: float
+    retry_safe: bool
+    progress: ProgressFnT | None
+    key: str
+    inputs: Inputs | None
+    tasks: TaskHooks | None
+
+    @property
+    def plain(self) -> bool:
+        """A call that needs nothing but its name and arguments."""
+        no_hooks = self.progress is None and self.inputs is None and self.tasks is None
+        return no_hooks and not self.key
 
 
 HELD_LOST = (

@@ -38,11 +38,12 @@ from mcp.types import CONNECTION_CLOSED, CallToolResult, Tool, ToolListChangedNo
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from common.mcp.asking import Asking, Inputs
-from common.mcp.calls import Calls
+from common.mcp.calls import Calls, TaskHooks
 from common.mcp.config import ServerConfig
 from common.mcp.errors import ExpertUnavailable
 from common.mcp.listing import list_all_tools
 from common.mcp.stdout_watch import StdoutWatch
+from common.mcp.tasks import Tasks
 from common.mcp.transports import HttpRefusal, connection
 
 if TYPE_CHECKING:
@@ -227,6 +228,7 @@ class PersistentSession:
                     mode=self.config.protocol,
                     message_handler=self._on_message,
                     elicitation_callback=self._calls.elicitations,
+                    extensions=[Tasks()],
                 )
                 greeting = _greet(stack, client)
                 self._tools_changed = False
@@ -362,6 +364,7 @@ class PersistentSession:
         progress: ProgressFnT | None = None,
         key: str = "",
         inputs: Inputs | None = None,
+        tasks: TaskHooks | None = None,
     ) -> CallToolResult | Asking:
         """Send `tools/call` on the open session (the caller applies the timeout).
 
@@ -369,12 +372,12 @@ class PersistentSession:
         a call its caller abandons is cancelled on the server by the SDK. `progress` hears
         the server's `notifications/progress` for this call. The call may stop at its
         server's questions (`Asking`); `inputs` then carries the answers, and `key` names
-        the call across the two (`common.mcp.calls`).
+        the call across the two (`common.mcp.calls`). `tasks`: see `common.mcp.tasks`.
         """
         client = await self.ensure_open()
         ended = self._ended
         try:
-            return await self._calls.call(client, ended, tool, args, progress, key, inputs)
+            return await self._calls.call(client, ended, tool, args, progress, key, inputs, tasks)
         except (MCPError, *CONNECTION_ERRORS) as exc:
             if not isinstance(exc, MCPError) or exc.code == CONNECTION_CLOSED:
                 self._end(ended)

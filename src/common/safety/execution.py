@@ -21,6 +21,7 @@ resends it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from langgraph.store.base import BaseStore
@@ -45,8 +46,18 @@ if TYPE_CHECKING:
 _PROCESS_STORE = InMemoryStore()
 """Ledger of graphs compiled without a store: as durable as their in-memory state."""
 
-LedgerEntry = ToolOutcome | Literal["started"]
-"""What the ledger knows of a call: its outcome, or that it was sent without an answer yet."""
+
+@dataclass(frozen=True)
+class TaskStarted:
+    """A call its server runs as a task (`common.mcp.tasks`): polled again, never resent."""
+
+    task_id: str
+    """The task's id on its server."""
+
+
+LedgerEntry = ToolOutcome | Literal["started"] | TaskStarted
+"""What the ledger knows of a call: its outcome, that it was sent without an answer yet, or
+the task it became."""
 
 
 class CallLedger:
@@ -64,6 +75,8 @@ class CallLedger:
         value = item.value
         if value.get("state") == "started":
             return "started"
+        if value.get("state") == "task":
+            return TaskStarted(str(value["task_id"]))
         record: ToolOutcome = value["record"]
         return record
 
@@ -71,6 +84,12 @@ class CallLedger:
         """Record, before sending, that the call is about to go out."""
         value = {"state": "started", "expert": expert, "name": name, "args": args}
         await self.store.aput(self.namespace, key, value, index=False)
+
+    async def task(self, key: str, task_id: str) -> None:
+        """Record that the call became a task on its server, before it is polled."""
+        await self.store.aput(
+            self.namespace, key, {"state": "task", "task_id": task_id}, index=False
+        )
 
     async def finished(self, key: str, record: ToolOutcome) -> None:
         """Record the call's outcome ("unknown" when it may or may not have taken effect)."""
@@ -89,7 +108,9 @@ def unknown_outcome(expert: str, name: str) -> ToolOutcome:
 
 def replay(entry: LedgerEntry, expert: str, name: str) -> ToolOutcome:
     """What a re-run reports for a call the ledger already knows."""
-    return unknown_outcome(expert, name) if entry == "started" else entry
+    if entry == "started" or isinstance(entry, TaskStarted):
+        return unknown_outcome(expert, name)
+    return entry
 
 
 def goes_on(entry: LedgerEntry, spec: CallSpec) -> bool:
@@ -98,7 +119,8 @@ def goes_on(entry: LedgerEntry, spec: CallSpec) -> bool:
     The call goes on (a 2026 server's continuation, a held 2025 call): it is "started" again,
     so a crash meanwhile still leaves it unknown, never sent a third time.
     """
-    return entry != "started" and entry["status"] == "needs_input" and spec.inputs is not None
+    asked = isinstance(entry, dict) and entry["status"] == "needs_input"
+    return asked and spec.inputs is not None
 
 
 @dataclass(frozen=True)
@@ -189,12 +211,23 @@ def after_call(result: ToolOutcome, cfg: GuardrailConfig) -> Executed:
 async def run_once(
     ledger: CallLedger | None, spec: CallSpec, registry: ExpertRegistry
 ) -> ToolOutcome:
-    """Send a call; a gated one goes through the ledger so it is never sent twice."""
+    """Send a call; a gated one goes through the ledger so it is never sent twice.
+
+    A gated call that became a task has the task's id recorded before it is polled; a re-run
+    polls that task instead of sending the call again.
+    """
+    tasks = None
     if spec.gated and ledger is not None:
         entry = await ledger.lookup(spec.key)
-        if entry is not None and not goes_on(entry, spec):
+        resumed = entry.task_id if isinstance(entry, TaskStarted) else None
+        if entry is not None and resumed is None and not goes_on(entry, spec):
             return replay(entry, spec.expert, spec.name)
-        await ledger.started(spec.key, spec.expert, spec.name, spec.args)
+        if resumed is None:
+            await ledger.started(spec.key, spec.expert, spec.name, spec.args)
+        # Here, not at the top: the graph must not import the MCP SDK before its first call.
+        from common.mcp.calls import TaskHooks
+
+        tasks = TaskHooks(task_id=resumed, on_task=partial(ledger.task, spec.key))
     result = await registry.call(
         spec.expert,
         spec.name,
@@ -204,6 +237,7 @@ async def run_once(
         progress=spec.progress,
         key=spec.key,
         inputs=spec.inputs,
+        tasks=tasks,
     )
     if spec.gated and ledger is not None:
         await ledger.finished(spec.key, result)

@@ -50,6 +50,7 @@ from common.safety.execution import (
     CallLedger,
     CallSpec,
     Executed,
+    TaskStarted,
     after_call,
     execute_call,
     replay,
@@ -602,7 +603,11 @@ async def recorded_calls(r: Round) -> dict[str, ToolOutcome]:
     found: dict[str, ToolOutcome] = {}
     for call in r.calls:
         entry = await r.ledger.lookup(call_key(r.message, call))
-        # A call stopped at its server's questions goes on (through `run`), with its answers.
-        if entry is not None and not (entry != "started" and entry["status"] == "needs_input"):
+        # A call stopped at its server's questions goes on (through `run`), with its answers;
+        # one that became a task is polled there.
+        going_on = isinstance(entry, TaskStarted) or (
+            isinstance(entry, dict) and entry["status"] == "needs_input"
+        )
+        if entry is not None and not going_on:
             found[call["id"] or ""] = replay(entry, r.task["expert"], call["name"])
     return found
