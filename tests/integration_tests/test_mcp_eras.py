@@ -219,7 +219,7 @@ async def test_listed(eras: EraServers, era: str, transport: str) -> None:
 
     tools = {t.name: t for t in await registry.tools(EXPERT)}
 
-    assert set(tools) == {"get_stock", "write_note", "reserve", "verify_identity"}
+    assert set(tools) == {"get_stock", "write_note", "survey", "reserve", "verify_identity"}
     read, write = tools["get_stock"].annotations, tools["write_note"].annotations
     assert read is not None
     assert read.read_only_hint is True

@@ -6,6 +6,7 @@ should be reserved?" before it writes `reserve<TAB>ITEM<TAB>UNITS` to its notes 
 gets the question as `InputRequiredResult` (the call ends; the answer goes with its
 continuation), a 2025 one as `elicitation/create` mid-call (the call is held). Through the graph
 both become the run's question to the thread's owner, in the HITL and Agent Inbox formats.
+The servers' `survey(item)` reports its progress (two notifications) in every cell too.
 """
 
 from __future__ import annotations
@@ -357,3 +358,20 @@ def test_the_cli_without_a_terminal_waits_and_resume_answer_goes_on(
     else:
         assert len(reserved(notes)) == before
         assert "not sent again" in answered_.output
+
+
+# --- Progress, per era and transport ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("era", "transport"), CELLS)
+async def test_progress_reaches_the_caller(eras: EraServers, era: str, transport: str) -> None:
+    registry = get_registry(parse_mcp_config(eras.config(era, transport)))
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def listen(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, total, message))
+
+    result = await registry.call(EXPERT, "survey", {"item": "wid-1"}, 20, True, progress=listen)
+
+    assert result["content"] == "WID-1: surveyed", result
+    assert heard == [(1, 2, "aisle 1 of 2"), (2, 2, "aisle 2 of 2")]

@@ -55,6 +55,13 @@ def build(stateless_http: bool = False) -> FastMCP:
             fh.write(f"{name}\t{text}\n")
         return f"note {name!r} written"
 
+    @mcp.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    async def survey(item: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Count an item aisle by aisle, saying how far it got (progress notifications)."""
+        for aisle in (1, 2):
+            await ctx.report_progress(aisle, 2, f"aisle {aisle} of 2")
+        return f"{item.upper()}: surveyed"
+
     @mcp.tool(annotations=ToolAnnotations(readOnlyHint=False, destructiveHint=True))
     async def reserve(item: str, ctx: Context) -> str:  # type: ignore[type-arg]
         """Reserve units of an item for an order (it cannot be taken back)."""

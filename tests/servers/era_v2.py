@@ -80,6 +80,13 @@ def ask_units(item: str) -> Elicit[Units]:
 def add_asking_tools(mcp: MCPServer) -> None:
     """`reserve` (a form) and `verify_identity` (a URL), see the module doc."""
 
+    @mcp.tool(annotations=ToolAnnotations(read_only_hint=True))
+    async def survey(item: str, ctx: Context) -> str:  # type: ignore[type-arg]
+        """Count an item aisle by aisle, saying how far it got (progress notifications)."""
+        for aisle in (1, 2):
+            await ctx.report_progress(aisle, 2, f"aisle {aisle} of 2")
+        return f"{item.upper()}: surveyed"
+
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))
     def reserve(item: str, units: Annotated[Units, Resolve(ask_units)]) -> str:
         """Reserve units of an item for an order (it cannot be taken back)."""
