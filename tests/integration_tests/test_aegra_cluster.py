@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import itertools
+import json
 import sys
 import time
 import uuid
@@ -34,6 +35,7 @@ from tests.integration_tests.aegra import (
     interrupts_of,
 )
 from tests.integration_tests.helpers import TAG_VAR, pid_alive
+from tests.integration_tests.test_mcp_tasks import serving_tasks
 
 pytestmark = [pytest.mark.integration, pytest.mark.long_file]
 
@@ -350,6 +352,41 @@ async def test_an_approved_write_cut_off_by_a_killed_instance_is_never_sent_agai
             {"key": key},
         )
         assert recovery < 90
+    _assert_no_leftovers(tag)
+
+
+async def test_an_approved_call_that_became_a_task_is_polled_not_resent_by_the_survivor(
+    tmp_path: Path, mcp_config: dict[str, Any]
+) -> None:
+    """The Tasks extension across instances: the task's id, kept in the shared store before the
+    first poll, is what the surviving instance polls after the first one is killed."""
+    tag, order = uuid.uuid4().hex[:12], f"O-{uuid.uuid4().hex[:6]}"
+    ctx = _context(mcp_config, tag)
+    with serving_tasks(tmp_path, sleep_s=4) as server:
+        ctx["mcp_config"]["mcpServers"]["shop"] = server.config()["mcpServers"]["shop"]
+        async with aegra_cluster(tmp_path, **FAST_RECOVERY) as cluster:
+            a, b = await cluster.add(), await cluster.add()
+            client_a, client_b = get_client(url=a.url), get_client(url=b.url)
+            thread_id, _ = await _paused(client_a, ctx, f"ship order order={order}")
+            assert await _pending_action(client_b, thread_id) == "ship_order"
+            run = await client_b.runs.create(thread_id, GRAPH, command=APPROVE, context=ctx)
+
+            async def kept() -> list[dict[str, Any]]:
+                return [e for e in _ledger(cluster, thread_id) if e.get("state") == "task"]
+
+            await _until(kept, 60, "the task's id was kept in the store")
+            (name,) = _executors(cluster, run["run_id"])
+            (victim,) = [i for i in cluster.instances if i.name == name]
+            (survivor,) = [i for i in cluster.instances if i is not victim]
+            victim.kill()
+            other = get_client(url=survivor.url)
+            finished = await _finished(other, thread_id, run["run_id"], within_s=120)
+
+            assert finished["status"] == "success"
+            assert server.shipments().count(order) == 1
+            (entry,) = _ledger(cluster, thread_id)
+            assert entry["state"] == "done"
+            assert f"order {order} shipped" in json.dumps(entry["record"])
     _assert_no_leftovers(tag)
 
 

@@ -15,6 +15,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,40 +55,45 @@ class TasksServer:
         return {"mcpServers": {"shop": {"url": self.url, "description": "Stock and shipping."}}}
 
 
-@pytest.fixture(scope="module")
-def tasks_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TasksServer]:
+@contextmanager
+def serving_tasks(work: Path, sleep_s: float = SLEEP_S) -> Iterator[TasksServer]:
+    """The Tasks server on a free port, logging into `work`, until the block ends."""
     if not TASKS_PYTHON.exists():
         service_unavailable(f"{TASKS_PYTHON} is missing (run `make third-party`)")
-    work = tmp_path_factory.mktemp("tasks")
     port, log = free_port(), work / "shipped.log"
-    env = {**os.environ, "TASKS_LOG": str(log), "TASKS_SLEEP_S": str(SLEEP_S)}
+    env = {**os.environ, "TASKS_LOG": str(log), "TASKS_SLEEP_S": str(sleep_s)}
+    script = str(ROOT / "tests" / "servers" / "tasks_server.py")
     with (work / "server.log").open("wb") as out:
         proc = subprocess.Popen(
-            [
-                str(TASKS_PYTHON),
-                str(ROOT / "tests" / "servers" / "tasks_server.py"),
-                "--http",
-                str(port),
-            ],
+            [str(TASKS_PYTHON), script, "--http", str(port)],
             env=env,
             stdout=out,
             stderr=subprocess.STDOUT,
         )
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                raise RuntimeError((work / "server.log").read_text()[-2000:]) from None
-            time.sleep(0.1)
     try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError((work / "server.log").read_text()[-2000:]) from None
+                time.sleep(0.1)
         yield TasksServer(f"http://127.0.0.1:{port}/mcp", log)
     finally:
         proc.terminate()
-        proc.wait(10)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def tasks_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TasksServer]:
+    with serving_tasks(tmp_path_factory.mktemp("tasks")) as server:
+        yield server
 
 
 async def test_a_long_call_runs_as_a_task_and_its_result_comes_back(
