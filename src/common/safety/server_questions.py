@@ -19,8 +19,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from common.mcp.asking import AnswerAction, ServerAnswer, ServerQuestion
 from common.safety.approval import ApprovalFormatError
 from common.safety.quoting import one_line
@@ -77,6 +75,9 @@ def answer_of(q: ServerQuestion, action: AnswerAction, text: str = "") -> str:
     if action != "accept" or q["mode"] == "url":
         return json.dumps(ServerAnswer(action=action, content=None))
     content = _content(q, text)
+    # Imported here: the live graph does not load jsonschema until a form is answered.
+    from jsonschema import Draft202012Validator
+
     errors = sorted(Draft202012Validator(q["schema"] or {}).iter_errors(content), key=str)
     if errors:
         where = ".".join(map(str, errors[0].absolute_path)) or "the answer"
