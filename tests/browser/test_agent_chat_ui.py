@@ -12,17 +12,22 @@ in docs/images.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from langgraph_sdk import get_client
+from langgraph_sdk.schema import Command
 
-from tests.browser.conftest import IMAGES, Served, write_mcp_config
-from tests.integration_tests.aegra import aegra_cluster
+from tests.browser.conftest import IMAGES, NotesStore, Served, write_mcp_config
+from tests.integration_tests.aegra import aegra_cluster, interrupts_of
+from tests.integration_tests.helpers import langgraph_dev
 
 pytestmark = pytest.mark.integration
 
@@ -250,3 +255,65 @@ async def aegra_server(
 
 async def test_accept_on_aegra(chat_on: Any, aegra_server: Served) -> None:
     await _accept(chat_on(aegra_server.url), aegra_server, screenshots=False)
+
+
+# --- A server's question (MCP elicitation), in the browser and through the SDK ---------------
+
+ERA_SERVER = Path(__file__).resolve().parents[1] / "servers" / "era_v2.py"
+LINK_URL = "https://accounts.example.test/link?code=7F3K"
+
+
+@pytest.fixture(scope="module")
+async def asking_server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Served]:
+    """`langgraph dev` (offline:rules, agent_inbox) over the era server, whose tools ask."""
+    workdir = tmp_path_factory.mktemp("browser-asking")
+    entry = {
+        "command": sys.executable,
+        "args": [str(ERA_SERVER)],
+        "env": {"ERA_NOTES": str(workdir / "era-notes.txt")},
+        "description": "Stock, reservations and identity checks.",
+    }
+    config = workdir / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"shop": entry}}))
+    env = {"INTERRUPT_FORMAT": "agent_inbox", "MCP_CONFIG": str(config)}
+    async with langgraph_dev(workdir, env=env) as (url, _):
+        store = NotesStore(workdir / "notes.json", workdir / "notes.log")
+        yield Served(url, store, workdir / "server.log")
+
+
+async def test_a_servers_question_is_answered_with_respond(
+    chat_on: Any, asking_server: Served
+) -> None:
+    # The server's verify_identity asks the person to open an address (URL mode).
+    chat = chat_on(asking_server.url)
+    await chat.open()
+    await chat.send("verify my identity")
+    await chat.expect(chat.resolve_button).to_be_visible(timeout=RUN_MS)
+    card = chat.card
+    await chat.expect(card.get_by_text("ask_user", exact=True)).to_be_visible()
+    await chat.expect(card.locator("div.py-1").first).to_contain_text(LINK_URL)
+    await card.get_by_placeholder("Your response here...").fill("done")
+    await card.get_by_role("button", name="Send Response", exact=True).click()
+    await chat.answer("identity: accept")
+
+
+async def test_a_servers_form_is_answered_through_the_sdk(asking_server: Served) -> None:
+    client = get_client(url=asking_server.url)
+    thread = await client.threads.create()
+    request = {"messages": [{"role": "user", "content": "reserve item=WID-1"}]}
+    await client.runs.wait(thread["thread_id"], "with_planner", input=request)
+    (approval,) = interrupts_of(await client.threads.get_state(thread["thread_id"]))
+    assert approval["value"][0]["action_request"]["action"] == "reserve"
+    accept = Command(resume=[{"type": "accept", "args": None}])
+    await client.runs.wait(thread["thread_id"], "with_planner", command=accept)
+    (question,) = interrupts_of(await client.threads.get_state(thread["thread_id"]))
+    asked = question["value"][0]["action_request"]["args"]
+    assert "How many units of WID-1 should be reserved?" in asked["question"]
+    assert asked["requested_schema"]["properties"]["units"]["type"] == "integer"
+
+    answer = Command(resume=[{"type": "response", "args": "11"}])
+    await client.runs.wait(thread["thread_id"], "with_planner", command=answer)
+
+    assert interrupts_of(await client.threads.get_state(thread["thread_id"])) == []
+    notes = (asking_server.log.parent / "era-notes.txt").read_text()
+    assert notes.splitlines() == ["reserve\tWID-1\t11"]

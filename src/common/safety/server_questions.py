@@ -33,7 +33,9 @@ SHOWN_CHARS = 1000
 
 def question_text(q: ServerQuestion) -> str:
     """The question in words: the server's message, then what an answer looks like."""
-    message = one_line(q["message"])[:SHOWN_CHARS]
+    message = one_line(q["message"])[:SHOWN_CHARS].strip()
+    if message and not message.endswith((".", "?", "!", ":")):
+        message += "."
     ways = f"{DECLINE_WORD} to decline, {CANCEL_WORD} to cancel"
     if q["mode"] == "url":
         return (
