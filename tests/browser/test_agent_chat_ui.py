@@ -270,7 +270,7 @@ async def asking_server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterat
     entry = {
         "command": sys.executable,
         "args": [str(ERA_SERVER)],
-        "env": {"ERA_NOTES": str(workdir / "era-notes.txt")},
+        "env": {"ERA_NOTES": str(workdir / "era-notes.txt"), "ERA_HOLD": str(workdir / "hold")},
         "description": "Stock, reservations and identity checks.",
     }
     config = workdir / "mcp.json"
@@ -317,3 +317,19 @@ async def test_a_servers_form_is_answered_through_the_sdk(asking_server: Served)
     assert interrupts_of(await client.threads.get_state(thread["thread_id"])) == []
     notes = (asking_server.log.parent / "era-notes.txt").read_text()
     assert notes.splitlines() == ["reserve\tWID-1\t11"]
+
+
+async def test_the_plan_card_shows_a_running_calls_progress(
+    chat_on: Any, asking_server: Served
+) -> None:
+    # The server's survey reports "aisle 1 of 2", then waits until the test has seen it shown.
+    chat = chat_on(asking_server.url)
+    await chat.open()
+    await chat.send("survey item=WID-1")
+    progress = chat.page.locator("[data-role='plan-card'] [data-role='progress']")
+    await chat.expect(progress).to_contain_text("aisle 1 of 2", timeout=RUN_MS)
+    await chat.expect(progress).to_contain_text("1/2 (50%)")
+
+    (asking_server.log.parent / "hold").touch()
+
+    await chat.answer("WID-1: surveyed")

@@ -10,7 +10,9 @@ Two that ask the person (elicitation), each era its own way (the SDK picks by th
 protocol): `reserve(item)`, destructive, asks a one-field form "How many units of ITEM should be
 reserved?" (`Resolve` with `Elicit`) and appends `reserve<TAB>ITEM<TAB>UNITS`; `verify_identity()`,
 read-only, asks the person to open an address (URL mode: `ctx.elicit_url` on a 2025 session, an
-`InputRequiredResult` on a 2026 one) and says what they chose.
+`InputRequiredResult` on a 2026 one) and says what they chose. `survey(item)`, read-only,
+reports its progress twice ("aisle 1 of 2", "aisle 2 of 2"); with `ERA_HOLD` naming a file, it
+waits after the first report until that file exists (a test that watches the progress shown).
 
 Usage: `era_v2.py [--modern-only]` serves one server over stdio; `era_v2.py --http PORT` serves
 four over streamable HTTP, one process for all (each server costs its imports once):
@@ -21,6 +23,7 @@ four over streamable HTTP, one process for all (each server costs its imports on
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -72,6 +75,14 @@ class Units(BaseModel):
     units: int = Field(ge=1, le=1000, description="Units to reserve")
 
 
+async def wait_for_file(path: str, within_s: float = 120.0) -> None:
+    """Return once `path` exists (or after `within_s`)."""
+    for _ in range(int(within_s / 0.05)):
+        if os.path.exists(path):
+            return
+        await asyncio.sleep(0.05)
+
+
 def ask_units(item: str) -> Elicit[Units]:
     """The question `reserve` asks before it runs."""
     return Elicit(f"How many units of {item.upper()} should be reserved?", Units)
@@ -85,6 +96,9 @@ def add_asking_tools(mcp: MCPServer) -> None:
         """Count an item aisle by aisle, saying how far it got (progress notifications)."""
         for aisle in (1, 2):
             await ctx.report_progress(aisle, 2, f"aisle {aisle} of 2")
+            if aisle == 1 and (hold := os.environ.get("ERA_HOLD")):
+                # A test that watches the progress shown lets the survey go on when it has seen it.
+                await wait_for_file(hold)
         return f"{item.upper()}: surveyed"
 
     @mcp.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True))

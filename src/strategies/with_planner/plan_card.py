@@ -14,6 +14,7 @@ carries no more card updates than task state changes.
 from __future__ import annotations
 
 import functools
+from collections import OrderedDict
 from collections.abc import Awaitable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Literal, Protocol, TypedDict, cast
@@ -185,6 +186,7 @@ def summary(plan: Sequence[TaskState]) -> str:
 
 def ui_message(turn: str, props: CardProps) -> UIMessage:
     """The turn's card as a UI message (replacing the previous one with the same id)."""
+    _remember(card_id(turn), props)
     return UIMessage(
         type="ui",
         id=card_id(turn),
@@ -192,6 +194,22 @@ def ui_message(turn: str, props: CardProps) -> UIMessage:
         props=dict(props),
         metadata={"message_id": message_id(turn), "merge": False},
     )
+
+
+WHOLE_CARDS_KEPT = 256
+"""Cards whose last whole props this process keeps, for drawing progress over them."""
+_WHOLE: OrderedDict[str, CardProps] = OrderedDict()
+_RUNNING: dict[str, dict[str, CardProgress]] = {}
+
+
+def _remember(name: str, props: CardProps) -> None:
+    """Keep the card's whole props; a whole card drops the progress laid over the last one."""
+    _WHOLE[name] = props
+    _WHOLE.move_to_end(name)
+    _RUNNING.pop(name, None)
+    while len(_WHOLE) > WHOLE_CARDS_KEPT:
+        gone, _ = _WHOLE.popitem(last=False)
+        _RUNNING.pop(gone, None)
 
 
 class CardProgress(TypedDict):
@@ -212,18 +230,29 @@ def progress_key(task_id: str) -> str:
     return f"progress:{task_id}"
 
 
-def progress_message(turn: str, task_id: str, progress: CardProgress) -> UIMessage:
-    """A task's progress merged into the turn's card, for the stream only.
+def progress_message(turn: str, task_id: str, progress: CardProgress) -> UIMessage | None:
+    """The turn's whole card with its running calls' progress laid over it, for the stream only.
 
-    Never kept in state: the next whole card (a task started or ended) replaces the props,
-    which drops the progress of the calls that have finished.
+    Whole, not a merge: Agent Chat UI's stream reducer (the SDK's `uiMessageReducer`) replaces
+    a message by its id and ignores `metadata.merge`, so a progress-only message would draw an
+    empty plan. The card is the last whole one this process sent for the turn (the run's parent
+    nodes and its task runs share the process); never kept in state, so the next whole card
+    drops the progress of calls that have ended. None when this process has not drawn the card
+    (a run resumed on another instance): the "progress" event still goes out.
     """
+    name = card_id(turn)
+    whole = _WHOLE.get(name)
+    if whole is None:
+        return None
+    running = _RUNNING.setdefault(name, {})
+    running[task_id] = progress
+    shown = {progress_key(t): dict(p) for t, p in running.items()}
     return UIMessage(
         type="ui",
-        id=card_id(turn),
+        id=name,
         name=CARD,
-        props={progress_key(task_id): dict(progress)},
-        metadata={"message_id": message_id(turn), "merge": True},
+        props={**whole, **shown},
+        metadata={"message_id": message_id(turn), "merge": False},
     )
 
 

@@ -6,12 +6,21 @@ on the task's row; when the turn has a plan card, the update is merged into the 
 too (`plan_card.progress_message`). The message is the server's untrusted text: it goes out on
 one line (`common.safety.quoting.one_line`), capped. A listener never raises: reporting must
 not break the call (the SDK would swallow the error, but only after a log line per update).
+
+Every call runs inside the `run_task` subgraph, whose custom events a client sees only when it
+streams subgraphs; Agent Chat UI does not, so the card's update would never reach it. The
+events are therefore written at the graph's root (`at_root`): LangGraph's custom stream writer
+takes the namespace from the run config's checkpoint namespace when it is called, so the write
+is made under a copy of that config whose namespace is the node's own last segment. This reads
+LangGraph's config keys (`checkpoint_ns`): there is no public way to write to a parent stream.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from langgraph.types import StreamWriter
 
@@ -56,7 +65,8 @@ class Listener:
 
     def send(self, progress: float, total: float | None, message: str | None) -> None:
         """Write the "progress" event, and the card's update when there is a card."""
-        self.writer(
+        at_root(
+            self.writer,
             {
                 "event": "progress",
                 "task_id": self.task_id,
@@ -65,8 +75,27 @@ class Listener:
                 "progress": progress,
                 "total": total,
                 "message": message,
-            }
+            },
         )
         if self.card_turn:
             shown = CardProgress(tool=self.tool, progress=progress, total=total, message=message)
-            self.writer(progress_message(self.card_turn, self.task_id, shown))
+            if (card := progress_message(self.card_turn, self.task_id, shown)) is not None:
+                at_root(self.writer, card)
+
+
+def at_root(writer: Callable[[Any], None], event: Any) -> None:
+    """Write `event` to the custom stream as the graph's root would (see the module doc)."""
+    from langchain_core.runnables.config import var_child_runnable_config
+
+    config = var_child_runnable_config.get()
+    configurable = (config or {}).get("configurable") or {}
+    ns = str(configurable.get("checkpoint_ns") or "")
+    if config is None or "|" not in ns:
+        writer(event)
+        return
+    root = {**config, "configurable": {**configurable, "checkpoint_ns": ns.rsplit("|", 1)[-1]}}
+    token = var_child_runnable_config.set(root)  # type: ignore[arg-type]
+    try:
+        writer(event)
+    finally:
+        var_child_runnable_config.reset(token)
