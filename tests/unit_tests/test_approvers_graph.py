@@ -302,3 +302,35 @@ async def test_a_servers_question_is_answered_by_the_requester_only_and_kept_in_
     # The trail keeps a digest of the answer as the server got it, never the answer itself.
     given = json.dumps({"action": "accept", "content": {"units": 8}})
     assert (await entries(store))[-1]["answer_digest"] == digest(given)
+
+
+async def test_a_servers_question_may_be_answered_by_a_role_the_server_names(
+    scripted: Any, tmp_path: Path, served: Clock
+) -> None:
+    # The server names approvers ("ops"): its question is alice's, or an ops user's, to answer.
+    notes = tmp_path / "reserved.txt"
+    server = Path(__file__).resolve().parents[1] / "servers" / "era_v2.py"
+    entry = {
+        "command": sys.executable,
+        "args": [str(server)],
+        "env": {"ERA_NOTES": str(notes)},
+        "approvers": ["ops"],
+    }
+    step = {"id": "t1", "expert": "shop", "task": "Identity", "tool": "verify_identity"}
+    ctx, _ = scripted(planner=[plan({**step, "args": {}})], response=["Done."])
+    ctx["mcp_config"] = {"mcpServers": {"shop": entry}}
+    store = InMemoryStore()
+    thread = asking(ctx, store)
+    await thread.as_("alice").send("Verify my identity")
+    (question,) = await thread.interrupts()
+    assert question["action_requests"][0]["args"]["url"].startswith("https://accounts.")
+
+    await thread.as_("carol", "sales").resume({"decisions": [{"type": "respond", "message": "ok"}]})
+    (again,) = await thread.interrupts()
+    assert "only a user with the role 'ops' may answer" in again["error"]
+    await thread.as_("bob", "ops").resume({"decisions": [{"type": "respond", "message": "done"}]})
+
+    assert await thread.interrupts() == []
+    (task,) = (await thread.values())["previous_plan"]
+    assert "identity: accept" in str(task["result"])
+    assert [who for who, _ in await refused_entries(store)] == ["carol"]

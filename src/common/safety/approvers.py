@@ -37,6 +37,9 @@ class AnswerRule:
     """The person whose request made the call may not approve it."""
     ttl_s: float | None = None
     """Seconds the question stays open; None (or 0 in the config) means it never expires."""
+    requester_too: bool = False
+    """The person whose request made the call may answer as well as the roles (an MCP server's
+    question to the person: theirs to answer, or a role the server names)."""
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,8 @@ def may_answer(
             f"the person whose request made this call ({one_line(answerer)!r}) cannot approve it: "
             f"another user with the role {_roles(rule)} must answer."
         )
+    if rule.requester_too and answerer == question.requested_by:
+        return None
     if rule.approvers and not set(rule.approvers) & set(roles):
         return (
             f"only a user with the role {_roles(rule)} may answer this question, and "
@@ -162,7 +167,9 @@ def when(moment: datetime | None) -> str:
 def who_may_answer(question: Question) -> str:
     """One sentence naming who may answer `question` and until when (for every question format)."""
     rule = question.rule
-    if rule.approvers:
+    if rule.approvers and rule.requester_too:
+        who = f"{one_line(question.requested_by)!r} or a user with the role {_roles(rule)}"
+    elif rule.approvers:
         who = f"a user with the role {_roles(rule)}"
         if rule.second_person:
             who += f" other than {one_line(question.requested_by)!r}"

@@ -57,6 +57,23 @@ def question_for(registry: ExpertRegistry, expert: str, tool: str, asked: Asked 
     return approvers.question_of(rule, asked["by"], at)
 
 
+def server_question_for(registry: ExpertRegistry, expert: str, asked: Asked | None) -> Question:
+    """An MCP server's question to the person: theirs to answer, or a role the server names.
+
+    The roles are the server's `approvers`; a second person is not asked for (it is the
+    requester's own information the server wants), and the question does not expire.
+    """
+    try:
+        roles = tuple(registry.server(expert).approvers)
+    except KeyError:
+        roles = ()
+    rule = approvers.AnswerRule(roles, requester_too=True)
+    if asked is None:
+        return approvers.question_of(rule, "", approvers.clock())
+    at = approvers.arrived(Author(by=asked["by"], roles=[], at=asked["at"]))
+    return approvers.question_of(rule, asked["by"], at)
+
+
 def requester_only(asked: Asked | None) -> Question:
     """An expert's question to the user: answered by the person whose request it serves only.
 

@@ -37,6 +37,7 @@ from strategies.with_planner.answerers import (
     asked_now,
     question_for,
     requester_only,
+    server_question_for,
     vet_for,
 )
 from strategies.with_planner.audited import (
@@ -153,6 +154,30 @@ async def request_approval(state: State, runtime: Runtime[Context]) -> ApprovalR
     return ApprovalRequestUpdate(messages=[AIMessage(text)], asked=asked)
 
 
+def _ignored(why: str, value: Any) -> None:
+    """A refused answer to a question needs no record beyond the one `ask_until_valid` makes."""
+
+
+async def _asking_rules(
+    ctx: Context, awaiting: list[Awaiting], asked: Asked | None
+) -> list[Question]:
+    """Who may answer the stop's questions: an expert's, its requester; a server's, its
+    requester or a role the server names. An answer must satisfy every one of them.
+    """
+    questions = [a for a in awaiting if is_question(a)]
+    servers = {a["call"]["expert"] for a in questions if _from_server(a)}
+    rules = [requester_only(asked)] if any(not _from_server(a) for a in questions) else []
+    if servers:
+        registry: ExpertRegistry = await registry_for(ctx.mcp_config)
+        rules += [server_question_for(registry, expert, asked) for expert in sorted(servers)]
+    return rules
+
+
+def _from_server(a: Awaiting) -> bool:
+    """Whether a waiting question is an MCP server's (elicitation), not an expert's `ask_user`."""
+    return "server_question" in a["call"]["args"]
+
+
 async def _questions(
     ctx: Context, awaiting: list[Awaiting], asked: Asked | None
 ) -> dict[str, Question]:
@@ -195,7 +220,7 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
     refusals = Refusals()
     ids = [c["id"] for c in calls]
     vets = (
-        vet_for([requester_only(state.get("asked"))], ctx.user_id, lambda why, v: None),
+        vet_for(await _asking_rules(ctx, awaiting, state.get("asked")), ctx.user_id, _ignored),
         vet_for(list(questions.values()), ctx.user_id, lambda why, v: refusals.add(ids, why, v)),
     )
     try:
