@@ -161,8 +161,10 @@ def _ignored(why: str, value: Any) -> None:
 async def _asking_rules(
     ctx: Context, awaiting: list[Awaiting], asked: Asked | None
 ) -> list[Question]:
-    """Who may answer the stop's questions: an expert's, its requester; a server's, its
-    requester or a role the server names. An answer must satisfy every one of them.
+    """Who may answer the stop's questions (an answer must satisfy every one of them).
+
+    An expert's question (`ask_user`): its requester; a server's: its requester or a role the
+    server names.
     """
     questions = [a for a in awaiting if is_question(a)]
     servers = {a["call"]["expert"] for a in questions if _from_server(a)}
