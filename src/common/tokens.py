@@ -26,6 +26,13 @@ LEEWAY_S = 30
 
 MAX_IDENTITY_CHARS = 256
 """Longest `sub` taken as an identity: it is stamped on every thread, run and record."""
+MAX_TOKEN_BYTES = 8192
+"""Longest token read at all: a larger one is refused before it is decoded (a 1.2 MB token
+of 100,000 roles cost every request seconds)."""
+MAX_ROLES = 64
+"""Most roles a token may grant."""
+MAX_ROLE_CHARS = 64
+"""Longest role name."""
 
 
 class Unauthenticated(Exception):
@@ -68,6 +75,10 @@ def principal_of_key(key: str, settings: Settings) -> Principal:
 
 async def principal_of_token(token: str, settings: Settings) -> Principal:
     """The caller a bearer JWT names, verified against the settings, or Unauthenticated."""
+    if len(token.encode("utf-8", "replace")) > MAX_TOKEN_BYTES:
+        raise Unauthenticated(
+            f"The token is over {MAX_TOKEN_BYTES:,} bytes: send one that names you and a few roles."
+        )
     try:
         if settings.auth_jwks_url:
             key: Any = await asyncio.to_thread(_signing_key, settings.auth_jwks_url, token)
@@ -116,6 +127,11 @@ def _principal(claims: dict[str, Any]) -> Principal:
         )
     if not (isinstance(roles, list) and all(isinstance(r, str) for r in roles)):
         raise Unauthenticated("The token's roles claim is not a list of strings.")
+    if len(roles) > MAX_ROLES or any(len(r) > MAX_ROLE_CHARS or not r.isprintable() for r in roles):
+        raise Unauthenticated(
+            f"The token's roles claim holds over {MAX_ROLES} roles, or a role over "
+            f"{MAX_ROLE_CHARS} characters or with control characters."
+        )
     return Principal(subject, tuple(roles))
 
 

@@ -147,6 +147,26 @@ async def test_a_client_that_is_no_one_gets_401(server: Served, bearer: str | No
     assert status == 401, body
 
 
+@pytest.mark.parametrize(
+    ("bearer", "says"),
+    [
+        (token("alice", roles=tuple(f"role-{n:05}" for n in range(800))), "over 8,192 bytes"),
+        (token("alice", roles=tuple(f"r{n}" for n in range(65))), "over 64 roles"),
+    ],
+    ids=["over-8-kb", "65-roles"],
+)
+async def test_a_token_too_large_or_with_too_many_roles_gets_401_saying_so(
+    server: Served, bearer: str, says: str
+) -> None:
+    client = server.client(bearer)
+    try:
+        status, body = await status_of(client.threads.search())
+    finally:
+        await client.aclose()
+    assert status == 401, body
+    assert says in body
+
+
 async def test_bob_cannot_reach_alices_thread(alice: Any, bob: Any, workdir: Path) -> None:
     title = f"alice-{os.urandom(4).hex()}"
     thread_id = await _paused_note(alice, title)

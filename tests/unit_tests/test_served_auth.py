@@ -71,7 +71,12 @@ def test_a_valid_token_names_its_subject_and_roles() -> None:
         (lambda: token(sub=None), "not valid"),
         (lambda: token(roles="admin"), "roles claim"),
         (lambda: token(aud="other"), "another service"),
-        (lambda: token(sub="a" * 100_000), "over 256 characters"),
+        (lambda: token(sub="a" * 300), "over 256 characters"),
+        (lambda: token(sub="a" * 100_000), "over 8,192 bytes"),
+        (lambda: token(roles=["r"] * 100_000), "over 8,192 bytes"),
+        (lambda: token(roles=[f"r{n}" for n in range(65)]), "over 64 roles"),
+        (lambda: token(roles=["x" * 65]), "over 64 characters"),
+        (lambda: token(roles=["ops\nadmin"]), "control characters"),
         (lambda: token(sub="alice\nbob"), "control characters"),
         (lambda: token(sub="   "), "names no one"),
         (_unsigned, "not valid"),
@@ -85,6 +90,14 @@ def test_a_bad_token_is_refused_with_one_sentence(make: Any, says: str) -> None:
     with pytest.raises(Unauthenticated, match=says) as caught:
         asyncio.run(principal_of_token(make(), settings(auth_jwt_secret=SECRET)))
     assert "\n" not in str(caught.value)
+
+
+def test_a_token_with_the_most_roles_allowed_is_accepted() -> None:
+    roles = [f"role-{n:02}-" + "x" * 56 for n in range(64)]
+
+    who = asyncio.run(principal_of_token(token(roles=roles), settings(auth_jwt_secret=SECRET)))
+
+    assert who.roles == tuple(roles)
 
 
 def test_the_audience_and_issuer_are_checked_when_set() -> None:
