@@ -78,7 +78,7 @@ class TaskHooks:
 
 @dataclass(frozen=True)
 class Rounds:
-    """One 2026 call, as its rounds send it."""
+    """One call as it is sent: each round of a 2026 one, or a 2025 one that may be held."""
 
     client: Client
     ended: asyncio.Event
@@ -112,13 +112,14 @@ class Calls:
 
         `tasks` polls a task the call already became, or hears the id of the one it becomes.
         """
-        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
-            if tasks is not None and tasks.task_id is not None:
-                polled = poll(client.session, tasks.task_id, progress=progress)
-                return await watched(asyncio.ensure_future(polled), ended, self.server)
-            hooks = Rounds(client, ended, tool, args, progress, tasks)
-            return await self._modern(hooks, inputs)
-        return await self._legacy(client, ended, tool, args, progress, key, inputs)
+        modern = client.protocol_version in MODERN_PROTOCOL_VERSIONS
+        if modern and tasks is not None and tasks.task_id is not None:
+            polled = poll(client.session, tasks.task_id, progress=progress)
+            return await watched(asyncio.ensure_future(polled), ended, self.server)
+        sent = Rounds(client, ended, tool, args, progress, tasks)
+        if modern:
+            return await self._modern(sent, inputs)
+        return await self._legacy(sent, key, inputs)
 
     async def _modern(self, r: Rounds, inputs: Inputs | None) -> CallToolResult | Asking:
         """Send the call (with answers and state when it goes on) until it ends or asks.
@@ -183,31 +184,23 @@ class Calls:
         polled = poll(r.client.session, created.task_id, created.poll_interval_ms, r.progress)
         return await watched(asyncio.ensure_future(polled), r.ended, self.server)
 
-    async def _legacy(
-        self,
-        client: Client,
-        ended: asyncio.Event,
-        tool: str,
-        args: dict[str, Any],
-        progress: ProgressFnT | None,
-        key: str,
-        inputs: Inputs | None,
-    ) -> CallToolResult | Asking:
+    async def _legacy(self, r: Rounds, key: str, inputs: Inputs | None) -> CallToolResult | Asking:
         """Go on with the held call the answers are for, or send a new one."""
         if inputs is not None and (held := self.held.pop(key, None)) is not None:
             if not held.flight.answer(inputs.answers):
                 await abandon(held.call)
                 raise HeldCallLost(key)
             held.round = inputs.round + 1
-            return await self._follow(held, ended, key)
+            return await self._follow(held, r.ended, key)
         if inputs is not None and not inputs.resend:
             raise HeldCallLost(key)
         flight = Flight(given=_given(inputs))
-        call = asyncio.ensure_future(client.call_tool(tool, args, progress_callback=progress))
+        sent = r.client.call_tool(r.tool, r.args, progress_callback=r.progress)
+        call = asyncio.ensure_future(sent)
         flights = self.elicitations.flights
         flights.add(flight)
         call.add_done_callback(lambda _: flights.discard(flight))
-        return await self._follow(Held(call, flight, 1), ended, key)
+        return await self._follow(Held(call, flight, 1), r.ended, key)
 
     async def _follow(self, held: Held, ended: asyncio.Event, key: str) -> CallToolResult | Asking:
         """Wait for the held call's result, or its server's next questions (held again)."""
