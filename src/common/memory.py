@@ -3,6 +3,11 @@
 Records live in the graph's store under ("mcp_planner", "runs", <user label>), so users never see
 each other's runs. Search is by keywords always, and by meaning when the store has an embedding
 index.
+
+Each record keeps its marks (`sources`): the experts whose results its text may hold. What a
+planner prompt recalls is read by the data-leaving check as data of those experts
+(`strategies.with_planner.recalled`). A record kept before marks were (no `sources`) may hold
+anything its thread read: it counts as data of `UNRECORDED_SOURCE`.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import re
 import uuid
 from collections import Counter
 from functools import lru_cache
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
@@ -22,6 +27,10 @@ from common.identity import user_namespace
 RECENT_LIMIT = 200
 SEMANTIC_MIN = 0.3
 RESULT_CHARS = 300
+RECALL_CHARS = 4_000
+"""Characters of one remembered run a prompt is shown at most (and its marks cover)."""
+UNRECORDED_SOURCE = "memory of a past run (its sources were not recorded)"
+"""The source of what a record kept without marks recalls: unknown, so possibly private."""
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = frozenset(
     " ".join(
@@ -63,6 +72,8 @@ class RunRecord(TypedDict):
     """When the answer was written."""
     thread_id: str | None
     """Conversation it belongs to."""
+    sources: NotRequired[list[str]]
+    """Experts whose results its text may hold (absent in records kept before marks were)."""
 
 
 def namespace(user: str) -> tuple[str, ...]:
@@ -158,22 +169,30 @@ async def search_runs(
     return found[:limit]
 
 
+def sources_of(record: dict[str, Any]) -> list[str]:
+    """The experts whose results a remembered run may hold; `UNRECORDED_SOURCE` when unmarked."""
+    marks = record.get("sources")
+    if not isinstance(marks, list):
+        # Kept before marks were: its answer may quote anything its thread read, so fail closed.
+        return [UNRECORDED_SOURCE]
+    return [str(m) for m in marks]
+
+
+def describe_run(r: dict[str, Any]) -> str:
+    """One past run as the planner prompt shows it: question, plan, calls and answer, briefly."""
+    steps = "; ".join(
+        f"{t.get('expert')}: {t.get('task')}"
+        + (f" [{t['tool']}({t.get('args')})]" if t.get("tool") else "")
+        for t in r.get("plan", [])
+    )
+    calls = "; ".join(f"{c['expert']}.{c['tool']}({c['args']})" for c in r.get("tool_calls", []))
+    text = (
+        f"- Q: {r.get('question')}\n  plan: {steps or '(none)'}\n  calls: {calls or '(none)'}"
+        f"\n  answer: {str(r.get('answer', ''))[:RESULT_CHARS]}"
+    )
+    return text[:RECALL_CHARS]
+
+
 def describe_runs(runs: list[dict[str, Any]]) -> str:
     """Past runs for the planner prompt: question, plan and answer, briefly."""
-    if not runs:
-        return "(none)"
-    lines = []
-    for r in runs:
-        steps = "; ".join(
-            f"{t.get('expert')}: {t.get('task')}"
-            + (f" [{t['tool']}({t.get('args')})]" if t.get("tool") else "")
-            for t in r.get("plan", [])
-        )
-        calls = "; ".join(
-            f"{c['expert']}.{c['tool']}({c['args']})" for c in r.get("tool_calls", [])
-        )
-        lines.append(
-            f"- Q: {r.get('question')}\n  plan: {steps or '(none)'}\n  calls: {calls or '(none)'}"
-            f"\n  answer: {str(r.get('answer', ''))[:RESULT_CHARS]}"
-        )
-    return "\n".join(lines)
+    return "\n".join(describe_run(r) for r in runs) if runs else "(none)"

@@ -14,8 +14,13 @@ each call's arguments (cut to `SENT_CHARS`), the last `SENT_CALLS` calls per des
 parts of one value sent over several calls (an IBAN in two halves to one recipient) are added
 up, in later turns and after a resume too.
 
-The gate reads both when a task's round begins (`sources_for`), with the user's request as the
-text that was asked to leave (`common.safety.leaving.Sources`).
+And what the planner's prompts recalled of the user's past runs (`add_recalled`): each recalled
+run's text as the prompt showed it, with its marks (`common.memory.sources_of`), the last
+`RECALLED_RUNS`. It counts as results of each expert it is marked with, so text a past run read
+from `mail` is `mail`'s data in this thread too; its question counts as the user's own words.
+
+The gate reads all three when a task's round begins (`sources_for`), with the user's request as
+the text that was asked to leave (`common.safety.leaving.Sources`).
 """
 
 from __future__ import annotations
@@ -54,6 +59,9 @@ SENT_CHARS = 4_000
 
 SENT_DESTINATIONS = 64
 """Destinations of a thread whose sends are read."""
+
+RECALLED_RUNS = 32
+"""Recalled past runs kept per thread: the latest ones (a prompt recalls a few each turn)."""
 
 _PROCESS_STORE = InMemoryStore()
 """The record of graphs compiled without a store: as durable as their in-memory state."""
@@ -97,6 +105,7 @@ class SeenResults:
         self.store = store if store is not None else _PROCESS_STORE
         self.namespace = user_namespace("seen", owner, thread_id)
         self.sent_namespace = user_namespace("sent", owner, thread_id)
+        self.recalled_namespace = user_namespace("recalled", owner, thread_id)
 
     async def add(self, expert: str, key: str, message: ToolMessage) -> None:
         """Record one answered call of `expert`; the expert's oldest results beyond the bound go."""
@@ -121,8 +130,19 @@ class SeenResults:
         value = {"to": to, "text": text[:SENT_CHARS]}
         await self._put_bounded(namespace, key, value, SENT_CALLS)
 
+    async def add_recalled(self, sources: list[str], text: str, question: str) -> None:
+        """Record a past run a prompt recalled: its text is data of each of `sources`."""
+        value = {"sources": sources, "text": text, "question": question[:SEEN_CHARS]}
+        key = _digest("\n".join([*sources, text]))
+        await self._put_bounded(self.recalled_namespace, key, value, RECALLED_RUNS)
+
+    async def recalled(self) -> list[dict[str, Any]]:
+        """The past runs this thread's prompts recalled: sources, text and question each."""
+        items = await self.store.asearch(self.recalled_namespace, limit=RECALLED_RUNS * 4)
+        return [dict(item.value) for item in items]
+
     async def _put_bounded(
-        self, namespace: tuple[str, ...], key: str, value: dict[str, str], bound: int
+        self, namespace: tuple[str, ...], key: str, value: dict[str, Any], bound: int
     ) -> None:
         """Put `value` under `namespace`, then drop its oldest items beyond `bound`."""
         await self.store.aput(namespace, key, value, index=False)
@@ -163,9 +183,29 @@ def seen_for(runtime: Runtime[Any], state: Mapping[str, Any]) -> SeenResults | N
 async def sources_for(state: TaskRun, runtime: Runtime[Any]) -> Sources:
     """What a task's calls must not carry out unasked: other experts' results in the thread."""
     record = seen_for(runtime, state)
-    texts = await record.texts() if record is not None else _dependency_texts(state)
-    sent = await record.sent() if record is not None else {}
-    return Sources(texts, asked=state.get("request") or "", sent=sent)
+    if record is None:
+        return Sources(_dependency_texts(state), asked=state.get("request") or "")
+    texts = await record.texts()
+    asked = [state.get("request") or ""]
+    for run in await record.recalled():
+        for source in run.get("sources") or ():
+            texts.setdefault(str(source), []).append(str(run.get("text") or ""))
+        asked.append(str(run.get("question") or ""))
+    return Sources(texts, asked="\n".join(asked), sent=await record.sent())
+
+
+async def read_by(state: Mapping[str, Any], runtime: Runtime[Any]) -> set[str] | None:
+    """The experts whose data the thread holds: what it read, the marks of what it recalled.
+
+    None without a thread, which keeps no record of either.
+    """
+    record = seen_for(runtime, state)
+    if record is None:
+        return None
+    found = set(await record.texts())
+    for run in await record.recalled():
+        found.update(str(s) for s in run.get("sources") or ())
+    return found
 
 
 def _dependency_texts(state: TaskRun) -> dict[str, list[str]]:

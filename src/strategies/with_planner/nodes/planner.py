@@ -11,12 +11,10 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from common.embeddings import configured_embeddings
 from common.guardrails.config import GuardrailConfig
 from common.guardrails.request import check_request
 from common.guardrails.secrets import mask_secrets
 from common.mcp import ExpertUnavailable, registry_for
-from common.memory import describe_runs, search_runs
 from common.messages import last_human, last_request
 from common.models import model_errors
 from common.safety.approval import PendingCall
@@ -51,6 +49,7 @@ from strategies.with_planner.prompts import (
     PLANNER_FEEDBACK,
     PLANNER_SYSTEM_PROMPT,
     REPLAN_FEEDBACK,
+from strategies.with_planner.recalled import recall
 )
 from strategies.with_planner.state import (
     PlannerUpdate,
@@ -303,7 +302,7 @@ async def _prompt(state: State, runtime: Runtime[Context], experts: str) -> str:
         now=now.strftime("%A %Y-%m-%d %H:%M %Z"),
         dates=describe_periods(request, now) or "(none)",
         previous_plan=render_plan(state.get("previous_plan") or [], detailed=True),
-        memory=await _memory(runtime, turn_user(state, ctx.user_id), request),
+        memory=await recall(state, runtime, turn_user(state, ctx.user_id), request),
         strategy=CONSERVATIVE_HINT if ctx.strategy == "conservative" else "",
         feedback=_feedback(state, state.get("plan") or []),
     )
@@ -374,13 +373,6 @@ def _planned(
 def not_done(*problems: str) -> TurnReport:
     """The report of a turn that ended before doing what was asked."""
     return turn_report(False, problems)
-
-
-async def _memory(runtime: Runtime[Context], user: str, request: str) -> str:
-    if runtime.store is None:
-        return "(no store configured)"
-    embeddings = await configured_embeddings(get_settings().embedding_model)
-    return describe_runs(await search_runs(runtime.store, user, request, embeddings=embeddings))
 
 
 def _feedback(state: State, current: list[TaskState]) -> str:

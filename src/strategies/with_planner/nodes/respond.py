@@ -43,6 +43,7 @@ from strategies.with_planner.plans import (
     remembered,
 )
 from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
+from strategies.with_planner.recalled import turn_sources
 from strategies.with_planner.state import ResponseUpdate, State, current_turn, turn_report
 
 UNKNOWN_OUTCOME = "Error (interrupted)"
@@ -208,6 +209,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     answer = AIMessage(text, id=answer.id)
     if runtime.store is not None and plan:
         record = run_record(state, plan, str(answer.content), now_iso(ctx))
+        record["sources"] = await turn_sources(state, runtime, record)
         embeddings = await configured_embeddings(get_settings().embedding_model)
         await save_run(runtime.store, turn_user(state, ctx.user_id), record, embeddings)
     # The turn is left as it is: its record stays until the next turn replaces it whole.
