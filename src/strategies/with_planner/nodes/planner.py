@@ -49,8 +49,8 @@ from strategies.with_planner.prompts import (
     PLANNER_FEEDBACK,
     PLANNER_SYSTEM_PROMPT,
     REPLAN_FEEDBACK,
-from strategies.with_planner.recalled import recall
 )
+from strategies.with_planner.recalled import recall
 from strategies.with_planner.state import (
     PlannerUpdate,
     State,
