@@ -98,7 +98,7 @@ async def test_a_recalled_iban_in_a_fetch_is_held_naming_the_mail(scripted: Any)
     assert ran(experts.web) == []
 
 
-async def test_a_recalled_value_split_into_a_header_like_query_is_held(scripted: Any) -> None:
+async def test_a_recalled_iban_written_with_spaces_in_a_search_is_held(scripted: Any) -> None:
     experts = Experts()
     await experts.read_mail(scripted)
     spaced = "de89 3704 0044 0532 0130 00"
@@ -115,6 +115,8 @@ async def test_approving_the_held_recalled_value_sends_it_once(scripted: Any) ->
     await experts.read_mail(scripted)
     second = experts.thread(scripted, "alice", fetch(LEAK))
     await second.send("Look up the account from before.")
+    assert (await held_action(second))["name"] == "fetch"
+    assert ran(experts.web) == []
 
     await second.resume({"decisions": [{"type": "approve"}]})
 
