@@ -258,3 +258,91 @@ def test_the_gate_adds_up_the_calls_of_one_round_and_names_the_disguise() -> Non
     )
     dashed = post("DE89-3704-0044-0532-0130-00")
     assert "an IBAN, with dashes, and it" in dashed.reason
+
+
+# --- look-alike characters and spread-out digits --------------------------------------------------
+
+
+def full_width(text: str) -> str:
+    """`text` in full-width characters (U+FF01 to U+FF5E), its spaces ideographic (U+3000)."""
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else "\u3000" for c in text)
+
+
+FULL_WIDTH_IBAN = full_width("DE89370400440532013000")
+
+
+@pytest.mark.parametrize(
+    ("text", "excerpt", "what"),
+    [
+        (f"pay {FULL_WIDTH_IBAN}", "de89370400440532013000", "an IBAN, in look-alike Unicode"),
+        ("code 4 8 3 9 2 0", "483920", "a code, with separators inside its digits"),
+        ("code 48 39 20", "483920", "a code, with separators inside its digits"),
+        ("code 483 920", "483920", "a code, with separators inside its digits"),
+        ("code 4.8.3.9.2.0", "483920", "a code, with separators inside its digits"),
+        ("code 4\u20098\u20093\u20099\u20092\u20090", "483920", "a code, in look-alike"),
+        ("code 483\u00a0920", "483920", "a code, in look-alike Unicode characters, with"),
+        ("code 4\u20138\u20143\u22129-2-0", "483920", "a code, with separators"),
+        (f"code {full_width('483920')}", "483920", "a code, in look-alike Unicode characters"),
+        ("code ٤٨٣٩٢٠", "483920", "a code, in look-alike Unicode characters"),
+        (
+            f"code {full_width('4 8 3 9 2 0')}",
+            "483920",
+            "a code, in look-alike Unicode characters, with",
+        ),
+        ("card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1", "4111111111111111", "a card number, with sep"),
+        ("call 4 1 5 5 5 5 0 1 3 2", "4155550132", "a phone number, with separators"),
+        ("pay DE 89 3704 0044 0532 0130 00", "de89370400440532013000", "an IBAN"),
+        (
+            full_width("orders@acme.example"),
+            "orders@acme.example",
+            "an email address, lower-cased, in",
+        ),
+    ],
+)
+def test_look_alike_characters_and_spread_digits_are_read_as_the_value(
+    text: str, excerpt: str, what: str
+) -> None:
+    found = leaving(text)
+    assert found is not None
+    assert found.expert == "inventory"
+    assert found.excerpt == excerpt
+    assert found.what.startswith(what)
+    assert found.what.count("with separators") <= 1
+
+
+def test_spread_digits_are_read_in_a_url_too() -> None:
+    found = carried({"url": "https://x.example/?c=4%208%203%209%202%200"}, SOURCES, "web")
+    assert isinstance(found, Carried)
+    assert found.what == "a code, with separators inside its digits, URL-encoded"
+
+
+def test_a_secret_a_result_spreads_out_is_found_as_its_digits() -> None:
+    sources = Sources({"mail": ["Your verification code is 7 1 2 9 0 4."]})
+    assert "712904" in secrets_in(sources.texts["mail"][0])
+    found = carried({"text": "712904"}, sources, "chat")
+    assert isinstance(found, Carried)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ship 48 units on 2026-11-24 at 10.30, 39 pallets, 20 crates",
+        "We sold 4 8 boxes and 3 crates in 2026",
+        "stock 120 0 14 310 42",
+        "Order 123 456 is on its way",  # the order number: nothing labels it
+        "batch 2026 11 24",
+        "version 3.14.2, build 19 03 77 of 2026",  # digits of a code, in another order
+        f"room {full_width('48')}, floor {full_width('3')}",
+        "48, 39, 20 and 4/8/3",
+        "half an IBAN: 0532 0130 00",
+        "Meeting on 12.05.2026 at 10:00, 1 2 3 4 5 people",
+    ],
+)
+def test_ordinary_numbers_spread_or_in_look_alike_characters_still_flow(text: str) -> None:
+    assert leaving(text) is None
+
+
+def test_quantities_side_by_side_are_no_long_number_in_the_results_either() -> None:
+    sources = Sources({"inventory": ["stock 120 0 14 310 42, updated 2026-11-24 10:00"]})
+    assert leaving("restock: 120 0 14 310 42", sources) is None
+    assert leaving("as of 2026-11-24 10:00", sources) is None

@@ -20,6 +20,12 @@ Read by `common.safety.leaving`, which decides; this module only reads text:
   steps: percent-encoding (`%40`, `+`), base64 (standard and URL-safe, with or without
   padding) and hex, each in any order (base64 of a URL-encoded value); each decoding is
   described (`base64-encoded, then URL-encoded`).
+- `normal_forms(text)`: the text as written, then as Unicode compares it (NFKC: full-width
+  letters and digits, superscripts, ligatures read as the usual ones; the digits of any script
+  as `0-9`), then with the separators between groups of one to three digits dropped (`4 8 3 9
+  2 0`, `483.920`, digits parted by thin spaces, read as `483920`). Secrets are looked for in
+  each form of the results and of a call's arguments; whole values in the results as written
+  and in Unicode's form, and in an argument in each form (`values_of`).
 - `disguise(sent, source)`: how a value was rewritten (`lower-cased, with dashes`).
 
 Hand-written, on purpose: phone numbers are compared by their digits and their last ten digits
@@ -37,6 +43,7 @@ import base64
 import binascii
 import re
 import string
+import unicodedata
 from dataclasses import dataclass
 from itertools import groupby, pairwise
 from urllib.parse import unquote_plus
@@ -70,7 +77,7 @@ SECRET_LABELS = frozenset({"otp", "pin", "passcode", "password", "passphrase", "
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,8}")
 """An email address (bounded, without nested repetition)."""
 _IBAN = re.compile(
-    r"\b[A-Za-z]{2}[0-9]{2}(?:[A-Za-z0-9]{11,30}"
+    r"\b[A-Za-z]{2}[ .\-]?[0-9]{2}(?:[A-Za-z0-9]{11,30}"
     r"|(?:[ .\-][A-Za-z0-9]{4}){2,7}(?:[ .\-][A-Za-z0-9]{1,4})?)\b"
 )
 _NUMBER = re.compile(
@@ -85,6 +92,18 @@ _LABELLED = re.compile(
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]{8,}={0,2}")
 _HEX_RUN = re.compile(r"[0-9A-Fa-f]{8,}")
 _SEPARATORS = {" ": "with spaces", "-": "with dashes", ".": "with dots"}
+_DIGIT_SEPARATOR = r"[\s.\-_'\u00b7\u2010-\u2015\u2027\u2212]"
+"""What may part digits (after NFKC): whitespace of any width (no-break, thin), dots, dashes of
+any kind, middle dots, underscores, apostrophes. Not commas nor slashes: lists (`4, 8, 3`) and
+fractions keep their numbers apart."""
+_SPREAD = re.compile(rf"(?<![0-9])[0-9]{{1,3}}(?:{_DIGIT_SEPARATOR}{{1,3}}[0-9]{{1,3}}(?![0-9]))+")
+"""Groups of one to three digits parted by up to three separators each (`4 8 3 9 2 0`, `483
+920`). A group of four digits or more ends it: a year or an IBAN's groups (`2026-11-24`,
+`0532 0130 00`) keep their numbers apart, as `_NUMBER` and `_IBAN` read them already."""
+UNICODE_FORMS = "in look-alike Unicode characters"
+"""How a value written in characters NFKC reads as others (full-width digits) was disguised."""
+SPREAD_DIGITS = "with separators inside its digits"
+"""How a value whose digits were spread out (`4 8 3 9 2 0`) was disguised."""
 _EDGES = string.punctuation
 """Symbols a secret is compared without at its ends (`hunter22!` is found as `hunter22`)."""
 
@@ -96,7 +115,9 @@ class Value:
     kind: str
     """What it is, as a reviewer reads it (`an IBAN`, `a phone number`, `a password`)."""
     written: str
-    """How the text writes it."""
+    """How the text writes it (in the form it was found in: `normal_forms`)."""
+    rewritten: str = ""
+    """How the text disguised it beyond case and separators (`UNICODE_FORMS`), or ""."""
 
 
 def canonical(text: str) -> str:
@@ -104,24 +125,68 @@ def canonical(text: str) -> str:
     return re.sub(r"[\s\-.]+", "", text.casefold())
 
 
+def normal_forms(text: str) -> list[tuple[str, str]]:
+    """`text` as written (described as ""), then each distinct normal form, and how it differs.
+
+    NFKC first (full-width and other look-alike characters read as the usual ones), then the
+    separators between small groups of digits dropped (`_SPREAD`).
+    """
+    forms = [(text, "")]
+    unicode = unicode_form(text)
+    if unicode != text:
+        forms.append((unicode, UNICODE_FORMS))
+    joined = _SPREAD.sub(lambda m: re.sub(_DIGIT_SEPARATOR, "", m.group()), unicode)
+    if joined != unicode:
+        forms.append((joined, ", ".join(filter(None, (forms[-1][1], SPREAD_DIGITS)))))
+    return forms
+
+
+def unicode_form(text: str) -> str:
+    """`text` in NFKC, with the decimal digits of every script as ASCII digits (`٤٨` is `48`)."""
+    if text.isascii():
+        return text
+    normal = unicodedata.normalize("NFKC", text)
+    return "".join(
+        str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in normal
+    )
+
+
 def values_in(text: str) -> dict[str, Value]:
-    """Whole values of `text` by canonical form: emails, IBANs, long numbers, tokens."""
+    """Whole values of `text`, as written and as Unicode reads it, by canonical form.
+
+    Emails, IBANs, long numbers, tokens; a value found as written is kept as written. Not in
+    the form with digits joined: quantities and dates side by side (`stock 120 0 14 310 42`,
+    `2026-11-24 10:00`) would read as long numbers there (`spread_values_in` reads it).
+    """
+    found = values_of(text)
+    if not text.isascii():
+        for key, value in values_of(unicode_form(text), UNICODE_FORMS).items():
+            found.setdefault(key, value)
+    return found
+
+
+def values_of(text: str, how: str = "") -> dict[str, Value]:
+    """Whole values of `text` as it is (emails, IBANs, long numbers, tokens), disguised `how`.
+
+    A call's argument is read this way in its form with digits joined too: what it finds
+    there counts only when another expert's results hold the very same value.
+    """
     found: dict[str, Value] = {}
     for m in EMAIL.finditer(text):
-        found[m.group().casefold()] = Value("an email address", m.group())
+        found[m.group().casefold()] = Value("an email address", m.group(), how)
     for m in _IBAN.finditer(text):
         iban = re.sub(r"[^0-9A-Za-z]", "", m.group()).upper()
         if _iban_valid(iban):
-            found[iban.casefold()] = Value("an IBAN", m.group())
+            found[iban.casefold()] = Value("an IBAN", m.group(), how)
     for m in _NUMBER.finditer(text):
         digits = re.sub(r"\D", "", m.group())
         if len(digits) >= 10:
-            value = Value(_number_kind(digits, m.group()), m.group())
+            value = Value(_number_kind(digits, m.group()), m.group(), how)
             found.setdefault(digits, value)
             found.setdefault(digits[-10:], value)
     for m in _TOKEN.finditer(text):
         if _token_like(m.group()):
-            found.setdefault(m.group().casefold(), Value("a token-like string", m.group()))
+            found.setdefault(m.group().casefold(), Value("a token-like string", m.group(), how))
     return found
 
 
@@ -150,7 +215,16 @@ def _token_like(word: str) -> bool:
 
 
 def secrets_in(text: str) -> dict[str, Value]:
-    """Short secrets of a result by canonical form: labelled tokens, keys by their shape."""
+    """Short secrets of a result (in any of its `normal_forms`) by canonical form."""
+    found: dict[str, Value] = {}
+    for form, how in normal_forms(text):
+        for key, value in _secrets_of(form).items():
+            found.setdefault(key, Value(value.kind, value.written, how))
+    return found
+
+
+def _secrets_of(text: str) -> dict[str, Value]:
+    """Short secrets of `text` as it is: labelled tokens, keys by their shape."""
     found: dict[str, Value] = {}
     for kind, written in secret_values(text):
         secret = written.strip().strip(_EDGES)
@@ -273,8 +347,12 @@ def _described(steps: tuple[str, ...]) -> str:
     return ", then ".join(said)
 
 
-def disguise(sent: str, source: str) -> list[str]:
-    """How `sent` rewrites the value `source` writes: its case, its separators."""
+def disguise(sent: str, source: str, rewritten: str = "") -> list[str]:
+    """How `sent` rewrites the value `source` writes: its case, its separators, `rewritten`.
+
+    `rewritten` says how the argument's text was normalised to find `sent` (`normal_forms`);
+    when its digits were joined, `sent` no longer shows its separators.
+    """
     how: list[str] = []
     letters = [c for c in sent if c.isalpha()]
     if letters != [c for c in source if c.isalpha()]:
@@ -284,8 +362,10 @@ def disguise(sent: str, source: str) -> list[str]:
             how.append("upper-cased")
         else:
             how.append("in other case")
+    if SPREAD_DIGITS in rewritten:
+        return [*how, rewritten]
     added = [said for sep, said in _SEPARATORS.items() if sep in sent and sep not in source]
     how += added
     if not added and any(sep in source for sep in _SEPARATORS) and sent.isalnum():
         how.append("without separators")
-    return how
+    return [*how, rewritten] if rewritten else how

@@ -10,7 +10,14 @@ from common.mcp.config import ServerConfig
 from common.mcp.errors import ExpertUnavailable
 from common.safety.arguments import destructive_intent
 from common.safety.classify import ToolVerdict, VerdictSource, classify_tool
-from common.safety.leaving import Sources, carried, destination, open_world, outgoing
+from common.safety.leaving import (
+    Carried,
+    Sources,
+    carried_all,
+    destination,
+    open_world,
+    outgoing,
+)
 
 if TYPE_CHECKING:
     from mcp.types import Tool
@@ -36,10 +43,15 @@ class GateDecision:
     """Why, in words a reviewer can check."""
     source: GateSource
     """The signal that decided."""
+    carried: frozenset[str] = frozenset()
+    """On a data hold, each text of other experts' results the call carries (`expert: text`)."""
 
 
 PER_CALL_HOLDS: frozenset[str] = frozenset({"arguments", "data"})
 """Gate sources that hold a call for its arguments: an edit may bring one the tool did not."""
+
+LISTED_FINDINGS = 6
+"""Texts of other experts' data a data hold names besides the first; the others are counted."""
 
 ASKED_AGAIN = "your edit is held for a reason of its own, so it is asked about again: {hold}"
 """The reason of an edited call asked about again."""
@@ -96,7 +108,7 @@ class Gate:
             if decided.needs_approval
             else ""
         )
-        return GateDecision(True, leaving + also, "data")
+        return GateDecision(True, leaving[0] + also, "data", leaving[1])
 
     def _leaving(
         self,
@@ -105,27 +117,29 @@ class Gate:
         args: Mapping[str, Any],
         tool: Tool | None,
         config: ServerConfig,
-    ) -> str | None:
-        """Why the call would let another expert's data out, or None."""
+    ) -> tuple[str, frozenset[str]] | None:
+        """Why the call would let another expert's data out, and what it carries; or None."""
         if self._sources is None or config.data_may_leave:
             return None
         why = open_world(name, tool, args)
         if why is None:
             return None
-        found = carried(args, self._sources, server, destination(server, name, tool, args))
-        if found is None:
+        found = carried_all(args, self._sources, server, destination(server, name, tool, args))
+        if not found:
             return None
         clear = f"set data_may_leave: true on server {server!r} to allow it"
         if isinstance(found, str):
-            return f"{found} and {why}: {clear}"
+            return f"{found} and {why}: {clear}", frozenset()
+        first = found[0]
         # When the argument that carries the text is also what reaches outside, name it once.
-        why = why.replace(f"its argument {found.argument!r} ", "it ", 1)
-        what = f", {found.what}," if found.what else ""
-        return (
-            f"its argument {found.argument!r} carries text from expert {found.expert!r} "
-            f"results ({found.excerpt!r}){what} and {why}: data would leave through an "
-            f"open-world call; {clear}"
+        why = why.replace(f"its argument {first.argument!r} ", "it ", 1)
+        what = f", {first.what}," if first.what else ""
+        reason = (
+            f"its argument {first.argument!r} carries text from expert {first.expert!r} "
+            f"results ({first.excerpt!r}){what}{_also(found[1:])} and {why}: data would leave "
+            f"through an open-world call; {clear}"
         )
+        return reason, frozenset(f"{c.expert}: {c.text}" for c in found)
 
     def _note_sent(
         self, server: str, name: str, args: Mapping[str, Any], tool: Tool | None
@@ -138,6 +152,20 @@ class Gate:
         to = destination(server, name, tool, args) if self._sources is not None else None
         if self._sources is not None and to is not None:
             self._sources.note_sent(to, outgoing(args))
+
+
+def _also(more: list[Carried]) -> str:
+    """The other texts a call carries, as its reason names them after the first."""
+    if not more:
+        return ""
+    named = [
+        f"{c.excerpt!r} of expert {c.expert!r} in {c.argument!r}"
+        + (f" ({c.what})" if c.what else "")
+        for c in more[:LISTED_FINDINGS]
+    ]
+    left = len(more) - len(named)
+    counted = f"; and {left} more" if left else ""
+    return "; the arguments also carry " + "; ".join(named) + counted + ";"
 
 
 def _by_tool_and_arguments(

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -50,8 +50,10 @@ from common.safety.disguises import (
     canonical,
     decoded,
     disguise,
+    normal_forms,
     secrets_in,
     values_in,
+    values_of,
 )
 from common.safety.wording import name_tokens, read_name
 
@@ -113,6 +115,8 @@ class Carried:
     """The shared text, shortened, as a reviewer can recognise it."""
     what: str = ""
     """What the text is and how it was disguised (`an IBAN, lower-cased, with dashes`)."""
+    text: str = field(default="", compare=False)
+    """The shared text whole, as compared: what tells two findings apart."""
 
 
 def open_world(name: str, tool: Tool | None, args: Mapping[str, Any]) -> str | None:
@@ -222,7 +226,8 @@ def _index(texts: Sequence[str]) -> _Index:
     """An expert's results, indexed for `carried`."""
     stretches: set[int] = set()
     for t in texts:
-        stretches |= _stretches(plain(t))
+        for form, _ in normal_forms(t):
+            stretches |= _stretches(plain(form))
     values: dict[str, Value] = {}
     secrets: dict[str, dict[str, Value]] = {}
     addresses: set[str] = set()
@@ -276,12 +281,13 @@ class Sources:
     ) -> None:
         self.texts = {name: list(found) for name, found in texts.items()}
         """Expert name to the texts of its results (the caller bounds how many and how long)."""
-        self.asked = _stretches(plain(asked))
+        forms = [plain(form) for form, _ in normal_forms(asked)]
+        self.asked = set().union(*(_stretches(form) for form in forms))
         """Every `RUN_CHARS`-character stretch of what the user wrote (hashed): asked to leave."""
         self.asked_values = whole_values(asked)
         """Whole values the user wrote themselves."""
-        self.asked_text = plain(asked)
-        """What the user wrote, as compared: a secret in it was asked to leave."""
+        self.asked_text = "\n".join(forms)
+        """What the user wrote, as compared (in each normal form): a secret in it may leave."""
         self.sent = {to: list(found) for to, found in (sent or {}).items()}
         """What earlier calls of the thread sent, by destination (`destination`), oldest first."""
         self._indexes: dict[str, _Index] = {}
@@ -304,20 +310,36 @@ class Sources:
 def carried(
     args: Mapping[str, Any], sources: Sources, expert: str, to: str | None = None
 ) -> Carried | str | None:
-    """Text of another expert's results in the arguments of a call to `expert`, if any.
+    """The first text of another expert's results in the arguments of a call to `expert`.
 
-    `to` is where the call goes (`destination`): what earlier calls sent there is read with the
-    arguments, so a value sent in parts is found. A string (a reason) when the arguments are
-    too long to read: that call is held unread.
+    None when there is none; a string (a reason) when the arguments are too long to read.
+    """
+    found = carried_all(args, sources, expert, to)
+    if isinstance(found, str):
+        return found
+    return found[0] if found else None
+
+
+def carried_all(
+    args: Mapping[str, Any], sources: Sources, expert: str, to: str | None = None
+) -> list[Carried] | str:
+    """Every text of another expert's results in the arguments of a call to `expert`.
+
+    One finding per expert and text, where it is first found (arguments in order, each as
+    written, then decoded, then in its other normal forms). `to` is where the call goes
+    (`destination`): what earlier calls sent there is read with the arguments, so a value
+    sent in parts is found. A string (a reason) when the arguments are too long to read:
+    that call is held unread.
     """
     others = [name for name, texts in sources.texts.items() if name != expert and texts]
     if not others:
-        return None
+        return []
     strings = list(_strings(dict(args), ""))
     size = sum(len(s) for _, _, s in strings)
     if size > ARGUMENT_SCAN_CHARS:
         return f"its arguments are too long to check for other experts' data ({size} characters)"
     forms = [(path, key, value, _read(value)) for path, key, value in strings]
+    found: dict[tuple[str, str], Carried] = {}
     for path, key, value, readings in forms:
         words = set(name_tokens(key))
         site = _site(value) if words & URL_TOKENS else None
@@ -327,42 +349,65 @@ def carried(
                 continue  # someone reached at the address the results gave
             home = index.links.get(site, [])[:_LINKS_PER_SITE] if site else []
             for reading in readings:
-                found = _shared(reading, index, sources, home)
-                if found is not None:
-                    return Carried(name, path or "(value)", _shortened(found[0]), found[1])
+                for text, what in _shared(reading, index, sources, home):
+                    where = path or "(value)"
+                    found.setdefault(
+                        (name, text), Carried(name, where, _shortened(text), what, text)
+                    )
     earlier = sources.sent.get(to, []) if to is not None else []
-    if not earlier:
-        return None
-    current = {path or "(value)": [r.said for r in readings] for path, _, _, readings in forms}
-    return _split(current, [f for text in earlier for f, _ in decoded(text)], others, sources)
+    if earlier:
+        current = {path or "(value)": [r.said for r in readings] for path, _, _, readings in forms}
+        split = _split(current, [f for text in earlier for f, _ in decoded(text)], others, sources)
+        if split is not None:
+            # The split value stands for its pieces found in this call (an IBAN's last digits).
+            pieces = [k for k in found if k[0] == split.expert and k[1] in split.text]
+            for k in pieces:
+                del found[k]
+            found.setdefault((split.expert, split.text), split)
+    return list(found.values())
 
 
 @dataclass(frozen=True)
 class _Reading:
-    """One form of an argument string (as written, or decoded), read once for every source."""
+    """One form of an argument string (as written, decoded, normalised), read for every source."""
 
     said: str
     """The form as compared (`plain`)."""
     how: str
-    """How the argument encoded it (`base64-encoded`), or "" as written."""
+    """How the argument disguised it (`base64-encoded`), or "" as written."""
     values: dict[str, Value]
-    """Its whole values (`values_in`)."""
+    """Its whole values (`values_in`, which reads every normal form itself)."""
 
 
 def _read(value: str) -> list[_Reading]:
-    """An argument string as written and decoded, each form read."""
-    return [_Reading(plain(form), how, values_in(form)) for form, how in decoded(value)]
+    """An argument string as written and decoded, each form read in each of its normal forms.
+
+    Whole values of the form with digits joined count too (`values_of`): a value of another
+    expert's results spelled out digit by digit is the same value.
+    """
+    readings: list[_Reading] = []
+    seen: set[str] = set()
+    for form, how in decoded(value):
+        for normal, rewritten in normal_forms(form):
+            said = plain(normal)
+            if said in seen:
+                continue
+            seen.add(said)
+            disguised = ", ".join(filter(None, (rewritten, how)))
+            values = values_in(form) if normal == form else values_of(normal, rewritten)
+            readings.append(_Reading(said, disguised, values))
+    return readings
 
 
 def _shared(
     reading: _Reading, index: _Index, sources: Sources, home: list[str]
-) -> tuple[str, str] | None:
-    """A run, whole value or secret of `index`'s results in the argument, as (excerpt, what).
+) -> Iterator[tuple[str, str]]:
+    """Runs, whole values and secrets of `index`'s results in the argument, as (text, what).
 
-    `what` says what the text is and how it was disguised; `how`, how the argument encoded it.
-
-    Not what the user wrote, nor what lies within a link of the results to the site the
-    argument goes to (`home`): that site made the link, so it learns nothing new.
+    `what` says what the text is and how it was disguised. Longest values first, then
+    secrets, then runs of text; a value within a longer one found is not said again (an
+    IBAN's digits). Not what the user wrote, nor what lies within a link of the results to
+    the site the argument goes to (`home`): that site made the link, so it learns nothing new.
     """
     said, how, sent = reading.said, reading.how, reading.values
     shared = {
@@ -370,19 +415,19 @@ def _shared(
         for v in sent.keys() & index.values.keys()
         if v not in sources.asked_values and not any(v in canonical(link) for link in home)
     }
-    if shared:
-        value = max(sorted(shared), key=len)
-        source = index.values[value]
-        return value, _what(source.kind, disguise(sent[value].written, source.written), how)
-    secret = _secret(said, index, sources)
-    if secret is not None:
-        return secret[0], _what(secret[1].kind, [], how)
-    held = _held(said, index)
-    for i, hit in enumerate(held):
-        stretch = said[i : i + RUN_CHARS]
-        if hit and not sources.written_by_user(stretch) and not any(stretch in k for k in home):
-            return _lengthened(said, held, i), how
-    return None
+    told: list[str] = []
+    for value in sorted(shared, key=lambda v: (-len(v), v)):
+        if any(value in longer for longer in told):
+            continue
+        told.append(value)
+        source, written = index.values[value], sent[value]
+        disguises = disguise(written.written, source.written, written.rewritten)
+        yield value, _what(source.kind, [d for d in disguises if d not in how], how)
+    for secret, value in _secrets(said, index, sources):
+        if not any(secret in longer for longer in told):
+            yield secret, _what(value.kind, [], how)
+    for run in _runs(said, index, sources, home):
+        yield run, how
 
 
 def _what(kind: str, disguises: list[str], how: str) -> str:
@@ -391,10 +436,10 @@ def _what(kind: str, disguises: list[str], how: str) -> str:
     return ", ".join([kind, *said]) if said else ""
 
 
-def _secret(said: str, index: _Index, sources: Sources) -> tuple[str, Value] | None:
-    """A short secret of the results, whole, in the argument (`plain`), and what it is."""
+def _secrets(said: str, index: _Index, sources: Sources) -> Iterator[tuple[str, Value]]:
+    """The short secrets of the results, whole, in the argument (`plain`), and what each is."""
     if not index.secrets:
-        return None
+        return
     for start in _WORD_START.finditer(said):
         i = start.start()
         for secret, value in index.secrets.get(said[i : i + SECRET_MIN_CHARS], {}).items():
@@ -402,8 +447,24 @@ def _secret(said: str, index: _Index, sources: Sources) -> tuple[str, Value] | N
             if not said.startswith(secret, i) or secret in sources.asked_text:
                 continue
             if end == len(said) or not said[end].isalnum():
-                return secret, value
-    return None
+                yield secret, value
+
+
+def _runs(said: str, index: _Index, sources: Sources, home: list[str]) -> Iterator[str]:
+    """Each run of the results' text in the argument (`_lengthened`), one after the other.
+
+    Not a stretch the user wrote, nor one within a link of the results to the argument's site.
+    """
+    held = _held(said, index)
+    i = 0
+    while i < len(held):
+        stretch = said[i : i + RUN_CHARS]
+        if held[i] and not sources.written_by_user(stretch) and not any(stretch in k for k in home):
+            run = _lengthened(said, held, i)
+            yield run
+            i += len(run)
+        else:
+            i += 1
 
 
 def _split(
@@ -429,7 +490,7 @@ def _split(
                         continue
                     kind = _kind(index, value)
                     what = f"{kind} split over calls to the same destination"
-                    return Carried(name, path, _shortened(value), what)
+                    return Carried(name, path, _shortened(value), what, value)
     return None
 
 
@@ -470,8 +531,8 @@ def _coverage(texts: Sequence[str], grams: Mapping[str, list[tuple[str, int]]]) 
 
 
 def _letters_and_digits(text: str) -> str:
-    """`text` case-folded, without anything but ASCII letters and digits."""
-    return re.sub(r"[^0-9a-z]", "", text.casefold())
+    """`text` in its last normal form, case-folded, with nothing but ASCII letters and digits."""
+    return re.sub(r"[^0-9a-z]", "", normal_forms(text)[-1][0].casefold())
 
 
 def _held(arg: str, index: _Index) -> list[bool]:
@@ -482,9 +543,9 @@ def _held(arg: str, index: _Index) -> list[bool]:
 
 
 def _lengthened(arg: str, held: list[bool], i: int) -> str:
-    """The stretch at `i`, with up to `RUN_CHARS` more characters the results hold after it."""
+    """The stretch at `i`, with every character after it the results hold in a row."""
     end = i
-    while end + 1 < min(len(held), i + RUN_CHARS + 1) and held[end + 1]:
+    while end + 1 < len(held) and held[end + 1]:
         end += 1
     return arg[i : end + RUN_CHARS]
 

@@ -6,6 +6,11 @@ gate again before anything runs: when they are held for a reason of their own (a
 data leaving) that the reviewer was not shown, the edited call is asked about again, saying why,
 and approving that question runs the edit as shown (`approval.as_answered`). A hold by the tool
 itself is the one the reviewer already answered, so it is never asked twice.
+
+An edit is held for a reason of its own when its hold reads differently from the one shown, or
+when it carries any text of other experts' results the call shown did not (`GateDecision.
+carried`), even where the reason reads the same: keeping the URL that was held and adding an
+IBAN in a header is a new hold, whichever format the answer came in.
 """
 
 from __future__ import annotations
@@ -15,7 +20,14 @@ from typing import TYPE_CHECKING
 from langchain_core.messages import ToolCall
 
 from common.safety.approval import Decision, EditDecision, PendingCall, ReviewedEdit
-from common.safety.gate import ASKED_AGAIN, PER_CALL_HOLDS, Gate, check_call, hold_of
+from common.safety.gate import (
+    ASKED_AGAIN,
+    PER_CALL_HOLDS,
+    Gate,
+    GateDecision,
+    check_call,
+    hold_of,
+)
 
 if TYPE_CHECKING:
     from common.mcp import ExpertRegistry
@@ -45,7 +57,7 @@ async def edits_asked_again(
         if not verdict.needs_approval or verdict.source not in PER_CALL_HOLDS:
             continue
         shown = decision.held if isinstance(decision, ReviewedEdit) else _reason(gated, cid)
-        if hold != shown:
+        if hold != shown or await _carries_more(gate, registry, verdict, decision, gated.get(cid)):
             again[cid] = PendingCall(
                 id=cid,
                 expert=expert,
@@ -55,6 +67,23 @@ async def edits_asked_again(
                 held=hold,
             )
     return again
+
+
+async def _carries_more(
+    gate: Gate,
+    registry: ExpertRegistry,
+    verdict: GateDecision,
+    decision: EditDecision,
+    shown: PendingCall | None,
+) -> bool:
+    """Whether the edit carries other experts' data the call the reviewer was shown did not.
+
+    An approved edit asked about again was shown as it is: it carries nothing more.
+    """
+    if not verdict.carried or isinstance(decision, ReviewedEdit) or shown is None:
+        return False
+    before = await check_call(gate, registry, shown["expert"], shown["name"], shown["args"])
+    return bool(verdict.carried - before.carried)
 
 
 def _reason(gated: dict[str, PendingCall], cid: str) -> str:
