@@ -22,7 +22,7 @@ from typing import Any, NotRequired, TypedDict
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
-from common.identity import user_namespace
+from common.served.identity import user_namespace
 
 RECENT_LIMIT = 200
 SEMANTIC_MIN = 0.3

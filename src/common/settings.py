@@ -54,7 +54,7 @@ EXPECTED = {
     "auth_jwt_secret": f"a random secret of at least {MIN_SECRET_BYTES} bytes "
     "(e.g. `openssl rand -hex 32`)",
     "auth_api_keys": "comma-separated name:role1+role2:sha256hex entries "
-    "(make one with `python -m common.tokens NAME ROLES < keyfile`)",
+    "(make one with `python -m common.served.tokens NAME ROLES < keyfile`)",
     "served_context_fields": "comma-separated run context field names",
 }
 """What a setting validated by a custom rule accepts, as error messages say it."""

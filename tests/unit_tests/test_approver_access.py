@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from common.identity import auth_roles, run_roles
+from common.served import handlers as auth
+from common.served.caller import auth_roles, resolve
 from common.settings import Settings
-from strategies.with_planner import auth
 
 APPROVE = {"decisions": [{"type": "approve"}]}
 
@@ -59,7 +59,7 @@ def served_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The server's mcp.json, at a path the auth module reads."""
     path = tmp_path / "mcp.json"
     with_file = Settings(_env_file=None, mcp_config=path)  # type: ignore[call-arg]
-    monkeypatch.setattr(auth, "_SETTINGS", with_file)
+    monkeypatch.setattr(auth, "get_settings", lambda: with_file)
     return path
 
 
@@ -94,18 +94,19 @@ def test_roles_come_from_either_server_and_only_with_auth(
     assert auth_roles({"langgraph_auth_user": SimpleNamespace(permissions=["sre"])}) == ("sre",)
     config = {"configurable": {"langgraph_auth_permissions": ["ops"]}}
     open_server = Settings(_env_file=None)  # type: ignore[call-arg]
-    monkeypatch.setattr("common.identity.get_settings", lambda: open_server)
+    config["configurable"]["langgraph_auth_user_id"] = "bob"
+    monkeypatch.setattr("common.served.caller.get_settings", lambda: open_server)
     # Without auth a run's roles are its own say-so: none are believed.
-    assert run_roles(config) == ()
+    assert resolve(config, None).roles == ()
     with_auth = open_server.model_copy(update={"auth_jwt_secret": SecretStr("s" * 32)})
-    monkeypatch.setattr("common.identity.get_settings", lambda: with_auth)
-    assert run_roles(config) == ("ops",)
+    monkeypatch.setattr("common.served.caller.get_settings", lambda: with_auth)
+    assert resolve(config, None).roles == ("ops",)
 
 
 def test_aegra_leaves_the_audit_trail_where_the_graph_writes_it() -> None:
     # aegra.json maps the prefix 'mcp_planner' to a user field whose value names the audit
     # kind, so Aegra files ('mcp_planner', 'audit', ...) as it is: renaming either breaks that.
-    from common.safety.audit import ROOT
+    from common.served.audit import ROOT
 
     served = json.loads((Path(__file__).resolve().parents[2] / "aegra.json").read_text())
     assert served["store"]["scopes"] == {ROOT[0]: [auth.STORE_SCOPE]}

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from common.mcp.config import McpConfigError, parse_mcp_config
-from common.safety.approvers import (
+from common.served.approvers import (
     AnswerRule,
     Author,
     may_answer,

@@ -21,7 +21,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 from pydantic import SecretStr
 
-from common.safety.audit import digest, entries
+from common.served.audit import digest, entries
 from common.settings import get_settings
 from strategies.with_planner.graph import build_graph
 from tests.doubles import calls, tool_call
@@ -67,9 +67,9 @@ class Clock:
 def served(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """Auth on (the run's identity is the server's), and an injected clock."""
     on = get_settings().model_copy(update={"auth_jwt_secret": SecretStr("s" * 32)})
-    monkeypatch.setattr("common.identity.get_settings", lambda: on)
+    monkeypatch.setattr("common.served.caller.get_settings", lambda: on)
     clock = Clock()
-    monkeypatch.setattr("common.safety.approvers.clock", clock)
+    monkeypatch.setattr("common.served.approvers.clock", clock)
     return clock
 
 
@@ -334,3 +334,46 @@ async def test_a_servers_question_may_be_answered_by_a_role_the_server_names(
     (task,) = (await thread.values())["previous_plan"]
     assert "identity: accept" in str(task["result"])
     assert [who for who, _ in await refused_entries(store)] == ["carol"]
+
+
+@pytest.mark.parametrize("mode", ["plan_only", "auto"])
+async def test_a_call_that_needs_an_approver_is_asked_whatever_the_mode(
+    scripted: Any, mcp_config: dict[str, Any], workdir: Path, served: Clock, mode: str
+) -> None:
+    """plan_only's "go ahead" and auto would settle it without the person the operator named."""
+    title = unique(f"mode-{mode}")
+    ctx = noting(scripted, mcp_config, title, approvers=["ops"], second_person=True)
+    store = InMemoryStore()
+    thread = asking(ctx, store, approval_mode=mode).as_("alice", "ops")
+    await thread.send("Save a note")
+    (request,) = await thread.interrupts()
+    assert "other than 'alice'" in request["action_requests"][0]["description"]
+    assert note_actions(workdir, title) == []
+
+    await thread.resume(APPROVE)
+    (again,) = await thread.interrupts()
+    assert "cannot approve it: another user with the role 'ops' must answer" in again["error"]
+    assert note_actions(workdir, title) == []
+    await thread.as_("bob", "ops").resume(APPROVE)
+    assert note_actions(workdir, title) == ["write"]
+
+
+async def test_a_go_ahead_does_not_release_a_held_call_the_sender_may_not_approve(
+    scripted: Any, mcp_config: dict[str, Any], workdir: Path, served: Clock
+) -> None:
+    """A call held in plan_only before its rule named approvers: the message is vetted too."""
+    title = unique("release")
+    ctx = noting(scripted, mcp_config, title)
+    graph = build_graph(InMemorySaver(), store=InMemoryStore())
+    thread = Person({**ctx, "approval_mode": "plan_only"}, graph=graph).as_("carol")
+    await thread.send("Save a note")
+    values = (await graph.aget_state(thread.config)).values
+    assert [c["name"] for c in values["deferred"]] == ["write_note"]
+
+    # The operator now names approvers for notes; carol holds no role.
+    thread.ctx["mcp_config"]["mcpServers"]["notes"]["approvers"] = ["ops"]
+    await thread.send("go ahead")
+    said = (await graph.aget_state(thread.config)).values["messages"][-1].content
+    assert said.startswith("I did not run the proposed actions: write_note:")
+    assert "only a user with the role 'ops' may answer" in said
+    assert note_actions(workdir, title) == []

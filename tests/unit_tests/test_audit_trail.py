@@ -12,7 +12,7 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from common.persistence import sqlite_store
-from common.safety.audit import ROOT, AuditEntry, append, digest, entries, namespace
+from common.served.audit import ROOT, AuditEntry, append, digest, entries, namespace
 from strategies.with_planner.graph import build_graph
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, note_actions, plan, task, unique

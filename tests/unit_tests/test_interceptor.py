@@ -22,8 +22,8 @@ from langgraph.types import Command
 from mcp.types import CallToolResult, TextContent
 
 from common.mcp.config import parse_mcp_config
-from common.safety.audit import digest, entries
 from common.safety.interceptor import ApprovalInterceptor, ToolCallRequest
+from common.served.audit import digest, entries
 from tests.unit_tests.helpers import log_lines, unique
 
 with suppress_langchain_beta_warning():

@@ -287,7 +287,7 @@ async def test_the_auth_identity_decides_whose_approval_it_is(
 ) -> None:
     # Served with auth (the settings say so), the identity the server put in the config wins.
     served = get_settings().model_copy(update={"auth_jwt_secret": SecretStr("s" * 32)})
-    monkeypatch.setattr("common.identity.get_settings", lambda: served)
+    monkeypatch.setattr("common.served.caller.get_settings", lambda: served)
     first, second = unique("auth-carol"), unique("auth-alice")
     ctx, store = two_runs(scripted, first, second), InMemoryStore()
     graph = build_graph(InMemorySaver(), store=store)

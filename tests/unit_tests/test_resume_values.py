@@ -1,7 +1,7 @@
 """Answers the graph cannot use: nothing runs, the question comes back with a short error.
 
 `Command(resume=None)`, answers keyed by interrupt ids that are not waiting, and oversized answers
-are screened (`strategies.with_planner.resume.screened`) into the stand-in every asking node
+are screened (`strategies.with_planner.resume.entered`) into the stand-in every asking node
 refuses like any other invalid answer; the echo of a bad answer is a short prefix, and the
 checkpoint never holds an oversized answer.
 """
@@ -19,7 +19,7 @@ from langgraph.types import Command
 
 from common.safety.approval import ECHO_CHARS, REFUSED_ANSWER, ApprovalFormatError, parse_decisions
 from strategies.with_planner.graph import build_graph
-from strategies.with_planner.resume import screen_resume, screened
+from strategies.with_planner.resume import entered, screen_resume
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, note_actions, per_task, plan, task, unique
 
@@ -200,7 +200,10 @@ async def test_a_screened_graph_refuses_a_none_resume_itself(scripted: Any, work
     assert result["messages"][-1].content == "Saved."
     assert note_actions(workdir, title) == ["write"]
     # A new message on the finished thread is not a resume: it passes unscreened.
-    assert await screened(thread.graph, {"messages": []}, thread.config) == {"messages": []}
+    snapshot = await thread.graph.aget_state(thread.config)
+    kwargs: dict[str, Any] = {}
+    assert entered({"messages": []}, thread.config, snapshot, kwargs) == {"messages": []}
+    assert kwargs["context"]["caller"].identity == "default", "the caller is set all the same"
 
 
 async def test_the_parallel_tasks_request_is_asked_again_after_a_none_resume(

@@ -7,25 +7,27 @@ import io
 import time
 from collections.abc import Iterator
 from dataclasses import fields
+from types import SimpleNamespace
 from typing import Any
 
 import jwt
 import pytest
 
-from common.identity import owner_to_stamp, records_owner, run_user, turn_user, user_namespace
 from common.memory import namespace as memory_namespace
 from common.safety.trust import namespace as trust_namespace
-from common.settings import ConfigError, Settings, check_auth, get_settings, load_settings
-from common.tokens import (
+from common.served.caller import Caller, of, resolve
+from common.served.context_rule import ACCESS, check_served_fields, refusal
+from common.served.identity import user_namespace
+from common.served.tokens import (
     Principal,
     Unauthenticated,
     api_key_entry,
     principal_of_key,
     principal_of_token,
 )
-from common.tokens import main as tokens_main
+from common.served.tokens import main as tokens_main
+from common.settings import ConfigError, Settings, check_auth, get_settings, load_settings
 from strategies.with_planner.context import Context
-from strategies.with_planner.served import ACCESS, check_served_fields, refusal
 
 SECRET = "s" * 32
 
@@ -117,6 +119,18 @@ def test_api_keys_are_kept_hashed_and_name_their_holder() -> None:
         principal_of_key("other", keys)
 
 
+def test_a_token_may_not_take_an_api_keys_name() -> None:
+    both = settings(
+        auth_jwt_secret=SECRET, auth_api_keys=api_key_entry("nightly", ("ops",), "k3y-value")
+    )
+    with pytest.raises(Unauthenticated, match="the name of an API key of this server") as caught:
+        asyncio.run(principal_of_token(token(sub="nightly"), both))
+    assert "'nightly'" in str(caught.value)
+    # The key still names its holder, and other tokens are still taken.
+    assert principal_of_key("k3y-value", both).identity == "nightly"
+    assert asyncio.run(principal_of_token(token(), both)).identity == "alice"
+
+
 @pytest.mark.parametrize(
     ("env", "says"),
     [
@@ -197,15 +211,16 @@ def test_without_auth_user_id_picks_the_local_users_profile() -> None:
 
 def test_the_run_user_is_the_authenticated_identity_when_served_with_auth(auth_on: None) -> None:
     served = {"configurable": {"langgraph_auth_user_id": "bob"}}
-    assert run_user(served, "alice") == "bob"
+    assert resolve(served, "alice").identity == "bob"
     aegra = {"configurable": {"user_id": "alice", "langgraph_auth_user": {"identity": "bob"}}}
-    assert run_user(aegra, "alice") == "bob"
-    assert run_user({}, "alice") == "alice", "embedding: the application is trusted"
+    assert resolve(aegra, "alice").identity == "bob"
+    assert resolve({}, "alice") == Caller("alice"), "embedding: the application is trusted"
 
 
 def test_without_auth_the_context_user_is_the_run_user() -> None:
-    assert run_user({"configurable": {"langgraph_auth_user_id": "default"}}, "alice") == "alice"
-    assert run_user(None, None) == "default"
+    config = {"configurable": {"langgraph_auth_user_id": "default"}}
+    assert resolve(config, "alice") == Caller("alice")
+    assert resolve(None, None) == Caller("default")
 
 
 def test_every_user_record_is_under_its_users_label() -> None:
@@ -226,21 +241,25 @@ def test_the_key_helper_prints_an_entry_that_verifies(
 def test_a_threads_records_belong_to_its_owner(auth_on: None) -> None:
     bob = {"configurable": {"langgraph_auth_user_id": "bob"}, "metadata": {"owner": "mallory"}}
     # The owner the graph's state records wins over whoever runs now (an approver's resume).
-    assert records_owner(bob, "alice") == "alice"
-    assert turn_user(bob, "alice", "mallory") == "alice"
-    # A thread begun before owners were stamped: the run's identity; never the run's metadata,
-    # which is the client's to set.
-    assert records_owner(bob, None) == "bob"
-    assert turn_user(bob, None, None) == "bob"
-    assert records_owner({}, None) == "default"
-    assert owner_to_stamp(bob) == "bob"
+    approver = resolve(bob, "mallory", {"owner": "alice"})
+    assert (approver.identity, approver.records_owner, approver.turn_user) == (
+        "bob",
+        "alice",
+        "alice",
+    )
+    # A thread begun before owners were stamped: the requester its question names, else the
+    # run's identity; never the run's metadata, which is the client's to set.
+    assert resolve(bob, None, {"asked": {"by": "alice", "at": ""}}).records_owner == "alice"
+    first = resolve(bob, None, {})
+    assert (first.records_owner, first.turn_user, first.owner_to_stamp) == ("bob", "bob", "bob")
+    assert resolve({}, None).records_owner == "default"
 
 
 def test_without_auth_no_owner_is_stamped_and_nothing_changes() -> None:
-    config = {"configurable": {"langgraph_auth_user_id": "bob"}}
-    assert owner_to_stamp(config) is None
-    assert records_owner(config, "alice") == "default"
-    assert turn_user(config, "alice", "carol") == "carol", "embedding: the context's user"
+    who = resolve({"configurable": {"langgraph_auth_user_id": "bob"}}, "carol", {"owner": "alice"})
+    assert who.owner_to_stamp is None
+    assert who.records_owner == "default"
+    assert who.turn_user == "carol", "embedding: the context's user"
 
 
 def test_the_server_set_user_outranks_a_client_set_user_id(auth_on: None) -> None:
@@ -251,10 +270,18 @@ def test_the_server_set_user_outranks_a_client_set_user_id(auth_on: None) -> Non
             "langgraph_auth_user_id": "alice",
         }
     }
-    assert run_user(config, None) == "bob"
-    assert records_owner(config, None) == "bob"
-    assert owner_to_stamp(config) == "bob"
+    who = resolve(config, None)
+    assert (who.identity, who.records_owner, who.owner_to_stamp) == ("bob", "bob", "bob")
+
+
+def test_a_context_carrying_no_caller_is_the_local_user_without_roles() -> None:
+    assert of(SimpleNamespace(user_id="alice")) == Caller("alice")
+    assert of(None) == Caller("default")
+    kept = Caller("bob", ("ops",), "alice", served=True)
+    assert of(SimpleNamespace(caller=kept, user_id="carol")) is kept
 
 
 def test_without_auth_a_threads_records_are_the_local_users() -> None:
-    assert records_owner({"configurable": {"langgraph_auth_user_id": "alice"}}, None) == "default"
+    assert resolve({"configurable": {"langgraph_auth_user_id": "alice"}}, None).records_owner == (
+        "default"
+    )

@@ -18,8 +18,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from jwt.algorithms import RSAAlgorithm
 from werkzeug import Request, Response
 
+from common.served.tokens import Principal, Unauthenticated, principal_of_token
 from common.settings import Settings
-from common.tokens import Principal, Unauthenticated, principal_of_token
 from tests.http_stub import StubServer, json_response
 
 ISSUER, AUDIENCE = "https://idp.test", "planner"

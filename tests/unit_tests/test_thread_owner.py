@@ -18,7 +18,7 @@ from mcp.types import ToolAnnotations
 from pydantic import SecretStr
 
 from common.mcp.inprocess import register_inprocess_server
-from common.safety.audit import entries
+from common.served.audit import entries
 from common.settings import get_settings
 from strategies.with_planner.graph import build_graph
 from tests.unit_tests.guard_helpers import Executions, Expert, servers
@@ -37,7 +37,7 @@ RECEIPT_CHARS = 70_000
 def served(monkeypatch: pytest.MonkeyPatch) -> None:
     """Auth on: the run's identity is the one the server authenticated."""
     on = get_settings().model_copy(update={"auth_jwt_secret": SecretStr("s" * 32)})
-    monkeypatch.setattr("common.identity.get_settings", lambda: on)
+    monkeypatch.setattr("common.served.caller.get_settings", lambda: on)
 
 
 def expert(build: Any) -> Expert:

@@ -10,8 +10,8 @@ from typing import Annotated, Any, Literal, NotRequired, TypedDict, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, TypeAdapter, ValidationError
 
 from common.safety.answer_words import problems
-from common.safety.approvers import Author, unstamped
 from common.safety.quoting import one_line
+from common.served.approvers import Author, unstamped
 
 DecisionType = Literal["approve", "edit", "reject"]
 """What a reviewer may answer for one action."""
@@ -449,7 +449,7 @@ def ask_until_valid(
 
     A malformed answer (ApprovalFormatError) is not used: the same question is asked again,
     saying what was wrong; `refused` (the audit trail) is told why, with the answer. `vet`
-    sees each answer with its author first (`common.safety.approvers`): a wrong person's answer
+    sees each answer with its author first (`common.served.approvers`): a wrong person's answer
     is refused the same way.
     """
     # Imported here: the CLI reads answers with this module, and its --help must not load LangGraph.

@@ -31,11 +31,11 @@ from common.guardrails.config import GuardrailConfig
 from common.guardrails.output import trim_tool_output
 from common.guardrails.secrets import mask_secrets
 from common.guardrails.urls import denied_urls
-from common.identity import DEFAULT_USER, user_namespace
 from common.mcp.asking import Inputs
 from common.mcp.errors import ExpertUnavailable
 from common.mcp.outcome import ToolOutcome, outcome
 from common.mcp.schema import check_args
+from common.served.identity import DEFAULT_USER, user_namespace
 
 if TYPE_CHECKING:
     # Types only: the live graph must not import the MCP SDK before its first call.

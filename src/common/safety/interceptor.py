@@ -20,7 +20,7 @@ call, so an unexpected mode asks rather than runs.
 The rules of the graph's approvals hold here too: an edit changes the arguments of the call
 asked about, never its tool, and the edited arguments go through the gate again (a hold of
 their own that the reviewer was not shown is asked about again, as `with_planner.edits` does);
-every question and answer is appended to the audit trail (`common.safety.audit`) when the run
+every question and answer is appended to the audit trail (`common.served.audit`) when the run
 has a store.
 
 Nothing here imports `langchain.mcp` or fastmcp when loaded: only apps that use `MCPAdapter`
@@ -39,7 +39,6 @@ from langgraph.config import get_config, get_store
 from langgraph.errors import GraphInterrupt
 from mcp.types import CallToolResult, TextContent
 
-from common.identity import run_user
 from common.mcp.config import McpConfig
 from common.mcp.errors import ExpertUnavailable
 from common.mcp.registry import ExpertRegistry
@@ -50,10 +49,11 @@ from common.safety.approval import (
     RejectDecision,
     ask_for_approval,
 )
-from common.safety.audit import Trail, append, call_entry, decision_fields
 from common.safety.classify import classify_tools
 from common.safety.gate import ASKED_AGAIN, PER_CALL_HOLDS, Gate, GateDecision, hold_of
 from common.safety.policy import ApprovalMode, action_for, parse_approval_mode
+from common.served import caller
+from common.served.audit import Trail, append, call_entry, decision_fields
 
 if TYPE_CHECKING:
     from langchain.mcp import MCPAdapter
@@ -277,7 +277,7 @@ def _trail() -> Trail | None:
     configurable = config.get("configurable", {})
     return Trail(
         store,
-        run_user(config, None),
+        caller.resolve(config, None).identity,
         str(configurable.get("thread_id") or ""),
         str(configurable.get("checkpoint_ns") or ""),
     )

@@ -405,9 +405,10 @@ def _shared(
     """Runs, whole values and secrets of `index`'s results in the argument, as (text, what).
 
     `what` says what the text is and how it was disguised. Longest values first, then
-    secrets, then runs of text; a value within a longer one found is not said again (an
-    IBAN's digits). Not what the user wrote, nor what lies within a link of the results to
-    the site the argument goes to (`home`): that site made the link, so it learns nothing new.
+    secrets, then runs of text; the digits of a longer value found are not said again (an
+    IBAN's, a phone number's last ten). Not what the user wrote, nor what lies within a link
+    of the results to the site the argument goes to (`home`): that site made the link, so it
+    learns nothing new.
     """
     said, how, sent = reading.said, reading.how, reading.values
     shared = {
@@ -415,17 +416,18 @@ def _shared(
         for v in sent.keys() & index.values.keys()
         if v not in sources.asked_values and not any(v in canonical(link) for link in home)
     }
-    told: list[str] = []
+    told: set[str] = set()
     for value in sorted(shared, key=lambda v: (-len(v), v)):
-        if any(value in longer for longer in told):
+        if value in told:
             continue
-        told.append(value)
+        digits = re.sub(r"\D", "", value)
+        told |= {value, digits, digits[-10:]}
         source, written = index.values[value], sent[value]
         disguises = disguise(written.written, source.written, written.rewritten)
         yield value, _what(source.kind, [d for d in disguises if d not in how], how)
-    for secret, value in _secrets(said, index, sources):
-        if not any(secret in longer for longer in told):
-            yield secret, _what(value.kind, [], how)
+    for secret, found in _secrets(said, index, sources):
+        if secret not in told:
+            yield secret, _what(found.kind, [], how)
     for run in _runs(said, index, sources, home):
         yield run, how
 

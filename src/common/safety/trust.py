@@ -24,8 +24,6 @@ from typing import TYPE_CHECKING, Any, get_args
 from urllib.parse import urlsplit
 
 from common.guardrails.secrets import mask_secrets
-from common.identity import ROOT as IDENTITY_ROOT
-from common.identity import user_namespace
 from common.mcp.config import ServerConfig
 from common.safety.approval import RememberOffer
 from common.safety.classify import VerdictSource
@@ -34,6 +32,8 @@ from common.safety.definitions import seen_of, tool_digest, tool_parts, what_cha
 from common.safety.definitions import sha256 as _sha256
 from common.safety.gate import GateDecision
 from common.safety.policy import action_for
+from common.served.identity import ROOT as IDENTITY_ROOT
+from common.served.identity import user_namespace
 
 if TYPE_CHECKING:
     from langgraph.store.base import BaseStore

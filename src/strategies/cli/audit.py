@@ -18,7 +18,7 @@ from strategies.cli.exits import CliProblem
 from strategies.cli.render import cut, fit_output, keep_width, line, new_table, print_table
 
 if TYPE_CHECKING:
-    from common.safety.audit import AuditEntry
+    from common.served.audit import AuditEntry
 
 SERVER_PAGE = 100
 """Entries asked of a server per request."""
@@ -64,7 +64,7 @@ def since_of(value: str | None) -> str | None:
     """`--since` checked: an ISO 8601 date or time, else one line (exit 2)."""
     if value is None:
         return None
-    from common.safety.audit import as_utc
+    from common.served.audit import as_utc
 
     try:
         as_utc(value)
@@ -81,7 +81,7 @@ async def local_entries(
 ) -> list[AuditEntry]:
     """The trail in the project's store; none when the store was never created."""
     from common.persistence import open_persistence
-    from common.safety.audit import entries
+    from common.served.audit import entries
     from strategies.cli.records import nothing_saved
 
     if nothing_saved("store"):
@@ -96,7 +96,7 @@ async def server_entries(
     """The trail on the server at `url`, as far as `token` may read it."""
     from langgraph_sdk.errors import APIStatusError
 
-    from common.safety.audit import ROOT, in_order, namespace
+    from common.served.audit import ROOT, in_order, namespace
     from strategies.cli.remote import connect
 
     prefix = list(namespace(user) if user is not None else ROOT)

@@ -192,7 +192,7 @@ async def _state(client: LangGraphClient, url: str, thread: str) -> dict[str, An
 
 
 APPROVALS = "/approvals/{thread}"
-"""Aegra's approvals routes (`strategies.with_planner.aegra_approvals`): there, an approver
+"""Aegra's approvals routes (`common.served.aegra`): there, an approver
 reaches another user's question only through them."""
 
 

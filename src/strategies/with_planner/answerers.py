@@ -1,6 +1,6 @@
 """Who may answer a stop's approval questions, in a run: rules from mcp.json, answers vetted.
 
-The decision itself is `common.safety.approvers.may_answer`'s; this module finds each waiting
+The decision itself is `common.served.approvers.may_answer`'s; this module finds each waiting
 call's rule (its server's config, `APPROVAL_TTL_S` as the default time to live), stamps when
 and for whom the question was asked (`request_approval`: the thread's owner, whoever's run
 asks), and vets every answer before it is read: an answer by someone the rule does not allow is
@@ -16,12 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from langgraph.config import get_config
-
-from common import identity
-from common.safety import approvers
-from common.safety.approval import ApprovalFormatError, Vet, expired_answer
-from common.safety.approvers import Asked, Author, Question, stamped
+from common.safety.approval import ApprovalFormatError, PendingCall, Vet, expired_answer
+from common.served import approvers
+from common.served.approvers import Asked, Author, Question, stamped
+from common.served.caller import Caller
 from common.settings import get_settings
 from strategies.with_planner.state import Answered
 
@@ -34,10 +32,9 @@ def asked_now(requester: str) -> Asked:
     return Asked(at=approvers.clock().isoformat(), by=requester)
 
 
-def answered_now(context_user: str | None) -> Answered:
-    """Who brings the answers now: the identity of the run that resumed (not the owner's)."""
-    by = identity.run_user(get_config(), context_user)
-    return Answered(by=by, at=approvers.clock().isoformat())
+def answered_now(who: Caller) -> Answered:
+    """Who brings the answers now: the caller of the run that resumed (not the owner)."""
+    return Answered(by=who.identity, at=approvers.clock().isoformat())
 
 
 def question_for(registry: ExpertRegistry, expert: str, tool: str, asked: Asked | None) -> Question:
@@ -74,6 +71,35 @@ def server_question_for(registry: ExpertRegistry, expert: str, asked: Asked | No
     return approvers.question_of(rule, asked["by"], at)
 
 
+def needs_a_person(registry: ExpertRegistry, expert: str, tool: str) -> bool:
+    """Whether the rule of `tool` on `expert` names approver roles or a second person.
+
+    Such a call is asked as a question in every approval mode: `plan_only`'s "go ahead" and
+    `auto` would settle it without the person the operator named.
+    """
+    try:
+        rule = approvers.rule_for(registry.server(expert), tool, None)
+    except KeyError:
+        return False
+    return bool(rule.approvers) or rule.second_person
+
+
+def release_refusal(registry: ExpertRegistry, held: list[PendingCall], who: Caller) -> str | None:
+    """Why `who`'s message may not release the held calls (plan_only), or None when it may.
+
+    The same decision as an answer to a question (`approvers.may_answer`), asked now for the
+    thread's owner: a held call whose rule needs another person is not released by a message.
+    """
+    now = approvers.clock()
+    asked = Asked(at=now.isoformat(), by=who.turn_user)
+    for call in held:
+        question = question_for(registry, call["expert"], call["name"], asked)
+        why = approvers.may_answer(question, who.identity, who.roles, now)
+        if why is not None:
+            return f"I did not run the proposed actions: {call['name']}: {why}"
+    return None
+
+
 def requester_only(asked: Asked | None) -> Question:
     """An expert's question to the user: answered by the person whose request it serves only.
 
@@ -87,7 +113,7 @@ def requester_only(asked: Asked | None) -> Question:
 
 def vet_for(
     questions: list[Question],
-    context_user: str | None,
+    who: Caller,
     refused: Callable[[str, Any], None],
 ) -> Vet:
     """The check every answer of the stop goes through, by its author, before it is read.
@@ -100,13 +126,11 @@ def vet_for(
     def vet(value: Any, author: Author | None) -> Any:
         if author is None:
             # An answer no screen stamped (the graph driven without ScreenedGraph): the run's own.
-            config = get_config()
-            who, roles = identity.run_user(config, context_user), identity.run_roles(config)
-            at = approvers.clock()
+            by, roles, at = who.identity, who.roles, approvers.clock()
         else:
-            who, roles, at = author["by"], tuple(author["roles"]), approvers.arrived(author)
+            by, roles, at = author["by"], tuple(author["roles"]), approvers.arrived(author)
         for question in questions:
-            why = approvers.may_answer(question, who, roles, at)
+            why = approvers.may_answer(question, by, roles, at)
             if why is None:
                 continue
             if approvers.expired(question, at):

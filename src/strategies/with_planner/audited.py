@@ -1,8 +1,8 @@
 """The audit trail in a run: what `await_approval` asks and what it is answered, recorded.
 
-The rules (what an entry holds, where it lives, written once) are `common.safety.audit`'s;
+The rules (what an entry holds, where it lives, written once) are `common.served.audit`'s;
 this module finds the thread's trail (the user the run works for: served with auth, the
-thread's owner, `common.identity.turn_user`), its thread and stop, and turns the node's
+thread's owner, `common.served.identity.turn_user`), its thread and stop, and turns the node's
 questions and answers into entries. An answer by someone else (an approver) names them and is
 added to the owner's trail and to theirs, so each reads it with their own. A stop is one wait
 at `await_approval` (LangGraph re-runs the node from its start on every answer, under the same
@@ -24,8 +24,9 @@ from langgraph.config import get_config
 from langgraph.store.base import BaseStore
 
 from common.safety.approval import Decision, PendingCall, decision_of, echo
-from common.safety.approvers import unstamped
-from common.safety.audit import (
+from common.safety.questions import CLOSED_QUESTION, DECLINED
+from common.served.approvers import unstamped
+from common.served.audit import (
     AuditDecision,
     AuditEntry,
     Event,
@@ -36,7 +37,6 @@ from common.safety.audit import (
     digest,
     without_answer,
 )
-from common.safety.questions import CLOSED_QUESTION, DECLINED
 from strategies.with_planner.deferred import Released
 from strategies.with_planner.state import Awaiting
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from copy import copy
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime
 from enum import Enum
 from typing import Any, Literal, get_args
@@ -26,6 +26,7 @@ from common.models import (
 )
 from common.safety.inbox import InterruptFormat, parse_interrupt_format
 from common.safety.policy import ApprovalMode, parse_approval_mode
+from common.served.caller import Caller
 from common.settings import MAX_TASK_ATTEMPTS_CAP, Settings, chosen_models, get_settings
 from strategies.with_planner.dates import system_clock
 from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
@@ -200,6 +201,12 @@ class Context:
     )
     """Guardrail overrides for this run, merged over the settings."""
 
+    caller: Caller | None = field(
+        default=None,
+        metadata={"description": "Set where the run enters the graph: who sent it (never sent)."},
+    )
+    """Who sent the run, on whose thread (`common.served.caller`): set by the graph's entry."""
+
     now: str | None = field(
         default=None,
         metadata={"description": "Fixed current time (ISO 8601) for reproducible runs."},
@@ -324,7 +331,20 @@ def _check_texts(ctx: Context) -> str | None:
     return "; ".join(problems) or None
 
 
-_CHECKS = (_check_mode, _check_format, _check_strategy, _check_numbers, _check_texts)
+def _check_caller(ctx: Context) -> str | None:
+    if ctx.caller is None or isinstance(ctx.caller, Caller):
+        return None
+    return "context caller is set where the run enters the graph, never given: leave it out"
+
+
+_CHECKS = (
+    _check_mode,
+    _check_format,
+    _check_strategy,
+    _check_numbers,
+    _check_texts,
+    _check_caller,
+)
 
 
 def _validated(values: Mapping[str, Any] | None) -> Context:
@@ -356,6 +376,13 @@ def context_from(settings: Settings, given: Context | Mapping[str, Any] | None =
     """
     ctx = given if isinstance(given, Context) else _validated(given)
     return _filled(ctx, settings, FROM_SETTINGS)
+
+
+def kept_settings(ctx: Context) -> dict[str, Any]:
+    """The settings a turn keeps: every field but the caller (each run has its own)."""
+    kept = copy(ctx)
+    kept.caller = None
+    return {k: v for k, v in asdict(kept).items() if k != "caller"}
 
 
 def make_context(values: Mapping[str, Any] | None = None) -> Context:

@@ -26,7 +26,7 @@ from langchain_core.messages.utils import count_tokens_approximately
 from langgraph.store.base import BaseStore
 
 from common.history import calls_of
-from common.identity import user_namespace
+from common.served.identity import user_namespace
 from strategies.with_planner.prompts import EARLIER_TURNS
 
 REQUEST_CHARS = 160

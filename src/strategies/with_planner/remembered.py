@@ -17,9 +17,9 @@ from langgraph.store.base import BaseStore
 
 from common.mcp.config import ServerConfig
 from common.safety.approval import ApproveDecision, Decision, PendingCall
-from common.safety.approvers import may_remember, rule_for
 from common.safety.gate import GateDecision
 from common.safety.trust import Changed, consulted, offer_for, remember, remembered
+from common.served.approvers import may_remember, rule_for
 
 if TYPE_CHECKING:
     from mcp.types import Tool
@@ -34,7 +34,7 @@ class TrustScope:
     store: BaseStore
     """The graph's store."""
     user: str
-    """The user the run works for (`common.identity.turn_user`): the thread's owner, served."""
+    """The user the run works for (`Caller.turn_user`): the thread's owner, served."""
 
 
 @dataclass(frozen=True)

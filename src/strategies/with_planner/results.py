@@ -24,8 +24,8 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
-from common.identity import DEFAULT_USER, user_namespace
-from strategies.with_planner.owner import records_owner
+from common.served import caller
+from common.served.identity import DEFAULT_USER, user_namespace
 
 VIEW_CHARS = 2000
 """Characters of a task's result the model sees (the planner, the answer, dependent tasks)."""
@@ -141,5 +141,7 @@ def results_for(runtime: Runtime[Any], state: Mapping[str, Any]) -> Results:
         return Results(None, None)
     thread_id = get_config().get("configurable", {}).get("thread_id")
     return Results(
-        runtime.store, None if thread_id is None else str(thread_id), records_owner(state)
+        runtime.store,
+        None if thread_id is None else str(thread_id),
+        caller.of(runtime.context).records_owner,
     )

@@ -21,7 +21,8 @@ LangGraph has no hook that sees a resume before its loop reads it, so `build_gra
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from langchain_core.runnables import RunnableConfig
@@ -29,9 +30,11 @@ from langgraph.constants import END
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
 
-from common import identity
-from common.safety import approvers
 from common.safety.approval import echo, not_used, resolved_without_answer, unusable
+from common.served import approvers, caller
+from common.served.caller import Caller
+from common.settings import get_settings
+from strategies.with_planner.context import Context
 
 _INTERRUPT_ID = re.compile(r"[0-9a-f]{32}")
 """An interrupt id; LangGraph takes a dict whose keys all look like this as answers by id."""
@@ -101,50 +104,26 @@ def needs_screening(payload: Any) -> bool:
     return is_resume(payload) or is_close(payload)
 
 
-async def screened(
-    graph: CompiledStateGraph[Any, Any, Any, Any], payload: Any, config: RunnableConfig
-) -> Any:
-    """The input to send: a resume command screened against the thread's waiting interrupts.
-
-    Anything else (a new message, a command that updates or routes, no input) is passed on
-    unchanged. No input continues a stopped run: after a crash it carries the answer the
-    checkpoint already holds, so it is never taken for an empty answer.
-    """
-    if not needs_screening(payload):
-        return payload
-    snapshot = await graph.aget_state(config)
-    return screen_payload(payload, [i.id for i in snapshot.interrupts])
-
-
-def screened_now(
-    graph: CompiledStateGraph[Any, Any, Any, Any], payload: Any, config: RunnableConfig
-) -> Any:
-    """`screened`, for the synchronous API (a checkpointer that can be read synchronously)."""
-    if not needs_screening(payload):
-        return payload
-    return screen_payload(payload, [i.id for i in graph.get_state(config).interrupts])
-
-
 def _context_user(context: Any) -> str | None:
     """The `user_id` a run's context names (a mapping or a Context), if any."""
     found = (
-        context.get("user_id") if isinstance(context, dict) else getattr(context, "user_id", None)
+        context.get("user_id")
+        if isinstance(context, Mapping)
+        else getattr(context, "user_id", None)
     )
     return found if isinstance(found, str) else None
 
 
-def authored(payload: Any, config: RunnableConfig, context: Any = None) -> Any:
-    """A screened resume with its author stamped on every answer (`common.safety.approvers`).
+def authored(payload: Any, who: Caller) -> Any:
+    """A screened resume with its author stamped on every answer (`common.served.approvers`).
 
-    The author is the identity and roles of the run that resumes, and the time the answer
-    arrived: kept with the answer in the checkpoint, so a replayed answer keeps its author.
+    The author is the caller of the run that resumes, and the time the answer arrived: kept
+    with the answer in the checkpoint, so a replayed answer keeps its author.
     """
     if not is_resume(payload):
         return payload
     author = approvers.Author(
-        by=identity.run_user(config, _context_user(context)),
-        roles=list(identity.run_roles(config)),
-        at=approvers.clock().isoformat(),
+        by=who.identity, roles=list(who.roles), at=approvers.clock().isoformat()
     )
     value = payload.resume
     if is_resume_map(value) and value:
@@ -152,28 +131,68 @@ def authored(payload: Any, config: RunnableConfig, context: Any = None) -> Any:
     return Command(resume=approvers.stamped(value, author))
 
 
+def with_caller(context: Any, who: Caller) -> Any:
+    """The run's context carrying `who`: whatever caller a context named is replaced."""
+    if context is None:
+        return {"caller": who}
+    if isinstance(context, Mapping):
+        return {**context, "caller": who}
+    if isinstance(context, Context):
+        return replace(context, caller=who)
+    return context
+
+
+def _reads_thread(payload: Any, config: RunnableConfig | None, checkpointer: Any) -> bool:
+    """Whether the run's entry reads the thread: to screen an answer, or for its owner (auth)."""
+    if config is None or checkpointer is None:
+        return False
+    return needs_screening(payload) or get_settings().auth_on
+
+
+def entered(
+    payload: Any, config: RunnableConfig | None, snapshot: Any, kwargs: dict[str, Any]
+) -> Any:
+    """The input to send, with the caller resolved once and put on the run's context.
+
+    `snapshot` is the thread's state when it was read (else None). A resume command is screened
+    against the waiting interrupts and stamped with its author; anything else (a new message,
+    a command that updates or routes, no input) is passed on. No input continues a stopped run:
+    after a crash it carries the answer the checkpoint already holds, so it is never taken for
+    an empty answer.
+    """
+    context = kwargs.get("context")
+    values = snapshot.values if snapshot is not None else None
+    who = caller.resolve(config, _context_user(context), values)
+    if snapshot is not None and needs_screening(payload):
+        payload = screen_payload(payload, [i.id for i in snapshot.interrupts])
+    kwargs["context"] = with_caller(context, who)
+    return authored(payload, who)
+
+
 class ScreenedGraph(CompiledStateGraph[Any, Any, Any, Any]):
-    """A compiled graph that screens every resume before LangGraph reads it.
+    """A compiled graph that resolves each run's caller and screens every resume first.
 
     `invoke`, `ainvoke`, `astream_events` and the server all stream through `stream` or
-    `astream`, so screening these two covers every way a client resumes a thread.
+    `astream`, so these two are where every run enters: the caller is resolved there, once.
     """
 
     async def astream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> AsyncIterator[Any]:
-        """`astream`, with a resume screened against the thread's waiting interrupts."""
-        if config is not None and self.checkpointer is not None:
-            input = authored(await screened(self, input, config), config, kwargs.get("context"))
+        """`astream`, with the caller resolved and a resume screened."""
+        read = _reads_thread(input, config, self.checkpointer)
+        snapshot = await self.aget_state(config) if read and config is not None else None
+        input = entered(input, config, snapshot, kwargs)
         async for chunk in super().astream(input, config, **kwargs):
             yield chunk
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
     ) -> Iterator[Any]:
-        """`stream`, with a resume screened against the thread's waiting interrupts."""
-        if config is not None and self.checkpointer is not None:
-            input = authored(screened_now(self, input, config), config, kwargs.get("context"))
+        """`stream`, with the caller resolved and a resume screened."""
+        read = _reads_thread(input, config, self.checkpointer)
+        snapshot = self.get_state(config) if read and config is not None else None
+        input = entered(input, config, snapshot, kwargs)
         yield from super().stream(input, config, **kwargs)
 
 

@@ -30,7 +30,6 @@ from langgraph.runtime import Runtime
 from common.messages import last_request
 from common.safety.approval import PendingCall
 from strategies.with_planner.context import Context
-from strategies.with_planner.owner import owner_in
 from strategies.with_planner.plan_card import Feed, card_turn
 from strategies.with_planner.plans import TERMINAL, TaskState, goes_on, render_plan, settle
 from strategies.with_planner.state import (
@@ -304,7 +303,7 @@ def _output(update: Any) -> TaskOutput:
 
 
 def task_input(state: State, task_id: str, max_attempts: int) -> TaskInput:
-    """What one task run gets: its task, the request, its dependencies' results, budget, owner."""
+    """What one task run gets: its task, the request, its dependencies' results, budget."""
     plan = state["plan"]
     by_id = {t["id"]: t for t in plan}
     task = by_id[task_id]
@@ -319,8 +318,6 @@ def task_input(state: State, task_id: str, max_attempts: int) -> TaskInput:
         max_attempts=max_attempts,
         run_context=current_turn(state).get("run_context") or {},
     )
-    if owner := owner_in(state):
-        given["owner"] = owner
     if turn := card_turn(state):
         given["card_turn"] = turn
     if goes_on(task):

@@ -36,9 +36,9 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from common.guardrails.secrets import secret_key_kind
-from common.identity import DEFAULT_USER, user_namespace
 from common.safety.leaving import Sources
-from strategies.with_planner.owner import records_owner
+from common.served import caller
+from common.served.identity import DEFAULT_USER, user_namespace
 from strategies.with_planner.state import TaskRun
 
 SEEN_RESULTS = 16
@@ -177,7 +177,7 @@ def seen_for(runtime: Runtime[Any], state: Mapping[str, Any]) -> SeenResults | N
     thread_id = get_config().get("configurable", {}).get("thread_id")
     if thread_id is None:
         return None
-    return SeenResults(runtime.store, str(thread_id), records_owner(state))
+    return SeenResults(runtime.store, str(thread_id), caller.of(runtime.context).records_owner)
 
 
 async def sources_for(state: TaskRun, runtime: Runtime[Any]) -> Sources:

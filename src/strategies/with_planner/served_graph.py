@@ -18,11 +18,11 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph.state import CompiledStateGraph
 from langgraph_sdk.auth.types import StudioUser
 
-from common.identity import auth_identity
+from common.served.caller import auth_identity
+from common.served.context_rule import refusal
 from common.settings import get_settings
 from strategies.with_planner.context import ContextError
 from strategies.with_planner.resume import ScreenedGraph
-from strategies.with_planner.served import refusal
 
 
 def client_fields(context: Any) -> dict[str, Any]:

@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 
-from common.models import ModelConfigError
-from common.settings import ConfigError, Settings, check_auth, get_settings
+from common.served.context_rule import check_served_fields
+from common.served.startup import checked_or_stop
+from common.settings import ConfigError, Settings
 from strategies.with_planner.context import turn_context
 from strategies.with_planner.graph import build_graph
-from strategies.with_planner.served import check_served_fields
 from strategies.with_planner.served_graph import served
-
-BAD_SETTING_EXIT = 2
-"""Exit code of a server stopped by a bad setting (a configuration error, as for the CLI)."""
-
 
 NO_NODE = (
     "langgraph dev bundles the plan card (the `ui` entry of langgraph.json) with npx, which is "
@@ -32,27 +27,17 @@ NO_NODE = (
 """Why a server that must bundle UI components cannot, and what to do."""
 
 
-def checked_settings() -> Settings:
-    """The settings, models included; a bad one ends the process with its sentence, last."""
-    try:
-        settings = get_settings()
-        check_auth(settings)
-        check_served_fields(settings)
-        # A model the settings name that cannot load (unknown provider, no key) stops it too.
-        turn_context(None)
-        # The server sets LANGGRAPH_UI when langgraph.json declares components; without npx its
-        # bundler dies with a traceback that does not say why.
-        if os.environ.get("LANGGRAPH_UI") and shutil.which("npx") is None:
-            raise ConfigError(NO_NODE)
-    except (ConfigError, ModelConfigError) as exc:
-        # Raising would bury the sentence in the server's own report of a failed graph load
-        # (a traceback, then a reloader that keeps watching): the sentence is the last line.
-        sys.stdout.flush()
-        print(exc, file=sys.stderr, flush=True)
-        os._exit(BAD_SETTING_EXIT)
-    return settings
+def _graph_checks(settings: Settings) -> None:
+    """What the graph adds to the start-up checks: its models, and Node.js for the card."""
+    check_served_fields(settings)
+    # A model the settings name that cannot load (unknown provider, no key) stops it too.
+    turn_context(None)
+    # The server sets LANGGRAPH_UI when langgraph.json declares components; without npx its
+    # bundler dies with a traceback that does not say why.
+    if os.environ.get("LANGGRAPH_UI") and shutil.which("npx") is None:
+        raise ConfigError(NO_NODE)
 
 
-graph = served(build_graph(recursion_limit=checked_settings().recursion_limit))
+graph = served(build_graph(recursion_limit=checked_or_stop(_graph_checks).recursion_limit))
 """The served graph (no checkpointer: the server brings its own); it checks each run's context
 as a client's (`served_graph`), behind the auth handlers' check."""

@@ -11,9 +11,9 @@ from langgraph.graph.ui import AnyUIMessage, ui_message_reducer
 
 from common.safety.analysis import AnalysisRecord
 from common.safety.approval import PendingCall
-from common.safety.approvers import Asked
 from common.safety.classify import ToolVerdict
 from common.safety.quoting import one_line
+from common.served.approvers import Asked
 from strategies.with_planner.conversation import TurnSummary
 from strategies.with_planner.plans import PlanStatus, TaskState
 from strategies.with_planner.results import FullResult
@@ -112,7 +112,7 @@ class Answered(TypedDict):
     """Who answered a stop's questions, as the run that brought the answer was authenticated."""
 
     by: str
-    """The identity of the run that resumed with the answer (`common.identity.run_user`)."""
+    """The identity of the run that resumed with the answer (`common.served.identity.run_user`)."""
     at: str
     """When the answer was read (ISO 8601, UTC)."""
 
@@ -191,7 +191,7 @@ class State(InputState, total=False):
     to the same question is told who came first)."""
     owner: str
     """Whose thread it is, served with auth: the identity of the run that began its first turn,
-    set by the planner then and never changed (`common.identity`). Absent without auth."""
+    set by the planner then and never changed (`common.served.identity`). Absent without auth."""
     abandoned: list[PendingCall]
     """Calls still waiting for approval when a new message started a turn: not run, and said."""
     report: TurnReport
@@ -235,8 +235,6 @@ class TaskInput(TypedDict):
     """Orchestrate rounds this task may use (attempt and step budgets applied)."""
     run_context: dict[str, Any]
     """The turn's settings (see `Turn.run_context`)."""
-    owner: NotRequired[str]
-    """Whose thread it is (see `State.owner`): whose records the task reads and adds to."""
     card_turn: NotRequired[str]
     """The turn whose plan card shows the task (absent: no card to show its progress on)."""
     messages: NotRequired[Annotated[list[AnyMessage], add_messages]]

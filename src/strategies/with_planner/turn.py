@@ -7,6 +7,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from common.served import caller
 from strategies.with_planner.context import Context
 from strategies.with_planner.state import Turn, current_turn
 
@@ -57,7 +58,11 @@ def context_of(runtime: Runtime[Context], state: Mapping[str, Any]) -> Context:
     """
     fixed = current_turn(state).get("run_context") or state.get("run_context")
     given = Context(**fixed) if fixed else runtime.context
-    return (given if given is not None else Context()).filled()
+    ctx = (given if given is not None else Context()).filled()
+    # The turn's settings are fixed, but the caller is this run's (an approver's resume). Set
+    # on the fresh copy, not `replace`d: that would re-check settings the gate must see as they are.
+    ctx.caller = caller.of(runtime.context)
+    return ctx
 
 
 def now_iso(ctx: Context) -> str:

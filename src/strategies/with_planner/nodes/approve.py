@@ -28,10 +28,11 @@ from langgraph.runtime import Runtime
 
 from common.mcp import ExpertUnavailable, registry_for
 from common.safety.approval import Decision, PendingCall, Vet, ask_for_approval, record_of
-from common.safety.approvers import Asked, Question, who_may_answer
 from common.safety.inbox import InterruptFormat, ask_one_by_one
 from common.safety.questions import ASK_USER, PendingQuestion, ask_questions
 from common.safety.quoting import code_span, markdown_text
+from common.served import caller
+from common.served.approvers import Asked, Question, who_may_answer
 from strategies.with_planner.answerers import (
     answered_now,
     asked_now,
@@ -49,7 +50,6 @@ from strategies.with_planner.audited import (
 )
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.common import context_of, describe_call, emit, truncate
-from strategies.with_planner.owner import turn_user
 from strategies.with_planner.plans import TaskState
 from strategies.with_planner.remembered import keep_chosen, scope_for
 from strategies.with_planner.state import (
@@ -148,7 +148,7 @@ async def request_approval(state: State, runtime: Runtime[Context]) -> ApprovalR
     if questions := [a["call"]["args"] for a in awaiting if is_question(a)]:
         emit(runtime, "question_asked", questions=questions)
     # Asked for the thread's owner, also when an approver's resume reaches a later question.
-    asked = asked_now(turn_user(state, ctx.user_id))
+    asked = asked_now(caller.of(ctx).turn_user)
     who = {k: who_may_answer(q) for k, q in (await _questions(ctx, awaiting, asked)).items()}
     text = request_message(awaiting, ctx.interrupt_format, who)
     return ApprovalRequestUpdate(messages=[AIMessage(text)], asked=asked)
@@ -203,7 +203,7 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
     awaiting = state.get("awaiting") or []
     # The thread's trail and remembered approvals are its owner's, whoever's run re-runs this
     # node (an approver's resume); the answers name who gave them.
-    owner = turn_user(state, ctx.user_id)
+    owner = caller.of(ctx).turn_user
     trail = trail_for(runtime.store, owner)
     await record_asked(trail, awaiting)
     waiting = [a for a in awaiting if not is_question(a)]
@@ -222,8 +222,8 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
     refusals = Refusals()
     ids = [c["id"] for c in calls]
     vets = (
-        vet_for(await _asking_rules(ctx, awaiting, state.get("asked")), ctx.user_id, _ignored),
-        vet_for(list(questions.values()), ctx.user_id, lambda why, v: refusals.add(ids, why, v)),
+        vet_for(await _asking_rules(ctx, awaiting, state.get("asked")), caller.of(ctx), _ignored),
+        vet_for(list(questions.values()), caller.of(ctx), lambda why, v: refusals.add(ids, why, v)),
     )
     try:
         answers, decisions = await _ask(ctx, awaiting, waiting, calls, refusals, vets)
@@ -232,7 +232,7 @@ async def await_approval(state: State, runtime: Runtime[Context]) -> ApprovalUpd
         await record_refused(trail, awaiting, refusals, _asked_id)
         raise
     await record_refused(trail, awaiting, refusals, _asked_id)
-    answered = answered_now(ctx.user_id)
+    answered = answered_now(caller.of(ctx))
     await record_answers(trail, answered["by"], awaiting, decisions, answers, _asked_id)
     kept = await keep_chosen(scope_for(runtime.store, owner), calls, decisions)
     if kept:

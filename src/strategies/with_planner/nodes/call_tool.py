@@ -28,7 +28,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -39,7 +38,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import StreamWriter
 
 from common.mcp import ToolOutcome, registry_for
-from common.mcp.asking import Asking, Inputs, may_continue
+from common.mcp.asking import Asking, may_continue
 from common.safety.approval import (
     Decision,
     EditDecision,
@@ -59,7 +58,9 @@ from common.safety.gate import Gate, check_call, sent_to
 from common.safety.leaving import outgoing
 from common.safety.policy import action_for
 from common.safety.questions import ASK_USER, CLOSED_QUESTION
-from common.safety.server_questions import question_text, read_answer
+from common.safety.server_questions import question_text
+from common.served import caller
+from strategies.with_planner.answerers import needs_a_person
 from strategies.with_planner.context import Context
 from strategies.with_planner.deferred import given_decisions, is_released
 from strategies.with_planner.definitions import (
@@ -71,9 +72,11 @@ from strategies.with_planner.definitions import (
 )
 from strategies.with_planner.edits import edits_asked_again
 from strategies.with_planner.nodes.common import (
+    conservative_split,
     context_of,
     describe_call,
     emit,
+    pending_call,
     task_update,
     truncate,
 )
@@ -88,7 +91,6 @@ from strategies.with_planner.nodes.tool_messages import (
     result_message,
     tool_message,
 )
-from strategies.with_planner.owner import records_owner, turn_user
 from strategies.with_planner.plans import TaskState
 from strategies.with_planner.progress import Listener
 from strategies.with_planner.remembered import (
@@ -99,6 +101,7 @@ from strategies.with_planner.remembered import (
 )
 from strategies.with_planner.results import results_for
 from strategies.with_planner.seen import seen_for, sources_for
+from strategies.with_planner.server_inputs import TOO_MANY_ROUNDS, answered_data, inputs_for
 from strategies.with_planner.state import Awaiting, TaskRun, TaskRunUpdate
 from strategies.with_planner.templates import TemplateError, resolve
 
@@ -159,6 +162,8 @@ class Asked:
     """Gated calls a remembered approval cleared, by call id: they run without a question."""
     unlisted: dict[str, str] = field(default_factory=dict)
     """Calls never sent nor asked about, by call id: why (their expert could not be listed)."""
+    must_ask: frozenset[str] = frozenset()
+    """Gated calls whose rule names approvers or a second person: asked in every mode."""
 
 
 @dataclass
@@ -219,7 +224,7 @@ async def begin(state: TaskRun, runtime: Runtime[Context]) -> Round | str:
     calls, extra = conservative_split(ctx, list(message.tool_calls))
     gate = Gate(state["guard"]["verdicts"], await sources_for(state, runtime))
     ledger = ledger_for(runtime, state)
-    trust = scope_for(runtime.store, turn_user(state, ctx.user_id))
+    trust = scope_for(runtime.store, caller.of(ctx).turn_user)
     return Round(
         ctx,
         registry,
@@ -248,6 +253,7 @@ async def decide(r: Round) -> Asked:
     gated: dict[str, PendingCall] = {}
     cleared: dict[str, Decision] = {}
     unlisted: dict[str, str] = {}
+    must_ask: set[str] = set()
     for call in r.calls:
         cid, expert = call["id"] or "", r.task["expert"]
         if cid in recorded or call["name"] in (ASK_USER, CANNOT_COMPLETE):
@@ -256,8 +262,10 @@ async def decide(r: Round) -> Asked:
         if verdict.source == "unavailable":
             unlisted[cid] = verdict.reason
         elif verdict.needs_approval:
+            if needs_a_person(r.registry, expert, call["name"]):
+                must_ask.add(cid)
             # `auto` asks nobody: no definition to show, so none to fetch.
-            asks = action_for(r.ctx.approval_mode, True) != "run"
+            asks = action_for(r.ctx.approval_mode, True) != "run" or cid in must_ask
             tool = await current_definition(r.registry, expert, call["name"]) if asks else None
             pending = seen_with(pending_call(call, expert, verdict.reason, verdict.source), tool)
             config = r.registry.server(expert)
@@ -272,20 +280,22 @@ async def decide(r: Round) -> Asked:
     changed = await voided(r.registry, r.task["expert"], unrun, decisions, seen, gated)
     gated |= changed
     decisions = {cid: d for cid, d in decisions.items() if cid not in changed}
-    if action_for(r.ctx.approval_mode, True) != "run":
+    if action_for(r.ctx.approval_mode, True) != "run" or must_ask:
         expert = r.task["expert"]
         again = await edits_asked_again(r.gate, r.registry, expert, unrun, decisions, gated)
         gated |= again
         decisions = {cid: d for cid, d in decisions.items() if cid not in again}
-    return Asked(recorded, gated, decisions, {}, frozenset(cleared), unlisted)
+    return Asked(recorded, gated, decisions, {}, frozenset(cleared), unlisted, frozenset(must_ask))
 
 
 def undecided(r: Round, known: Asked) -> list[PendingCall]:
-    """Gated calls with no decision yet that the approval policy says to ask about."""
-    unanswered = [p for cid, p in known.gated.items() if cid not in known.decisions]
-    if unanswered and action_for(r.ctx.approval_mode, True) == "ask":
-        return unanswered
-    return []
+    """Gated calls with no decision yet that the approval policy (or their rule) asks about."""
+    asks = action_for(r.ctx.approval_mode, True) == "ask"
+    return [
+        p
+        for cid, p in known.gated.items()
+        if cid not in known.decisions and (asks or cid in known.must_ask)
+    ]
 
 
 def unanswered(r: Round, known: Asked) -> list[PendingCall]:
@@ -357,28 +367,6 @@ def pause_for_server(
     return update
 
 
-def inputs_for(task: TaskState, key: str) -> Inputs | None:
-    """The answers a call that stopped at its server's questions goes on with (None: it did not)."""
-    asking = (task.get("asking") or {}).get(key)
-    if asking is None:
-        return None
-    given = task.get("answers") or {}
-    answers = {
-        q["key"]: read_answer(given.get(f"{key}#{q['key']}", "")) for q in asking["questions"]
-    }
-    return Inputs(answers, asking["state"], list(asking["questions"]), asking["round"])
-
-
-def answered_data(inputs: Inputs) -> str:
-    """What the person put in the servers' forms, as data the guard tracks (empty: nothing)."""
-    given = [a["content"] for a in inputs.answers.values() if a["content"]]
-    return json.dumps(given, ensure_ascii=False) if given else ""
-
-
-TOO_MANY_ROUNDS = "Not finished: the server asked question after question ({n} rounds); given up."
-"""A call whose server would not stop asking."""
-
-
 def ask(r: Round, known: Asked) -> Asked:
     """The user's answers to the expert's questions, which the graph asked before this round."""
     given = r.task.get("answers") or {}
@@ -388,7 +376,13 @@ def ask(r: Round, known: Asked) -> Asked:
         if call["name"] == ASK_USER and (cid := call["id"] or "") not in known.recorded
     }
     return Asked(
-        known.recorded, known.gated, known.decisions, answers, known.cleared, known.unlisted
+        known.recorded,
+        known.gated,
+        known.decisions,
+        answers,
+        known.cleared,
+        known.unlisted,
+        known.must_ask,
     )
 
 
@@ -563,32 +557,12 @@ async def direct_message(
     )
 
 
-def conservative_split(
-    ctx: Context, calls: list[ToolCall]
-) -> tuple[list[ToolCall], list[ToolCall]]:
-    """The calls to answer now, and those the conservative strategy leaves for later turns."""
-    if ctx.strategy == "conservative" and len(calls) > 1:
-        return calls[:1], calls[1:]
-    return calls, []
-
-
-def pending_call(call: ToolCall, expert: str, reason: str, source: str) -> PendingCall:
-    """A gated call as the reviewer sees it."""
-    return PendingCall(
-        id=call["id"] or "",
-        expert=expert,
-        name=call["name"],
-        args=call["args"],
-        reason=f"{reason} (source: {source})",
-    )
-
-
 def ledger_for(runtime: Runtime[Context], state: TaskRun) -> CallLedger | None:
     """The thread's call ledger (its owner's); None without a thread (nothing to resume)."""
     thread_id = get_config().get("configurable", {}).get("thread_id")
     if thread_id is None:
         return None
-    return CallLedger(runtime.store, str(thread_id), records_owner(state))
+    return CallLedger(runtime.store, str(thread_id), caller.of(runtime.context).records_owner)
 
 
 def call_key(message: AIMessage, call: ToolCall) -> str:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import AnyMessage
+from langchain_core.messages import AnyMessage, ToolCall
 from langgraph.runtime import Runtime
 
 from common.models import load_chat_model
+from common.safety.approval import PendingCall
 from strategies.with_planner.context import Context
 from strategies.with_planner.nodes.tool_messages import for_state
 
@@ -74,3 +75,23 @@ def unwrap(structured: Any) -> Any:
     if isinstance(structured, dict) and set(structured) == {"result"}:
         return structured["result"]
     return structured
+
+
+def conservative_split(
+    ctx: Context, calls: list[ToolCall]
+) -> tuple[list[ToolCall], list[ToolCall]]:
+    """The calls to answer now, and those the conservative strategy leaves for later turns."""
+    if ctx.strategy == "conservative" and len(calls) > 1:
+        return calls[:1], calls[1:]
+    return calls, []
+
+
+def pending_call(call: ToolCall, expert: str, reason: str, source: str) -> PendingCall:
+    """A gated call as the reviewer sees it."""
+    return PendingCall(
+        id=call["id"] or "",
+        expert=expert,
+        name=call["name"],
+        args=call["args"],
+        reason=f"{reason} (source: {source})",
+    )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import asdict
 from typing import TYPE_CHECKING, TypeAlias, cast
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
@@ -18,10 +17,12 @@ from common.mcp import ExpertUnavailable, registry_for
 from common.messages import last_human, last_request
 from common.models import model_errors
 from common.safety.approval import PendingCall
+from common.served import caller
 from common.settings import get_settings
 from common.structured import BadOutput, structured_call
+from strategies.with_planner.answerers import release_refusal
 from strategies.with_planner.audited import record_release
-from strategies.with_planner.context import Context, turn_context
+from strategies.with_planner.context import Context, kept_settings, turn_context
 from strategies.with_planner.conversation import compact, keep_history, model_view
 from strategies.with_planner.dates import describe_periods
 from strategies.with_planner.deferred import release_held_calls
@@ -33,7 +34,6 @@ from strategies.with_planner.nodes.common import (
     render_plan,
 )
 from strategies.with_planner.nodes.guard import prefetch_analysis
-from strategies.with_planner.owner import new_owner, records_owner, turn_user
 from strategies.with_planner.perception import describe_catalog
 from strategies.with_planner.plans import (
     PlannerResult,
@@ -151,19 +151,20 @@ def start_turn(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
 
     Every later step of the turn (also after a resume that sends another context, or none)
     reads these settings, so a resume can neither drop nor weaken them. Served with auth, the
-    first turn of a thread also records whose thread it is (`owner.new_owner`).
+    first turn of a thread also records whose thread it is (`Caller.owner_to_stamp`).
     """
     given = runtime.context if runtime.context is not None else Context()
     # Re-validated here: a Context instance may have been changed after it was built.
     # A model the settings chose that cannot load refuses the turn here; one the caller named
     # fails where it is used; only defaults may fall back.
-    ctx, notice = turn_context(asdict(given), check_chosen=False)
+    ctx, notice = turn_context(kept_settings(given), check_chosen=False)
     if notice:
         emit(runtime, "notice", text=notice)
     update = PlannerUpdate(
-        turn=new_turn(asdict(ctx), _request_id(state), [notice] if notice else [])
+        turn=new_turn(kept_settings(ctx), _request_id(state), [notice] if notice else [])
     )
-    if owner := new_owner(state):
+    if not state.get("owner") and (owner := caller.of(runtime.context).owner_to_stamp):
+        # Once written it stays: only its owner begins a thread's turns.
         update["owner"] = owner
     return update
 
@@ -208,7 +209,9 @@ async def _compacted_plan(state: State, runtime: Runtime[Context]) -> PlannerUpd
         cast(State, {**state, "messages": kept, "summary": compacted.summary}), runtime
     )
     thread_id = get_config().get("configurable", {}).get("thread_id")
-    await keep_history(runtime.store, records_owner(state), thread_id, compacted)
+    await keep_history(
+        runtime.store, caller.of(runtime.context).records_owner, thread_id, compacted
+    )
     update["messages"] = [*compacted.removals, *update.get("messages", [])]
     update["summary"] = compacted.summary
     return update
@@ -302,7 +305,7 @@ async def _prompt(state: State, runtime: Runtime[Context], experts: str) -> str:
         now=now.strftime("%A %Y-%m-%d %H:%M %Z"),
         dates=describe_periods(request, now) or "(none)",
         previous_plan=render_plan(state.get("previous_plan") or [], detailed=True),
-        memory=await recall(state, runtime, turn_user(state, ctx.user_id), request),
+        memory=await recall(state, runtime, caller.of(ctx).turn_user, request),
         strategy=CONSERVATIVE_HINT if ctx.strategy == "conservative" else "",
         feedback=_feedback(state, state.get("plan") or []),
     )
@@ -403,7 +406,11 @@ async def _deferred_answer(
     released = release_held_calls(message, deferred, get_settings().max_plan_tasks)
     if released is None:
         return None
-    user = turn_user(state, context_of(runtime, state).user_id)
+    who = caller.of(runtime.context)
+    if not isinstance(released, str):
+        registry = await registry_for(context_of(runtime, state).mcp_config)
+        released = release_refusal(registry, deferred, who) or released
+    user = who.turn_user
     await record_release(runtime.store, user, deferred, released, message)
     if isinstance(released, str):
         return {

@@ -17,6 +17,7 @@ from common.memory import RunRecord, ToolCallRecord, save_run
 from common.messages import last_request
 from common.models import model_errors
 from common.safety.approval import PendingCall
+from common.served import caller
 from common.settings import get_settings
 from common.structured import text_answer
 from strategies.with_planner.audited import record_held, trail_for
@@ -33,7 +34,6 @@ from strategies.with_planner.nodes.common import (
     truncate,
 )
 from strategies.with_planner.offline import ANNOUNCEMENT
-from strategies.with_planner.owner import turn_user
 from strategies.with_planner.plans import (
     CallRecord,
     TaskState,
@@ -203,7 +203,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     held = state.get("deferred") or []
     if held:
         # plan_only asks in the answer: the held calls it lists go to the audit trail.
-        await record_held(trail_for(runtime.store, turn_user(state, ctx.user_id)), held)
+        await record_held(trail_for(runtime.store, caller.of(ctx).turn_user), held)
     not_run = not_run_lines(state.get("abandoned") or [])
     text = honest_answer(str(answer.text), problems, notices, held, unknown, plan, not_run)
     answer = AIMessage(text, id=answer.id)
@@ -211,7 +211,7 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
         record = run_record(state, plan, str(answer.content), now_iso(ctx))
         record["sources"] = await turn_sources(state, runtime, record)
         embeddings = await configured_embeddings(get_settings().embedding_model)
-        await save_run(runtime.store, turn_user(state, ctx.user_id), record, embeddings)
+        await save_run(runtime.store, caller.of(ctx).turn_user, record, embeddings)
     # The turn is left as it is: its record stays until the next turn replaces it whole.
     return ResponseUpdate(
         report=turn_report(not (problems or unknown or not_run), problems + unknown + not_run),

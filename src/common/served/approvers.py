@@ -105,10 +105,10 @@ def rule_for(server: ServerConfig, tool: str, default_ttl_s: float | None) -> An
 def may_remember(rule: AnswerRule) -> bool:
     """Whether "don't ask again" may stand for an answer under `rule`: only the default one.
 
-    A remembered approval is its user's own; where approver roles (or a second person) must
+    A remembered approval is its user's own; where approver roles or a second person must
     answer, it would let someone skip them, so it is neither consulted nor offered.
     """
-    return not rule.approvers
+    return not rule.approvers and not rule.second_person
 
 
 def question_of(rule: AnswerRule, requested_by: str, asked_at: datetime) -> Question:

@@ -3,14 +3,14 @@
 One entry per event, in the LangGraph store (so it lives wherever the graph's store does:
 memory, SQLite, PostgreSQL, a LangGraph server or Aegra), never in the checkpoints, which a
 client may rewrite with a state update. The layout is made to be protected by a store rule
-like every record of the graph's (`common.identity.user_namespace`):
+like every record of the graph's (`common.served.identity.user_namespace`):
 
     ("mcp_planner", "audit", <user label>)   key: "<UTC time, sortable>-<event digest prefix>"
 
 Served with auth, a client may read its own trail and an `auditor` may read everyone's; no
-client may write one (`strategies.with_planner.auth.on_store`).
+client may write one (`common.served.handlers.on_store`).
 
-`<user label>` is whose trail it is, as `common.identity.user_label` writes it (a plain id
+`<user label>` is whose trail it is, as `common.served.identity.user_label` writes it (a plain id
 as is, any other as `u-` and a digest): a thread's questions and answers are in its owner's
 trail, and an answer someone else gave (an approver) is in theirs too, under the same `id`
 (`entries` lists it once). An entry keeps digests of what was asked and answered
@@ -29,9 +29,9 @@ from typing import Any, Literal, TypedDict
 
 from langgraph.store.base import BaseStore
 
-from common.identity import ROOT as IDENTITY_ROOT
-from common.identity import user_namespace
 from common.safety.approval import Decision, EditDecision, PendingCall, RejectDecision
+from common.served.identity import ROOT as IDENTITY_ROOT
+from common.served.identity import user_namespace
 
 ROOT = (IDENTITY_ROOT, "audit")
 """The first element of every audit namespace (one namespace per user under it)."""

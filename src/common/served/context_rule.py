@@ -18,9 +18,9 @@ from typing import Any, Literal
 
 from common.settings import MODEL_SETTINGS, ConfigError, Settings
 
-Access = Literal["operator", "tighten", "client", "identity"]
-"""Who may set a field served: the operator only, a client only to tighten, any client, or
-only as the caller's own identity."""
+Access = Literal["operator", "tighten", "client", "identity", "graph"]
+"""Who may set a field served: the operator only, a client only to tighten, any client, only
+as the caller's own identity, or nobody but the graph's entry."""
 
 ACCESS: dict[str, Access] = {
     "mcp_config": "operator",
@@ -36,6 +36,7 @@ ACCESS: dict[str, Access] = {
     "strategy": "client",
     "now": "client",
     "user_id": "identity",
+    "caller": "graph",
 }
 """Every Context field and who may set it served (a test checks none is missing)."""
 
@@ -75,6 +76,10 @@ def refusal(given: Mapping[str, Any], settings: Settings, caller: str | None = N
             return (
                 f"The run context field {name!r} is set by the server's operator, not by a "
                 "client: leave it out (the operator may allow it in SERVED_CONTEXT_FIELDS)."
+            )
+        if access == "graph":
+            return (
+                f"The run context field {name!r} is set by the server to who you are: leave it out."
             )
         if access == "identity" and caller is not None and value != caller:
             return (

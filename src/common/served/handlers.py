@@ -1,39 +1,38 @@
 """The served instance's `Auth`: who each client is, and what each may see and set.
 
 `langgraph.json`, `langgraph.noui.json` and `aegra.json` name `auth` here (Aegra reads the same
-`langgraph_sdk.Auth`). Authentication is `common.tokens`' (bearer JWT or `x-api-key`); without
-any auth setting every client is the one local user, said once at start. Authorization:
-threads, runs, crons and assistants carry an `owner` and are filtered by it, so another user's
-get a 404 and never show in a search; store namespaces belong to the caller (`common.identity`
-layout); a run, assistant or cron whose context would configure the server is refused at the
-API edge with `served.refusal`'s sentence (403), before anything runs. Studio's own user keeps
-full access (LangGraph authenticates it itself).
+`langgraph_sdk.Auth`). Authentication is `tokens`' (bearer JWT or `x-api-key`); without any
+auth setting every client is the one local user, said once at start. Authorization: threads,
+runs, crons and assistants carry an `owner` and are filtered by it, so another user's get a
+404 and never show in a search; store namespaces belong to the caller (`identity` layout); a
+run, assistant or cron whose context would configure the server is refused at the API edge
+with `context_rule.refusal`'s sentence (403), before anything runs. Studio's own user keeps
+full access (LangGraph authenticates it itself). Each request is read through `requests`, the
+one reader of the two servers' shapes.
 
-Loading this module reads the settings; a bad one ends the process with its sentence, exit 2,
-since Aegra would otherwise log the error and serve with no auth at all.
+Loading this module checks the settings (`startup.checked_or_stop`); a bad one stops the
+server with its sentence, since Aegra would otherwise log the error and serve with no auth.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from langgraph_sdk import Auth
 
-from common.identity import DEFAULT_USER, auth_identity, owner_of, user_label
 from common.mcp.config import McpConfigError, load_mcp_config
-from common.settings import ConfigError, Settings, check_auth, get_settings
-from common.tokens import Principal, Unauthenticated, principal_of_key, principal_of_token
-from strategies.with_planner.served import check_served_fields, refusal
+from common.served import requests
+from common.served.caller import IDENTITY_KEYS, auth_identity
+from common.served.context_rule import check_served_fields, refusal
+from common.served.identity import DEFAULT_USER, owner_of, user_label
+from common.served.startup import checked_or_stop
+from common.served.tokens import Principal, Unauthenticated, principal_of_key, principal_of_token
+from common.settings import Settings, get_settings
 
 logger = logging.getLogger(__name__)
-
-BAD_SETTING_EXIT = 2
-"""Exit code of a server stopped by a bad setting."""
 
 OWNER = "owner"
 """The metadata key naming who created a thread, run, cron or assistant."""
@@ -85,44 +84,21 @@ unreadable through Aegra's Store API (found empty, under ["mcp_planner", "audit"
 """
 
 
-def _settings() -> Settings:
-    """The settings, checked; a bad one ends the process with its sentence (no silent no-auth)."""
-    try:
-        settings = get_settings()
-        check_auth(settings)
-        check_served_fields(settings)
-    except ConfigError as exc:
-        sys.stdout.flush()
-        print(exc, file=sys.stderr, flush=True)
-        os._exit(BAD_SETTING_EXIT)
-    if not settings.auth_on:
-        logger.warning(LOCAL_MODE)
-    return settings
-
-
-_SETTINGS = _settings()
+if not checked_or_stop(check_served_fields).auth_on:
+    logger.warning(LOCAL_MODE)
 
 auth = Auth()
 """The served instance's authentication and authorization."""
-
-
-def _header(headers: Mapping[Any, Any], name: str) -> str | None:
-    """A request header by lower-case name: LangGraph passes bytes, Aegra str."""
-    for key, value in headers.items():
-        text = key.decode() if isinstance(key, bytes) else str(key)
-        if text.lower() == name:
-            return value.decode() if isinstance(value, bytes) else str(value)
-    return None
 
 
 async def principal(headers: Mapping[Any, Any], settings: Settings) -> Principal:
     """The caller the request's credentials name (Unauthenticated when none is valid)."""
     if not settings.auth_on:
         return Principal(DEFAULT_USER)
-    key = _header(headers, "x-api-key")
+    key = requests.header(headers, "x-api-key")
     if key and settings.auth_api_keys:
         return principal_of_key(key, settings)
-    scheme, _, token = (_header(headers, "authorization") or "").partition(" ")
+    scheme, _, token = (requests.header(headers, "authorization") or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthenticated(
             "This server needs a bearer token (Authorization: Bearer <token>) or an API key "
@@ -138,7 +114,7 @@ async def authenticate(headers: dict[Any, Any]) -> dict[str, Any]:
     A `MinimalUserDict` and one field more, `STORE_SCOPE` (both servers keep extra fields).
     """
     try:
-        who = await principal(headers, _SETTINGS)
+        who = await principal(headers, get_settings())
     except Unauthenticated as exc:
         raise Auth.exceptions.HTTPException(status_code=401, detail=str(exc)) from None
     return {
@@ -158,31 +134,22 @@ def _forbidden(sentence: str) -> Auth.exceptions.HTTPException:
     return Auth.exceptions.HTTPException(status_code=403, detail=sentence)
 
 
-IDENTITY_KEYS = ("langgraph_auth_user_id", "langgraph_auth_user")
-"""Config keys through which the server tells the graph who the caller is."""
-
-
 def _check_context(ctx: Auth.types.AuthContext, *contexts: Any) -> None:
     """Refuse (403) a context that would configure the server, naming the field."""
-    caller = ctx.user.identity if _SETTINGS.auth_on else None
+    caller = ctx.user.identity if get_settings().auth_on else None
     for given in contexts:
-        if isinstance(given, Mapping) and (why := refusal(given, _SETTINGS, caller)):
+        if isinstance(given, Mapping) and (why := refusal(given, get_settings(), caller)):
             raise _forbidden(why)
 
 
-def _check_identity_keys(ctx: Auth.types.AuthContext, value: Mapping[str, Any]) -> None:
+def _check_identity_keys(ctx: Auth.types.AuthContext, value: object) -> None:
     """Refuse (403) a `config.configurable` naming someone other than the caller.
 
-    The server tells the graph who the caller is through `langgraph_auth_user_id` and
-    `langgraph_auth_user` (`common.identity.auth_identity` reads them). LangGraph sets them
-    itself before asking this handler; a server that let the client's value stand would let
-    the client be anyone, so one that names another identity is refused.
+    The server tells the graph who the caller is through these keys (`common.served.caller`
+    reads them). LangGraph sets them itself before asking this handler; a server that let the
+    client's value stand would let the client be anyone, so one that names another is refused.
     """
-    for holder in (value, value.get("kwargs") or {}, value.get("payload") or {}):
-        config = holder.get("config") if isinstance(holder, Mapping) else None
-        configurable = config.get("configurable") if isinstance(config, Mapping) else None
-        if not isinstance(configurable, Mapping):
-            continue
+    for configurable in requests.configurables(value):
         for key in IDENTITY_KEYS:
             if key in configurable and auth_identity({key: configurable[key]}) != (
                 ctx.user.identity
@@ -191,20 +158,6 @@ def _check_identity_keys(ctx: Auth.types.AuthContext, value: Mapping[str, Any]) 
                     f"The config key {key!r} is set by the server to the signed-in user: "
                     "leave it out."
                 )
-
-
-def _contexts(value: Mapping[str, Any]) -> list[Any]:
-    """The run contexts a request carries: `context` and `config.configurable`, at any level.
-
-    LangGraph nests them in `kwargs` (run) or `payload` (cron); Aegra passes the request body.
-    """
-    found: list[Any] = []
-    for holder in (value, value.get("kwargs") or {}, value.get("payload") or {}):
-        if isinstance(holder, Mapping):
-            found.append(holder.get("context"))
-            config = holder.get("config")
-            found.append(config.get("configurable") if isinstance(config, Mapping) else None)
-    return found
 
 
 def _owned(ctx: Auth.types.AuthContext, value: Any) -> dict[str, str]:
@@ -263,30 +216,14 @@ def may_reach_question(
     return bool(set(roles) & set(named) & set(server_roles))
 
 
-def answers_only(value: Any) -> bool:
-    """Whether a run request only answers a question: a resume command, no input, no update."""
-    if not isinstance(value, Mapping):
-        return False
-    for holder in (value, value.get("kwargs") or {}):
-        if not isinstance(holder, Mapping):
-            continue
-        command = holder.get("command")
-        if holder.get("input") is not None:
-            return False
-        if isinstance(command, Mapping):
-            given = {k for k, v in command.items() if v not in (None, [], {})}
-            return given == {"resume"}
-    return False
-
-
 def answer_filter(ctx: Auth.types.AuthContext, value: Any = None) -> dict[str, Any]:
     """Which threads the caller may start runs on, answering their questions included.
 
     The server's decision of who may reach a thread's question: its owner, for any run; a user
     holding one of the thread's approver roles, for a run that only answers (a resume). Whether
-    that person may answer that question is the graph's decision (`common.safety.approvers`).
+    that person may answer that question is the graph's decision (`common.served.approvers`).
     """
-    if answers_only(value):
+    if requests.answers_only(requests.read(value)):
         return _seen_by_approvers(ctx)
     return {OWNER: ctx.user.identity}
 
@@ -301,7 +238,7 @@ async def on_thread_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
         # The server names them, from its own mcp.json; a client's list is dropped.
         value["metadata"].pop(APPROVERS, None)
         # Read off the event loop: the file is the server's, read at each creation (it may change).
-        if roles := await asyncio.to_thread(approver_roles, _SETTINGS):
+        if roles := await asyncio.to_thread(approver_roles, get_settings()):
             value["metadata"][APPROVERS] = roles
     return owned
 
@@ -311,13 +248,10 @@ END_ONLY: tuple[Any, ...] = (None, "__end__", ["__end__"])
 Resolved", which `strategies.with_planner.resume` turns into an answer that runs nothing)."""
 
 
-def _check_command(value: Mapping[str, Any]) -> None:
+def _check_command(asked: requests.Request) -> None:
     """Refuse (403) a run whose command writes state or jumps to a node; a resume is fine."""
-    for holder in (value, value.get("kwargs") or {}):
-        command = holder.get("command") if isinstance(holder, Mapping) else None
-        if isinstance(command, Mapping) and (
-            command.get("update") or command.get("goto") not in END_ONLY
-        ):
+    for command in asked.commands:
+        if command.get("update") or command.get("goto") not in END_ONLY:
             raise _forbidden(STATE_WRITES)
 
 
@@ -326,26 +260,12 @@ async def on_run_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """A run only on the caller's own thread, with a context a client may set."""
     if _studio(ctx):
         return True
-    _check_context(ctx, *_contexts(value))
+    asked = requests.read(value)
+    _check_context(ctx, *asked.contexts)
     _check_identity_keys(ctx, value)
-    _check_command(value)
+    _check_command(asked)
     _owned(ctx, value)
     return answer_filter(ctx, value)
-
-
-STATE_KEYS = frozenset({"values", "as_node", "supersteps", "checkpoint", "checkpoint_id"})
-"""Request fields that write a thread's checkpointed state (Aegra passes the request body)."""
-
-
-def _writes_state(value: Mapping[str, Any]) -> bool:
-    """Whether a thread update writes its state rather than its metadata or a run's status.
-
-    LangGraph asks with only the `thread_id` for `threads.update_state` and
-    `bulk_update_state`, with `metadata` for a metadata update and with `action` and
-    `metadata` for a cancel; Aegra passes the request body (`values`, `as_node`...).
-    """
-    keys = set(value)
-    return bool(keys & STATE_KEYS) or keys <= {"thread_id"}
 
 
 @auth.on.threads.update
@@ -357,7 +277,7 @@ async def on_thread_update(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """
     if _studio(ctx):
         return True
-    if not isinstance(value, Mapping) or _writes_state(value):
+    if not isinstance(value, Mapping) or requests.writes_state(value):
         raise _forbidden(STATE_WRITES)
     if isinstance(value.get("metadata"), dict):
         # Who may read a thread for its questions is the server's to say, as at creation.
@@ -385,7 +305,7 @@ async def on_crons(ctx: Auth.types.AuthContext, value: Any) -> Any:
     if _studio(ctx):
         return True
     if ctx.action == "create":
-        _check_context(ctx, *_contexts(value))
+        _check_context(ctx, *requests.read(value).contexts)
         _check_identity_keys(ctx, value)
         return _owned(ctx, value)
     return {OWNER: ctx.user.identity}
@@ -401,25 +321,11 @@ async def on_assistants(ctx: Auth.types.AuthContext, value: Any) -> Any:
     if _studio(ctx) or ctx.action in ("read", "search"):
         return True
     if ctx.action in ("create", "update"):
-        _check_context(ctx, *_contexts(value))
+        _check_context(ctx, *requests.read(value).contexts)
         _check_identity_keys(ctx, value)
         # An update keeps the owner too: metadata naming someone else would hand it to them.
         return _owned(ctx, value)
     return {OWNER: ctx.user.identity}
-
-
-def store_namespace(value: Any) -> tuple[str, ...]:
-    """The namespace (or prefix) a store request names, as either server passes it.
-
-    LangGraph names it `namespace` for every action; Aegra passes the request body, where a
-    search names `namespace_prefix` and a namespace listing `prefix`.
-    """
-    if not isinstance(value, Mapping):
-        return ()
-    for key in ("namespace", "namespace_prefix", "prefix"):
-        if value.get(key):
-            return tuple(str(part) for part in value[key])
-    return ()
 
 
 @auth.on.store
@@ -428,7 +334,7 @@ async def on_store(ctx: Auth.types.AuthContext, value: Any) -> Any:
     if _studio(ctx):
         return True
     me = user_label(ctx.user.identity)
-    namespace = store_namespace(value)
+    namespace = requests.store_namespace(value)
     if any(not part or "." in part for part in namespace):
         # Stores join labels with periods: such a label is refused by the store itself, which
         # Aegra answers with a 500 and a dropped connection.
@@ -438,7 +344,7 @@ async def on_store(ctx: Auth.types.AuthContext, value: Any) -> Any:
         # reads every user's audit trail.
         theirs = (
             owner_of(namespace) == me
-            or not _SETTINGS.auth_on
+            or not get_settings().auth_on
             or (namespace[1:2] == ("audit",) and AUDITOR in ctx.permissions)
         )
         if ctx.action in ("put", "delete") or not theirs:

@@ -112,7 +112,19 @@ async def principal_of_token(token: str, settings: Settings) -> Principal:
             "The token is not valid (malformed, unsigned or forged): send a token this "
             "server's identity provider signed."
         ) from None
-    return _principal(claims)
+    who = _principal(claims)
+    if who.identity in key_names(settings):
+        # Keys and tokens name callers from one space: a token may not become a key's caller.
+        raise Unauthenticated(
+            f"The token names {who.identity!r}, which is the name of an API key of this server: "
+            "a token's sub may not be a key's name; ask the operator to rename one of them."
+        )
+    return who
+
+
+def key_names(settings: Settings) -> frozenset[str]:
+    """The names of the server's API keys (AUTH_API_KEYS), which no token's `sub` may take."""
+    return frozenset(entry.split(":", 1)[0] for entry in settings.auth_api_keys)
 
 
 def _principal(claims: dict[str, Any]) -> Principal:
@@ -147,12 +159,12 @@ def _signing_key(url: str, token: str) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """`python -m common.tokens NAME [ROLE+ROLE]`: the AUTH_API_KEYS entry of the key on stdin."""
+    """`python -m common.served.tokens NAME [ROLE+ROLE]`: the AUTH_API_KEYS entry of stdin's key."""
     import sys
 
     args = sys.argv[1:] if argv is None else argv
     if not 1 <= len(args) <= 2:
-        print("usage: python -m common.tokens NAME [ROLE+ROLE] < keyfile", file=sys.stderr)
+        print("usage: python -m common.served.tokens NAME [ROLE+ROLE] < keyfile", file=sys.stderr)
         return 2
     key = sys.stdin.readline().strip()
     if not key:

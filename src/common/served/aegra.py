@@ -13,7 +13,7 @@ one the owner sends, queued, leased and streamed by Aegra, with the approver as 
   run the caller's own, so `runs.join` and `runs.get` follow it as usual.
 
 Who may reach a thread is `auth.may_reach_question`; whether that person may answer that
-question (second person, expiry) is the graph's (`common.safety.approvers`), as on every
+question (second person, expiry) is the graph's (`common.served.approvers`), as on every
 server. Aegra's own routes keep the thread hidden from everyone else. Only loaded by Aegra,
 whose packages the project's own environment does not hold.
 """
@@ -21,6 +21,9 @@ whose packages the project's own environment does not hold.
 from __future__ import annotations
 
 import asyncio
+import importlib
+import inspect
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from aegra_api.api.runs import _apply_create_run_auth
@@ -30,18 +33,73 @@ from aegra_api.core.orm import Thread as ThreadORM
 from aegra_api.core.orm import get_session
 from aegra_api.models import Run, RunCreate, User
 from aegra_api.services.run_preparation import _prepare_run
-from fastapi import Depends, FastAPI, HTTPException
+from fastapi import Body, Depends, FastAPI, HTTPException
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from common.served import requests
+from common.served.handlers import approver_roles, may_reach_question
 from common.settings import get_settings
-from strategies.with_planner.auth import answers_only, approver_roles, may_reach_question
 
 ANSWERS_ONLY = (
     "This route only answers a question: send command={'resume': ...} and nothing else "
     "(a new message goes to the thread's owner's own runs)."
 )
 """Why a run with input, an update or a jump is refused here (403)."""
+
+ANSWER_FIELDS = frozenset({"assistant_id", "command", "context"})
+"""What an answer's run may set: the graph, the resume, and a context (checked as any run's)."""
+
+SDK_DEFAULTS: dict[str, tuple[Any, ...]] = {
+    "stream_mode": ("values", ["values"]),
+    "stream_subgraphs": (False,),
+    "stream_resumable": (False,),
+}
+"""Fields the SDK's `runs.create` sends with every answer, taken only at these values."""
+
+INTERNALS: dict[str, tuple[str, ...]] = {
+    "aegra_api.api.runs._apply_create_run_auth": ("user", "thread_id", "request"),
+    "aegra_api.api.threads._serialize_thread": ("thread_orm", "default_metadata"),
+    "aegra_api.services.run_preparation._prepare_run": (
+        "session",
+        "thread_id",
+        "request",
+        "user",
+        "initial_status",
+        "event_streaming_v2",
+    ),
+}
+"""Aegra's private functions these routes call, with the parameters they were written for."""
+
+
+def extra_field(body: Mapping[str, Any]) -> str | None:
+    """The first field of an answer's body that an answer does not take, or None."""
+    for name, value in body.items():
+        if name in ANSWER_FIELDS or value is None:
+            continue
+        if value in SDK_DEFAULTS.get(name, ()):
+            continue
+        return name
+    return None
+
+
+def check_internals() -> None:
+    """Raise RuntimeError naming the private Aegra function that changed since 0.11.0.
+
+    Run at load: an upgrade that renames or reshapes one stops the routes loudly instead of
+    answering questions the wrong way.
+    """
+    for path, expected in INTERNALS.items():
+        module, _, name = path.rpartition(".")
+        found = getattr(importlib.import_module(module), name, None)
+        params = tuple(inspect.signature(found).parameters) if callable(found) else None
+        if params != expected:
+            raise RuntimeError(
+                f"Aegra's {path} is not what common.served.aegra was written for (aegra-api "
+                f"0.11.0: parameters {expected}, found {params}): check the approvals routes "
+                "against the new release before serving."
+            )
+
 
 SCANNED = 1000
 """Most waiting threads looked at per listing, newest first (the role check is in Python)."""
@@ -51,6 +109,8 @@ Caller = Annotated[User, Depends(require_auth)]
 
 Session = Annotated[AsyncSession, Depends(get_session)]
 """A database session of Aegra's."""
+
+check_internals()
 
 app = FastAPI(title="mcp-planner approvals")
 """The routes `aegra.json` mounts beside Aegra's own."""
@@ -103,14 +163,25 @@ async def question(
 
 async def answer(
     thread_id: str,
-    request: RunCreate,
+    body: Annotated[dict[str, Any], Body()],
     user: Caller,
     session: Session,
 ) -> Any:
-    """Start the caller's answer to the thread's question; follow it with `runs.join`."""
+    """Start the caller's answer to the thread's question; follow it with `runs.join`.
+
+    The body is read as sent: a field `RunCreate` would drop silently (`webhook`,
+    `after_seconds`) is refused like one it keeps (`config`, `checkpoint_id`, `metadata`).
+    """
     await _reachable(session, thread_id, user)
-    if not answers_only(request.model_dump()):
+    if (extra := extra_field(body)) is not None:
+        raise HTTPException(
+            403,
+            f"This route only answers a question: the field {extra!r} is not taken with an "
+            "answer (send assistant_id and command={'resume': ...}).",
+        )
+    if not requests.answers_only(requests.read(body)):
         raise HTTPException(403, ANSWERS_ONLY)
+    request = RunCreate.model_validate(body)
     # The server's own run checks (context, identity keys, command) refuse what they refuse
     # on Aegra's route, before anything runs.
     await _apply_create_run_auth(user, thread_id, request)
