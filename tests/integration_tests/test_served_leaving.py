@@ -249,7 +249,10 @@ async def test_an_edit_adding_nothing_private_runs_as_edited(
 @pytest.mark.parametrize(
     ("request_", "what"),
     [
-        (FULL_WIDTH, "'de89370400440532013000'), an IBAN, in look-alike Unicode characters"),
+        (
+            FULL_WIDTH,
+            "'de89370400440532013000'), an IBAN, with look-alike or invisible Unicode characters",
+        ),
         (SPACED, "'483920'), a code, with separators inside its digits"),
     ],
     ids=["full-width-iban", "code-digit-by-digit"],

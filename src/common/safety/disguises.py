@@ -21,11 +21,13 @@ Read by `common.safety.leaving`, which decides; this module only reads text:
   padding) and hex, each in any order (base64 of a URL-encoded value); each decoding is
   described (`base64-encoded, then URL-encoded`).
 - `normal_forms(text)`: the text as written, then as Unicode compares it (NFKC: full-width
-  letters and digits, superscripts, ligatures read as the usual ones; the digits of any script
-  as `0-9`), then with the separators between groups of one to three digits dropped (`4 8 3 9
-  2 0`, `483.920`, digits parted by thin spaces, read as `483920`). Secrets are looked for in
-  each form of the results and of a call's arguments; whole values in the results as written
-  and in Unicode's form, and in an argument in each form (`values_of`).
+  letters and digits, superscripts, ligatures read as the usual ones; Cyrillic and Greek
+  look-alikes as Latin; the digits of any script as `0-9`; zero-width and other invisible
+  characters dropped), then with the
+  separators between groups of one to three digits dropped (`4 8 3 9 2 0`, `483.920`, digits
+  parted by thin spaces, read as `483920`). Secrets are looked for in each form of the results
+  and of a call's arguments; whole values in the results as written and in Unicode's form, and
+  in an argument in each form (`values_of`).
 - `disguise(sent, source)`: how a value was rewritten (`lower-cased, with dashes`).
 
 Hand-written, on purpose: phone numbers are compared by their digits and their last ten digits
@@ -49,6 +51,7 @@ from itertools import groupby, pairwise
 from urllib.parse import unquote_plus
 
 from common.guardrails.secrets import luhn, secret_key_kind, secret_values
+from common.guardrails.text import folded_text
 
 SECRET_MIN_CHARS = 6
 """Characters a labelled secret has at least (`483920`); shorter ones are too common."""
@@ -100,7 +103,7 @@ _SPREAD = re.compile(rf"(?<![0-9])[0-9]{{1,3}}(?:{_DIGIT_SEPARATOR}{{1,3}}[0-9]{
 """Groups of one to three digits parted by up to three separators each (`4 8 3 9 2 0`, `483
 920`). A group of four digits or more ends it: a year or an IBAN's groups (`2026-11-24`,
 `0532 0130 00`) keep their numbers apart, as `_NUMBER` and `_IBAN` read them already."""
-UNICODE_FORMS = "in look-alike Unicode characters"
+UNICODE_FORMS = "with look-alike or invisible Unicode characters"
 """How a value written in characters NFKC reads as others (full-width digits) was disguised."""
 SPREAD_DIGITS = "with separators inside its digits"
 """How a value whose digits were spread out (`4 8 3 9 2 0`) was disguised."""
@@ -128,7 +131,7 @@ def canonical(text: str) -> str:
 def normal_forms(text: str) -> list[tuple[str, str]]:
     """`text` as written (described as ""), then each distinct normal form, and how it differs.
 
-    NFKC first (full-width and other look-alike characters read as the usual ones), then the
+    Unicode's first (`unicode_form`: look-alike characters read as the usual ones), then the
     separators between small groups of digits dropped (`_SPREAD`).
     """
     forms = [(text, "")]
@@ -142,13 +145,20 @@ def normal_forms(text: str) -> list[tuple[str, str]]:
 
 
 def unicode_form(text: str) -> str:
-    """`text` in NFKC, with the decimal digits of every script as ASCII digits (`٤٨` is `48`)."""
+    """`text` as compared across Unicode: folded as the guardrails fold it, digits as ASCII.
+
+    `common.guardrails.text.fold`: NFKC, invisible characters (zero-width spaces and joiners,
+    soft hyphens, combining marks) dropped, Cyrillic and Greek look-alikes and Unicode dashes
+    as ASCII; then the decimal digits of every script as ASCII digits (`٤٨` is `48`).
+    """
     if text.isascii():
         return text
-    normal = unicodedata.normalize("NFKC", text)
-    return "".join(
-        str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c for c in normal
-    )
+    return "".join(_ascii(c) for c in folded_text(text))
+
+
+def _ascii(c: str) -> str:
+    """A character as compared: a decimal digit of any script as its ASCII digit."""
+    return str(unicodedata.decimal(c)) if c.isdecimal() and not c.isascii() else c
 
 
 def values_in(text: str) -> dict[str, Value]:
