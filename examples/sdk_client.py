@@ -6,9 +6,11 @@ note titled "stock"' [--config mcp.json] [--model offline:rules] [--approve | --
 
 Without a terminal and without --approve / --reject it behaves like `mcp-planner run`: it prints
 the calls waiting for approval and the commands that answer them (shell-quoted, to paste as
-they are), and exits 3. A server with auth wants a bearer token: --token, or the environment
-variable MCP_PLANNER_TOKEN (never printed). Exit codes: 0 answered, 1 the run failed, 2 the
-server cannot be reached or refused the token, 3 waiting for approval, 130 Ctrl-C.
+they are), and exits 3. A server with auth wants a bearer token (--token, or the environment
+variable MCP_PLANNER_TOKEN) or an API key (the environment variable MCP_PLANNER_API_KEY, sent as
+x-api-key; never an argument), never printed; a refusal prints the server's own sentence. Exit
+codes: 0 answered, 1 the run failed, 2 the server cannot be reached or refused the credentials,
+3 waiting for approval, 130 Ctrl-C.
 
 It streams the run (node updates and the plan's custom events), shows the approval request the
 run stops at, asks in the terminal (or takes --approve / --reject), resumes and prints the
@@ -39,7 +41,7 @@ WAITING = 3
 """Exit code when calls wait for approval and nobody can be asked (as `mcp-planner`)."""
 
 UNREACHABLE = 2
-"""Exit code when the server cannot be reached or refuses the token (as `mcp-planner`)."""
+"""Exit code when the server cannot be reached or refuses the credentials (as `mcp-planner`)."""
 
 USAGE = 2
 """Exit code for a mistake in the command (as `mcp-planner`): nothing was sent."""
@@ -47,23 +49,32 @@ USAGE = 2
 TOKEN_ENV = "MCP_PLANNER_TOKEN"
 """The environment variable holding the bearer token (`--token` wins)."""
 
+KEY_ENV = "MCP_PLANNER_API_KEY"
+"""The environment variable holding an API key (an argument would show in `ps`)."""
+
 
 class Waiting(Exception):
     """The run waits for approval and there is no terminal to ask in."""
 
 
-def headers_for(token: str | None) -> dict[str, str] | None:
-    """The headers that carry a bearer token, or None without one."""
+def headers_for(token: str | None, key: str | None = None) -> dict[str, str] | None:
+    """The headers that carry a bearer token or an API key (x-api-key), or None without one."""
+    if key:
+        return {"x-api-key": key}
     return {"Authorization": f"Bearer {token}"} if token else None
 
 
 def said(response: httpx.Response) -> str | None:
-    """The server's own one-sentence reason (its JSON `detail`), when it gave one."""
+    """The server's own one-sentence reason, when it gave one.
+
+    `langgraph dev` puts it in the JSON body's `detail`, Aegra in its `message`.
+    """
     try:
-        detail = response.json().get("detail")
+        body = response.json()
+        reason = body.get("detail") or body.get("message")
     except (ValueError, AttributeError):
         return None
-    return " ".join(detail.split()) if isinstance(detail, str) and " " in detail.strip() else None
+    return " ".join(reason.split()) if isinstance(reason, str) and " " in reason.strip() else None
 
 
 def refused(url: str, exc: httpx.HTTPStatusError, thread: str | None = None) -> str:
@@ -76,18 +87,19 @@ def refused(url: str, exc: httpx.HTTPStatusError, thread: str | None = None) -> 
             f"The server at {url} has no thread {thread} for your token (404): check the "
             "--thread id, or leave --thread out to start a new run."
         )
-    if status == 403 and reason is not None:
-        # A context field the server keeps for its operator (--config, --model) is refused
-        # with a sentence naming it: that, not the token, is what to change.
-        return f"The server at {url} refused the request (403): {reason}"
+    if status in (401, 403) and reason is not None:
+        # The server says what is wrong (an expired token, an unknown key, a context field it
+        # keeps for its operator): that sentence is what to act on.
+        return f"The server at {url} refused the request ({status}): {reason}"
     if status == 401:
         return (
-            f"The server at {url} asks who you are (401): give a token with --token or {TOKEN_ENV}."
+            f"The server at {url} asks who you are (401): give a token with --token or "
+            f"{TOKEN_ENV}, or an API key with {KEY_ENV}."
         )
     if status == 403:
         return (
-            f"The server at {url} refused this to your token (403): use a token (--token or "
-            f"{TOKEN_ENV}) of a user allowed to do it."
+            f"The server at {url} refused this to your credentials (403): use a token (--token "
+            f"or {TOKEN_ENV}) or an API key ({KEY_ENV}) of a user allowed to do it."
         )
     return f"The server at {url} refused the request ({status}): {exc}"
 
@@ -179,12 +191,13 @@ async def main(
     presets: dict[str, Any],
     thread: str | None = None,
     token: str | None = None,
+    key: str | None = None,
 ) -> str:
     """Run `request` to its answer (or answer `thread`'s waiting calls), deciding approvals."""
     # The SDK retries a refused connection for seconds; a server that is down is told at once.
     async with httpx.AsyncClient(timeout=10) as probe:
         await probe.get(f"{url.rstrip('/')}/ok")
-    async with get_client(url=url, headers=headers_for(token)) as client:
+    async with get_client(url=url, headers=headers_for(token, key)) as client:
         send: dict[str, Any] = {"input": {"messages": [{"role": "user", "content": request}]}}
         if thread is None:
             thread = (await client.threads.create())["thread_id"]
@@ -277,8 +290,18 @@ if __name__ == "__main__":
     decided = "approve" if args.approve else "reject" if args.reject else None
     presets = {"decision": decided, "answer": args.answer}
     token = args.token or os.environ.get(TOKEN_ENV) or None
+    key = os.environ.get(KEY_ENV) or None
+    if token and key:
+        print(
+            f"Both a token (--token or {TOKEN_ENV}) and an API key ({KEY_ENV}) are set: keep "
+            "the one you mean and unset the other.",
+            file=sys.stderr,
+        )
+        sys.exit(USAGE)
     try:
-        answer = asyncio.run(main(args.url, args.request, run_context, presets, args.thread, token))
+        answer = asyncio.run(
+            main(args.url, args.request, run_context, presets, args.thread, token, key)
+        )
     except Waiting:
         sys.exit(WAITING)
     except httpx.TransportError as exc:

@@ -188,6 +188,9 @@ class Settings(BaseSettings):
     mcp_planner_token: SecretStr | None = None
     """Bearer token `mcp-planner --server` sends (`--token` wins); never printed."""
 
+    mcp_planner_api_key: SecretStr | None = None
+    """API key `mcp-planner --server` sends as `x-api-key` (never an argument); never printed."""
+
     auth_jwt_secret: SecretStr | None = None
     """Served: HS256 secret that signs the bearer tokens (small setups and tests)."""
 

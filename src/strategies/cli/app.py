@@ -38,6 +38,7 @@ from strategies.cli.render import (
     print_table,
     problem,
 )
+from strategies.cli.token import TokenOption, token_cmd
 from strategies.cli.trust import mark_of, trust_app
 
 if TYPE_CHECKING:
@@ -102,16 +103,6 @@ ServerOption = Annotated[
         metavar="URL",
         help="A LangGraph API server (langgraph dev, Aegra) to run on: the thread lives there, "
         "approvals are still asked here.",
-    ),
-]
-
-TokenOption = Annotated[
-    str | None,
-    typer.Option(
-        "--token",
-        metavar="TOKEN",
-        help="With --server: the bearer token to send (default MCP_PLANNER_TOKEN); never printed.",
-        show_default=False,
     ),
 ]
 
@@ -496,6 +487,7 @@ def tools(
 
 app.add_typer(trust_app, name="trust")
 app.command("audit", cls=PlainCommand)(audit_cmd)
+app.command("token", cls=PlainCommand)(token_cmd)
 
 
 @app.command(cls=PlainCommand)

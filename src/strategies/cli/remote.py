@@ -105,6 +105,15 @@ def new_thread_id() -> str:
 TOKEN_SETTING = "--token or MCP_PLANNER_TOKEN"
 """Where a bearer token for the server comes from, as the 401 and 403 lines name it."""
 
+KEY_SETTING = "MCP_PLANNER_API_KEY"
+"""Where an API key for the server comes from (never an argument: `ps` would show it)."""
+
+BOTH_GIVEN = (
+    f"Both a bearer token ({TOKEN_SETTING}) and an API key ({KEY_SETTING}) are set: the "
+    "server would take only one of them, so keep the one you mean and unset the other."
+)
+"""The line when a token and an API key are both given."""
+
 
 def token_for(flag: str | None) -> str | None:
     """The bearer token to send: `--token`, else MCP_PLANNER_TOKEN, else none."""
@@ -117,53 +126,88 @@ def token_for(flag: str | None) -> str | None:
 
 
 def auth_headers(token: str | None) -> dict[str, str] | None:
-    """The headers that carry `token` (`Authorization: Bearer ...`), or None without one."""
+    """The credential headers: `Authorization: Bearer` for `token`, `x-api-key` for the key.
+
+    The API key is read from MCP_PLANNER_API_KEY (environment or `.env`) only; a token and a
+    key both given are refused, one line, before anything is sent.
+    """
+    from strategies.cli.setup import settings
+
+    kept = settings().mcp_planner_api_key
+    key = kept.get_secret_value() if kept is not None else None
+    if key and token:
+        raise CliProblem(BOTH_GIVEN)
+    if key:
+        return {"x-api-key": key}
     return {"Authorization": f"Bearer {token}"} if token else None
 
 
 def server_sentence(response: httpx.Response) -> str | None:
-    """The server's own sentence for a refusal (its JSON `detail`), when it gave one.
+    """The server's own sentence for a refusal, when it gave one.
 
-    This project's auth handlers say why in one sentence (a context field a client may not
-    set, a state write); LangGraph's bare "Forbidden" says nothing and is not a sentence.
+    `langgraph dev` puts it in the JSON body's `detail`, Aegra in its `message`. This project's
+    auth handlers say why in one sentence (an expired token, a context field a client may not
+    set); LangGraph's bare "Forbidden" says nothing and is not a sentence.
     """
     try:
-        detail = response.json().get("detail")
+        body = response.json()
+        said = body.get("detail") or body.get("message")
     except (ValueError, AttributeError):
         return None
-    if not isinstance(detail, str) or len(detail.split()) < 3:
+    if not isinstance(said, str) or len(said.split()) < 3:
         return None
-    return " ".join(detail.split())
+    return " ".join(said.split())
+
+
+def _sent(response: httpx.Response) -> str | None:
+    """Which credential the refused request carried: "token", "key", or None."""
+    try:
+        headers = response.request.headers
+    except RuntimeError:  # a response built without its request
+        return None
+    if "x-api-key" in headers:
+        return "key"
+    return "token" if "authorization" in headers else None
 
 
 def refusal_line(url: str, exc: httpx.HTTPStatusError) -> str:
-    """One line for a refused request: the server's sentence, else one naming the token."""
-    status = exc.response.status_code
+    """One line for a refused request: the server's sentence, else one naming the setting."""
+    status, sent = exc.response.status_code, _sent(exc.response)
     said = server_sentence(exc.response)
-    if status == 403 and said is not None:
-        return f"The server at {url} refused the request (403): {said}"
+    setting = f"an API key ({KEY_SETTING})" if sent == "key" else f"a token ({TOKEN_SETTING})"
+    if status == 401 and said is not None and sent is not None:
+        what = "API key" if sent == "key" else "token"
+        return f"The server at {url} refused the {what} (401): {said}"
+    if status == 401 and said is not None:
+        return (
+            f"The server at {url} asks who you are (401): {said} Send a token with "
+            f"{TOKEN_SETTING}, or an API key with {KEY_SETTING}."
+        )
     if status == 401:
         return (
             f"The server at {url} asks who you are (401 Unauthorized): give a valid token with "
-            f"{TOKEN_SETTING}."
+            f"{TOKEN_SETTING}, or an API key with {KEY_SETTING}."
         )
+    if status == 403 and said is not None:
+        return f"The server at {url} refused the request (403): {said}"
     if status == 403:
         return (
-            f"The server at {url} refused this to your token (403 Forbidden): use a token "
-            f"({TOKEN_SETTING}) of a user allowed to do it."
+            f"The server at {url} refused this to your credentials (403 Forbidden): use "
+            f"{setting} of a user allowed to do it."
         )
     return f"The server at {url} refused the request: {one_line(exc)}"
 
 
 @asynccontextmanager
 async def connect(url: str, token: str | None = None) -> AsyncIterator[LangGraphClient]:
-    """A client for the server at `url` sending `token`; a connection that fails is one line."""
+    """A client for the server at `url` sending `token` (or the API key); failures are one line."""
+    headers = auth_headers(token)
     try:
         # The SDK retries a refused connection for about 9 s; a server that is not running
         # is told at once. Any HTTP answer, even an error status, means something listens.
         async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as probe:
             await probe.get(f"{url}/ok")
-        async with get_client(url=url, headers=auth_headers(token)) as client:
+        async with get_client(url=url, headers=headers) as client:
             yield client
     except httpx.TransportError as exc:
         raise CliProblem(
