@@ -14,24 +14,28 @@ Two pure readings of one call, applied by the gate (`common.safety.gate`):
   way (an email address, an IBAN, a long number such as a card or a phone number, a token-like
   string: `common.safety.disguises.values_in`), or a short secret the results label or that
   looks like one (`secrets_in`). Each argument is read as written and decoded
-  (`disguises.decoded`: URL-decoded repeatedly, base64, hex, nested), and a value whose parts
-  went out over several calls to one destination (`destination`) is found by adding up what
-  the thread sent there (`Sources.sent`). The calling expert's own results do not count (an
+  (`disguises.decoded`: URL-decoded repeatedly, base64, hex, nested), each form also in its
+  normal forms, as the results are (`disguises.normal_forms`: look-alike and invisible
+  characters folded, digits spread out joined), and a value whose parts went out over several
+  calls to one destination (`destination`) is found by adding up what the thread sent there
+  (`Sources.sent`). The calling expert's own results do not count (an
   expert echoing its own data sends nothing new anywhere), nor text the user wrote themselves
   (`asked`), nor what goes back where it came from: text within a link of the results, in a
   URL argument to that link's site (a search result fetched, a pull request's `.diff`), and an
   address of the results in an addressee argument (`to`). Text added to such a link, or a link
   or address put in a message, is carried. The reason names what was found and its disguise
-  (`an IBAN, lower-cased, with dashes, base64-encoded`).
+  (`an IBAN, lower-cased, with dashes, base64-encoded`). `carried_all` finds every such text
+  (one per expert and text: an edit adding one is told apart), `carried` the first.
 
 Matching is linear: each source (and the user's own text) is read once into the set of its
 `RUN_CHARS`-character stretches, hashed, and each stretch of an argument is one look-up in it;
 whole values are found with bounded, non-nested patterns, secrets and the pieces of split
 values by hashed look-ups too, and decoding reads a bounded multiple of the argument. Nothing
 is quadratic on hostile input. What is not recognised: paraphrase, translation, arithmetic on
-numbers, other encodings (ROT13, a cipher, an image), a value split into pieces shorter than
-`GRAM` characters or sent to different destinations; what is not kept in the sources (the
-caller bounds them) cannot be matched either.
+numbers, digits reordered or spelled out, other encodings (ROT13, a cipher, an image), a value
+split into pieces shorter than `GRAM` characters, sent to different destinations or over the
+arguments of one call; what is not kept in the sources (the caller bounds them) cannot be
+matched either (docs/safety.md lists the rest).
 """
 
 from __future__ import annotations
