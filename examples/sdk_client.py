@@ -57,10 +57,8 @@ class Waiting(Exception):
     """The run waits for approval and there is no terminal to ask in."""
 
 
-def headers_for(token: str | None, key: str | None = None) -> dict[str, str] | None:
-    """The headers that carry a bearer token or an API key (x-api-key), or None without one."""
-    if key:
-        return {"x-api-key": key}
+def headers_for(token: str | None) -> dict[str, str] | None:
+    """The headers that carry a bearer token, or None without one."""
     return {"Authorization": f"Bearer {token}"} if token else None
 
 
@@ -197,7 +195,9 @@ async def main(
     # The SDK retries a refused connection for seconds; a server that is down is told at once.
     async with httpx.AsyncClient(timeout=10) as probe:
         await probe.get(f"{url.rstrip('/')}/ok")
-    async with get_client(url=url, headers=headers_for(token, key)) as client:
+    # api_key None when there is none: the SDK would otherwise send LANGSMITH_API_KEY (a
+    # tracing key, not this server's) as x-api-key, and a server with API keys refuse it.
+    async with get_client(url=url, api_key=key, headers=headers_for(token)) as client:
         send: dict[str, Any] = {"input": {"messages": [{"role": "user", "content": request}]}}
         if thread is None:
             thread = (await client.threads.create())["thread_id"]

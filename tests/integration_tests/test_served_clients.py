@@ -4,7 +4,9 @@ waits offered, and the bearer token sent (never printed).
 
 The server is a small local HTTP server that answers the few SDK calls these commands make and
 records the headers it was sent; the full path runs against `langgraph dev` in
-test_docs_commands.py and test_cli_server.py.
+test_docs_commands.py and test_cli_server.py, and here against one `langgraph dev` with auth
+(an HS256 secret and an API key) for what the server itself says: its 401 and 403 sentences, the
+API key sent as x-api-key, a token made by `mcp-planner token`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import re
 import shlex
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,7 @@ import jwt
 import pytest
 from werkzeug import Request, Response
 
+from common.served.tokens import api_key_entry
 from tests.http_stub import StubServer, json_response, sent_path
 from tests.integration_tests.helpers import free_port, langgraph_dev
 from tests.unit_tests.helpers import invoke_cli
@@ -73,10 +77,13 @@ class Recorder(StubServer):
         """The status of every answer but the probe's (401, 403 to refuse the token)."""
         self.seen: list[str | None] = []
         """The Authorization header of each request."""
+        self.keys: list[str | None] = []
+        """The x-api-key header of each request."""
 
     def _answer(self, request: Request) -> Response:
         """The probe, the thread's state (GET); thread search: none, store search: one entry."""
         self.seen.append(request.headers.get("Authorization"))
+        self.keys.append(request.headers.get("x-api-key"))
         path = sent_path(request)
         if request.method == "GET":
             interrupts = [{"id": "i" * 32, "value": self.waiting}] if self.waiting else []
@@ -104,9 +111,13 @@ def question() -> Iterator[Recorder]:
     yield from serving(QUESTION)
 
 
+CREDENTIALS = ("MCP_PLANNER_TOKEN", "MCP_PLANNER_API_KEY")
+"""The client settings a developer's shell may hold; a test gives its own."""
+
+
 def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    """A command with no terminal and no token in the environment unless given."""
-    base = {k: v for k, v in os.environ.items() if k != "MCP_PLANNER_TOKEN"}
+    """A command with no terminal and no token or API key in the environment unless given."""
+    base = {k: v for k, v in os.environ.items() if k not in CREDENTIALS}
     return subprocess.run(
         args,
         cwd=cwd,
@@ -228,6 +239,24 @@ def test_mcp_planner_sends_the_token_from_the_flag_or_the_environment(
     assert THREAD in env.stdout
 
 
+def test_a_tracing_key_in_the_environment_is_never_sent_to_the_server(
+    approval: Recorder, tmp_path: Path
+) -> None:
+    """The SDK sends LANGSMITH_API_KEY as x-api-key unless told otherwise: not this server's."""
+    tracing = {"LANGSMITH_API_KEY": "lsv2-tracing", "LANGGRAPH_API_KEY": "lg-other"}
+    planner = run([str(BIN / "mcp-planner"), "threads", "--server", approval.url, "--token",
+                   TOKEN], tmp_path, **tracing)  # fmt: skip
+    sdk = example(approval.url, "--token", TOKEN, cwd=tmp_path, **tracing)
+    keyed = run([str(BIN / "mcp-planner"), "threads", "--server", approval.url], tmp_path,
+                MCP_PLANNER_API_KEY="mine", **tracing)  # fmt: skip
+
+    assert planner.returncode == 0, planner.stderr
+    assert sdk.returncode == 3, sdk.stderr
+    assert keyed.returncode == 0, keyed.stderr
+    assert set(approval.keys) == {None, "mine"}
+    assert f"Bearer {TOKEN}" in approval.seen
+
+
 def test_audit_refused_for_every_user_says_to_name_your_own(tmp_path: Path) -> None:
     """A token without the auditor role may read only its own trail: the line says how."""
     planner = str(BIN / "mcp-planner")
@@ -254,42 +283,74 @@ def test_the_audit_example_reads_the_servers_trail(approval: Recorder, tmp_path:
     assert one_line(down).startswith("Cannot reach the server at ")
 
 
+SECRET = "clients-secret-" + "z" * 24
+"""The served instance's AUTH_JWT_SECRET."""
+API_KEY = "ci-key-5b1e-never-printed"
+"""An API key the served instance knows, named ci-bot."""
+STOCK = "How many units of GAD-7 are in stock"
+EXPIRED = "The token has expired: sign in again for a new one."
+
+
+def bearer(sub: str, ttl_s: int = 600) -> str:
+    """An HS256 token of the served instance for `sub`, valid `ttl_s` from now."""
+    return jwt.encode({"sub": sub, "exp": int(time.time()) + ttl_s}, SECRET, "HS256")
+
+
+@pytest.fixture(scope="module")
+async def served(
+    tmp_path_factory: pytest.TempPathFactory, mcp_config: dict[str, Any]
+) -> AsyncIterator[str]:
+    """One `langgraph dev` with auth for the module: HS256 tokens and ci-bot's API key."""
+    folder = tmp_path_factory.mktemp("served-clients")
+    experts = {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}
+    (folder / "mcp.json").write_text(json.dumps({"mcpServers": experts}))
+    env = {
+        "AUTH_JWT_SECRET": SECRET,
+        "AUTH_API_KEYS": api_key_entry("ci-bot", ("ops",), API_KEY),
+        "MCP_CONFIG": str(folder / "mcp.json"),
+        "SERVED_CONTEXT_FIELDS": "",
+    }
+    async with langgraph_dev(folder, env=env) as (url, _):
+        yield url
+
+
+def clean_env(**given: str) -> dict[str, str]:
+    """The environment of `run`, for `invoke_cli`: no credentials but those given."""
+    return {**{k: v for k, v in os.environ.items() if k not in CREDENTIALS}, **given}
+
+
 async def test_a_field_the_server_keeps_is_its_one_sentence_not_a_token_problem(
-    tmp_path: Path, mcp_config: dict[str, Any]
+    served: str, tmp_path: Path, mcp_config: dict[str, Any]
 ) -> None:
     # A default server with auth refuses mcp_config, models and a looser mode from clients:
     # the user reads the server's sentence naming the field, once, and exit 2.
-
-    secret = "clients-secret-" + "z" * 24
     servers = {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}
     (tmp_path / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-    env = {"AUTH_JWT_SECRET": secret, "MCP_CONFIG": str(tmp_path / "mcp.json")}
-    bearer = jwt.encode({"sub": "carol", "exp": 2**31 - 1}, secret, "HS256")
-    planner, ask = str(BIN / "mcp-planner"), "How many units of GAD-7 are in stock"
+    token, url = bearer("carol"), served
+    planner = str(BIN / "mcp-planner")
     cases = {
         "mcp_config": ["--config", "mcp.json"],
         "model": ["--model", "offline:rules"],
         "approval_mode": ["--mode", "auto"],
     }
-    signed_in = {**os.environ, "MCP_PLANNER_TOKEN": bearer}
-    async with langgraph_dev(tmp_path, env={**env, "SERVED_CONTEXT_FIELDS": ""}) as (url, _):
-        # The first refusal as a real process; what the others say is the subject: in-process.
-        refused = {
-            field: invoke_cli(["run", ask, "--server", url, *options], tmp_path, signed_in)
-            for field, options in cases.items()
-            if field != "mcp_config"
-        }
-        refused["mcp_config"] = run(
-            [planner, "run", ask, "--server", url, *cases["mcp_config"]],
-            tmp_path,
-            MCP_PLANNER_TOKEN=bearer,
-        )
-        sdk = run(
-            [sys.executable, str(EXAMPLE), url, ask, "--config", "mcp.json"],
-            tmp_path,
-            MCP_PLANNER_TOKEN=bearer,
-        )
-        plain = invoke_cli(["run", ask, "--server", url], tmp_path, signed_in)
+    signed_in = clean_env(MCP_PLANNER_TOKEN=token)
+    # The first refusal as a real process; what the others say is the subject: in-process.
+    refused = {
+        field: invoke_cli(["run", STOCK, "--server", url, *options], tmp_path, signed_in)
+        for field, options in cases.items()
+        if field != "mcp_config"
+    }
+    refused["mcp_config"] = run(
+        [planner, "run", STOCK, "--server", url, *cases["mcp_config"]],
+        tmp_path,
+        MCP_PLANNER_TOKEN=token,
+    )
+    sdk = run(
+        [sys.executable, str(EXAMPLE), url, STOCK, "--config", "mcp.json"],
+        tmp_path,
+        MCP_PLANNER_TOKEN=token,
+    )
+    plain = invoke_cli(["run", STOCK, "--server", url], tmp_path, signed_in)
 
     for field, done in {**refused, "mcp_config (sdk_client)": sdk}.items():
         assert done.returncode == 2, (field, done.stderr)
@@ -298,3 +359,84 @@ async def test_a_field_the_server_keeps_is_its_one_sentence_not_a_token_problem(
         assert "MCP_PLANNER_TOKEN" not in line
     assert "SERVED_CONTEXT_FIELDS" in one_line(refused["mcp_config"])
     assert plain.returncode == 0, plain.stderr
+
+
+async def test_mcp_planner_with_an_api_key_runs_and_lists_the_keys_threads(
+    served: str, tmp_path: Path
+) -> None:
+    """The key is who calls: its runs are listed with it, and not to a token's user."""
+    ran = run([str(BIN / "mcp-planner"), "run", STOCK, "--server", served, "--json"], tmp_path,
+              MCP_PLANNER_API_KEY=API_KEY)  # fmt: skip
+    keyed = invoke_cli(["threads", "--server", served, "--json"], tmp_path,
+                       clean_env(MCP_PLANNER_API_KEY=API_KEY))  # fmt: skip
+    someone = invoke_cli(["threads", "--server", served, "--json"], tmp_path,
+                         clean_env(MCP_PLANNER_TOKEN=bearer("dave")))  # fmt: skip
+
+    assert ran.returncode == 0, ran.stderr
+    thread = json.loads(ran.stdout)["thread_id"]
+    assert keyed.returncode == 0, keyed.stderr
+    assert thread in [row["thread_id"] for row in json.loads(keyed.stdout)]
+    assert someone.returncode == 0, someone.stderr
+    assert thread not in someone.stdout
+    assert API_KEY not in ran.stdout + ran.stderr + keyed.stdout + keyed.stderr
+
+
+async def test_an_expired_token_is_the_servers_sentence_and_exit_2(
+    served: str, tmp_path: Path
+) -> None:
+    expired = bearer("alice", ttl_s=-300)  # past the server's 30 s leeway
+    cli = run([str(BIN / "mcp-planner"), "threads", "--server", served], tmp_path,
+              MCP_PLANNER_TOKEN=expired)  # fmt: skip
+    resumed = invoke_cli(["resume", THREAD, "--server", served, "--approve"], tmp_path,
+                         clean_env(MCP_PLANNER_TOKEN=expired))  # fmt: skip
+    sdk = example(served, "--token", expired, cwd=tmp_path)
+
+    assert cli.returncode == 2, cli.stderr
+    assert one_line(cli) == f"The server at {served} refused the token (401): {EXPIRED}"
+    assert resumed.returncode == 2, resumed.stderr
+    assert one_line(resumed) == f"The server at {served} refused the token (401): {EXPIRED}"
+    assert sdk.returncode == 2, sdk.stderr
+    assert one_line(sdk) == f"The server at {served} refused the request (401): {EXPIRED}"
+    assert expired not in cli.stderr + sdk.stderr + sdk.stdout
+
+
+async def test_the_example_with_an_api_key_answers_and_with_a_bad_one_says_why(
+    served: str, tmp_path: Path
+) -> None:
+    good = run([sys.executable, str(EXAMPLE), served, STOCK], tmp_path,
+               MCP_PLANNER_API_KEY=API_KEY)  # fmt: skip
+    bad = run([sys.executable, str(EXAMPLE), served, STOCK], tmp_path,
+              MCP_PLANNER_API_KEY="not-" + API_KEY)  # fmt: skip
+    nothing = run([sys.executable, str(EXAMPLE), served, STOCK], tmp_path)
+
+    assert good.returncode == 0, good.stderr
+    assert "\nAnswer:\n" in good.stdout
+    assert "GAD-7" in good.stdout.split("\nAnswer:\n", 1)[1]
+    assert bad.returncode == 2, bad.stderr
+    assert one_line(bad) == (
+        f"The server at {served} refused the request (401): The API key is not known to this "
+        "server: ask its operator for one."
+    )
+    assert nothing.returncode == 2, nothing.stderr
+    assert "This server needs a bearer token" in one_line(nothing)
+    assert API_KEY not in good.stdout + good.stderr + bad.stdout + bad.stderr
+
+
+async def test_a_token_from_mcp_planner_token_is_taken_by_the_server(
+    served: str, tmp_path: Path
+) -> None:
+    """The documented round trip: make the token where the server's secret is, then use it."""
+    script = (
+        "set -e\n"
+        "export MCP_PLANNER_TOKEN=$(mcp-planner token erin --role ops --ttl 10m)\n"
+        f"mcp-planner run '{STOCK}' --server {served} --json > run.json\n"
+        f"mcp-planner threads --server {served} --json\n"
+    )
+    path = f"{BIN}{os.pathsep}{os.environ['PATH']}"
+    env = clean_env(AUTH_JWT_SECRET=SECRET, PATH=path, LANGSMITH_API_KEY="lsv2-tracing")
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+
+    assert done.returncode == 0, done.stderr
+    thread = json.loads((tmp_path / "run.json").read_text())["thread_id"]
+    assert [row["thread_id"] for row in json.loads(done.stdout)] == [thread]

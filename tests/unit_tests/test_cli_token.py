@@ -163,16 +163,18 @@ def test_a_token_and_an_api_key_both_given_are_refused_before_anything_is_sent(
     assert refused(flag) == remote.BOTH_GIVEN
 
 
-def test_the_api_key_is_sent_as_x_api_key(monkeypatch: pytest.MonkeyPatch, chdir_tmp: Path) -> None:
+def test_the_api_key_goes_to_the_sdk_and_a_token_beside_it_is_refused(
+    monkeypatch: pytest.MonkeyPatch, chdir_tmp: Path
+) -> None:
     from common.settings import get_settings
 
     monkeypatch.setenv("MCP_PLANNER_API_KEY", "the-key")
     monkeypatch.delenv("MCP_PLANNER_TOKEN", raising=False)
     get_settings.cache_clear()
     try:
-        assert remote.auth_headers(None) == {"x-api-key": "the-key"}
+        assert remote.credentials(None) == ("the-key", None)
         with pytest.raises(CliProblem):
-            remote.auth_headers("a-token")
+            remote.credentials("a-token")
     finally:
         get_settings.cache_clear()
 

@@ -125,11 +125,13 @@ def token_for(flag: str | None) -> str | None:
     return kept.get_secret_value() if kept is not None else None
 
 
-def auth_headers(token: str | None) -> dict[str, str] | None:
-    """The credential headers: `Authorization: Bearer` for `token`, `x-api-key` for the key.
+def credentials(token: str | None) -> tuple[str | None, dict[str, str] | None]:
+    """The API key (sent as `x-api-key`) and the headers (`Authorization: Bearer`) to send.
 
-    The API key is read from MCP_PLANNER_API_KEY (environment or `.env`) only; a token and a
-    key both given are refused, one line, before anything is sent.
+    The key is read from MCP_PLANNER_API_KEY (environment or `.env`) only; a token and a key
+    both given are refused, one line, before anything is sent. Without a key it is None, which
+    keeps the SDK from sending LANGSMITH_API_KEY (or LANGGRAPH_, LANGCHAIN_) as one: a tracing
+    key is not this server's, and a server with API keys would refuse the token beside it.
     """
     from strategies.cli.setup import settings
 
@@ -137,9 +139,7 @@ def auth_headers(token: str | None) -> dict[str, str] | None:
     key = kept.get_secret_value() if kept is not None else None
     if key and token:
         raise CliProblem(BOTH_GIVEN)
-    if key:
-        return {"x-api-key": key}
-    return {"Authorization": f"Bearer {token}"} if token else None
+    return (key or None), ({"Authorization": f"Bearer {token}"} if token else None)
 
 
 def server_sentence(response: httpx.Response) -> str | None:
@@ -201,13 +201,13 @@ def refusal_line(url: str, exc: httpx.HTTPStatusError) -> str:
 @asynccontextmanager
 async def connect(url: str, token: str | None = None) -> AsyncIterator[LangGraphClient]:
     """A client for the server at `url` sending `token` (or the API key); failures are one line."""
-    headers = auth_headers(token)
+    key, headers = credentials(token)
     try:
         # The SDK retries a refused connection for about 9 s; a server that is not running
         # is told at once. Any HTTP answer, even an error status, means something listens.
         async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as probe:
             await probe.get(f"{url}/ok")
-        async with get_client(url=url, headers=headers) as client:
+        async with get_client(url=url, api_key=key, headers=headers) as client:
             yield client
     except httpx.TransportError as exc:
         raise CliProblem(
