@@ -314,3 +314,71 @@ async def test_an_approvers_resume_leaves_the_thread_and_its_records_alices(
         if i["value"]["event"] == "answered"
     ]
     assert ("bob", "approve") in answers
+
+
+async def test_plan_only_cannot_settle_a_call_that_needs_an_approver(
+    server: Served, people: dict[str, Any], workdir: Path
+) -> None:
+    """A client may tighten to plan_only, but its "go ahead" is no approver's answer.
+
+    Alice (ops) and Carol (no role) each ask for a note in plan_only: the call that needs a
+    second person with `ops` is asked as a question, never held for a message; a "go ahead"
+    writes nothing, and neither does the requester's own approval.
+    """
+    for name in ("alice", "carol"):
+        client, title = people[name], f"plan-only-{name}-{time.time_ns()}"
+        thread_id = str((await client.threads.create())["thread_id"])
+        ask = _ask(f'{STOCK}, then write a note titled "{title}"')
+        await client.runs.wait(thread_id, GRAPH, input=ask, context={"approval_mode": "plan_only"})
+        (question,) = interrupts_of(await client.threads.get_state(thread_id))
+        description = question["value"]["action_requests"][0]["description"]
+        assert f"other than '{name}'" in description
+        await client.runs.wait(thread_id, GRAPH, command={"resume": APPROVE})
+        await client.runs.wait(thread_id, GRAPH, input=_ask("go ahead"))
+        assert not _written(workdir, title), name
+
+
+ANSWER_EXTRAS: dict[str, Any] = {
+    "webhook": "https://93.184.215.14/answered",
+    "checkpoint_id": "1f0a0000-0000-6000-8000-000000000000",
+    "config": {"configurable": {"checkpoint_id": "1f0a0000-0000-6000-8000-000000000000"}},
+    "interrupt_before": ["call_tool"],
+}
+"""What an approver's answer may not carry on either server (Aegra's route: more below)."""
+
+AEGRA_ROUTE_EXTRAS: dict[str, Any] = {
+    "metadata": {"note": "x"},
+    "multitask_strategy": "interrupt",
+    "stream_mode": "debug",
+    "after_seconds": 5,
+    "checkpoint": {"checkpoint_id": "1f0a0000-0000-6000-8000-000000000000"},
+    "durability": "exit",
+}
+"""More fields Aegra's approvals route refuses: an answer takes the resume, and no more."""
+
+
+async def test_an_approvers_answer_carries_nothing_but_the_answer(
+    server: Served, people: dict[str, Any], workdir: Path
+) -> None:
+    """Bob (ops) may answer Alice's question, and only answer it: every extra field is refused.
+
+    On Aegra the approvals route refuses each with 403 naming it; on langgraph dev a run that
+    does more than answer does not reach another user's thread (404). Then Bob's bare answer
+    writes the note once.
+    """
+    alice, bob = people["alice"], people["bob"]
+    title = f"extras-{time.time_ns()}"
+    thread_id = await _alices_question(server, alice, title)
+    answer = {"assistant_id": GRAPH, "command": {"resume": APPROVE}}
+    if server.name == "aegra":
+        for field, value in {**ANSWER_EXTRAS, **AEGRA_ROUTE_EXTRAS}.items():
+            sent = bob.http.post(f"/approvals/{thread_id}/runs", json={**answer, field: value})
+            status, body = await status_of(sent)
+            assert (status, f"the field {field!r} is not taken" in body) == (403, True), body
+    else:
+        for field, value in ANSWER_EXTRAS.items():
+            sent = bob.runs.wait(thread_id, GRAPH, command={"resume": APPROVE}, **{field: value})
+            assert (await status_of(sent))[0] == 404, field
+    assert not _written(workdir, title)
+    await approve(server, bob, thread_id)
+    assert _written(workdir, title)

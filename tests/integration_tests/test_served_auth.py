@@ -22,6 +22,7 @@ import jwt
 import pytest
 from langgraph_sdk import get_client
 
+from common.served.tokens import api_key_entry
 from tests.integration_tests.aegra import ROOT, aegra_cluster, interrupts_of
 from tests.integration_tests.helpers import langgraph_dev
 from tests.integration_tests.test_cli_server import planner
@@ -29,6 +30,8 @@ from tests.integration_tests.test_cli_server import planner
 pytestmark = pytest.mark.integration
 
 SECRET = "integration-secret-" + "x" * 20
+KEY_NAME, KEY = "nightly", "nightly-key-" + "k" * 20
+"""The operator's one API key, and its holder's name."""
 GRAPH = "with_planner"
 STOCK = "How many units of GAD-7 are in stock"
 AEGRA_SCOPES_THE_STORE_API = (
@@ -66,7 +69,12 @@ def _server_env(mcp_config: dict[str, Any], folder: Path) -> dict[str, str]:
     experts = {k: mcp_config["mcpServers"][k] for k in ("inventory", "notes")}
     config = folder / "mcp.json"
     config.write_text(json.dumps({"mcpServers": experts}))
-    return {"AUTH_JWT_SECRET": SECRET, "MCP_CONFIG": str(config), "SERVED_CONTEXT_FIELDS": ""}
+    return {
+        "AUTH_JWT_SECRET": SECRET,
+        "AUTH_API_KEYS": api_key_entry(KEY_NAME, ("ops",), KEY),
+        "MCP_CONFIG": str(config),
+        "SERVED_CONTEXT_FIELDS": "",
+    }
 
 
 @asynccontextmanager
@@ -165,6 +173,23 @@ async def test_a_token_too_large_or_with_too_many_roles_gets_401_saying_so(
         await client.aclose()
     assert status == 401, body
     assert says in body
+
+
+async def test_a_token_naming_an_api_keys_holder_gets_401_and_the_key_still_works(
+    server: Served,
+) -> None:
+    """A token's `sub` may not become an API key's caller (keys and tokens are kept apart)."""
+    posing = server.client(token(KEY_NAME, roles=("ops",)))
+    keyed = get_client(url=server.url, api_key=KEY)
+    try:
+        status, body = await status_of(posing.threads.search())
+        thread = await keyed.threads.create()
+    finally:
+        await posing.aclose()
+    assert status == 401, body
+    assert f"The token names '{KEY_NAME}', which is the name of an API key" in body
+    assert thread["metadata"]["owner"] == KEY_NAME
+    await keyed.aclose()
 
 
 async def test_bob_cannot_reach_alices_thread(alice: Any, bob: Any, workdir: Path) -> None:

@@ -12,11 +12,14 @@ embedding application is trusted.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import fields
+from dataclasses import fields, is_dataclass
 from functools import cache
 from typing import Any, Literal
 
-from common.settings import MODEL_SETTINGS, ConfigError, Settings
+from langgraph_sdk.auth.types import StudioUser
+
+from common.served.caller import USER_KEY, auth_identity
+from common.settings import MODEL_SETTINGS, ConfigError, Settings, get_settings
 
 Access = Literal["operator", "tighten", "client", "identity", "graph"]
 """Who may set a field served: the operator only, a client only to tighten, any client, only
@@ -110,3 +113,29 @@ def _loosens(name: str, value: Any, settings: Settings) -> str | None:
             "client may only lower it."
         )
     return None
+
+
+def client_fields(context: Any) -> dict[str, Any]:
+    """The fields a run's context sets: a dict as sent, or a Context's non-default fields."""
+    if isinstance(context, Mapping):
+        return dict(context)
+    if is_dataclass(context) and not isinstance(context, type):
+        return {
+            f.name: getattr(context, f.name)
+            for f in fields(context)
+            if getattr(context, f.name) != f.default
+        }
+    return {}
+
+
+def check_served_run(context: Any, config: Mapping[str, Any] | None) -> str | None:
+    """Why a served run's context sets what a client may not, or None (the graph's own check).
+
+    LangGraph Studio's own user is trusted here as at the API edge (`handlers._studio`).
+    """
+    configurable = (config or {}).get("configurable") or {}
+    if isinstance(configurable.get(USER_KEY), StudioUser):
+        return None
+    settings = get_settings()
+    caller = auth_identity(configurable) if settings.auth_on else None
+    return refusal(client_fields(context), settings, caller)
