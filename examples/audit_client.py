@@ -39,7 +39,8 @@ async def trail(
     # The SDK retries a refused connection for seconds; a server that is down is told at once.
     async with httpx.AsyncClient(timeout=10) as probe:
         await probe.get(f"{url.rstrip('/')}/ok")
-    async with get_client(url=url, headers=headers) as client:
+    # api_key=None: the SDK would otherwise send a LANGSMITH_API_KEY of the environment as a key.
+    async with get_client(url=url, headers=headers, api_key=None) as client:
         offset = 0
         while True:
             page = await client.store.search_items(prefix, filter=where, limit=PAGE, offset=offset)

@@ -7,9 +7,9 @@ from the checkpoint where it waited (`checkpoint_id`, `checkpoint`,
 `config.configurable.checkpoint_id`) or by jumping to the call (`goto`), through every route
 the server has. Each try is refused and the notes file stays as it was; Alice's thread then
 goes on as usual, and Bob's plain answer to her next question still writes it. Checkpoint
-fields without an id change nothing. Copying her waiting thread and approving the copy after
-the original was rejected is refused on Aegra; on `langgraph dev` it writes the note today, a
-hole pinned as a strict xfail so that its fix is noticed.
+fields without an id are refused on both (`langgraph dev`: 404, the run does more than answer)
+and change nothing. Copying her waiting thread (to approve the copy after the original was
+rejected) is refused on both: 403 on `langgraph dev`, 404 on Aegra.
 """
 
 from __future__ import annotations
@@ -155,8 +155,8 @@ SIDE_PROBES: dict[str, Probe] = {
     "checkpoint.checkpoint_map": _resume(checkpoint={"checkpoint_map": {"": OLD}}),
 }
 """Checkpoint fields without a checkpoint id. LangGraph folds `checkpoint` into
-`config.configurable` before the handlers see the run, so on `langgraph dev` these pass as
-answers today (200): what is pinned is that they change nothing (Aegra: 404)."""
+`config.configurable` before the handlers see the run; a non-empty one there is more than an
+answer, so another user's thread is out of reach (404 on both servers)."""
 
 
 async def test_checkpoint_fields_without_an_id_change_nothing(
@@ -168,8 +168,7 @@ async def test_checkpoint_fields_without_an_id_change_nothing(
 
     for name, probe in SIDE_PROBES.items():
         status, text = await _refused(probe, people["bob"], thread_id, old)
-        if server.name == "aegra":
-            assert status == 404, (name, status, text)
+        assert status == 404, (name, status, text)
 
     assert not _written(workdir, title)
     assert _notes(workdir) == before
@@ -178,17 +177,8 @@ async def test_checkpoint_fields_without_an_id_change_nothing(
 
 
 async def test_an_approver_cannot_fork_a_waiting_thread_to_approve_it_after_a_rejection(
-    server: Served, people: dict[str, Any], workdir: Path, request: pytest.FixtureRequest
+    server: Served, people: dict[str, Any], workdir: Path
 ) -> None:
-    if server.name == "langgraph-dev":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="hole (issue 42, hole 8): on langgraph dev an approver may copy the "
-                "owner's waiting thread (POST /threads/{id}/copy, 200: the read filter lets "
-                "approvers read it, the copy keeps owner and approvers) and approve there",
-            )
-        )
     alice, bob = people["alice"], people["bob"]
     title = f"replay-copy-{os.urandom(4).hex()}"
     thread_id = await _alices_question(server, alice, title)
@@ -198,8 +188,10 @@ async def test_an_approver_cannot_fork_a_waiting_thread_to_approve_it_after_a_re
     if copy is not None:
         await _answer(server, bob, copy, APPROVE)
 
-    assert status == 404
+    assert status == (404 if server.name == "aegra" else 403)
     assert not _written(workdir, title)
+    # The owner may not copy either: the server cannot tell whose thread a copy is of.
+    assert (await _copy(alice, thread_id))[0] == (404 if server.name == "aegra" else 403)
 
 
 async def _copy(client: Any, thread_id: str) -> tuple[int, str | None]:

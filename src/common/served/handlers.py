@@ -228,11 +228,21 @@ def answer_filter(ctx: Auth.types.AuthContext, value: Any = None) -> dict[str, A
     return {OWNER: ctx.user.identity}
 
 
+NO_COPIES = (
+    "Copying a thread is not offered on this server: start a new thread, or answer the "
+    "question where it waits."
+)
+"""Why a thread copy is refused (403): the server cannot tell whose thread is copied."""
+
+
 @auth.on.threads.create
 async def on_thread_create(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """A new thread is the caller's; it names the roles that may answer its questions."""
     if _studio(ctx):
         return True
+    if requests.is_copy(value):
+        # A copy of an approver's reach would be theirs to answer again: two runs of one call.
+        raise _forbidden(NO_COPIES)
     owned = _owned(ctx, value)
     if isinstance(value, dict):
         # The server names them, from its own mcp.json; a client's list is dropped.

@@ -19,8 +19,9 @@ NESTED = ("kwargs", "payload")
 STATE_KEYS = frozenset({"values", "as_node", "supersteps", "checkpoint", "checkpoint_id"})
 """Fields that write a thread's checkpointed state (Aegra passes the request body)."""
 
-REPLAY_KEYS = ("checkpoint", "checkpoint_id")
-"""Config keys and fields that start a run from an earlier checkpoint rather than the latest."""
+REPLAY_KEYS = ("checkpoint", "checkpoint_id", "checkpoint_ns", "checkpoint_map")
+"""Config keys that start a run elsewhere than the thread's latest checkpoint (LangGraph folds a
+run's `checkpoint` field into them before the handlers see it)."""
 
 ANSWER_EXTRAS = (
     "webhook",
@@ -31,6 +32,10 @@ ANSWER_EXTRAS = (
     "checkpoint_id",
 )
 """Run fields LangGraph keeps in `kwargs` that an answer never needs (unset: None or empty)."""
+
+
+EMPTY: tuple[Any, ...] = (None, "", {}, [])
+"""Values that set nothing."""
 
 
 @dataclass(frozen=True)
@@ -74,8 +79,9 @@ def read(value: object) -> Request:
         if isinstance(holder.get("command"), Mapping):
             commands.append(holder["command"])
         has_input = has_input or holder.get("input") is not None
-        extras += [k for k in ANSWER_EXTRAS if holder.get(k) not in (None, [], {}, "")]
-        extras += [f"config.configurable.{k}" for k in REPLAY_KEYS if k in (configurable or {})]
+        extras += [k for k in ANSWER_EXTRAS if holder.get(k) not in EMPTY]
+        given = configurable or {}
+        extras += [f"config.configurable.{k}" for k in REPLAY_KEYS if given.get(k) not in EMPTY]
     return Request(tuple(contexts), tuple(commands), has_input, tuple(dict.fromkeys(extras)))
 
 
@@ -111,6 +117,15 @@ def store_namespace(value: object) -> tuple[str, ...]:
         if value.get(key):
             return tuple(str(part) for part in value[key])
     return ()
+
+
+def is_copy(value: object) -> bool:
+    """Whether a thread creation is LangGraph's copy of another thread (it names only the id).
+
+    The copy is asked as a read of the source (which an approver may do) and this creation,
+    which does not name the source: so no handler can tell whose thread is copied.
+    """
+    return isinstance(value, Mapping) and set(value) == {"thread_id"}
 
 
 def writes_state(value: object) -> bool:

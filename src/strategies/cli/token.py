@@ -10,6 +10,7 @@ command runs: `--help` answers at once.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sys
 import time
@@ -123,7 +124,7 @@ def signed(sub: str, roles: list[str], ttl: str, settings: Settings, now: float)
     """The token for `sub` holding `roles`, valid `ttl` from `now`, as the server checks it."""
     import jwt
 
-    from common.served.tokens import MAX_TOKEN_BYTES
+    from common.served.tokens import MAX_TOKEN_BYTES, Unauthenticated, principal_of_token
 
     secret = signing_secret(settings)
     claims: dict[str, Any] = {
@@ -142,6 +143,11 @@ def signed(sub: str, roles: list[str], ttl: str, settings: Settings, now: float)
             f"The token would be over {MAX_TOKEN_BYTES:,} bytes, which the server refuses: "
             "give fewer or shorter roles, or a shorter user name."
         )
+    # The server's own check is the last word: a token it would refuse is never printed.
+    try:
+        asyncio.run(principal_of_token(token, settings))
+    except Unauthenticated as exc:
+        raise CliProblem(f"The server would refuse this token: {exc}") from None
     return token
 
 
