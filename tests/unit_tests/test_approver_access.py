@@ -11,6 +11,7 @@ import pytest
 from pydantic import SecretStr
 
 from common.served import handlers as auth
+from common.served import requests
 from common.served.caller import auth_roles, resolve
 from common.settings import Settings
 
@@ -36,7 +37,7 @@ def caller(identity: str, *roles: str) -> Any:
     ids=["resume", "resume-aegra", "message", "update", "goto", "both", "nothing"],
 )
 def test_only_a_bare_answer_counts_as_answering(value: dict[str, Any], answers: bool) -> None:
-    assert auth.answers_only(value) is answers
+    assert requests.answers_only(requests.read(value)) is answers
 
 
 def test_an_approver_may_answer_threads_of_their_roles_and_write_only_their_own() -> None:
@@ -126,7 +127,7 @@ def test_aegra_leaves_the_audit_trail_where_the_graph_writes_it() -> None:
 def test_a_store_request_names_its_namespace_on_either_server(
     value: dict[str, Any], namespace: tuple[str, ...]
 ) -> None:
-    assert auth.store_namespace(value) == namespace
+    assert requests.store_namespace(value) == namespace
 
 
 @pytest.mark.parametrize(
@@ -162,3 +163,33 @@ def test_who_reaches_a_question_through_aegras_approvals_routes(
     who: str, roles: list[str], metadata: dict[str, Any], server_roles: list[str], reaches: bool
 ) -> None:
     assert auth.may_reach_question(who, roles, metadata, server_roles) is reaches
+
+
+@pytest.mark.parametrize(
+    ("configurable", "extra"),
+    [
+        ({"checkpoint_id": "1f0"}, "config.configurable.checkpoint_id"),
+        ({"checkpoint_ns": "fork"}, "config.configurable.checkpoint_ns"),
+        ({"checkpoint_map": {"": "1f0"}}, "config.configurable.checkpoint_map"),
+    ],
+)
+def test_an_answer_from_another_checkpoint_is_more_than_an_answer(
+    configurable: dict[str, Any], extra: str
+) -> None:
+    value = {"kwargs": {"command": {"resume": APPROVE}, "config": {"configurable": configurable}}}
+    asked = requests.read(value)
+    assert asked.extras == (extra,)
+    assert not requests.answers_only(asked)
+    # The keys a server sets itself, empty, are no replay.
+    plain = {
+        "kwargs": {
+            "command": {"resume": APPROVE},
+            "config": {"configurable": {"checkpoint_ns": ""}},
+        }
+    }
+    assert requests.answers_only(requests.read(plain))
+
+
+def test_a_copy_of_a_thread_is_refused_and_a_new_thread_is_not() -> None:
+    assert requests.is_copy({"thread_id": "t"})
+    assert not requests.is_copy({"thread_id": "t", "metadata": {}, "if_exists": "raise"})
