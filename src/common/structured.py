@@ -36,6 +36,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ValidationError
 
 from common.history import provider_history, tool_free
+from common.model_text import said
 from common.models import IdentityCache, model_label
 from common.provider_errors import provider_error, status_of
 from common.settings import get_settings
@@ -322,6 +323,8 @@ class BadOutput:
 
     reason: str
     """What was wrong with the answer, in one line."""
+    said: str = ""
+    """What the model sent, in its own words (`common.model_text.said`); "" when nothing."""
 
 
 async def structured_call(
@@ -329,6 +332,7 @@ async def structured_call(
 ) -> SchemaT | BadOutput:
     """Ask `model` for an answer validated into `schema`; malformed or empty output is BadOutput."""
     name = schema.__name__
+    out: Any = None
     try:
         history = provider_history(messages)
         if _text_history(model):
@@ -341,10 +345,11 @@ async def structured_call(
         if out.get("parsed") is None:
             # Tool-calling parsers give None for an answer without the tool, and for a call
             # whose arguments are not JSON (langchain-openai keeps those apart as invalid).
-            return BadOutput(unparsed_reason(out.get("raw"), name))
+            return BadOutput(unparsed_reason(out.get("raw"), name), said(out.get("raw")))
         return schema.model_validate(out["parsed"])
     except MALFORMED as exc:
-        return BadOutput(f"The answer did not match {name}: {_why(exc)}")
+        raw = out.get("raw") if isinstance(out, dict) else getattr(exc, "llm_output", None)
+        return BadOutput(f"The answer did not match {name}: {_why(exc)}", said(raw))
 
 
 CUT_OFF = frozenset({"length", "max_tokens", "MAX_TOKENS"})

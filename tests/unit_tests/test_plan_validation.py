@@ -370,8 +370,11 @@ async def test_after_three_rounds_the_user_gets_the_problems_and_nothing_ran(
     assert "- Task 't2' (save_report): title: 7 is not of type 'string'" in answer
     assert (
         "- Task 't2' uses the result of 't1' in its args but does not depend on it; "
-        "add it to depends_on." in answer
+        "add it to the tasks it depends on." in answer
     )
+    # The model was told in its schema's terms; the person reads them in words.
+    assert "depends_on" not in answer
+    assert "a larger model may be needed" in answer
     assert "- Task 't3' depends on itself." in answer
     assert ran == []
     assert models["orchestrate"].requests == []

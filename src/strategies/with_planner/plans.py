@@ -110,8 +110,10 @@ class Task(TypedDict):
 _TASK: TypeAdapter[Task] = TypeAdapter(Task)
 
 
+# The docstrings of the planner's schemas are their descriptions in the schema the model reads:
+# they name nothing of the code (a small model repeats such names to the user).
 class PlannedStep(BaseModel):
-    """One task as the planner model writes it: a `Task` with its arguments JSON-encoded."""
+    """One task of the plan: the expert that does it, and for a direct step its tool call."""
 
     id: str = Field(description="Short unique id, e.g. 't1'.")
     """Short unique id."""
@@ -136,7 +138,7 @@ class PlannedStep(BaseModel):
 
 
 class PlannerResult(BaseModel):
-    """The planner's structured answer, as the model writes it (read by `planned_tasks`)."""
+    """The plan for the user's request: tasks for the experts, or a question back."""
 
     decision: Literal["continue", "replace"] = Field(
         description="'continue' the previous plan from next_task, or 'replace' it with plan.",

@@ -15,6 +15,7 @@ from common.guardrails.request import check_request
 from common.guardrails.secrets import mask_secrets
 from common.mcp import ExpertUnavailable, registry_for
 from common.messages import last_human, last_request
+from common.model_text import entities_in, sent_texts, unescaped
 from common.models import model_errors
 from common.safety.approval import PendingCall
 from common.served import caller
@@ -35,6 +36,7 @@ from strategies.with_planner.nodes.common import (
 )
 from strategies.with_planner.nodes.guard import prefetch_analysis
 from strategies.with_planner.perception import describe_catalog
+from strategies.with_planner.plan_failure import echoes, failure, in_words
 from strategies.with_planner.plans import (
     PlannerResult,
     Task,
@@ -282,7 +284,7 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
             analysing.cancel()
         raise
     update = (
-        _retry_or_fail(state, attempts, [result.reason])
+        _retry_or_fail(state, runtime, attempts, [result.reason], said=result.said)
         if isinstance(result, BadOutput)
         else _use_answer(state, runtime, result, catalog, errors, attempts)
     )
@@ -321,8 +323,11 @@ def _use_answer(
 ) -> PlannerUpdate:
     """Act on a well-formed answer: ask back, continue, or validate and start the plan."""
     current = state.get("plan") or []
+    echoed, words = echoes(result, _last_request(state))
+    if echoed:
+        return _retry_or_fail(state, runtime, attempts, echoed, said=words)
     if result.clarification and not result.plan:
-        return _clarify(result.clarification)
+        return _clarify(unescaped(result.clarification, _kept(state)))
     if current and result.decision == "continue":
         return PlannerUpdate(
             planner_outcome="planned", turn=Turn(planner_attempts=0, planner_feedback=[])
@@ -334,10 +339,16 @@ def _use_answer(
         next_task = 0 if current else result.next_task
         problems = validate_plan(combined, next_task, catalog, get_settings().max_plan_tasks)
     if problems:
-        return _retry_or_fail(state, attempts, problems, [t["expert"] for t in tasks])
+        return _retry_or_fail(state, runtime, attempts, problems, [t["expert"] for t in tasks])
     plan = kept + _start_plan(tasks, result, state.get("previous_plan") or [], bool(current))
     emit(runtime, "plan", plan=plan, decision=result.decision, replan=bool(current))
-    return _planned(state, plan, errors, result.not_covered)
+    uncovered = [unescaped(part, _kept(state)) for part in result.not_covered]
+    return _planned(state, plan, errors, uncovered)
+
+
+def _kept(state: State) -> frozenset[str]:
+    """Character references the conversation holds: the planner's words keep those as written."""
+    return entities_in(sent_texts(state["messages"]))
 
 
 def _clarify(question: str) -> PlannerUpdate:
@@ -428,9 +439,19 @@ async def _deferred_answer(
 
 
 def _retry_or_fail(
-    state: State, attempts: int, problems: list[str], named: Sequence[str] = ()
+    state: State,
+    runtime: Runtime[Context],
+    attempts: int,
+    problems: list[str],
+    named: Sequence[str] = (),
+    said: str | None = None,
 ) -> PlannerUpdate:
-    """Ask again with the problems (showing the experts it named whole), or give up."""
+    """Ask again with the problems (showing the experts it named whole), or give up.
+
+    `said` is the model's words when it sent no plan (None: a plan with `problems`). Giving
+    up, the person reads what it sent and that a larger model may be needed, in words
+    (`plan_failure`); the model was given the problems as they are.
+    """
     if attempts <= get_settings().max_planner_retries:
         return PlannerUpdate(
             planner_outcome="retry",
@@ -442,21 +463,19 @@ def _retry_or_fail(
         )
     if state.get("plan"):
         # No usable replacement: the running plan goes on as it was.
-        note = "A replacement plan after the failure was invalid: " + "; ".join(problems)
+        note = "A replacement plan after the failure was invalid: " + in_words("; ".join(problems))
         notes = [*(current_turn(state).get("notes") or []), note]
         return PlannerUpdate(
             planner_outcome="planned",
             turn=Turn(planner_attempts=0, planner_feedback=[], notes=notes),
         )
-    text = (
-        f"I could not make a usable plan after {attempts} attempts:\n"
-        + "\n".join(f"- {p}" for p in problems)
-        + "\nPlease rephrase the request, or check the configured experts."
-    )
+    ctx = context_of(runtime, state)
+    setting = f"{'PLANNER_MODEL' if ctx.planner_model else 'MODEL'}={ctx.model_for('planner')}"
+    text, report = failure(attempts, problems, said, setting, _kept(state))
     return PlannerUpdate(
         messages=[AIMessage(text)],
         planner_outcome="failed",
         turn=Turn(planner_attempts=0, planner_feedback=[]),
         plan=[],
-        report=not_done(f"No usable plan after {attempts} attempts: " + "; ".join(problems)),
+        report=not_done(report),
     )

@@ -15,11 +15,12 @@ from common.guardrails.numbers import numeric_problems
 from common.guardrails.output import summarise_blobs
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.messages import last_request
+from common.model_text import entities_in, sent_texts, unescaped
 from common.models import model_errors
 from common.safety.approval import PendingCall
 from common.served import caller
 from common.settings import get_settings
-from common.structured import text_answer
+from common.structured import BadOutput, text_answer
 from strategies.with_planner.audited import record_held, trail_for
 from strategies.with_planner.context import Context
 from strategies.with_planner.conversation import model_view
@@ -188,13 +189,10 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     summary, recent = model_view(
         state["messages"], state.get("summary") or [], ctx.conversation_token_budget
     )
+    asked = [SystemMessage(_response_prompt(state, plan) + summary), *recent]
     async with model_errors("response", ctx.model_for("response")):
-        reply = await text_answer(
-            model_for(ctx, "response"),
-            [SystemMessage(_response_prompt(state, plan) + summary), *recent],
-        )
-    # An unusable answer leaves the deterministic part alone: what was and was not done.
-    answer = reply if isinstance(reply, AIMessage) else AIMessage("")
+        reply = await text_answer(model_for(ctx, "response"), asked)
+    answer = model_words(reply, asked)
     request = last_request(state["messages"])
     answer = guard_answer(answer, plan, request, ctx.guardrail_config())
     problems = turn_problems(state, plan)
@@ -221,6 +219,16 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
         plan_status=plan_status(plan),
         abandoned=[],
     )
+
+
+def model_words(reply: AIMessage | BadOutput, asked: list[BaseMessage]) -> AIMessage:
+    """The answer model's text as it sent it, unescaped once (`common.model_text`).
+
+    An unusable answer is empty: the deterministic part alone says what was and was not done.
+    """
+    if isinstance(reply, BadOutput):
+        return AIMessage("")
+    return AIMessage(unescaped(reply.text, entities_in(sent_texts(asked))), id=reply.id)
 
 
 def _response_prompt(state: State, plan: list[TaskState]) -> str:
