@@ -31,6 +31,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlparse
 
+from common.cut_answers import AnswerCutError, length_error
 from common.provider_errors import (
     ProviderError,
     google_error,
@@ -350,14 +351,26 @@ def transport_errors() -> tuple[type[BaseException], ...]:
 async def model_errors(role: str, spec: str) -> AsyncIterator[None]:
     """Turn a transport error of `role`'s model call into one `ModelCallError` sentence.
 
-    Gemini's are google-api-core errors, or langchain-google-genai's own raised from one.
+    Gemini's are google-api-core errors, or langchain-google-genai's own raised from one. An
+    answer stopped at its length limit (`common.cut_answers`) is the sentence naming the limits.
     """
     try:
         yield
     except Exception as exc:
+        cut = length_error(exc)
+        if cut is not None:
+            raise ModelCallError(describe_cut(role, spec, cut)) from exc
         if not isinstance(exc, transport_errors()) and google_error(exc) is None:
             raise
         raise ModelCallError(describe_failure(role, spec, exc)) from exc
+
+
+def describe_cut(role: str, spec: str, cut: AnswerCutError) -> str:
+    """Which node's model stopped its answer at the length limit, and which limits to raise."""
+    provider = spec.partition(":")[0] if ":" in spec else spec.partition("/")[0]
+    base_url = get_settings().openai_base_url or os.environ.get("OPENAI_BASE_URL")
+    where, _ = _endpoint(provider, base_url)
+    return f"The {NODE_NAMES.get(role, role)} node's model {spec!r} at {where} {cut.problem()}"
 
 
 def describe_failure(role: str, spec: str, exc: BaseException) -> str:

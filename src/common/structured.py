@@ -35,6 +35,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ValidationError
 
+from common.cut_answers import cut_of, length_error
 from common.history import provider_history, tool_free
 from common.model_text import said
 from common.models import IdentityCache, model_label
@@ -176,8 +177,9 @@ async def ainvoke_structured(
     """`structured_runnable(...).ainvoke(messages)`, moving to the next method on a refusal.
 
     A server that refuses the method (`method_refused`, e.g. llama.cpp's server and
-    `response_format` json_schema) is asked again with the next one (`NEXT_METHOD`); any other
-    error, or a refusal of the last method, raises as it came.
+    `response_format` json_schema) is asked again with the next one (`NEXT_METHOD`); an answer
+    cut at its length limit (the openai client's `LengthFinishReasonError`) raises
+    `AnswerCutError`; any other error, or a refusal of the last method, raises as it came.
     """
     while True:
         method = method_for(model)
@@ -185,6 +187,9 @@ async def ainvoke_structured(
         try:
             return await runnable.ainvoke(list(messages))
         except Exception as exc:
+            cut = length_error(exc)
+            if cut is not None:
+                raise cut from exc
             if method is None or _refused(model, method, exc) is None:
                 raise
 
@@ -224,7 +229,8 @@ def _openai_structured(
     which the callers validate into `schema` (a malformed one is still malformed output).
     json_mode sends `{"type": "json_object", "schema": ...}`: servers that constrain their
     output with a grammar (llama.cpp) take the schema there; the instruction added to the
-    prompt tells the others the shape (and gives OpenAI's JSON mode the word JSON it needs).
+    prompt tells the others the shape (and gives OpenAI's JSON mode the word JSON it needs),
+    compactly (`json_shape`), since the prompt shares a small local model's context.
     """
     spec = response_format(schema)
     if method == "json_schema":
@@ -242,19 +248,60 @@ def _openai_structured(
     return _json_mode(bound, spec["schema"], include_raw)
 
 
-JSON_MODE_INSTRUCTION = "Answer with one JSON object that matches this JSON schema:\n{schema}"
-"""Added to the system prompt in json_mode, where nothing else tells the model the shape."""
+JSON_MODE_INSTRUCTION = (
+    "Answer with one JSON object of this shape ([x]: a list of x; a|b: a or b):\n{shape}"
+)
+"""Added once to the system prompt in json_mode, where nothing else tells the model the shape.
+
+The shape, not the JSON schema: every node's prompt already says what each field means, and the
+schema's descriptions, titles and quoted keys cost about ten times the tokens (llama.cpp's
+chatml templates also HTML-escape each `"` in a prompt into `&#34;`, several tokens apiece).
+"""
+
+
+def json_shape(schema: dict[str, Any]) -> str:
+    """`schema` as a compact shape: `{decision: "continue"|"replace", plan: [{id: string}]}`."""
+    return _shape(schema, schema.get("$defs") or {}, ())
+
+
+def _shape(node: dict[str, Any], defs: dict[str, Any], seen: tuple[str, ...]) -> str:
+    """One schema node's shape; a `$ref` is written out where it is used (by name if recursive)."""
+    if "$ref" in node:
+        name = str(node["$ref"]).rsplit("/", 1)[-1]
+        return name if name in seen or name not in defs else _shape(defs[name], defs, (*seen, name))
+    if "enum" in node or "const" in node:
+        return "|".join(json.dumps(v) for v in node.get("enum", [node.get("const")]))
+    kind = node.get("type")
+    choices = node.get("anyOf") or node.get("oneOf")
+    if isinstance(kind, list):
+        choices = [{**node, "type": k} for k in kind]
+    if choices:
+        return "|".join(_shape(n, defs, seen) for n in choices)
+    if kind == "array":
+        return f"[{_shape(node.get('items') or {}, defs, seen)}]"
+    props = node.get("properties")
+    if isinstance(props, dict) and props:
+        required = set(node.get("required") or props)
+        return (
+            "{"
+            + ", ".join(
+                f"{key}{'' if key in required else '?'}: {_shape(sub, defs, seen)}"
+                for key, sub in props.items()
+            )
+            + "}"
+        )
+    return kind if isinstance(kind, str) else "any"
 
 
 def _json_mode(
     bound: Runnable[LanguageModelInput, BaseMessage], schema: dict[str, Any], include_raw: bool
 ) -> Runnable[LanguageModelInput, Any]:
-    """A json_mode runnable: the schema in the prompt, the reply parsed as JSON."""
+    """A json_mode runnable: the schema's shape in the prompt, the reply parsed as JSON."""
     # Imported here: LangChain's output parsers load its chat-model layers, which building the
     # graph does not need.
     from langchain_core.output_parsers import JsonOutputParser
 
-    instruction = JSON_MODE_INSTRUCTION.format(schema=json.dumps(schema))
+    instruction = JSON_MODE_INSTRUCTION.format(shape=json_shape(schema))
     parser = JsonOutputParser()
 
     async def ask(value: LanguageModelInput) -> Any:
@@ -330,7 +377,10 @@ class BadOutput:
 async def structured_call(
     model: BaseChatModel, schema: type[SchemaT], messages: Sequence[BaseMessage]
 ) -> SchemaT | BadOutput:
-    """Ask `model` for an answer validated into `schema`; malformed or empty output is BadOutput."""
+    """Ask `model` for an answer validated into `schema`; malformed or empty output is BadOutput.
+
+    An answer cut at its length limit raises `AnswerCutError`, on every method.
+    """
     name = schema.__name__
     out: Any = None
     try:
@@ -340,6 +390,9 @@ async def structured_call(
         out = await ainvoke_structured(model, schema, history, include_raw=True)
         if not isinstance(out, dict):
             out = {"raw": None, "parsed": out, "parsing_error": None}
+        cut = cut_of(out.get("raw"))
+        if cut is not None:
+            raise cut
         if out.get("parsing_error") is not None:
             raise out["parsing_error"]
         if out.get("parsed") is None:
@@ -352,23 +405,14 @@ async def structured_call(
         return BadOutput(f"The answer did not match {name}: {_why(exc)}", said(raw))
 
 
-CUT_OFF = frozenset({"length", "max_tokens", "MAX_TOKENS"})
-"""Finish reasons of an answer stopped by its token limit (OpenAI, Anthropic, Gemini)."""
-
-
 def unparsed_reason(raw: Any, name: str) -> str:
-    """Why an answer gave no `name`: cut off, a call whose arguments are not JSON, or none."""
-    meta = getattr(raw, "response_metadata", None) or {}
-    cut = bool(CUT_OFF & {meta.get("finish_reason"), meta.get("stop_reason")})
-    limit = " (cut off at MODEL_MAX_TOKENS)" if cut else ""
+    """Why an uncut answer gave no `name`: a call whose arguments are not JSON, or none."""
     broken = getattr(raw, "invalid_tool_calls", None)
     if broken:
         return (
-            f"The {name} call's arguments were not valid JSON{limit}: "
+            f"The {name} call's arguments were not valid JSON: "
             f"{_why(ValueError(broken[0].get('error') or broken[0].get('args')))}"
         )
-    if cut:
-        return f"The answer was cut off at MODEL_MAX_TOKENS before it held {name}."
     return f"The answer was empty; expected {name}."
 
 
@@ -379,8 +423,9 @@ async def _ai_message(
 ) -> AIMessage | BadOutput:
     """The model's reply as an AI message; unparsable or another kind of message is BadOutput.
 
-    Without tools bound, a provider that refuses tool blocks then gets the history's calls and
-    answers as text (`TOOL_BLOCKS_NEED_TOOLS`, `history.tool_free`).
+    A reply cut at its length limit raises `AnswerCutError`. Without tools bound, a provider
+    that refuses tool blocks then gets the history's calls and answers as text
+    (`TOOL_BLOCKS_NEED_TOOLS`, `history.tool_free`).
     """
     history = provider_history(messages)
     if not tools_bound and _text_history(model):
@@ -389,6 +434,9 @@ async def _ai_message(
         message = await model.ainvoke(history)
     except MALFORMED as exc:
         return BadOutput(f"The answer could not be parsed: {_why(exc)}")
+    cut = cut_of(message)
+    if cut is not None:
+        raise cut
     if not isinstance(message, AIMessage):
         return BadOutput(f"The answer was a {type(message).__name__}, not an AI message.")
     return message

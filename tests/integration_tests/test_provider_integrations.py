@@ -36,13 +36,13 @@ from langchain_openai import ChatOpenAI
 from mcp.types import Tool
 from pydantic import BaseModel
 
+from common.cut_answers import AnswerCutError
 from common.mcp.schema import check_args
 from common.models import load_chat_model
 from common.safety.verdict import IrreversibilityAnalysis
 from common.settings import get_settings
 from common.structured import (
     MALFORMED,
-    BadOutput,
     Method,
     structured_call,
     structured_runnable,
@@ -396,18 +396,19 @@ def test_a_cut_off_plan_is_named_as_such_and_the_temperature_is_the_operators(
 ) -> None:
     settings = get_settings()
     monkeypatch.setattr(settings, "model_temperature", temperature)
+    monkeypatch.setattr(settings, "model_max_tokens", 768)
     monkeypatch.setattr(settings, "structured_output_method", "function_calling")
     with RecordingServer(openai_reply=CUT_CALL) as server:
         monkeypatch.setattr(settings, "openai_base_url", f"{server.url}/v1")
         model = load_chat_model("openai:local")
-        result = asyncio.run(structured_call(model, PlannerResult, [HumanMessage(TASK)]))
+        with pytest.raises(AnswerCutError) as cut:
+            asyncio.run(structured_call(model, PlannerResult, [HumanMessage(TASK)]))
     [body] = server.bodies()
     assert body.get("temperature") == temperature
-    assert isinstance(result, BadOutput)
-    assert result.reason.startswith(
-        "The PlannerResult call's arguments were not valid JSON (cut off at MODEL_MAX_TOKENS): "
+    assert str(cut.value).startswith(
+        "The model stopped its answer at the length limit (finish_reason length"
     )
-    assert "empty" not in result.reason
+    assert "raise MODEL_MAX_TOKENS (now 768), or give the server a larger context" in str(cut.value)
 
 
 @pytest.mark.parametrize("transport", GEMINI)
