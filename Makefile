@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev demo test test-unit lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve llama llama-e2e FORCE
+.PHONY: install install-dev demo serve test test-unit lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve llama llama-e2e FORCE
 
 install: $(STAMP)
 
@@ -181,7 +181,8 @@ $(UI_COMPONENTS)/dist/.built: $(UI_COMPONENTS)/node_modules/.installed $(UI_COMP
 	touch $@
 
 # Serves ui/dist on http://127.0.0.1:$(UI_PORT)/ (vite preview: static files, SPA fallback), with
-# /ui/ (the plan card's script) forwarded to VITE_API_URL.
+# /ui/ (the plan card's script) forwarded to the page's ?apiUrl= (a loopback server or
+# VITE_API_URL's host; others are refused), else to VITE_API_URL.
 # Open http://127.0.0.1:$(UI_PORT)/?apiUrl=http://127.0.0.1:2024&assistantId=with_planner
 ui-serve: ui
 	@echo 'Agent Chat UI: http://127.0.0.1:$(UI_PORT)/?apiUrl=$(VITE_API_URL)&assistantId=$(VITE_ASSISTANT_ID)'
@@ -190,6 +191,15 @@ ui-serve: ui
 		--config vite.preview.config.mjs --port $(UI_PORT) --strictPort --host 127.0.0.1
 
 FORCE:
+
+# The graph on langgraph dev's server, on exactly $(PORT) (a taken port is refused, naming who
+# holds it: `make serve PORT=2025`, then --server http://127.0.0.1:2025 for the clients), reloaded
+# by changes under src/ only, leaving no plan-card bundler behind (`mcp-planner serve`).
+PORT ?= 2024
+HOST ?= 127.0.0.1
+
+serve: install
+	$(VENV)/bin/mcp-planner serve --host $(HOST) --port $(PORT)
 
 # In a terminal the demo asks before writing the note. Without one (CI, `make demo </dev/null`)
 # the CLI lists the pending approval with the command that gives it and exits 3: that is the

@@ -9,8 +9,8 @@ the calls waiting for approval and the commands that answer them (shell-quoted, 
 they are), and exits 3. A server with auth wants a bearer token (--token, or the environment
 variable MCP_PLANNER_TOKEN) or an API key (the environment variable MCP_PLANNER_API_KEY, sent as
 x-api-key; never an argument), never printed; a refusal prints the server's own sentence. Exit
-codes: 0 answered, 1 the run failed, 2 the server cannot be reached or refused the credentials,
-3 waiting for approval, 130 Ctrl-C.
+codes: 0 answered, 1 the run failed, 2 the server cannot be reached, refused the credentials
+or does not serve the with_planner graph, 3 waiting for approval, 130 Ctrl-C.
 
 It streams the run (node updates and the plan's custom events), shows the approval request the
 run stops at, asks in the terminal (or takes --approve / --reject), resumes and prints the
@@ -53,8 +53,42 @@ KEY_ENV = "MCP_PLANNER_API_KEY"
 """The environment variable holding an API key (an argument would show in `ps`)."""
 
 
+NOT_SERVED = (
+    "The server at {url} does not serve the {graph} graph: is your langgraph dev on another "
+    "port? Its log says 'using port N instead'."
+)
+"""The line for a server that is not this project's (`langgraph dev` moves off a taken port)."""
+
+
 class Waiting(Exception):
     """The run waits for approval and there is no terminal to ask in."""
+
+
+class NotServed(Exception):
+    """The server at the URL does not serve GRAPH: another project's, or not LangGraph at all."""
+
+
+async def reachable(url: str) -> None:
+    """Return if something answers at `url`; else httpx's TransportError, at once.
+
+    The SDK retries a refused connection for seconds; a server that is down is told at once.
+    """
+    async with httpx.AsyncClient(timeout=10) as probe:
+        await probe.get(f"{url.rstrip('/')}/ok")
+
+
+async def check_serves_graph(client: Any) -> None:
+    """Raise NotServed unless the server lists an assistant of GRAPH (refusals pass on)."""
+    try:
+        found = await client.assistants.search(graph_id=GRAPH, limit=1)
+    except httpx.HTTPStatusError as exc:
+        if exc.response.status_code in (404, 405):  # no such route: not a LangGraph API
+            raise NotServed from exc
+        raise
+    except ValueError as exc:  # an answer that is not JSON
+        raise NotServed from exc
+    if not found:
+        raise NotServed
 
 
 def headers_for(token: str | None) -> dict[str, str] | None:
@@ -192,12 +226,11 @@ async def main(
     key: str | None = None,
 ) -> str:
     """Run `request` to its answer (or answer `thread`'s waiting calls), deciding approvals."""
-    # The SDK retries a refused connection for seconds; a server that is down is told at once.
-    async with httpx.AsyncClient(timeout=10) as probe:
-        await probe.get(f"{url.rstrip('/')}/ok")
+    await reachable(url)
     # api_key None when there is none: the SDK would otherwise send LANGSMITH_API_KEY (a
     # tracing key, not this server's) as x-api-key, and a server with API keys refuse it.
     async with get_client(url=url, api_key=key, headers=headers_for(token)) as client:
+        await check_serves_graph(client)
         send: dict[str, Any] = {"input": {"messages": [{"role": "user", "content": request}]}}
         if thread is None:
             thread = (await client.threads.create())["thread_id"]
@@ -304,6 +337,9 @@ if __name__ == "__main__":
         )
     except Waiting:
         sys.exit(WAITING)
+    except NotServed:
+        print(NOT_SERVED.format(url=args.url.rstrip("/"), graph=GRAPH), file=sys.stderr)
+        sys.exit(UNREACHABLE)
     except httpx.TransportError as exc:
         print(f"Cannot reach the server at {args.url}: {exc}; is it running?", file=sys.stderr)
         sys.exit(UNREACHABLE)

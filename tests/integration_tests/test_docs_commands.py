@@ -9,7 +9,7 @@ model set: what a new user has after `make demo`. A doc whose command drifts fai
 The served tour is a pair: `<!-- runnable server -->` starts a server and stays in the
 foreground, `<!-- runnable client exit=N -->` talks to it from a second terminal. The server
 block runs in the background on a free port (`--port` and `--no-reload` added after
-`langgraph dev`), the client block against it (the server's URL given to the example client);
+`mcp-planner serve`), the client block against it (the server's URL given to the example client);
 the approve command the client prints is then pasted back as it is printed.
 """
 
@@ -155,7 +155,11 @@ def test_the_served_tour_runs_as_written(tmp_path: Path) -> None:
         (tmp_path / name).symlink_to(ROOT / name)
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    started = server_block.replace("langgraph dev", f"langgraph dev --port {port} --no-reload", 1)
+    # No reload: the tour's `src` is a link to the project's, which others may be editing.
+    started = server_block.replace(
+        "mcp-planner serve", f"mcp-planner serve --port {port} --no-reload", 1
+    )
+    assert started != server_block, "the tour starts the server with mcp-planner serve"
     log = tmp_path / "server.log"
     with log.open("w") as out:
         server = subprocess.Popen(

@@ -81,7 +81,8 @@ class Recorder(StubServer):
         """The x-api-key header of each request."""
 
     def _answer(self, request: Request) -> Response:
-        """The probe, the thread's state (GET); thread search: none, store search: one entry."""
+        """The probe, the thread's state (GET); thread search: none, store search: one entry,
+        assistant search: the graph's."""
         self.seen.append(request.headers.get("Authorization"))
         self.keys.append(request.headers.get("x-api-key"))
         path = sent_path(request)
@@ -89,9 +90,14 @@ class Recorder(StubServer):
             interrupts = [{"id": "i" * 32, "value": self.waiting}] if self.waiting else []
             state = {"values": {"messages": []}, "next": [], "tasks": [{"interrupts": interrupts}]}
             body: Any = state if "/state" in path else {"ok": True}
+        elif path == "/assistants/search":  # the clients' check that it serves the graph
+            body = [{"assistant_id": "a" * 8, "graph_id": "with_planner"}]
         else:
             body = {"items": [{"value": ENTRY}]} if path.startswith("/store") else []
-        status = 200 if path == "/ok" else self.status
+        # Anyone the server knows may search its assistants (common.served.handlers): a 403 or
+        # a 404 is for what comes after; a 401 refuses every request.
+        listed = path == "/assistants/search" and self.status != 401
+        status = 200 if path == "/ok" or listed else self.status
         return json_response(body if status == 200 else {"detail": "Unauthorized"}, status)
 
 

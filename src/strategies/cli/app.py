@@ -38,6 +38,7 @@ from strategies.cli.render import (
     print_table,
     problem,
 )
+from strategies.cli.serve import serve_cmd
 from strategies.cli.token import TokenOption, token_cmd
 from strategies.cli.trust import mark_of, trust_app
 
@@ -488,6 +489,7 @@ def tools(
 app.add_typer(trust_app, name="trust")
 app.command("audit", cls=PlainCommand)(audit_cmd)
 app.command("token", cls=PlainCommand)(token_cmd)
+app.command("serve", cls=PlainCommand)(serve_cmd)
 
 
 @app.command(cls=PlainCommand)

@@ -198,6 +198,33 @@ def refusal_line(url: str, exc: httpx.HTTPStatusError) -> str:
     return f"The server at {url} refused the request: {one_line(exc)}"
 
 
+NOT_SERVED = (
+    "The server at {url} does not serve the {graph} graph: is your langgraph dev on another "
+    "port? Its log says 'using port N instead'."
+)
+"""The line for a server that is not this project's (`langgraph dev` moves off a taken port)."""
+
+
+async def check_serves_graph(client: LangGraphClient, url: str) -> None:
+    """Refuse, in one line, a server at `url` that does not serve ASSISTANT.
+
+    Another project's server (or any other program) may hold the port the commands name:
+    `langgraph dev` moves to a free one with one log line when its own is taken. A refused
+    credential (401, 403) is the server's to say, so it is passed on.
+    """
+    problem = CliProblem(NOT_SERVED.format(url=url, graph=ASSISTANT))
+    try:
+        found = await client.assistants.search(graph_id=ASSISTANT, limit=1)
+    except httpx.HTTPStatusError as exc:
+        if exc.response.status_code in (404, 405):  # no such route: not a LangGraph API
+            raise problem from exc
+        raise
+    except ValueError as exc:  # an answer that is not JSON: not a LangGraph API either
+        raise problem from exc
+    if not found:
+        raise problem
+
+
 @asynccontextmanager
 async def connect(url: str, token: str | None = None) -> AsyncIterator[LangGraphClient]:
     """A client for the server at `url` sending `token` (or the API key); failures are one line."""
@@ -208,6 +235,7 @@ async def connect(url: str, token: str | None = None) -> AsyncIterator[LangGraph
         async with httpx.AsyncClient(timeout=PROBE_TIMEOUT_S) as probe:
             await probe.get(f"{url}/ok")
         async with get_client(url=url, api_key=key, headers=headers) as client:
+            await check_serves_graph(client, url)
             yield client
     except httpx.TransportError as exc:
         raise CliProblem(
