@@ -3,8 +3,9 @@
 Alice (ops), Bob (ops) and Carol (no role) hold HS256 tokens; the operator's mcp.json is the
 issue 42 setup: the notes server needs a second person with the role `ops`, and its deletions
 need `ops` (the requester may answer when holding it). Each test is one probe and asserts the
-secure outcome; a probe that gets through is a strict xfail naming the hole, so the day it is
-closed the xfail fails and is noticed. Probes the other served tests already make are not
+secure outcome. The trial found three holes, closed since and pinned here: the Studio header
+without a credential on `langgraph dev`, roles named in a run's config on Aegra, a cron on
+another user's thread on `langgraph dev`. Probes the other served tests already make are not
 repeated here:
 
 - plan_only's "go ahead" (alice, carol): test_served_approvers
@@ -114,24 +115,9 @@ def _write(title: str) -> str:
     return f'{STOCK}, then write a note titled "{title}"'
 
 
-def _hole_on(server: Served, name: str, request: pytest.FixtureRequest, reason: str) -> None:
-    if server.name == name:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=f"hole: {reason}"))
-
-
-STUDIO_HOLE = (
-    "langgraph dev (LANGSMITH_LANGGRAPH_API_VARIANT=local_dev) authenticates any request "
-    "carrying the header x-auth-scheme: langsmith as LangGraph Studio's user without any "
-    "credential (langgraph_api.auth.custom.StudioNoopAuthBackend; langgraph.json's auth sets no "
-    "disable_studio_auth), and handlers._studio / context_rule.check_served_run give that user "
-    "full access"
-)
-
-
 async def test_the_studio_header_without_a_credential_is_no_one(
-    server: Served, people: dict[str, Any], request: pytest.FixtureRequest
+    server: Served, people: dict[str, Any]
 ) -> None:
-    _hole_on(server, "langgraph-dev", request, STUDIO_HOLE + ": it lists and reads Alice's threads")
     thread_id = str((await people["alice"].threads.create())["thread_id"])
     await people["alice"].runs.wait(thread_id, GRAPH, input=_ask(STOCK))
 
@@ -144,9 +130,8 @@ async def test_the_studio_header_without_a_credential_is_no_one(
 
 
 async def test_the_studio_header_cannot_choose_the_commands_the_server_runs(
-    server: Served, tmp_path: Path, request: pytest.FixtureRequest
+    server: Served, tmp_path: Path
 ) -> None:
-    _hole_on(server, "langgraph-dev", request, STUDIO_HOLE + ": a run's mcp_config runs `sh`")
     marker = tmp_path / "studio-marker"
     evil = {"mcpServers": {"x": {"command": "sh", "args": ["-c", f"id > {marker}"]}}}
     body = {
@@ -205,18 +190,9 @@ async def _carols_delete(people: dict[str, Any], workdir: Path) -> tuple[str, st
     return thread_id, title
 
 
-PERMISSIONS_HOLE = (
-    "Aegra keeps a client's config.configurable.langgraph_auth_permissions (it sets only "
-    "langgraph_auth_user), caller.auth_roles reads that key before the user object, and "
-    "handlers._check_identity_keys does not check it: Carol (no role) answers her own "
-    "question as if she held 'ops'"
-)
-
-
 async def test_roles_named_in_the_config_are_not_the_callers(
-    server: Served, people: dict[str, Any], workdir: Path, request: pytest.FixtureRequest
+    server: Served, people: dict[str, Any], workdir: Path
 ) -> None:
-    _hole_on(server, "aegra", request, PERMISSIONS_HOLE)
     carol = people["carol"]
     thread_id, title = await _carols_delete(people, workdir)
     # Her own approval, as she is: refused (she holds no 'ops'), the note stays.
@@ -377,19 +353,9 @@ async def test_an_approvers_answer_cannot_set_the_run_context(
     assert title not in _notes(workdir)
 
 
-CRON_HOLE = (
-    "on langgraph dev Bob creates a cron on Alice's thread (crons.create_for_thread, 200, "
-    "stored with owner 'bob' and her thread_id): handlers.on_crons checks the cron's context, "
-    "never whose thread it names; the in-memory runtime did not fire it within 70 s, so nothing "
-    "ran in her thread here, but a LangGraph server that runs crons would start Bob's message "
-    "there"
-)
-
-
 async def test_a_cron_cannot_run_on_another_users_thread(
-    server: Served, people: dict[str, Any], workdir: Path, request: pytest.FixtureRequest
+    server: Served, people: dict[str, Any], workdir: Path
 ) -> None:
-    _hole_on(server, "langgraph-dev", request, CRON_HOLE)
     title = f"cron-{time.time_ns()}"
     thread_id, _ = await _question(people["alice"], _write(title))
     made = people["bob"].crons.create_for_thread(

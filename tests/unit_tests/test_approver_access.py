@@ -90,10 +90,11 @@ async def test_a_client_cannot_name_approvers_of_its_own(served_config: Path) ->
 def test_roles_come_from_either_server_and_only_with_auth(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert auth_roles({"langgraph_auth_permissions": ["ops"]}) == ("ops",)
+    # The roles key alone is no one's word: Aegra keeps it as the client sent it.
+    assert auth_roles({"langgraph_auth_permissions": ["ops"]}) == ()
     assert auth_roles({"langgraph_auth_user": {"permissions": ["ops", 3]}}) == ("ops",)
     assert auth_roles({"langgraph_auth_user": SimpleNamespace(permissions=["sre"])}) == ("sre",)
-    config = {"configurable": {"langgraph_auth_permissions": ["ops"]}}
+    config = {"configurable": {"langgraph_auth_user": {"permissions": ["ops"]}}}
     open_server = Settings(_env_file=None)  # type: ignore[call-arg]
     config["configurable"]["langgraph_auth_user_id"] = "bob"
     monkeypatch.setattr("common.served.caller.get_settings", lambda: open_server)

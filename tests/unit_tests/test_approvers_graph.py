@@ -43,7 +43,10 @@ class Person(Thread):
     def config(self) -> dict[str, Any]:
         """The run config with the server's auth identity and roles."""
         config = super().config
+        # As LangGraph sets them: the user object holds the roles, the key repeats them.
+        user = {"identity": self.identity, "permissions": list(self.roles)}
         config["configurable"]["langgraph_auth_user_id"] = self.identity
+        config["configurable"]["langgraph_auth_user"] = user
         config["configurable"]["langgraph_auth_permissions"] = list(self.roles)
         return config
 

@@ -67,12 +67,32 @@ async def test_a_served_run_cannot_choose_the_commands_the_server_runs(
     assert not marker.exists()
 
 
-async def test_studios_own_user_may_still_set_the_operators_fields(operator: None) -> None:
+async def test_studios_user_is_trusted_with_nothing_when_auth_is_on(operator: None) -> None:
+    """`langgraph dev` names a request Studio's user on a header alone: with auth, no one."""
     from langgraph_sdk.auth.types import StudioUser
 
     graph = served(build_graph(InMemorySaver()))
     studio = {"configurable": {"thread_id": "t2", "langgraph_auth_user": StudioUser("dev", True)}}
-    done = await graph.ainvoke(ASK, studio, context={"model": "offline:rules"})
+    with pytest.raises(ContextError, match="'model' is set by the server's operator"):
+        await graph.ainvoke(ASK, studio, context={"model": "offline:rules"})
+
+
+async def test_without_auth_studios_user_may_set_the_operators_fields(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without auth Studio is the one local user, who runs the server anyway."""
+    from langgraph_sdk.auth.types import StudioUser
+
+    monkeypatch.setenv("SERVED_CONTEXT_FIELDS", "")
+    for name in ("AUTH_JWT_SECRET", "AUTH_JWKS_URL", "AUTH_API_KEYS"):
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    try:
+        graph = served(build_graph(InMemorySaver()))
+        studio = {"configurable": {"thread_id": "t3", "langgraph_auth_user": StudioUser("d", True)}}
+        done = await graph.ainvoke(ASK, studio, context={"model": "offline:rules"})
+    finally:
+        get_settings.cache_clear()
     assert done["messages"][-1].text
 
 

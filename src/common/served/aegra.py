@@ -3,7 +3,7 @@
 Written as routes of our own because Aegra (aegra-api 0.11.0) files every thread and run under
 the user who created it: each thread query carries `user_id == <caller>` in its SQL, and a run
 on another user's thread is refused before any auth handler is asked, so no handler can grant
-an approver the question (on `langgraph dev`, `auth.py`'s filter does). `aegra.json` mounts
+an approver the question (on `langgraph dev`, `handlers.py`'s filter does). `aegra.json` mounts
 these routes (`http.app`); they call Aegra's own run preparation, so an answer runs exactly as
 one the owner sends, queued, leased and streamed by Aegra, with the approver as the run's user:
 
@@ -38,7 +38,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from common.served import requests
-from common.served.handlers import approver_roles, may_reach_question
+from common.served.handlers import OWNER, approver_roles, may_reach_question
 from common.settings import get_settings
 
 ANSWERS_ONLY = (
@@ -122,11 +122,19 @@ async def _server_roles() -> list[str]:
 
 
 async def _reachable(session: AsyncSession, thread_id: str, user: User) -> Any:
-    """The thread, if the caller may reach its question; else a 404 as for any unseen thread."""
+    """The thread, if the caller may reach its question; else a 404 as for any unseen thread.
+
+    An approver reaches another user's thread only while it waits on a question: a thread that
+    does not is its owner's alone (its messages may hold what its experts read).
+    """
     thread = await session.scalar(select(ThreadORM).where(ThreadORM.thread_id == thread_id))
     roles = await _server_roles()
-    if thread is None or not may_reach_question(
-        user.identity, user.permissions, thread.metadata_json or {}, roles
+    metadata = (thread.metadata_json or {}) if thread is not None else {}
+    waits = thread is not None and thread.status == "interrupted"
+    if (
+        thread is None
+        or not may_reach_question(user.identity, user.permissions, metadata, roles)
+        or not (waits or metadata.get(OWNER) == user.identity)
     ):
         raise HTTPException(404, f"Thread '{thread_id}' not found")
     return thread

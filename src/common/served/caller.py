@@ -34,7 +34,7 @@ USER_ID_KEY = "langgraph_auth_user_id"
 """Config key LangGraph sets to the identity (Aegra leaves it as the client sent it)."""
 
 ROLES_KEY = "langgraph_auth_permissions"
-"""Config key of the roles on LangGraph servers (Aegra keeps them on the user object)."""
+"""Config key of the roles LangGraph sets (Aegra keeps a client's): never read for roles."""
 
 IDENTITY_KEYS = (USER_ID_KEY, USER_KEY)
 """Config keys through which a server tells the graph who the caller is."""
@@ -102,12 +102,14 @@ def auth_identity(configurable: Mapping[str, Any]) -> str | None:
 
 
 def auth_roles(configurable: Mapping[str, Any]) -> tuple[str, ...]:
-    """The roles the server authenticated for this run (none when it names none)."""
-    found = configurable.get(ROLES_KEY)
-    if found is None:
-        user = configurable.get(USER_KEY)
-        found = user.get("permissions") if isinstance(user, Mapping) else None
-        found = found if found is not None else getattr(user, "permissions", None)
+    """The roles the server authenticated for this run: its user object's (none without one).
+
+    Never the roles key alone: LangGraph sets it, but Aegra keeps it as the client sent it,
+    so a client could name itself an approver there.
+    """
+    user = configurable.get(USER_KEY)
+    found = user.get("permissions") if isinstance(user, Mapping) else None
+    found = found if found is not None else getattr(user, "permissions", None)
     if not isinstance(found, list | tuple):
         return ()
     return tuple(r for r in found if isinstance(r, str))

@@ -131,11 +131,12 @@ def client_fields(context: Any) -> dict[str, Any]:
 def check_served_run(context: Any, config: Mapping[str, Any] | None) -> str | None:
     """Why a served run's context sets what a client may not, or None (the graph's own check).
 
-    LangGraph Studio's own user is trusted here as at the API edge (`handlers._studio`).
+    LangGraph Studio's own user is trusted as at the API edge (`handlers._studio`): without auth.
     """
     configurable = (config or {}).get("configurable") or {}
-    if isinstance(configurable.get(USER_KEY), StudioUser):
-        return None
     settings = get_settings()
+    if isinstance(configurable.get(USER_KEY), StudioUser) and not settings.auth_on:
+        # Without auth Studio is the one local user; with auth it is trusted with nothing.
+        return None
     caller = auth_identity(configurable) if settings.auth_on else None
     return refusal(client_fields(context), settings, caller)

@@ -25,7 +25,7 @@ from langgraph_sdk import Auth
 
 from common.mcp.config import McpConfigError, load_mcp_config
 from common.served import requests
-from common.served.caller import IDENTITY_KEYS, auth_identity
+from common.served.caller import IDENTITY_KEYS, ROLES_KEY, auth_identity
 from common.served.context_rule import check_served_fields, refusal
 from common.served.identity import DEFAULT_USER, owner_of, user_label
 from common.served.startup import checked_or_stop
@@ -126,8 +126,14 @@ async def authenticate(headers: dict[Any, Any]) -> dict[str, Any]:
 
 
 def _studio(ctx: Auth.types.AuthContext) -> bool:
-    """Whether LangGraph Studio's own user (authenticated by the server itself) is calling."""
-    return isinstance(ctx.user, Auth.types.StudioUser)
+    """Whether LangGraph Studio's own user calls a server without auth (the one local user).
+
+    With auth on it is trusted with nothing: `langgraph dev` names a request Studio's user on a
+    header alone (`x-auth-scheme: langsmith`, no credential), so `langgraph.json` turns that off
+    (`disable_studio_auth`) and Studio signs in like any client; should a deployment leave it on,
+    the user it names is still no one here.
+    """
+    return isinstance(ctx.user, Auth.types.StudioUser) and not get_settings().auth_on
 
 
 def _forbidden(sentence: str) -> Auth.exceptions.HTTPException:
@@ -158,6 +164,12 @@ def _check_identity_keys(ctx: Auth.types.AuthContext, value: object) -> None:
                     f"The config key {key!r} is set by the server to the signed-in user: "
                     "leave it out."
                 )
+        named = configurable.get(ROLES_KEY)
+        if named is not None and sorted(map(str, named)) != sorted(ctx.permissions):
+            # Aegra keeps a client's roles key as sent (LangGraph overwrites it).
+            raise _forbidden(
+                f"The config key {ROLES_KEY!r} is set by the server to your roles: leave it out."
+            )
 
 
 def _owned(ctx: Auth.types.AuthContext, value: Any) -> dict[str, str]:
@@ -309,12 +321,23 @@ async def on_threads(ctx: Auth.types.AuthContext, value: Any) -> Any:
     return {OWNER: ctx.user.identity}
 
 
+NO_THREAD_CRONS = (
+    "A cron on a thread is not offered on this server: create it without a thread "
+    "(each of its runs starts a new thread of yours)."
+)
+"""Why a cron naming a thread is refused (403)."""
+
+
 @auth.on.crons
 async def on_crons(ctx: Auth.types.AuthContext, value: Any) -> Any:
     """Crons are their creator's; a cron's run context is checked like a run's."""
     if _studio(ctx):
         return True
     if ctx.action == "create":
+        if isinstance(value, Mapping) and value.get("thread_id"):
+            # The handler cannot see whose thread it names: a cron on a thread would run
+            # messages in any thread whose id the caller knows.
+            raise _forbidden(NO_THREAD_CRONS)
         _check_context(ctx, *requests.read(value).contexts)
         _check_identity_keys(ctx, value)
         return _owned(ctx, value)
