@@ -4,6 +4,9 @@ Every remote model gets the request timeout (`MODEL_TIMEOUT_S`), its client's re
 (`MODEL_MAX_RETRIES`: 429 and 5xx, honouring `Retry-After`) and a bound on each answer's length
 (`MODEL_MAX_TOKENS`, so a model that never closes its JSON stops there); a call that still
 fails to reach its model ends the node with one `ModelCallError` sentence (`model_errors`).
+Each call is also awaited within an outer bound (`common.call_bounds`): a client may retry
+beyond its settings (Gemini's GAPIC client, for 600 s). Azure OpenAI's endpoint and API version
+are checked with its key (`common.provider_settings`), so one sentence names what is missing.
 
 A remote model is built once per spec, resolved settings and running event loop, and reused:
 building one costs about half a millisecond of CPU and it holds no per-call state (callbacks,
@@ -39,6 +42,7 @@ from common.provider_errors import (
     retry_after,
     status_of,
 )
+from common.provider_settings import build_problem, examples, listed, missing_settings
 from common.settings import PROVIDER_KEYS, get_settings
 
 if TYPE_CHECKING:
@@ -85,16 +89,23 @@ class UnknownProviderError(ModelConfigError):
 
 
 class MissingKeyError(ModelConfigError):
-    """A remote model whose provider's API key is not set."""
+    """A remote model whose provider's API key (or another setting it needs) is not set."""
 
-    def __init__(self, spec: str, key: str) -> None:
+    def __init__(self, spec: str, key: str, *more: str) -> None:
         self.spec = spec
         """The model spec as given."""
-        self.key = key
-        """The environment variable that must hold the provider's API key."""
+        self.key = listed((key, *more))
+        """The environment variable(s) that must be set: `KEY`, or `A, B and C`."""
+        self.unset = "they are not set" if more else f"{key} is not set"
+        """`KEY is not set`, or `they are not set`."""
+        self.them = "them" if more else key
+        """`KEY`, or `them`: what to set."""
+        self.example = examples((key, *more))
+        """` (e.g. NAME=value)` for a setting whose form is not obvious, or ""."""
         super().__init__(
-            f"Model {spec!r} needs {key}, which is not set: set {key} in .env or the "
-            "environment, or choose no model to run the keyless demo model offline:rules."
+            f"Model {spec!r} needs {self.key}, which {'are' if more else 'is'} not set: set "
+            f"{self.them} in .env or the environment{self.example}, or choose "
+            "no model to run the keyless demo model offline:rules."
         )
 
 
@@ -208,6 +219,8 @@ def load_chat_model(spec: str) -> BaseChatModel:
     key = PROVIDER_KEYS.get(provider)
     if key and not os.environ.get(key) and not (provider == "openai" and base_url):
         raise MissingKeyError(spec, key)
+    if missing := missing_settings(provider):
+        raise MissingKeyError(spec, *missing)
     if not settings.allow_model_requests and not (provider == "openai" and _is_loopback(base_url)):
         raise ModelConfigError(
             f"Model requests are disabled (ALLOW_MODEL_REQUESTS=false); refusing {spec!r}."
@@ -228,7 +241,11 @@ def load_chat_model(spec: str) -> BaseChatModel:
 
 
 def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> BaseChatModel:
-    """A new chat model from its provider's package; a missing package is a ModelConfigError."""
+    """A new chat model; one that cannot be built is a ModelConfigError naming what to fix.
+
+    A missing package names the package to install; a setting the integration refuses, the
+    setting (`common.provider_settings.build_problem`).
+    """
     # Imported here: `langchain.chat_models` is only needed once a remote model is built.
     from langchain.chat_models import init_chat_model
 
@@ -241,12 +258,18 @@ def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> 
         model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
     except ImportError as exc:
         raise ModelConfigError(missing_package_problem(spec, provider, exc)) from exc
-    except ValueError as exc:
-        raise ModelConfigError(
-            f"Cannot load model {spec!r} ({exc}): set MODEL (or --model) to provider:model, "
-            "e.g. openai:gpt-4o-mini, and install the provider's package."
-        ) from exc
+    except _build_errors() as exc:
+        raise ModelConfigError(build_problem(spec, exc)) from exc
     return model
+
+
+def _build_errors() -> tuple[type[Exception], ...]:
+    """Errors an integration raises for a setting it cannot use (openai's client: OpenAIError)."""
+    client = getattr(sys.modules.get("openai"), "OpenAIError", None)
+    found: list[type[Exception]] = [ValueError]
+    if isinstance(client, type) and issubclass(client, Exception):
+        found.append(client)
+    return tuple(found)
 
 
 _PIP_INSTALL = re.compile(r"pip install (?:-U )?([A-Za-z0-9_.\-\[\]]+)")
@@ -383,7 +406,7 @@ def describe_failure(role: str, spec: str, exc: BaseException) -> str:
     status = status_of(exc)
     tried = _tried(settings.model_max_retries)
     head = f"The {node} node's model {spec!r} at {where}"
-    if status is not None:
+    if status is not None and not _past_deadline(exc):
         problem = _status_problem(status, tried, provider_error(exc))
         return f"{head} {problem}; {_status_advice(exc, provider, node, check)}"
     if _is_timeout(exc):
@@ -423,7 +446,14 @@ def _chain(exc: BaseException) -> list[BaseException]:
 
 def _is_timeout(exc: BaseException) -> bool:
     """Whether the request, or the error behind it, was a timeout."""
-    return any(isinstance(e, TimeoutError) or "Timeout" in type(e).__name__ for e in _chain(exc))
+    return _past_deadline(exc) or any(
+        isinstance(e, TimeoutError) or "Timeout" in type(e).__name__ for e in _chain(exc)
+    )
+
+
+def _past_deadline(exc: BaseException) -> bool:
+    """Whether a Gemini request ran out of its own time (DEADLINE_EXCEEDED, which carries 504)."""
+    return type(google_error(exc)).__name__ == "DeadlineExceeded"
 
 
 def _root_cause(exc: BaseException) -> str:

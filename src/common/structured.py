@@ -35,6 +35,7 @@ from langchain_core.messages import AIMessage, BaseMessage, SystemMessage
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ValidationError
 
+from common.call_bounds import bounded
 from common.cut_answers import cut_of, length_error
 from common.history import provider_history, tool_free
 from common.model_text import said
@@ -185,7 +186,7 @@ async def ainvoke_structured(
         method = method_for(model)
         runnable = structured_runnable(model, schema, include_raw=include_raw, method=method)
         try:
-            return await runnable.ainvoke(list(messages))
+            return await bounded(runnable.ainvoke(list(messages)))
         except Exception as exc:
             cut = length_error(exc)
             if cut is not None:
@@ -431,7 +432,7 @@ async def _ai_message(
     if not tools_bound and _text_history(model):
         history = tool_free(history)
     try:
-        message = await model.ainvoke(history)
+        message = await bounded(model.ainvoke(history))
     except MALFORMED as exc:
         return BadOutput(f"The answer could not be parsed: {_why(exc)}")
     cut = cut_of(message)

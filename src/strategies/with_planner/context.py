@@ -461,9 +461,9 @@ def _refusal(exc: ModelConfigError, field_name: str, origins: Mapping[str, str])
     keyless = f"unset {where}" if where.isupper() else f"leave out {where}"
     if isinstance(exc, MissingKeyError):
         return ModelConfigError(
-            f"{where} is {exc.spec!r}, which needs {exc.key}, and {exc.key} is not set: set "
-            f"{exc.key} in .env or the environment, or {keyless} to run the keyless demo model "
-            f"{OFFLINE_MODEL}."
+            f"{where} is {exc.spec!r}, which needs {exc.key}, and {exc.unset}: set "
+            f"{exc.them} in .env or the environment{exc.example}, or {keyless} to run the keyless "
+            f"demo model {OFFLINE_MODEL}."
         )
     if isinstance(exc, UnknownProviderError):
         return ModelConfigError(
