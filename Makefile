@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-runtime
 DEV_STAMP := $(VENV)/.installed-dev
 
-.PHONY: install install-dev demo serve test test-unit lint format bench clean third-party tool-catalog aegra aegra-serve ui ui-serve llama llama-e2e FORCE
+.PHONY: install install-dev demo serve test test-unit lint format bench bench-install clean third-party tool-catalog aegra aegra-serve ui ui-serve llama llama-e2e FORCE
 
 install: $(STAMP)
 
@@ -245,6 +245,12 @@ bench: install-dev
 	$(PY) bench/bench_perception.py
 	$(MAKE) aegra
 	$(PY) bench/bench_aegra.py --no-check
+
+# The README's install and test figures (bench/results/install.json): a fresh clone of HEAD in a
+# temporary folder times `make install` and `make install-dev` there and weighs its .venv. Only
+# the standard library: it needs no .venv of its own. ARGS='--test-log LOG' adds `make test`'s time.
+bench-install:
+	python3 bench/bench_install.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) $(AEGRA_VENV) $(LLAMA_VENV) .venv-tools .venv-mcp1 .venv-tasks .ci/mcp-servers $(UI_DIR) $(UI_COMPONENTS)/node_modules $(UI_COMPONENTS)/dist .mcp-planner .pytest_cache .mypy_cache .ruff_cache
