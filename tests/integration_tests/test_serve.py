@@ -196,6 +196,22 @@ def bundlers(folder: Path, node_only: bool) -> list[int]:
     return found
 
 
+def running_under(folder: Path, server: int) -> bool:
+    """Whether a node bundler of `folder` runs under `server` (npx starts it a moment later)."""
+    parents = {}
+    for proc in Path("/proc").iterdir():
+        try:
+            parents[int(proc.name)] = int((proc / "stat").read_text().rpartition(")")[2].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    for pid in bundlers(folder, node_only=True):
+        while pid in parents and pid != server:
+            pid = parents[pid]
+        if pid == server:
+            return True
+    return False
+
+
 def reloads(log: Path) -> list[str]:
     """The reload lines of the server's log."""
     return re.findall(r"detected changes in (.*?)\. Reloading", log.read_text(errors="replace"))
@@ -220,11 +236,14 @@ def test_installs_do_not_reload_and_reloads_leave_no_bundler(tmp_path: Path) -> 
             [str(BIN / "mcp-planner"), "serve", "--port", str(port)],
             cwd=folder, env={**env, "PYTHONUNBUFFERED": "1"}, stdout=out,
             stderr=subprocess.STDOUT, start_new_session=True,
+            # Open as a terminal's: a bundler whose input ends may stop by itself.
+            stdin=subprocess.PIPE,
         )  # fmt: skip
     try:
         until(lambda: answers(url) and bundlers_started(log) == 1, "the server did not start", log)
         assert log.read_text().startswith(f"Serving with_planner on {url}: give the other commands")
         for reload in (1, 2):
+            until(lambda: running_under(folder, server.pid), "no bundler under the server", log)
             # An install first, then the served code: one reload, naming the served file only.
             installed.write_text(f"x = {reload + 1}\n")
             with (folder / "src" / "strategies" / "__init__.py").open("a") as source:
@@ -233,7 +252,8 @@ def test_installs_do_not_reload_and_reloads_leave_no_bundler(tmp_path: Path) -> 
             assert reloads(log) == ["'src/strategies/__init__.py'"] * reload, log.read_text()
             until(lambda n=reload: answers(url) and bundlers_started(log) == n + 1,
                   f"the server did not come back after reload {reload}", log)  # fmt: skip
-        until(lambda: len(bundlers(folder, node_only=True)) <= 1, "bundlers left over", log)
+        until(lambda: running_under(folder, server.pid), "no bundler under the server", log)
+        until(lambda: len(bundlers(folder, node_only=True)) == 1, "bundlers left over", log)
 
         os.kill(server.pid, signal.SIGTERM)
         server.wait(60)
