@@ -216,6 +216,17 @@ def wait_here(thread: str, pending: list[dict[str, Any]], argv: list[str]) -> No
     raise Waiting
 
 
+def answers_to(pending: list[dict[str, Any]], presets: dict[str, Any]) -> dict[str, Any]:
+    """One answer per waiting interrupt (one per task), by the id of the question shown."""
+    answers = {}
+    for interrupt in pending:
+        value = interrupt["value"]
+        requests, configs = value["action_requests"], value["review_configs"]
+        decisions = [decide(r, c, presets) for r, c in zip(requests, configs, strict=True)]
+        answers[interrupt["id"]] = {"decisions": decisions}
+    return answers
+
+
 async def main(
     url: str,
     request: str,
@@ -255,15 +266,8 @@ async def main(
             unanswered = presets.get("decision") is None and presets.get("answer") is None
             if unanswered and not sys.stdin.isatty():
                 wait_here(thread, pending, _without_thread(sys.argv))
-            # One interrupt per task waiting; answer each by the id of the question shown.
-            answers = {}
-            for interrupt in pending:
-                value = interrupt["value"]
-                requests, configs = value["action_requests"], value["review_configs"]
-                decisions = [decide(r, c, presets) for r, c in zip(requests, configs, strict=True)]
-                answers[interrupt["id"]] = {"decisions": decisions}
             # Keyed by id even for one: an answer must not land on a question that replaced it.
-            send = {"command": {"resume": answers}}
+            send = {"command": {"resume": answers_to(pending, presets)}}
     values: Any = state["values"]
     messages = values.get("messages") or []
     return str(messages[-1]["content"]) if messages else ""

@@ -243,31 +243,36 @@ class PersistentSession:
                 if await _first_set(self._stop, closed) is closed:
                     logger.warning("MCP server %r disconnected (its connection ended)", self.name)
         except Exception as raised:
-            exc: BaseException = raised
-            while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
-                exc = exc.exceptions[0]
-            if self._ready.cancelled():
-                # Its starter gave up (timeout, cancellation) and is tearing it down: the
-                # failure is that teardown, and no one is left to hand it to.
-                logger.debug("MCP server %r ended during an abandoned start: %r", self.name, exc)
-            elif self._ready.done():
-                logger.warning("MCP server %r disconnected: %r", self.name, exc)
-            else:
-                failure = self._watch.failure if self._watch is not None else None
-                # Closing the transport after a stray stdout line may raise over it.
-                reason = (
-                    str(failure)
-                    if failure
-                    else start_failure(exc, self.name, self.config, self._refusal.status)
-                )
-                self._ready.set_exception(
-                    ExpertUnavailable(self.name, reason + await self._stderr_suffix())
-                )
+            await self._ended_with(raised)
         finally:
             self._session = None
             self._launched.set()
             # Requests still waiting on this session fail now, not at their timeout.
             self._ended.set()
+
+    async def _ended_with(self, raised: Exception) -> None:
+        """Hand the session's failure to its starter, or log it when no one waits for it."""
+        assert self._ready is not None
+        exc: BaseException = raised
+        while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+            exc = exc.exceptions[0]
+        if self._ready.cancelled():
+            # Its starter gave up (timeout, cancellation) and is tearing it down: the
+            # failure is that teardown, and no one is left to hand it to.
+            logger.debug("MCP server %r ended during an abandoned start: %r", self.name, exc)
+        elif self._ready.done():
+            logger.warning("MCP server %r disconnected: %r", self.name, exc)
+        else:
+            failure = self._watch.failure if self._watch is not None else None
+            # Closing the transport after a stray stdout line may raise over it.
+            reason = (
+                str(failure)
+                if failure
+                else start_failure(exc, self.name, self.config, self._refusal.status)
+            )
+            self._ready.set_exception(
+                ExpertUnavailable(self.name, reason + await self._stderr_suffix())
+            )
 
     async def _remember_tools(self) -> None:
         """Refresh the tool cache with this start's live list (a failed write is only logged)."""
