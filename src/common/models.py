@@ -34,6 +34,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlparse
 
+from common.api_answers import NotAnAPIAnswer, checked_clients
 from common.cut_answers import AnswerCutError, length_error
 from common.provider_errors import (
     ProviderError,
@@ -249,6 +250,8 @@ def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> 
     # Imported here: `langchain.chat_models` is only needed once a remote model is built.
     from langchain.chat_models import init_chat_model
 
+    # Built here, not in the cache key's kwargs: each model gets clients of its own.
+    kwargs = {**kwargs, **checked_clients(provider)}
     if provider == "openai" and "base_url" in kwargs:
         # Imported here for the same reason: only an OpenAI-compatible server needs it.
         from common.openai_compatible import CompatibleChatOpenAI
@@ -406,6 +409,12 @@ def describe_failure(role: str, spec: str, exc: BaseException) -> str:
     status = status_of(exc)
     tried = _tried(settings.model_max_retries)
     head = f"The {node} node's model {spec!r} at {where}"
+    page = next((e for e in _chain(exc) if isinstance(e, NotAnAPIAnswer)), None)
+    if page is not None:
+        return (
+            f"{head} answered with a page, not the API ({page}); check {check}: it must be "
+            "the API's base URL (e.g. http://127.0.0.1:8080/v1), not a web page or a proxy's"
+        )
     if status is not None and not _past_deadline(exc):
         problem = _status_problem(status, tried, provider_error(exc))
         return f"{head} {problem}; {_status_advice(exc, provider, node, check)}"

@@ -21,6 +21,7 @@ from strategies.cli.answers import (
 from strategies.cli.exits import CliProblem
 from strategies.cli.outcome import Outcome, finished, model_failed, waiting
 from strategies.cli.render import PlanBoard, line, notice, out, render_event, render_update
+from strategies.cli.thread_lock import thread_lock
 from strategies.with_planner.offline import ANNOUNCEMENT, OFFLINE_MODEL
 from strategies.with_planner.turn import starts_turn
 
@@ -72,12 +73,14 @@ async def _stream(
     state = await graph.aget_state(config)
     ids = answered_ids(payload)
     check_unanswered(ids, list(state.interrupts), state.values, hint)
-    parts = graph.astream(
-        payload, config, context=ctx, stream_mode=["updates", "custom"], subgraphs=True
-    )
-    shown = await show_progress(
-        ((mode, chunk) async for _ns, mode, chunk in parts), state.values.get("plan") or []
-    )
+    # Held while the graph runs only: the checks before and after read, and say who answered.
+    with thread_lock(config["configurable"]["thread_id"]):
+        parts = graph.astream(
+            payload, config, context=ctx, stream_mode=["updates", "custom"], subgraphs=True
+        )
+        shown = await show_progress(
+            ((mode, chunk) async for _ns, mode, chunk in parts), state.values.get("plan") or []
+        )
     if ids and not shown:
         # Answered in between: LangGraph ran nothing for an answer nobody waited for.
         raise already_answered(ids, (await graph.aget_state(config)).values, hint)

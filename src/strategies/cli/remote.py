@@ -238,12 +238,19 @@ async def connect(url: str, token: str | None = None) -> AsyncIterator[LangGraph
             await check_serves_graph(client, url)
             yield client
     except httpx.TransportError as exc:
-        raise CliProblem(
-            f"Cannot reach the server at {url}: {one_line(exc)}; is it running?"
-        ) from exc
+        raise CliProblem(unreachable_line(url, exc)) from exc
     except httpx.HTTPStatusError as exc:  # the SDK's APIStatusError, or httpx's own
         # Refused requests (auth, a server error): nothing ran for this command.
         raise CliProblem(refusal_line(url, exc)) from exc
+
+
+def unreachable_line(url: str, exc: httpx.TransportError) -> str:
+    """Why the server at `url` could not be reached; an https URL on a plain-HTTP server says so."""
+    if url.startswith("https://") and "WRONG_VERSION_NUMBER" in str(exc):
+        # TLS met a server that answered in plain HTTP: the scheme is wrong, not the server.
+        plain = "http://" + url.removeprefix("https://")
+        return f"The server at {url} answers plain HTTP, not HTTPS: use --server {plain}."
+    return f"Cannot reach the server at {url}: {one_line(exc)}; is it running?"
 
 
 def interrupts_of(state: dict[str, Any]) -> list[Interrupt]:
