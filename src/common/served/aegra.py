@@ -38,7 +38,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from common.served import requests
-from common.served.handlers import OWNER, approver_roles, may_reach_question
+from common.served.handlers import approver_roles, may_reach_question
 from common.settings import get_settings
 
 ANSWERS_ONLY = (
@@ -124,18 +124,12 @@ async def _server_roles() -> list[str]:
 async def _reachable(session: AsyncSession, thread_id: str, user: User) -> Any:
     """The thread, if the caller may reach its question; else a 404 as for any unseen thread.
 
-    An approver reaches another user's thread only while it waits on a question: a thread that
-    does not is its owner's alone (its messages may hold what its experts read).
+    Reached whether or not it waits now: the approver who answered reads the outcome there.
     """
     thread = await session.scalar(select(ThreadORM).where(ThreadORM.thread_id == thread_id))
     roles = await _server_roles()
     metadata = (thread.metadata_json or {}) if thread is not None else {}
-    waits = thread is not None and thread.status == "interrupted"
-    if (
-        thread is None
-        or not may_reach_question(user.identity, user.permissions, metadata, roles)
-        or not (waits or metadata.get(OWNER) == user.identity)
-    ):
+    if thread is None or not may_reach_question(user.identity, user.permissions, metadata, roles):
         raise HTTPException(404, f"Thread '{thread_id}' not found")
     return thread
 
