@@ -421,6 +421,7 @@ async def _ai_message(
     model: Runnable[LanguageModelInput, BaseMessage],
     messages: Sequence[BaseMessage],
     tools_bound: bool = True,
+    keep_cut: bool = False,
 ) -> AIMessage | BadOutput:
     """The model's reply as an AI message; unparsable or another kind of message is BadOutput.
 
@@ -436,10 +437,14 @@ async def _ai_message(
     except MALFORMED as exc:
         return BadOutput(f"The answer could not be parsed: {_why(exc)}")
     cut = cut_of(message)
-    if cut is not None:
+    if cut is not None and not (keep_cut and isinstance(message, AIMessage) and message.content):
         raise cut
     if not isinstance(message, AIMessage):
         return BadOutput(f"The answer was a {type(message).__name__}, not an AI message.")
+    if cut is not None:
+        # Prose cut short still says what it says: shown, with the limit named, not thrown away.
+        note = f"\n\n(The model {cut.problem()}.)"
+        return AIMessage(content=str(message.content) + note, id=message.id)
     return message
 
 
@@ -470,8 +475,12 @@ async def tool_round(
 async def text_answer(
     model: Runnable[LanguageModelInput, BaseMessage], messages: Sequence[BaseMessage]
 ) -> AIMessage | BadOutput:
-    """Ask `model` for a free-text answer; unparsable, non-AI or empty output is BadOutput."""
-    message = await _ai_message(model, messages, tools_bound=False)
+    """Ask `model` for a free-text answer; unparsable, non-AI or empty output is BadOutput.
+
+    A free-text answer cut at its length limit is kept, with a note naming the limit: unlike a
+    plan or a tool call, half of it is still worth reading (a small model rambles to the limit).
+    """
+    message = await _ai_message(model, messages, tools_bound=False, keep_cut=True)
     if isinstance(message, BadOutput):
         return message
     if not message.content or not str(message.content).strip():

@@ -150,17 +150,8 @@ async def test_a_cut_plan_ends_in_the_sentence_on_every_method_and_resumes(
     [
         ([{"content": json.dumps(PLAN)}, cut(call=("get_stock", '{"sk'))], "orchestrate"),
         ([{"content": json.dumps(PLAN)}, CALL, cut('{"completed": tr')], "assess_task"),
-        (
-            [
-                {"content": json.dumps(PLAN)},
-                CALL,
-                {"content": json.dumps(DONE)},
-                cut("WID-1 has 120 un"),
-            ],
-            "generate_response",
-        ),
     ],
-    ids=["tool-round", "assessor", "plain-answer"],
+    ids=["tool-round", "assessor"],
 )
 async def test_a_cut_answer_of_a_later_node_ends_in_the_sentence(
     inventory: dict[str, Any], limits: Any, script: list[dict[str, Any]], node: str
@@ -170,6 +161,20 @@ async def test_a_cut_answer_of_a_later_node_ends_in_the_sentence(
         outcome = await _run(inventory, REQUEST)
     _ends_in_the_sentence(outcome, node, stub.base_url)
     assert len(stub.requests) == len(script)
+
+
+async def test_a_cut_plain_answer_is_shown_with_the_limit_named(
+    inventory: dict[str, Any], limits: Any
+) -> None:
+    """Prose cut short still says something: kept, the limit named, the run completed."""
+    script = [{"content": json.dumps(PLAN)}, CALL, {"content": json.dumps(DONE)}]
+    with OpenAIStub([*script, cut("WID-1 has 120 un")]) as stub:
+        limits("json_schema", stub.base_url)
+        outcome = await _run(inventory, REQUEST)
+    assert outcome.status == "completed", outcome
+    assert outcome.answer.startswith("WID-1 has 120 un")
+    assert "stopped its answer at the length limit" in outcome.answer
+    assert "raise MODEL_MAX_TOKENS (now 30)" in outcome.answer
 
 
 def test_the_cli_says_one_line_and_exits_1_for_a_cut_json_mode_plan(tmp_path: Path) -> None:
