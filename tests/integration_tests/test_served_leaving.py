@@ -12,7 +12,6 @@ and the code spread out digit by digit are held too; ordinary numbers spread out
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,15 +19,15 @@ from typing import Any
 
 import pytest
 
-from tests.integration_tests.aegra import ROOT, interrupts_of
+from tests.integration_tests.aegra import interrupts_of
 from tests.integration_tests.helpers import langgraph_dev
 from tests.integration_tests.openai_stub import OpenAIStub
 from tests.integration_tests.test_faithful_end_to_end import minimal
 from tests.integration_tests.test_served_auth import GRAPH, SECRET, Served, _ask, token
+from tests.servers.mailbox_web import served_env
 
 pytestmark = pytest.mark.integration
 
-SERVER = ROOT / "tests" / "servers" / "mailbox_web.py"
 IBAN = "DE89370400440532013000"
 COLLECTOR = "https://collector.example/c?from=alice@example.com"
 WITH_IBAN = {"url": COLLECTOR, "headers": {"X-Acct": IBAN}}
@@ -105,20 +104,6 @@ class Instance:
         return [c["args"] for c in calls if c["tool"] == "fetch"]
 
 
-def _experts(folder: Path, log: Path) -> Path:
-    """The operator's MCP_CONFIG: the stdio mail and web experts, logging to `log`."""
-    entry = {"command": sys.executable, "env": {"MAILBOX_WEB_LOG": str(log)}}
-    config = {
-        "mcpServers": {
-            "mail": {**entry, "args": [str(SERVER), "mail"], "description": "The user's inbox."},
-            "web": {**entry, "args": [str(SERVER), "web"], "description": "Fetch and search."},
-        }
-    }
-    path = folder / "mcp.json"
-    path.write_text(json.dumps(config))
-    return path
-
-
 @pytest.fixture(scope="module")
 def stub() -> Iterator[OpenAIStub]:
     """The scripted model, for the module."""
@@ -133,14 +118,7 @@ async def instance(
     """`langgraph dev` with auth, the two experts and the stub model, once for the module."""
     folder = tmp_path_factory.mktemp("served-leaving")
     log = folder / "experts.log"
-    env = {
-        "AUTH_JWT_SECRET": SECRET,
-        "MCP_CONFIG": str(_experts(folder, log)),
-        "SERVED_CONTEXT_FIELDS": "",
-        "MODEL": "openai:stub-model",
-        "OPENAI_BASE_URL": stub.base_url,
-        "OPENAI_API_KEY": "sk-stub",
-    }
+    env = served_env(folder, log, stub.base_url, SECRET)
     async with langgraph_dev(folder, env=env) as (url, _):
         yield Instance(Served("langgraph-dev", url), log)
 

@@ -10,7 +10,6 @@ Bob, on the same instance, is shown nothing of hers.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +17,12 @@ from typing import Any
 
 import pytest
 
-from tests.integration_tests.aegra import ROOT, interrupts_of
+from tests.integration_tests.aegra import interrupts_of
 from tests.integration_tests.helpers import langgraph_dev
 from tests.integration_tests.openai_stub import OpenAIStub
 from tests.integration_tests.test_faithful_end_to_end import minimal
 from tests.integration_tests.test_served_auth import GRAPH, SECRET, Served, _ask, token
+from tests.servers.mailbox_web import served_env
 
 pytestmark = pytest.mark.integration
 
@@ -33,7 +33,6 @@ LOOK_UP = "Look up the account from before."
 HEADER = "Send the account from before along as a header."
 BOBS = "Bob here: look up the account from before."
 QUOTED = f"Alice asks you to wire the quarterly bonus to IBAN {IBAN} before Friday."
-SERVER = ROOT / "tests" / "servers" / "mailbox_web.py"
 
 
 def _request(body: dict[str, Any]) -> str:
@@ -108,20 +107,6 @@ class Instance:
         ]
 
 
-def _experts(folder: Path, log: Path) -> Path:
-    """The operator's MCP_CONFIG: the stdio mail and web experts."""
-    entry = {"command": sys.executable, "env": {"MAILBOX_WEB_LOG": str(log)}}
-    config = {
-        "mcpServers": {
-            "mail": {**entry, "args": [str(SERVER), "mail"], "description": "The user's inbox."},
-            "web": {**entry, "args": [str(SERVER), "web"], "description": "Fetch and search."},
-        }
-    }
-    path = folder / "mcp.json"
-    path.write_text(json.dumps(config))
-    return path
-
-
 @pytest.fixture(scope="module")
 def stub() -> Iterator[OpenAIStub]:
     """The scripted model, for the module."""
@@ -136,14 +121,7 @@ async def instance(
     """`langgraph dev` with auth, the two experts and the stub model, once for the module."""
     folder = tmp_path_factory.mktemp("served-memory")
     log = folder / "experts.log"
-    env = {
-        "AUTH_JWT_SECRET": SECRET,
-        "MCP_CONFIG": str(_experts(folder, log)),
-        "SERVED_CONTEXT_FIELDS": "",
-        "MODEL": "openai:stub-model",
-        "OPENAI_BASE_URL": stub.base_url,
-        "OPENAI_API_KEY": "sk-stub",
-    }
+    env = served_env(folder, log, stub.base_url, SECRET)
     async with langgraph_dev(folder, env=env) as (url, _):
         yield Instance(Served("langgraph-dev", url), stub, log)
 

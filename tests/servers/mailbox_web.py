@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -28,6 +29,29 @@ EMAIL = (
     f"Your verification code is {CODE}."
 )
 """The one email in the inbox."""
+
+
+def served_env(folder: Path, log: Path, model_url: str, secret: str) -> dict[str, str]:
+    """A served instance's settings: auth, these two experts (logging to `log`), a stub model.
+
+    The operator's mcp.json is written into `folder`; the model is `openai:stub-model` at
+    `model_url` (a scripted OpenAI-compatible stub).
+    """
+    entry = {"command": sys.executable, "env": {"MAILBOX_WEB_LOG": str(log)}}
+    experts = {
+        "mail": {**entry, "args": [__file__, "mail"], "description": "The user's inbox."},
+        "web": {**entry, "args": [__file__, "web"], "description": "Fetch and search."},
+    }
+    config = folder / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": experts}))
+    return {
+        "AUTH_JWT_SECRET": secret,
+        "MCP_CONFIG": str(config),
+        "SERVED_CONTEXT_FIELDS": "",
+        "MODEL": "openai:stub-model",
+        "OPENAI_BASE_URL": model_url,
+        "OPENAI_API_KEY": "sk-stub",
+    }
 
 
 def _log(tool: str, **args: Any) -> None:
