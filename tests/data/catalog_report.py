@@ -11,6 +11,9 @@ the label's reason and the classifier's. Run from the repository root:
 
 With ``--blind`` it reports tests/data/guard_blind_set.json instead: tool lists of styles the
 catalog does not have, labelled by hand before the guard was run on them, reported apart.
+``--blind prefixed`` reports tests/data/guard_blind_set_prefixed.json (issue 44: made-up servers
+whose tool names start with the server's or product's name), and ``--set PATH`` any file of the
+blind sets' format (``servers`` and ``labels``).
 
 It only reports: the bounds are asserted by tests/unit_tests/test_guard_catalog.py.
 """
@@ -54,16 +57,24 @@ class Figures:
         self.over_blocked += other.over_blocked
 
 
-def load(blind: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The catalog's servers and labels, or with `blind` the blind set's (guard_blind_set.json)."""
-    if blind:
-        data = json.loads((DATA / "guard_blind_set.json").read_text())
+BLIND_SETS = {
+    "unseen-styles": DATA / "guard_blind_set.json",
+    "prefixed": DATA / "guard_blind_set_prefixed.json",
+}
+"""The blind sets by the name `--blind` takes: never tuned on, reported apart from the catalog."""
+
+
+def load(blind: str | Path | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The catalog's servers and labels, or a blind set's (a name of BLIND_SETS or a path)."""
+    if blind is not None:
+        path = BLIND_SETS[blind] if isinstance(blind, str) else blind
+        data = json.loads(path.read_text())
         return data["servers"], data["labels"]
     catalog = json.loads((DATA / "tool_catalog.json").read_text())["servers"]
     return catalog, json.loads((DATA / "tool_labels.json").read_text())
 
 
-def figures(blind: bool = False) -> dict[str, Figures]:
+def figures(blind: str | Path | None = None) -> dict[str, Figures]:
     """Each source's figures under the current classifier, by server name."""
     catalog, labels = load(blind)
     out: dict[str, Figures] = {}
@@ -99,9 +110,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--details", action="store_true", help="list every mistake")
     parser.add_argument("--only", action="append", metavar="SERVER", help="report this source")
-    parser.add_argument("--blind", action="store_true", help="report the blind set instead")
+    parser.add_argument(
+        "--blind",
+        nargs="?",
+        const="unseen-styles",
+        choices=sorted(BLIND_SETS),
+        help="report a blind set instead (unseen-styles when no name is given)",
+    )
+    parser.add_argument("--set", type=Path, metavar="PATH", help="report a blind-set file instead")
     opts = parser.parse_args(argv)
-    figs = figures(opts.blind)
+    figs = figures(opts.set if opts.set is not None else opts.blind)
     if opts.only:
         figs = {name: fig for name, fig in figs.items() if name in set(opts.only)}
     header = f"{'source':<28} {'style':<17} {'tools':>5} {'irrev':>5} {'rev':>5}"
