@@ -74,7 +74,7 @@ async def _stream(
     ids = answered_ids(payload)
     check_unanswered(ids, list(state.interrupts), state.values, hint)
     # Held while the graph runs only: the checks before and after read, and say who answered.
-    with thread_lock(config["configurable"]["thread_id"]):
+    async with thread_lock(config["configurable"]["thread_id"]):
         parts = graph.astream(
             payload, config, context=ctx, stream_mode=["updates", "custom"], subgraphs=True
         )
