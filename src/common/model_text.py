@@ -18,11 +18,15 @@ exact:
   model sent, and the approval a person gives is for exactly that.
 
 Also here: `said`, what a model's reply said in its own words (for a quote of an answer that
-could not be used), without the field names of the schema it was asked to fill.
+could not be used), without the field names of the schema it was asked to fill; and
+`repeats_instructions`, whether a model's words are mostly its own prompt recited (a small
+model copying its system prompt's rules instead of answering), the one check the planner's
+answers and the written answer both go through.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -91,3 +95,52 @@ def _decoded(literal: str) -> str:
         return str(json.loads(f'"{literal}"'))
     except json.JSONDecodeError:
         return literal
+
+
+ECHO_RUN = 4
+"""Words in a row a model's text must share with its instructions for them to count as recited."""
+
+ECHO_SHARE = 0.6
+"""Share of a text's words in such runs from which the text repeats its instructions."""
+
+_WORD = re.compile(r"[^\W_]+")
+_SLOT = re.compile(r"\{[^{}]*\}")
+"""A prompt constant's format slot (`{plan}`): what fills it is not the instructions."""
+
+
+def _words(text: str) -> list[str]:
+    """`text`'s words, lower-cased, without punctuation."""
+    return [w.casefold() for w in _WORD.findall(text)]
+
+
+def _runs(words: Sequence[str]) -> set[tuple[str, ...]]:
+    """Every `ECHO_RUN` words in a row of `words`."""
+    return {tuple(words[i : i + ECHO_RUN]) for i in range(len(words) - ECHO_RUN + 1)}
+
+
+@functools.lru_cache(maxsize=16)
+def _instruction_runs(prompts: tuple[str, ...]) -> frozenset[tuple[str, ...]]:
+    """The runs of words of the prompts' fixed text, never across one of their slots."""
+    return frozenset(
+        run for prompt in prompts for part in _SLOT.split(prompt) for run in _runs(_words(part))
+    )
+
+
+def recited_share(text: str, prompts: Sequence[str], given: str = "") -> float:
+    """The share of `text`'s words that lie in runs it shares with `prompts` but not `given`.
+
+    `prompts` are prompt constants with their slots unfilled; `given` is what the model may
+    quote from (the person's request): its runs never count.
+    """
+    words = _words(text)
+    recited = _instruction_runs(tuple(prompts)) - _runs(_words(given))
+    covered = [False] * len(words)
+    for i in range(len(words) - ECHO_RUN + 1):
+        if tuple(words[i : i + ECHO_RUN]) in recited:
+            covered[i : i + ECHO_RUN] = [True] * ECHO_RUN
+    return sum(covered) / len(words) if words else 0.0
+
+
+def repeats_instructions(text: str, prompts: Sequence[str], given: str = "") -> bool:
+    """Whether `text` is mostly `prompts` recited (`ECHO_SHARE` of its words, in runs)."""
+    return recited_share(text, prompts, given) >= ECHO_SHARE

@@ -34,7 +34,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from urllib.parse import urlparse
 
-from common.api_answers import NotAnAPIAnswer, checked_clients
+from common.api_answers import NotACompletion, NotAnAPIAnswer, checked_clients
 from common.cut_answers import AnswerCutError, length_error
 from common.provider_errors import (
     ProviderError,
@@ -409,7 +409,12 @@ def describe_failure(role: str, spec: str, exc: BaseException) -> str:
     status = status_of(exc)
     tried = _tried(settings.model_max_retries)
     head = f"The {node} node's model {spec!r} at {where}"
-    page = next((e for e in _chain(exc) if isinstance(e, NotAnAPIAnswer)), None)
+    page = next((e for e in _chain(exc) if isinstance(e, NotAnAPIAnswer | NotACompletion)), None)
+    if isinstance(page, NotACompletion):
+        return (
+            f"{head} answered something that is not a chat completion ({page}): a fault of the "
+            f"server at {check} or of a proxy in front of it, not of the model; check that server"
+        )
     if page is not None:
         return (
             f"{head} answered with a page, not the API ({page}); check {check}: it must be "

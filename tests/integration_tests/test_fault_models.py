@@ -228,9 +228,7 @@ async def test_a_stalled_answer_writer_resumes_without_rerunning_the_task(
 
 
 @pytest.mark.parametrize(
-    "fault",
-    [MALFORMED_JSON, EMPTY_CONTENT, NO_CHOICES, SCHEMA_MISMATCH],
-    ids=["malformed-json", "empty", "no-choices", "schema-mismatch"],
+    "fault", [EMPTY_CONTENT, SCHEMA_MISMATCH], ids=["empty", "schema-mismatch"]
 )
 async def test_a_malformed_plan_costs_one_planner_retry(
     inventory: Any, endpoint: Any, fault: Reply
@@ -243,15 +241,10 @@ async def test_a_malformed_plan_costs_one_planner_retry(
     assert took < 10
 
 
-@pytest.mark.parametrize(
-    "fault",
-    [MALFORMED_JSON, EMPTY_CONTENT, NO_CHOICES],
-    ids=["malformed-json", "empty", "no-choices"],
-)
-async def test_a_malformed_orchestrator_round_is_fed_back_and_retried(
-    inventory: Any, endpoint: Any, fault: Reply
+async def test_an_empty_orchestrator_round_is_fed_back_and_retried(
+    inventory: Any, endpoint: Any
 ) -> None:
-    with FaultyOpenAI([PLAN, fault, CALL, DONE, ANSWER]) as stub:
+    with FaultyOpenAI([PLAN, EMPTY_CONTENT, CALL, DONE, ANSWER]) as stub:
         endpoint(stub.base_url)
         values, _ = await Run(inventory, "fault-bad-round").invoke(REQUEST)
     completed(values)
@@ -261,21 +254,54 @@ async def test_a_malformed_orchestrator_round_is_fed_back_and_retried(
     assert feedback.startswith("Your last answer could not be used:")
 
 
-@pytest.mark.parametrize(
-    "fault",
-    [MALFORMED_JSON, EMPTY_CONTENT, NO_CHOICES],
-    ids=["malformed-json", "empty", "no-choices"],
-)
-async def test_a_malformed_final_answer_leaves_the_deterministic_answer(
-    inventory: Any, endpoint: Any, fault: Reply
+async def test_an_empty_final_answer_leaves_the_deterministic_answer(
+    inventory: Any, endpoint: Any
 ) -> None:
-    with FaultyOpenAI([PLAN, CALL, DONE, fault]) as stub:
+    with FaultyOpenAI([PLAN, CALL, DONE, EMPTY_CONTENT]) as stub:
         endpoint(stub.base_url)
         values, _ = await Run(inventory, "fault-bad-answer").invoke(REQUEST)
         assert len(stub.requests) == 4
     (task,) = values["previous_plan"]
     assert task["status"] == "completed"
     assert str(values["messages"][-1].content).strip()
+
+
+NODES = {
+    "planner": [],
+    "orchestrate": [PLAN],
+    "assess_task": [PLAN, CALL],
+    "generate_response": [PLAN, CALL, DONE],
+}
+"""Each node whose model call is tested, and the answers that lead the run to it."""
+
+
+@pytest.mark.parametrize("node", list(NODES))
+@pytest.mark.parametrize(
+    ("fault", "named"),
+    [(MALFORMED_JSON, "not JSON: "), (NO_CHOICES, "a completion with an empty choices list")],
+    ids=["malformed-json", "no-choices"],
+)
+async def test_a_body_that_is_no_completion_stops_the_node_naming_the_server(
+    inventory: Any, endpoint: Any, node: str, fault: Reply, named: str
+) -> None:
+    """The server's fault, not the model's: the model is not asked again; the thread resumes."""
+    before = NODES[node]
+    with FaultyOpenAI([*before, fault]) as stub:
+        endpoint(stub.base_url)
+        run = Run(inventory, f"fault-body-{node}")
+        error, _ = await run.fails(REQUEST)
+        message = str(error)
+        assert message.startswith(
+            f"The {node} node's model '{MODEL}' at OPENAI_BASE_URL={stub.base_url} answered "
+            f"something that is not a chat completion (HTTP 200, {named}"
+        ), message
+        assert "a fault of the server at OPENAI_BASE_URL" in message
+        assert len(stub.requests) == len(before) + 1
+        stub.heal([PLAN, CALL, DONE, ANSWER][len(before) :])
+        values, _ = await run.invoke(None)
+    completed(values)
+    # The tool ran once: one orchestrate round with the tools (two where the first one failed).
+    assert tool_requests(stub) == (2 if node == "orchestrate" else 1)
 
 
 async def test_the_cli_prints_one_line_and_exits_1_with_the_resume_command(

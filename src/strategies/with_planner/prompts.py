@@ -96,3 +96,16 @@ EARLIER_TURNS = """
 Earlier turns of this conversation, oldest first (summarised; only the latest turns follow \
 in full):
 {turns}"""
+
+PLANNER_INSTRUCTIONS = (
+    PLANNER_SYSTEM_PROMPT,
+    PLANNER_FEEDBACK,
+    REPLAN_FEEDBACK,
+    PARTIAL_CATALOG_NOTE,
+    CONSERVATIVE_HINT,
+    EARLIER_TURNS,
+)
+"""The planner's fixed instructions: words of its answer that recite them are no plan."""
+
+RESPONSE_INSTRUCTIONS = (RESPONSE_SYSTEM_PROMPT, EARLIER_TURNS)
+"""The answer writer's fixed instructions: an answer reciting them is not shown as one."""

@@ -471,7 +471,7 @@ def _retry_or_fail(
         )
     ctx = context_of(runtime, state)
     setting = f"{'PLANNER_MODEL' if ctx.planner_model else 'MODEL'}={ctx.model_for('planner')}"
-    text, report = failure(attempts, problems, said, setting, _kept(state))
+    text, report = failure(attempts, problems, said, setting, _kept(state), _last_request(state))
     return PlannerUpdate(
         messages=[AIMessage(text)],
         planner_outcome="failed",

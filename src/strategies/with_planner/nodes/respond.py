@@ -15,7 +15,7 @@ from common.guardrails.numbers import numeric_problems
 from common.guardrails.output import summarise_blobs
 from common.memory import RunRecord, ToolCallRecord, save_run
 from common.messages import last_request
-from common.model_text import entities_in, sent_texts, unescaped
+from common.model_text import entities_in, repeats_instructions, sent_texts, unescaped
 from common.models import model_errors
 from common.safety.approval import PendingCall
 from common.served import caller
@@ -35,6 +35,7 @@ from strategies.with_planner.nodes.common import (
     truncate,
 )
 from strategies.with_planner.offline import ANNOUNCEMENT
+from strategies.with_planner.plan_failure import LARGER_MODEL
 from strategies.with_planner.plans import (
     CallRecord,
     TaskState,
@@ -43,7 +44,7 @@ from strategies.with_planner.plans import (
     plan_status,
     remembered,
 )
-from strategies.with_planner.prompts import RESPONSE_SYSTEM_PROMPT
+from strategies.with_planner.prompts import RESPONSE_INSTRUCTIONS, RESPONSE_SYSTEM_PROMPT
 from strategies.with_planner.recalled import turn_sources
 from strategies.with_planner.state import ResponseUpdate, State, current_turn, turn_report
 
@@ -52,6 +53,12 @@ UNKNOWN_OUTCOME = "Error (interrupted)"
 
 UNKNOWN_HEADING = "Outcome unknown (these may have happened; they were not sent again):"
 """The answer's section for calls that may or may not have taken effect."""
+
+RECITED = (
+    "The answer model repeated its instructions instead of answering, so the results are "
+    "listed as they came; " + LARGER_MODEL
+)
+"""The note under the results when the written answer only recited the writer's prompt."""
 
 
 def turn_problems(state: State, plan: list[TaskState]) -> list[str]:
@@ -192,12 +199,12 @@ async def generate_response(state: State, runtime: Runtime[Context]) -> Response
     asked = [SystemMessage(_response_prompt(state, plan) + summary), *recent]
     async with model_errors("response", ctx.model_for("response")):
         reply = await text_answer(model_for(ctx, "response"), asked)
-    answer = model_words(reply, asked)
     request = last_request(state["messages"])
+    answer, recited = unrecited(model_words(reply, asked), request, ctx)
     answer = guard_answer(answer, plan, request, ctx.guardrail_config())
     problems = turn_problems(state, plan)
     unknown = unknown_outcomes(plan)
-    notices = [n for n in current_turn(state).get("notes") or [] if n == ANNOUNCEMENT]
+    notices = [n for n in current_turn(state).get("notes") or [] if n == ANNOUNCEMENT] + recited
     held = state.get("deferred") or []
     if held:
         # plan_only asks in the answer: the held calls it lists go to the audit trail.
@@ -229,6 +236,19 @@ def model_words(reply: AIMessage | BadOutput, asked: list[BaseMessage]) -> AIMes
     if isinstance(reply, BadOutput):
         return AIMessage("")
     return AIMessage(unescaped(reply.text, entities_in(sent_texts(asked))), id=reply.id)
+
+
+def unrecited(answer: AIMessage, request: str, ctx: Context) -> tuple[AIMessage, list[str]]:
+    """The written answer, or, when it mostly recites the writer's prompt, none and a note.
+
+    An answer that recites its instructions (a small model copying its system prompt) is not
+    shown as the product's: like an unusable one, it leaves the results as they came, and the
+    note names the model to replace (`common.model_text.repeats_instructions`).
+    """
+    if not repeats_instructions(str(answer.text), RESPONSE_INSTRUCTIONS, request):
+        return answer, []
+    setting = f"{'RESPONSE_MODEL' if ctx.response_model else 'MODEL'}={ctx.model_for('response')}"
+    return AIMessage("", id=answer.id), [RECITED.format(setting=setting)]
 
 
 def _response_prompt(state: State, plan: list[TaskState]) -> str:
