@@ -422,16 +422,15 @@ def _numeric_sub() -> str:
 
 
 @pytest.mark.parametrize("kind", list(BAD_TOKENS))
-async def test_a_token_that_names_no_one_is_refused_fast(server: Served, kind: str) -> None:
+async def test_a_token_that_names_no_one_is_refused(server: Served, kind: str) -> None:
+    # The refusal is the behaviour; how fast the 100,000-role token is read is bench
+    # material (bench/bench_hostile.py), not a test's: no test may depend on machine speed.
     bearer = BAD_TOKENS[kind]()
-    started = time.monotonic()
     async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
         got = await client.post(
             "/threads/search", json={}, headers={"Authorization": f"Bearer {bearer}"}
         )
-    took = time.monotonic() - started
 
-    assert took < 2.0, took
     if kind == "100000-roles" and got.status_code in (400, 413, 431):
         return
     assert got.status_code == 401, (got.status_code, got.text[:300])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
@@ -316,12 +315,13 @@ def test_first_destructive_argument_is_reported() -> None:
         "a" * 100_000,
     ],
 )
-def test_hostile_arguments_are_scanned_in_linear_time(text: str) -> None:
-    started = time.perf_counter()
+def test_hostile_arguments_are_scanned_to_no_destructive_intent(text: str) -> None:
+    # Their time, n against 8n, is measured by bench/bench_hostile.py, not here: no test may
+    # depend on machine speed.
     assert destructive_intent("run_query", None, {"query": text}) is None
-    # A linear scan takes well under a second here and a quadratic one far longer than the
-    # bound, which leaves room for a loaded machine.
-    assert time.perf_counter() - started < 20
+    # A DROP in front of the same text is still found.
+    found = destructive_intent("run_query", None, {"query": "DROP TABLE t; " + text})
+    assert found == "argument 'query' contains SQL DROP"
 
 
 # --- properties -------------------------------------------------------------------------------

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -170,23 +169,23 @@ def test_a_statement_no_dialect_knows_is_held(sql: str, word: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "as_sql"),
     [
-        "/**/" * 5_000 + "1",
-        "/* a */ " * 2_500 + "1",
-        "(" * 10_000 + "1",
-        "$(" * 3_000,
-        "x; " * 3_000,
-        "echo 'a' " * 1_000,
-        "SELECT 1 UNION " * 1_300 + "SELECT 1",
+        ("/**/" * 5_000 + "1", None),
+        ("/* a */ " * 2_500 + "1", None),
+        ("(" * 10_000 + "1", None),
+        ("$(" * 3_000, None),
+        ("x; " * 3_000, "argument 'sql' contains an unknown SQL statement (X)"),
+        ("echo 'a' " * 1_000, None),
+        ("SELECT 1 UNION " * 1_300 + "SELECT 1", None),
     ],
 )
-def test_hostile_code_is_read_in_bounded_time(text: str) -> None:
-    started = time.perf_counter()
-    _postgres(text)
-    destructive_intent("execute_command", None, {"command": text})
-    # Well under a second each here; an exponential reading would never finish.
-    assert time.perf_counter() - started < 20
+def test_hostile_code_is_read_to_its_usual_verdict(text: str, as_sql: str | None) -> None:
+    # Read to a verdict, with no RecursionError (the first two are past sqlglot's 20,000
+    # characters: the patterns' verdict). Their time, n against 8n, is measured by
+    # bench/bench_hostile.py, not here: no test may depend on machine speed.
+    assert _postgres(text) == as_sql
+    assert destructive_intent("execute_command", None, {"command": text}) is None
 
 
 def test_a_database_tools_own_shapes_are_sql() -> None:

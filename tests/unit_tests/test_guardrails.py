@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import json
 import re
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -1244,7 +1243,7 @@ def test_a_rounded_tool_number_is_supported(value: float, places: int) -> None:
     assert numeric_problems(answer, [repr(value)], True) == []
 
 
-# --- hostile input stays fast ----------------------------------------------------------------
+# --- hostile input gets the usual answer -----------------------------------------------------
 
 _HOSTILE = {
     "letters": "a" * 50_000,
@@ -1278,11 +1277,64 @@ _FUNCTIONS: dict[str, Callable[[str], object]] = {
     "trim_tool_output": lambda t: trim_tool_output(t, CFG),
 }
 
+NO_NUMBER = "The task asked for a computed value, but the answer states no number."
+
+
+def _expected(function: str, name: str, text: str, result: Any) -> None:
+    """What a user sees from `function` on the hostile input `name`: its usual answer.
+
+    How long it takes is no test's business (no test may depend on machine speed): the
+    scaling of these inputs, n against 8n, is measured by bench/bench_hostile.py.
+    """
+    if function == "check_request":
+        # Refused for the addresses in it (http://http://... and ::1), never for its shape.
+        assert isinstance(result, Refusal) == (name in {"schemes", "mixed"}), result
+        assert result is None or result.rule == "url_denied"
+    elif function == "denied_urls":
+        # A bare name in a URL field is a single-label (internal) host; ::1 is loopback.
+        hosts = {"letters", "underscored", "digits", "base64", "wide"}
+        if name == "mixed":
+            assert result == ["::1"]
+        elif name == "schemes":
+            assert result
+            assert all(url.startswith("http://http://") for url in result)
+        else:
+            assert bool(result) == (name in hosts), result
+    elif function == "harmful_reason":
+        assert result is None
+    elif function == "mask_secrets":
+        masked, kinds = result
+        if name in {"keys", "mixed"}:
+            assert kinds == ["password"]
+            assert "password: y" not in masked
+            assert "password=password" not in masked
+            assert masked.count("[REDACTED:password]") == (1 if name == "keys" else 1_000)
+        elif name == "headers":
+            assert kinds == ["private_key"]
+            assert masked.count("[REDACTED:private_key]") == 2_000
+            assert "BEGIN PRIVATE KEY" not in masked
+        else:
+            assert (masked, kinds) == (text, [])
+    elif function == "summarise_blobs":
+        assert result == ("[HTML markup, 48 kB]" if name == "tags" else text)
+    elif function == "mask_banned":
+        assert result == text
+    elif function == "numeric_problems":
+        # The tool's output is the answer itself: a number in it is supported.
+        has_number = name in {"digits", "spaced digits", "mixed"}
+        assert result == ([] if has_number else [NO_NUMBER]), result
+    else:
+        assert function == "trim_tool_output"
+        assert len(result) < CFG.max_tool_output_chars + 100
+        assert result.startswith(text[:2_000])
+        assert f" of {len(text)} characters shown" in result
+
 
 @pytest.mark.parametrize("function", list(_FUNCTIONS))
-def test_hostile_input_is_handled_quickly(function: str) -> None:
+def test_hostile_input_gets_the_usual_answer(function: str) -> None:
     run = _FUNCTIONS[function]
     for name, text in _HOSTILE.items():
-        start = time.perf_counter()
-        run(text)
-        assert time.perf_counter() - start < 3.0, f"{function} on {name}"
+        try:
+            _expected(function, name, text, run(text))
+        except AssertionError as failed:
+            raise AssertionError(f"{function} on {name}: {failed}") from failed

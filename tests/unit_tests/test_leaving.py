@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import string
-import time
 from typing import Any
 from urllib.parse import quote
 
@@ -173,23 +172,25 @@ def test_arguments_too_long_to_read_are_reported_not_skipped() -> None:
     assert "too long" in found
 
 
-def test_hostile_inputs_take_linear_time() -> None:
-    # CPU time of this process, not the wall clock: a busy machine (tests side by side) does
-    # not count, while a quadratic scan of these 100,000-character inputs takes minutes.
+def test_hostile_inputs_that_carry_nothing_are_let_through() -> None:
+    # Their time, n against 8n, is measured by bench/bench_hostile.py, not here: no test may
+    # depend on machine speed.
     repeated = Sources({"mail": ["a" * 200_000, ("ab" * 15 + "c") * 5_000]})
-    start = time.process_time()
     assert carried({"text": "a" * 19 + "b" * 100_000}, repeated, "web") is None
     assert carried({"text": ("ab" * 9 + "x") * 10_000}, repeated, "web") is None
     assert carried({"text": "@" * 100_000 + "1" * 100_000}, repeated, "web") is None
-    assert time.process_time() - start < 5
+    # A real excerpt of the mail after such a run is still caught.
+    excerpt = ("ab" * 15 + "c") * 2
+    found = carried({"text": "a" * 19 + "b" * 100_000 + " " + excerpt}, repeated, "web")
+    assert found is not None
 
 
-def test_a_long_text_the_user_wrote_is_recognised_in_linear_time() -> None:
+def test_a_long_text_the_user_wrote_is_recognised() -> None:
     document = " ".join(f"line {i} of the quarterly report" for i in range(5_000))
     sources = Sources({"files": [document]}, asked=f"Post this: {document}")
-    start = time.process_time()
     assert carried({"text": document}, sources, "chat") is None
-    assert time.process_time() - start < 5
+    # Not asked for, the same text is a file's content leaving.
+    assert carried({"text": document}, Sources({"files": [document]}), "chat") is not None
 
 
 _PRINTABLE = string.ascii_letters + string.digits + string.punctuation + " "

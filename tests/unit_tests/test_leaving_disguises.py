@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import binascii
 import string
-import time
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
@@ -364,12 +363,11 @@ def test_quantities_side_by_side_are_no_long_number_in_the_results_either() -> N
     assert leaving("as of 2026-11-24 10:00", sources) is None
 
 
-def test_spread_digits_and_look_alike_characters_take_linear_time() -> None:
-    # CPU time of this process, not the wall clock (see test_leaving's hostile inputs).
+def test_long_spread_digits_and_look_alike_characters_are_still_read() -> None:
+    # Their time, n against 8n, is measured by bench/bench_hostile.py, not here: no test may
+    # depend on machine speed.
     sources = Sources({"mail": ["1 " * 100_000, full_width("1" * 50_000), "code: 1 2 3 4 5 6"]})
-    start = time.process_time()
     assert carried({"text": "1 " * 100_000}, sources, "web") is not None
     assert carried({"text": full_width("2 ") * 50_000}, sources, "web") is None
     assert carried({"text": "1\u2009" * 100_000}, sources, "web") is not None
     assert carried({"text": "1 2 " * 50_000}, sources, "web") is None
-    assert time.process_time() - start < 5

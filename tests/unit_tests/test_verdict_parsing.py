@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -568,20 +566,20 @@ def test_parsed_verdict_is_frozen() -> None:
         "BLOCKED_TOOLS:\n" + "\n".join(f"- nope_{i}" for i in range(3_000)),
     ],
 )
-def test_hostile_answers_are_parsed_in_linear_time(text: str) -> None:
+def test_hostile_answers_give_no_verdict_and_name_no_tool(text: str) -> None:
+    # Their time, n against 8n, is measured by bench/bench_hostile.py, not here: no test may
+    # depend on machine speed.
     catalog = {f"s{i}": [f"tool_{j}" for j in range(50)] for i in range(40)}
-    started = time.perf_counter()
     v = parse_verdict_text(text, catalog)
-    assert time.perf_counter() - started < 3
+    assert v.irreversible is None
     assert v.tools == ()
 
 
 def test_long_lists_against_a_large_catalog() -> None:
     catalog = {f"s{i}": [f"tool_{j}" for j in range(50)] for i in range(40)}
     text = "IRREVERSIBLE: YES\nBLOCKED_TOOLS: " + ", ".join(f"tool_{j % 50}" for j in range(5_000))
-    started = time.perf_counter()
     v = parse_verdict_text(text, catalog)
-    assert time.perf_counter() - started < 3
+    assert v.irreversible is True
     assert len(v.tools) == 2_000
     assert v.tools[:2] == (("s0", "tool_0"), ("s1", "tool_0"))
 
