@@ -168,11 +168,14 @@ def test_a_statement_no_dialect_knows_is_held(sql: str, word: str) -> None:
     assert _postgres(sql) == f"argument 'sql' contains an unknown SQL statement ({word})"
 
 
+_TOO_LONG = "argument 'sql' contains SQL too long to read whole ({} characters)"
+
+
 @pytest.mark.parametrize(
     ("text", "as_sql"),
     [
-        ("/**/" * 5_000 + "1", None),
-        ("/* a */ " * 2_500 + "1", None),
+        ("/**/" * 5_000 + "1", _TOO_LONG.format("20,001")),
+        ("/* a */ " * 2_500 + "1", _TOO_LONG.format("20,001")),
         ("(" * 10_000 + "1", None),
         ("$(" * 3_000, None),
         ("x; " * 3_000, "argument 'sql' contains an unknown SQL statement (X)"),
@@ -182,7 +185,7 @@ def test_a_statement_no_dialect_knows_is_held(sql: str, word: str) -> None:
 )
 def test_hostile_code_is_read_to_its_usual_verdict(text: str, as_sql: str | None) -> None:
     # Read to a verdict, with no RecursionError (the first two are past sqlglot's 20,000
-    # characters: the patterns' verdict). Their time, n against 8n, is measured by
+    # characters: held, since the patterns alone cannot clear a text). Their time, n against 8n, is measured by
     # bench/bench_hostile.py, not here: no test may depend on machine speed.
     assert _postgres(text) == as_sql
     assert destructive_intent("execute_command", None, {"command": text}) is None
@@ -250,9 +253,13 @@ def test_a_query_tool_that_says_nothing_keeps_the_eager_patterns() -> None:
     assert destructive_intent("run_query", None, {"query": text}, description=said) is None
 
 
-def test_very_long_sql_is_left_to_the_patterns() -> None:
+def test_very_long_sql_is_held_never_cleared_unread() -> None:
+    """Padding past the parser's limit must not hide a statement the patterns do not know."""
+    padded = "CLUSTER t" + " " * MAX_PARSED
+    assert _postgres("CLUSTER t") == "argument 'sql' contains an unknown SQL statement (CLUSTER)"
+    assert _postgres(padded) == _TOO_LONG.format(f"{len(padded):,}")
     long_read = "SELECT 1" + " " * MAX_PARSED
-    assert _postgres(long_read) is None
+    assert _postgres(long_read) == _TOO_LONG.format(f"{len(long_read):,}")
     assert _postgres(long_read + "; DELETE FROM t") == "argument 'sql' contains SQL DELETE"
 
 

@@ -34,7 +34,8 @@ Postgres; `\\'` ends a Postgres string but not a MySQL one): a text that hides a
 one dialect is still read by another.
 """
 MAX_PARSED = 20_000
-"""Longer texts are left to the eager patterns, which are linear in the text."""
+"""Longer texts are read by the eager patterns only (linear in the text), and held when those
+find nothing: a text too long to parse is never cleared, or padding would hide any statement."""
 
 READ_ROOTS = (exp.Select, exp.SetOperation, exp.Subquery, exp.Values, exp.Describe, exp.Show)
 """Statements that only read, provided nothing inside them writes."""
@@ -205,7 +206,7 @@ def sql_intent(text: str) -> str | None:
     reads it, whole, as read-only statements. Anything else goes to `_not_read`.
     """
     if len(text) > MAX_PARSED:
-        return scan(text)
+        return scan(text) or f"SQL too long to read whole ({len(text):,} characters)"
     variants = [text]
     if "/*!" in text:
         # MySQL runs the contents of /*! ... */ comments: read them as code too.
