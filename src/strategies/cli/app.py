@@ -22,7 +22,7 @@ from strategies.cli.exits import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
-    CliProblem,
+    OutputClosed,
     one_line,
     thread_given,
 )
@@ -38,6 +38,7 @@ from strategies.cli.render import (
     print_table,
     problem,
 )
+from strategies.cli.request import refuse_empty, request_from
 from strategies.cli.serve import serve_cmd
 from strategies.cli.token import TokenOption, token_cmd
 from strategies.cli.trust import mark_of, trust_app
@@ -164,8 +165,9 @@ def _conclude(
     try:
         try:
             outcome = body()
-        except (KeyboardInterrupt, prompts.Stopped):
-            outcome, shown = stopped(thread, hint), False
+        except (KeyboardInterrupt, prompts.Stopped, OutputClosed) as exc:
+            # A closed output (`| head -1`) stops the thread as Ctrl-C does; exit 141.
+            outcome, shown = stopped(thread, hint, isinstance(exc, OutputClosed)), False
         except Exception as exc:
             if not isinstance(exc, _user_error_types()):
                 raise
@@ -180,21 +182,20 @@ def _conclude(
     raise typer.Exit(outcome.exit_code)
 
 
-EMPTY_REQUEST = (
-    "The request is empty: say what you want done, e.g. mcp-planner run "
-    "'How many units of WID-1 are in stock'."
-)
-"""The line for `run ''`: a usage error, so no thread is made for it."""
-
-
-def _refuse_empty_request() -> Outcome:
-    """Refuse an empty request before a thread exists (the graph would save one to say so)."""
-    raise CliProblem(EMPTY_REQUEST)
+RequestArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="REQUEST",
+        help="What you want done, or - to read it from standard input (echo '...' | mcp-planner "
+        "run -, a here-doc); nothing is asked there then: approvals wait, exit 3.",
+    ),
+]
+"""The run command's request (`strategies.cli.request`)."""
 
 
 @app.command(cls=PlainCommand, epilog=EXIT_CODES_HELP)
 def run(
-    request: Annotated[str, typer.Argument(metavar="REQUEST", help="What you want done.")],
+    request: RequestArgument,
     thread: ThreadOption = None,
     model: ModelOption = None,
     mode: ModeOption = None,
@@ -221,8 +222,8 @@ def run(
     --thread ID continues that thread, and an unknown ID is refused (exit 2), so a mistyped id
     never starts a thread of its own; --thread ID --new starts a new thread under that id.
     """
-    if not request.strip():
-        _conclude(_refuse_empty_request, as_json, thread or "", "")
+    if not (request := request_from(request)).strip():
+        _conclude(refuse_empty, as_json, thread or "", "")
     if new and thread is None:
         problem("--new starts a thread under the id you give: add --thread ID.")
         raise typer.Exit(EXIT_USAGE)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from typing import TYPE_CHECKING, Any, cast
 
 from common.mcp.loader import prestart
@@ -78,9 +78,12 @@ async def _stream(
         parts = graph.astream(
             payload, config, context=ctx, stream_mode=["updates", "custom"], subgraphs=True
         )
-        shown = await show_progress(
-            ((mode, chunk) async for _ns, mode, chunk in parts), state.values.get("plan") or []
-        )
+        # Closed here however the showing ends (a closed output, say): the run's tasks are
+        # cancelled at once, as at Ctrl-C, before anything else runs or the lock is let go.
+        async with aclosing(parts):
+            shown = await show_progress(
+                ((mode, chunk) async for _ns, mode, chunk in parts), state.values.get("plan") or []
+            )
     if ids and not shown:
         # Answered in between: LangGraph ran nothing for an answer nobody waited for.
         raise already_answered(ids, (await graph.aget_state(config)).values, hint)

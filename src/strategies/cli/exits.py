@@ -14,13 +14,20 @@ EXIT_WAITING = 3
 """Waiting for approval (or an answer) and no terminal to ask in."""
 EXIT_STOPPED = 130
 """Stopped by Ctrl-C; the thread is saved and can be resumed."""
+EXIT_CLOSED = 141
+"""Stopped because the output was closed (`| head -1`): 128 + SIGPIPE, as a shell reports it."""
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 done as asked (declined calls included); 1 something failed or was not "
     "done; 2 usage or configuration error (nothing ran); 3 waiting for approval and no "
-    "terminal to ask in (see resume --approve); 130 stopped by Ctrl-C (the thread is saved)."
+    "terminal to ask in (see resume --approve); 130 stopped by Ctrl-C (the thread is saved); "
+    "141 stopped because the output was closed, e.g. by head (a run's thread is saved)."
 )
 """The exit-code table, as shown in `--help`."""
+
+
+class OutputClosed(Exception):
+    """Whatever read the command's output has closed it (`| head -1`): nothing more is shown."""
 
 
 class CliProblem(Exception):

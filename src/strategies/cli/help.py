@@ -1,4 +1,7 @@
-"""Help screens with plain metavars: `TEXT`, `PATH`, `ID` instead of `<str>`, nothing for flags."""
+"""Help screens with plain metavars: `TEXT`, `PATH`, `ID` instead of `<str>`, nothing for flags.
+
+The command group is also where a closed output ends every command (`closed_output`).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +9,8 @@ import inspect
 from typing import Any
 
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
+
+from strategies.cli.closed_output import ends_when_closed
 
 
 class _Argument(TyperArgument):
@@ -53,11 +58,16 @@ class PlainCommand(TyperCommand):
 
 
 class PlainGroup(TyperGroup):
-    """The command group, with the same plain help."""
+    """The command group, with the same plain help; a closed output ends any of its commands."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _plain(self.params)
+
+    def invoke(self, ctx: Any) -> Any:
+        """Run the command; a closed output (`| head -1`) ends it with one sentence, exit 141."""
+        with ends_when_closed():
+            return super().invoke(ctx)
 
     def get_help_option(self, ctx: Any) -> Any:
         """The --help flag, without a `<bool>` type."""

@@ -8,7 +8,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from common.safety.quoting import one_line
-from strategies.cli.exits import EXIT_FAILED, EXIT_OK, EXIT_STOPPED, EXIT_USAGE, EXIT_WAITING
+from strategies.cli.closed_output import CLOSED
+from strategies.cli.exits import (
+    EXIT_CLOSED,
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_STOPPED,
+    EXIT_USAGE,
+    EXIT_WAITING,
+)
 from strategies.cli.render import line, notice, out, panel, problem
 
 Status = Literal["awaiting_approval", "completed", "failed", "error", "stopped"]
@@ -94,9 +102,10 @@ def model_failed(thread: str, message: str, hint: str) -> Outcome:
     )
 
 
-def stopped(thread: str | None, hint: str | None) -> Outcome:
-    """Stopped by Ctrl-C."""
-    return Outcome(thread_id=thread, status="stopped", exit_code=EXIT_STOPPED, resume=hint)
+def stopped(thread: str | None, hint: str | None, closed: bool = False) -> Outcome:
+    """Stopped by Ctrl-C, or (`closed`) by the output being closed: exit 130 or 141."""
+    code = EXIT_CLOSED if closed else EXIT_STOPPED
+    return Outcome(thread_id=thread, status="stopped", exit_code=code, resume=hint)
 
 
 def error(message: str, code: int = EXIT_USAGE) -> Outcome:
@@ -119,7 +128,8 @@ def show(outcome: Outcome) -> None:
     elif outcome.status == "awaiting_approval":
         _show_pending(outcome)
     elif outcome.status == "stopped":
-        notice(f"Stopped. The thread is saved: {outcome.resume}")
+        why = CLOSED if outcome.exit_code == EXIT_CLOSED else "Stopped"
+        notice(f"{why}. The thread is saved: {outcome.resume}")
 
 
 def _show_pending(outcome: Outcome) -> None:

@@ -17,6 +17,7 @@ from common.safety.questions import is_question_request
 from common.safety.quoting import one_line
 from strategies.cli.answers import answer_value, questions_of
 from strategies.cli.render import out, panel, problem
+from strategies.cli.request import stdin_was_read
 
 
 class Stopped(Exception):
@@ -24,8 +25,8 @@ class Stopped(Exception):
 
 
 def stdin_is_terminal() -> bool:
-    """Whether a person can answer prompts (tests monkeypatch this)."""
-    return sys.stdin is not None and sys.stdin.isatty()
+    """Whether a person can answer prompts: not once `run -` read the request (tests patch it)."""
+    return not stdin_was_read() and sys.stdin is not None and sys.stdin.isatty()
 
 
 @contextmanager

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich import box
-from rich.console import Console
 from rich.measure import Measurement
 from rich.panel import Panel
 from rich.spinner import Spinner
@@ -13,10 +12,11 @@ from rich.table import Table
 from rich.text import Text
 
 from common.safety.quoting import one_line
+from strategies.cli.closed_output import PipeConsole
 
-out = Console()
-"""Main output: answers, tables, prompts (switched to stderr under --json)."""
-err = Console(stderr=True)
+out = PipeConsole()
+"""Main output: answers, tables, prompts (switched to stderr under --json); closed: OutputClosed."""
+err = PipeConsole(stderr=True)
 """Problems and notices."""
 
 STATUS_STYLE = {
