@@ -11,15 +11,20 @@ from mcp.types import Tool, ToolAnnotations
 
 from common.mcp.config import ServerConfig
 from common.safety.classify import classify_tool
+from common.safety.names import read_tool_name
+from common.safety.parts import can_be_noun, singular_noun
 from common.safety.readings import TAB_VERBS, session_action, simulated_switch, tab_action
 from common.safety.wording import (
     CHANGE_VERBS,
     DESTRUCTIVE_VERBS,
+    OBSERVE_VERBS,
     READ_VERBS,
     first_sentence,
+    name_tokens,
     read_description,
     read_name,
     stems,
+    verb_of,
 )
 
 PLAIN = ServerConfig(command="srv")
@@ -254,12 +259,42 @@ def destructive_names(draw: st.DrawFn) -> tuple[str, str]:
     return draw(st.sampled_from(_SEPARATORS)).join(map(style, [*before, word, *after])), verb
 
 
+def _noun_adjunct(name: str, verb: str) -> bool:
+    """Whether the drawn destructive word modifies the next noun under a leading read verb.
+
+    Issue 44's one exception (`check_refund_request`: a refund request is checked): the bare word,
+    a singular noun, not the last, right before a word that can be a noun and is no change verb,
+    after the name's first known word, a read verb that is not a verb of observing right before
+    it, and not after "and" or "or" (test_guard_product_names.py has its examples).
+    """
+    words = name_tokens(name)
+    known = [j for j, w in enumerate(words) if verb_of(w, False) is not None]
+    lead = known[0] if known else 0
+    first = verb_of(words[lead], False) if words else None
+    if first is None or first[0] != "read" or not singular_noun(verb):
+        return False
+    for i, word in enumerate(words[:-1]):
+        after = verb_of(words[i + 1], False)
+        if (
+            word == verb
+            and i > lead
+            and words[i - 1] not in {"and", "or"}
+            and not (i == lead + 1 and first[1] in OBSERVE_VERBS)
+            and can_be_noun(words[i + 1])
+            and (after is None or after[0] == "read")
+        ):
+            return True
+    return False
+
+
 @settings(max_examples=400, deadline=None)
 @given(drawn=destructive_names(), description=st.one_of(st.none(), st.text(max_size=60)))
 def test_no_name_with_a_destructive_verb_is_ever_cleared_by_the_name_layer(
     drawn: tuple[str, str], description: str | None
 ) -> None:
-    name, _ = drawn
+    name, verb = drawn
+    if _noun_adjunct(name, verb):
+        return  # issue 44: `check_refund_request` reads; the writes beside it are tested apart
     reading = read_name(name)
     assert reading.leaning == "destructive", (name, reading)
     for hints in ({}, {"readOnlyHint": True}, {"readOnlyHint": True, "idempotentHint": True}):
@@ -274,7 +309,8 @@ def test_any_name_gets_a_verdict_with_a_reason_and_unknown_words_are_held(
 ) -> None:
     v = classify_tool("srv", tool(name, description), PLAIN)
     assert v["reason"]
-    if read_name(name).leaning is None and read_description(description).leaning is None:
+    named = read_tool_name("srv", name, description)
+    if named.leaning is None and read_description(description).leaning is None:
         assert (v["irreversible"], v["source"]) == (True, "default")
 
 
@@ -865,9 +901,10 @@ def test_a_demonstration_with_any_word_outside_its_vocabulary_is_not_cleared(wor
         DEMO_NOUNS,
         DEMO_PAIRS,
         DEMO_READS,
+        closed_words,
         demonstration,
+        plain_text,
     )
-    from common.safety.wording import closed_words, plain_text
 
     known = DEMO_NOUNS | DEMO_READS | DEMO_FUNCTION | set(DEMO_PAIRS) | DEMO_LEADS
     extra = closed_words(word)

@@ -177,7 +177,7 @@ def is_read_only(verdict: ToolVerdict, tool: Tool, config: ServerConfig) -> bool
     """
     if verdict["source"] == "config" and not verdict["irreversible"]:
         return True
-    return read_only_hint_counts(tool, config, strict=True)
+    return read_only_hint_counts(tool, config, strict=True, server=verdict["server"])
 
 
 def apply_analysis(

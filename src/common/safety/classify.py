@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 
 from common.mcp.config import ServerConfig
 from common.safety.likeness import likeness_reason
+from common.safety.names import product_verb, read_as, read_tool_name
 from common.safety.readings import (
     computation,
     demonstration,
@@ -40,7 +41,6 @@ from common.safety.wording import (
     mentions_change,
     preamble_destroys,
     read_description,
-    read_name,
 )
 
 if TYPE_CHECKING:
@@ -77,21 +77,24 @@ def _config_verdict(tool: str, cfg: ServerConfig) -> tuple[bool, str] | None:
     return None
 
 
-def read_only_hint_counts(tool: Tool, cfg: ServerConfig, *, strict: bool = False) -> bool:
+def read_only_hint_counts(
+    tool: Tool, cfg: ServerConfig, *, strict: bool = False, server: str = ""
+) -> bool:
     """Whether the tool's `readOnlyHint: true` clears it on this server.
 
     A trusted server's hint counts. An untrusted hint counts only when the name agrees: its verb
     reads (`git_log`), or it has no verb this guard knows (`sequentialthinking`) and the
     description does not say the tool changes anything. A mislabelled tool whose name or
     description says what it changes gets no pass. `strict` (the safe default's fallback, when
-    the analyser could not be consulted) wants the name's own read verb.
+    the analyser could not be consulted) wants the name's own read verb. The name is read on its
+    `server` (`common.safety.names`: the server's own name at its front set aside).
     """
     ann = tool.annotations
     if ann is None or ann.read_only_hint is not True or ann.destructive_hint is True:
         return False
     if cfg.trust_annotations:
         return True
-    name = read_name(tool.name)
+    name = read_tool_name(server, tool.name, tool.description)
     description = read_description(tool.description)
     if description.leaning in ("change", "destructive") or mentions_change(tool.description):
         return False
@@ -108,13 +111,13 @@ def _open_world(tool: Tool) -> str:
     return ""
 
 
-def _annotation_verdict(tool: Tool, cfg: ServerConfig) -> tuple[bool, str] | None:
+def _annotation_verdict(tool: Tool, cfg: ServerConfig, server: str) -> tuple[bool, str] | None:
     """What the annotations say when they can decide: a trusted server's, or a stricter one's."""
     ann = tool.annotations
     if ann is None or (ann.read_only_hint is None and ann.destructive_hint is None):
         return None
-    if read_only_hint_counts(tool, cfg):
-        name = read_name(tool.name)
+    if read_only_hint_counts(tool, cfg, server=server):
+        name = read_tool_name(server, tool.name, tool.description)
         if cfg.trust_annotations:
             agreement = ""
         elif name.leaning == "read":
@@ -188,12 +191,14 @@ def _harmless_reason(tool: Tool) -> str | None:
     return None
 
 
-def _read_name_verdict(tool: Tool, verb: str | None, why: str) -> tuple[bool, VerdictSource, str]:
+def _read_name_verdict(
+    tool: Tool, verb: str | None, why: str, server: str
+) -> tuple[bool, VerdictSource, str]:
     """A read-named tool's verdict: cleared unless its own sentence leads with or adds a change."""
     leading = leading_change(tool.description)
     if leading is not None:
         return True, "heuristic", f"{leading.why}, over its name's {verb!r}"
-    acted = acted_on_prefix(tool.name, tool.description)
+    acted = acted_on_prefix(read_as(server, tool.name), tool.description)
     if acted is not None:
         return True, "heuristic", f"its description does what its name calls a noun ({acted!r})"
     added = also_changes(tool.description)
@@ -215,11 +220,34 @@ def _default_reason(tool: Tool, untrusted_hint: str) -> str:
     return reason
 
 
-def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
-    """The deterministic decision below config: annotations, name, description, default."""
-    name = read_name(tool.name)
+def _by_words(tool: Tool, server: str, untrusted_hint: str) -> tuple[bool, VerdictSource, str]:
+    """The decision when no annotation decides: a read name, the description, then a default.
+
+    A name with no verb but its server's own name, which is a change word (`book-room` on book),
+    is held by that word when its description says nothing either: the product's name does not
+    decide alone, but nothing else says the tool only reads.
+    """
+    name = read_tool_name(server, tool.name, tool.description)
     description = read_description(tool.description)
-    by_annotation = _annotation_verdict(tool, cfg)
+    if name.leaning == "read":
+        return _read_name_verdict(tool, name.verb, name.why, server)
+    if description.leaning is not None:
+        return description.leaning != "read", "heuristic", description.why
+    product = product_verb(server, tool.name, tool.description)
+    if product is not None:
+        why = f"its name has no verb besides its server's own name, a change word ({product!r})"
+        return True, "heuristic", why + untrusted_hint
+    alike = likeness_reason(tool.description)  # None unless the `semantic` extra is installed
+    if alike is not None:
+        return False, "heuristic", alike
+    return True, "default", _default_reason(tool, untrusted_hint)
+
+
+def _decide(tool: Tool, cfg: ServerConfig, server: str) -> tuple[bool, VerdictSource, str]:
+    """The deterministic decision below config: annotations, name, description, default."""
+    name = read_tool_name(server, tool.name, tool.description)
+    description = read_description(tool.description)
+    by_annotation = _annotation_verdict(tool, cfg, server)
     if by_annotation is not None and cfg.trust_annotations:
         return by_annotation[0], "annotation", by_annotation[1]
     session = _session_reason(tool)
@@ -249,14 +277,7 @@ def _decide(tool: Tool, cfg: ServerConfig) -> tuple[bool, VerdictSource, str]:
         return True, "heuristic", f"its description's preamble names {service!r}" + untrusted_hint
     if by_annotation is not None:
         return by_annotation[0], "annotation", by_annotation[1]
-    if name.leaning == "read":
-        return _read_name_verdict(tool, name.verb, name.why)
-    if description.leaning is not None:
-        return description.leaning != "read", "heuristic", description.why
-    alike = likeness_reason(tool.description)  # None unless the `semantic` extra is installed
-    if alike is not None:
-        return False, "heuristic", alike
-    return True, "default", _default_reason(tool, untrusted_hint)
+    return _by_words(tool, server, untrusted_hint)
 
 
 def classify_tool(server: str, tool: Tool, cfg: ServerConfig) -> ToolVerdict:
@@ -266,7 +287,7 @@ def classify_tool(server: str, tool: Tool, cfg: ServerConfig) -> ToolVerdict:
     if by_config is not None:
         irreversible, source, reason = by_config[0], "config", by_config[1]
     else:
-        irreversible, source, reason = _decide(tool, cfg)
+        irreversible, source, reason = _decide(tool, cfg, server)
     return ToolVerdict(
         server=server,
         tool=tool.name,

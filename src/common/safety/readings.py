@@ -30,14 +30,11 @@ from common.safety import vocabulary as vocab
 from common.safety.wording import (
     NOUN_LIKE_READS,
     also_changes,
-    closed_words,
     first_sentence,
-    foreign_letters,
     found_verbs,
     later_sentences_quiet,
     mentions_change,
     name_tokens,
-    plain_text,
     preamble_destroys,
     read_description,
     sentences,
@@ -45,6 +42,30 @@ from common.safety.wording import (
     verb_of,
     with_stems,
 )
+
+
+def closed_words(text: str | None) -> list[str]:
+    """Every word of a text, lower case, digits and any script included, commas kept.
+
+    For the readings that clear a tool from a closed vocabulary: a word they do not know, even
+    "555-0100" or a sentence in another language, must make them decline, not be skipped.
+    """
+    return re.findall(r"[^\W_]+|[,;]", (text or "").lower())
+
+
+def foreign_letters(text: str | None) -> bool:
+    """Whether a text has letters outside ASCII, which the vocabularies here cannot read."""
+    return any(not ch.isascii() and ch.isalpha() for ch in text or "")
+
+
+_PLAIN_TEXT = re.compile(r"^[A-Za-z0-9\s.,;:'\"()\-/`*]*$")
+"""Text the closed readings can read whole: no emoji, symbols or other scripts."""
+
+
+def plain_text(text: str | None) -> bool:
+    """Whether a text has only ASCII letters, digits, spaces and ordinary punctuation."""
+    return bool(_PLAIN_TEXT.match(text or ""))
+
 
 SESSION_VERBS = vocab.words("session", "verbs")
 """Verbs that act only on the server's own session: what its browser shows, its connection."""

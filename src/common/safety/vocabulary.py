@@ -46,6 +46,18 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "preamble": "pattern",
         "preamble_marker": "pattern",
         "signature": "pattern",
+        "enumerations": "words",
+        "enumeration_pairs": "pairs",
+    },
+    "names": {
+        "server_words": "words",
+        "questions": "words",
+        "askers": "words",
+        "answerers": "words",
+        "probes": "words",
+        "value_makers": "words",
+        "values": "words",
+        "read_heads": "words",
     },
     "session": {
         "verbs": "words",

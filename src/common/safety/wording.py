@@ -34,6 +34,11 @@ on a shipped English lexicon): a change word that modifies the next noun or head
 transactions sent or received") is a noun; a word that can only be a verb leads a name even when
 no vocabulary knows it (`generate_test_signal`). Verbs of observing (measure, verify, weigh) read
 with a noun as object and yield to a change word they qualify ("test-charge the card").
+
+Lists of what a tool finds ("including returns, cancels and exchanges"), questions ("Can this
+order still be changed?") and a change word modifying a noun under a read verb
+(`check_refund_request`) are read by `common.safety.phrases`; a name on its own server (its
+server's name at the front set aside) by `common.safety.names`.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ from typing import Literal
 
 from common.safety import vocabulary as vocab
 from common.safety.parts import can_be_verb, in_noun_phrase, modifier_or_head, only_a_verb
+from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
+from common.safety.phrases import asks, ends_in_a_verb, listed, noun_adjuncts, possible
 
 DESTRUCTIVE_VERBS = vocab.words("verbs", "destructive")
 """Verbs whose call cannot be undone, and that tool names rarely use as nouns: they win anywhere."""
@@ -60,11 +67,6 @@ MANNER_OBJECTS = vocab.words("verbs", "manner_objects")
 """What a manner verb's object must name for it to say how the tool reads ("a SELECT query")."""
 HEAD_NOUNS = vocab.words("verbs", "head_nouns")
 """Nouns after which a leading noun-like verb is a noun ("Order details", "Release notes")."""
-_OBJECT_STARTS = frozenset(
-    {"a", "an", "the", "this", "that", "these", "those", "all", "any", "each", "every", "one"}
-    | {"some", "new", "it", "them", "its", "their", "your", "my", "our", "to"}
-)
-"""Words that start a verb's object ("Post a message", "Order the parts", "Post to")."""
 NOUN_LIKE_READS = vocab.words("verbs", "noun_like_reads")
 """Read words that are also nouns (`status_update`): after them a bare change verb still counts."""
 NOUN_LIKE_CHANGES = vocab.words("verbs", "noun_like_changes")
@@ -98,7 +100,8 @@ def name_tokens(name: str) -> list[str]:
     return [t for t in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if t]
 
 
-def stems(word: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def stems(word: str) -> frozenset[str]:
     """The word and its possible stems, so "Deletes", "deleting", "cancelled", "sent" meet theirs.
 
     Suffixes -s/-es/-d/-ed/-ing (with a dropped final e or a doubled consonant restored), -ied/-ies
@@ -116,7 +119,7 @@ def stems(word: str) -> set[str]:
             forms.add(word.removesuffix(suffix) + "y")
     if word in IRREGULAR_FORMS:
         forms.add(IRREGULAR_FORMS[word])
-    return forms
+    return frozenset(forms)
 
 
 def with_stems(words: list[str] | set[str]) -> set[str]:
@@ -124,6 +127,7 @@ def with_stems(words: list[str] | set[str]) -> set[str]:
     return {stem for w in words for stem in stems(w)}
 
 
+@lru_cache(maxsize=8192)  # pure, and asked of the same words many times per tool list
 def verb_of(word: str, last: bool) -> tuple[Leaning, str] | None:
     """Which vocabulary a word (or one of its stems) belongs to, destructive first."""
     forms = stems(word)
@@ -210,8 +214,8 @@ def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
         return before in _AUXILIARIES | CONJUNCTIONS | _VERB_PLACES or (
             before.endswith("ly") and before not in _ADJECTIVE_MARKS
         )
-    if words[i + 1 : i + 2] == ["by"] or before in _ADJECTIVE_MARKS:
-        return False
+    if words[i + 1 : i + 2] == ["by"] or before in _ADJECTIVE_MARKS or possible(words, i):
+        return False  # "messages sent by", "the sent items", "whether it can be refunded"
     lead = verb_of(words[0], False) if words else None
     if lead is None or lead[0] != "read":
         return True
@@ -238,6 +242,13 @@ def found_verbs(
     sets want no participle to slip through as an adjective.
     """
     found = [verb_of(w, i == len(words) - 1) for i, w in enumerate(words)]
+    if not in_name and not every_form:  # "including returns, cancels and exchanges": nouns
+        for i in listed(words, found):
+            found[i] = None
+    lead = next((i for i, hit in enumerate(found) if hit is not None), 0)
+    first = found[lead] if in_name and found else None
+    if first is not None and first[1] in OBSERVE_VERBS and ends_in_a_verb(words, found):
+        found[lead] = None  # `access_token_create`: resource first, its last word governs
     for i, hit in enumerate(found[:-1]):
         after = found[i + 1]
         if hit is not None and hit[1] in OBSERVE_VERBS and after is not None and after[0] != "read":
@@ -250,6 +261,8 @@ def found_verbs(
     for i, hit in enumerate(found[:-1]):
         if hit is not None and (hit[1], words[i + 1]) in TWO_WORD_CHANGES:
             found[i] = ("change", f"{hit[1]} {words[i + 1]}")
+    for i in set() if every_form else noun_adjuncts(words, found, in_name):
+        found[i] = None  # `check_refund_request`: a refund request is checked
     return found
 
 
@@ -413,6 +426,18 @@ def _words(text: str) -> list[str]:
     return re.findall(r"[a-z]+|[,;]", text.lower())
 
 
+def _acting_words(description: str | None) -> list[str]:
+    """The words of the tool's own first sentence; none when it asks a question ("Can ...?")."""
+    return list(_sentence_words(description))
+
+
+@lru_cache(maxsize=4096)
+def _sentence_words(description: str | None) -> tuple[str, ...]:
+    """`_acting_words`, kept: several readings of one tool ask for them."""
+    raw = _SENTENCE_END.split(own_description(description), maxsplit=1)[0]
+    return () if asks(raw) else tuple(_words(first_sentence(description)))
+
+
 @lru_cache(maxsize=4096)
 def read_description(description: str | None) -> Reading:
     """What a description's first sentence says the tool does, verbs only (nouns are ignored).
@@ -422,7 +447,7 @@ def read_description(description: str | None) -> Reading:
     one after "and", "or", "," or ";", which count.
     """
     sentence = first_sentence(description)
-    words = _words(sentence)
+    words = _acting_words(description)
     reading = _read_words(words, "description", read_within=1)
     if reading.leaning is None and _loads_from_a_source(words):
         reading = Reading("read", words[0], "its description loads from a source")
@@ -458,7 +483,7 @@ def leading_change(description: str | None) -> Reading | None:
     first three words) counts here, when it acts (`_not_an_action`); a later "and comments" may
     be a noun.
     """
-    words = _words(first_sentence(description))
+    words = _acting_words(description)
     found = found_verbs(words)
     first = next((i for i, hit in enumerate(found) if hit is not None), None)
     hit = found[first] if first is not None and first < 3 else None
@@ -543,29 +568,6 @@ def later_sentences_quiet(description: str | None) -> bool:
     return True
 
 
-def closed_words(text: str | None) -> list[str]:
-    """Every word of a text, lower case, digits and any script included, commas kept.
-
-    For the readings that clear a tool from a closed vocabulary: a word they do not know, even
-    "555-0100" or a sentence in another language, must make them decline, not be skipped.
-    """
-    return re.findall(r"[^\W_]+|[,;]", (text or "").lower())
-
-
-def foreign_letters(text: str | None) -> bool:
-    """Whether a text has letters outside ASCII, which the vocabularies here cannot read."""
-    return any(not ch.isascii() and ch.isalpha() for ch in text or "")
-
-
-_PLAIN_TEXT = re.compile(r"^[A-Za-z0-9\s.,;:'\"()\-/`*]*$")
-"""Text the closed readings can read whole: no emoji, symbols or other scripts."""
-
-
-def plain_text(text: str | None) -> bool:
-    """Whether a text has only ASCII letters, digits, spaces and ordinary punctuation."""
-    return bool(_PLAIN_TEXT.match(text or ""))
-
-
 @lru_cache(maxsize=4096)
 def also_changes(description: str | None) -> str | None:
     """A change the description's first sentence adds after "and", "then", "," or ";", if any.
@@ -575,7 +577,7 @@ def also_changes(description: str | None) -> str | None:
     ";" or "then", and a verb paired with another as a modifier ("view and edit restrictions")
     does not count.
     """
-    words = _words(first_sentence(description))
+    words = _acting_words(description)
     found = found_verbs(words)
     for i, hit in enumerate(found):
         if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
@@ -583,6 +585,7 @@ def also_changes(description: str | None) -> str | None:
         if found[i - 2] is not None:
             continue
         clause = words[i - 1] in (";", "then")  # a new clause: "; archives old mail"
+        clause = clause or words[i + 1 : i + 2] in (["it"], ["them"])  # "and email it"
         if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or clause:
             return hit[1]
     return None

@@ -1,0 +1,229 @@
+"""A tool's name read on its own server: the server's name set aside, then classes of names.
+
+Product-prefixed servers lead every tool name with their own name (`SmartLockReadLockState` on
+SmartLock, `dispatch_list_units` on dispatch), and when that name is a change word (Lock,
+Dispatch, Book, Post, Pay...) it was read as every tool's verb. So the server's name (or a run of
+its parts, joined or not, any case: `roadcrew-` on road-crew) is set aside at the front of a name
+when something remains and the words set aside hold no read verb (on a server called search,
+`search_posts` still searches), and the rest is read (`common.safety.wording`). The product's
+change word does not decide alone: `SmartLockLockDoor` still locks, and a rest with no verb is
+read by its description; when that says nothing either, the product's word holds the tool
+(`product_verb`), as a signal the analyser may not clear. Nor does one noun left alone against
+it without a description clear the tool (`SendStatus` on Send).
+
+Then classes of names whose leading word the vocabularies mistake or do not know, each closed by
+words in `vocabulary.toml` (`[names]`), and none when the name joins two actions ("and", "or"):
+
+- a question (`can_upload_video`): it asks whether something can be done; any later change word
+  must end the name and be a noun (`can_refund_order`, not `can_bus_send_frame`);
+- asking an automated answerer (`ask_weather_bot`), running a probe (`run_latency_probe`),
+  generating a value nothing stores (`generate_uuid`, `generate_random_password`; not
+  `generate_user_password`), with no change word between verb and object;
+- a name with no verb whose head noun is a search, a report, a status, a history, a trend or a
+  query (`place_search`, `sales_report`), unless the description leads with a word of it that
+  can be a verb no vocabulary knows, as that verb ("Export the report ...", "Reports spam to
+  ...", the head itself: "Report a bug ..."), or, with no description, such a word leads or
+  heads it (`export_report`, `user_report`).
+
+A reading from these classes clears nothing by itself: the tool's own sentence can still hold it
+(a change verb leading it or added after "and", `common.safety.classify`).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from common.safety import vocabulary as vocab
+from common.safety.parts import can_be_noun, can_be_verb, only_a_verb
+from common.safety.phrases import OBJECT_STARTS, QUESTIONS
+from common.safety.wording import (
+    CONJUNCTIONS,
+    MANNER_VERBS,
+    Reading,
+    first_sentence,
+    name_tokens,
+    read_name,
+    stems,
+    verb_of,
+    with_stems,
+)
+
+SERVER_WORDS = vocab.words("names", "server_words")
+"""Words of a server's configured name that are not its product's (mcp-server-github)."""
+ASKERS = vocab.words("names", "askers")
+"""Verbs that put a question to something (`ask_weather_bot`)."""
+ANSWERERS = vocab.words("names", "answerers")
+"""What an asker may ask and still only read: an automated answerer (bot, assistant, model)."""
+PROBES = vocab.words("names", "probes")
+"""What a leading manner verb may run and still only read (`run_latency_probe`)."""
+VALUE_MAKERS = vocab.words("names", "value_makers")
+"""Verbs that make a value they return (`generate_uuid`)."""
+VALUES = vocab.words("names", "values")
+"""Values nothing stores (uuid, hash, password): what a value maker may make and still read."""
+READ_HEADS = vocab.words("names", "read_heads")
+"""Head nouns of names that read without a verb (`place_search`, `parcel_status`)."""
+
+
+@lru_cache(maxsize=256)
+def _spellings(server: str) -> frozenset[str]:
+    """How a server's name may lead its tools' names: any run of its parts, joined.
+
+    Its parts are the words of its configured name but `mcp` and `server` (mcp-server-github).
+    """
+    parts = [w for w in name_tokens(server) if w not in SERVER_WORDS]
+    return frozenset(
+        "".join(parts[a:b]) for a in range(len(parts)) for b in range(a + 1, len(parts) + 1)
+    )
+
+
+def _prefix_length(runs: frozenset[str], words: list[str]) -> int:
+    """How many leading words spell the server's name or a run of its parts (0 if none).
+
+    The longest spelling wins, and something must remain after it: a name that only spells the
+    server's name (`SmartLock` on SmartLock) is read whole.
+    """
+    if not runs or "".join(words) in runs:
+        return 0
+    for k in range(len(words) - 1, 0, -1):
+        if "".join(words[:k]) in runs:
+            return k
+    return 0
+
+
+@lru_cache(maxsize=4096)
+def own_words(server: str, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A tool name's words as (the server's own name at its front, the rest to read).
+
+    Nothing is set aside when the front does not spell the server's name, when nothing would
+    remain, or when the words set aside hold a read verb (the tool's verb may be its name).
+    """
+    words = name_tokens(name)
+    k = _prefix_length(_spellings(server), words)
+    prefix = words[:k]
+    if any((hit := verb_of(w, False)) is not None and hit[0] == "read" for w in prefix):
+        k = 0
+    return tuple(words[:k]), tuple(words[k:])
+
+
+def read_as(server: str, name: str) -> str:
+    """The part of a tool's name that is read, as a name (`read_lock_state`)."""
+    return "_".join(own_words(server, name)[1])
+
+
+def _changes(words: tuple[str, ...]) -> bool:
+    """Whether any of the words is a change or destructive verb a vocabulary knows."""
+    return any((hit := verb_of(w, False)) is not None and hit[0] != "read" for w in words)
+
+
+def _lead(words: tuple[str, ...]) -> int | None:
+    """Where a name's verb stands, past words that cannot be verbs; None if another verb leads."""
+    for i, word in enumerate(words):
+        if word in QUESTIONS or verb_of(word, False) is not None or stems(word) & _CLASS_LEADS:
+            return i
+        if can_be_verb(word):
+            return None
+    return None
+
+
+_CLASS_LEADS = ASKERS | MANNER_VERBS | VALUE_MAKERS
+"""Words that lead the classes of names read here (ask, run, generate...)."""
+
+
+def _question(words: tuple[str, ...], lead: int) -> Reading | None:
+    """The reading of a name that asks whether something can be done (`can_upload_video`).
+
+    The word after "can" is the verb asked about; any later change word must be the last word
+    and a noun (`can_refund_order`): `can_bus_send_frame` sends on a CAN bus.
+    """
+    asked, later = words[lead + 1], words[lead + 2 :]
+    if verb_of(asked, False) is None and not can_be_verb(asked):
+        return None
+    if later and (_changes(later[:-1]) or (_changes(later[-1:]) and not can_be_noun(later[-1]))):
+        return None
+    shown = " ".join(words[lead:])
+    return Reading("read", words[lead], f"its name asks whether something can be done ({shown!r})")
+
+
+def _verb_object(words: tuple[str, ...]) -> Reading | None:
+    """The reading of a question, an answerer asked, a probe run or a value made, or None."""
+    lead = _lead(words)
+    if lead is None or lead == len(words) - 1:
+        return None
+    verb, last = words[lead], words[-1]
+    shown = " ".join(words[lead:])
+    if verb in QUESTIONS:
+        return _question(words, lead)
+    if _changes(words[lead + 1 : -1]):
+        return None
+    for leads, objects, what in (
+        (ASKERS, ANSWERERS, "asks an automated answerer"),
+        (MANNER_VERBS, PROBES, "runs a probe"),
+        (VALUE_MAKERS, VALUES, "makes a value nothing stores"),
+    ):
+        if stems(verb) & leads and stems(last) & objects:
+            if leads is VALUE_MAKERS and not set(words[lead + 1 : -1]) <= VALUES:
+                return None  # `generate_user_password` may set a user's password
+            return Reading("read", verb, f"its name {what} ({shown!r})")
+    return None
+
+
+def _described_as_verb(words: tuple[str, ...], description: str | None) -> bool:
+    """Whether a verbless name's unknown word is its description's verb ("Export the ...")."""
+    unknown = [w for w in words if can_be_verb(w) and verb_of(w, False) is None]
+    if not unknown:
+        return False
+    said = re.findall(r"[a-z]+", first_sentence(description).lower())
+    if not said:  # `export_report`, `user_report` with no description may export or report
+        return words[0] in unknown or words[-1] in unknown
+    lead = said[0]
+    if not stems(lead) & with_stems(unknown):
+        return False
+    inflected = lead not in unknown  # "Exports ...", "Reports ..."
+    followed = len(said) > 1 and said[1] in OBJECT_STARTS
+    return inflected or followed or bool(stems(lead) & stems(words[-1]))
+
+
+def _read_head(words: tuple[str, ...], description: str | None) -> Reading | None:
+    """The reading of a verbless name headed by a search, report, status, history, trend, query."""
+    if not words:
+        return None
+    head, before = words[-1], words[:-1]
+    if not stems(head) & READ_HEADS or (not before and can_be_verb(head)):
+        return None
+    if any(verb_of(w, False) is not None or only_a_verb(w) for w in before):
+        return None
+    if _described_as_verb(words, description):
+        return None
+    shown = " ".join(words)
+    return Reading("read", head, f"its name is a {head} with no verb that changes ({shown!r})")
+
+
+@lru_cache(maxsize=4096)
+def read_tool_name(server: str, name: str, description: str | None = None) -> Reading:
+    """What a tool's name says on its server: its own name set aside, then the classes above."""
+    prefix, words = own_words(server, name)
+    base = read_name("_".join(words))
+    lone = len(words) == 1 and _changes(prefix) and not first_sentence(description)
+    if lone and base.leaning == "read":  # a bare `SendStatus` on Send: one noun against "send"
+        return Reading(None, None, "its name has no verb but its server's name")
+    reading = None
+    if not CONJUNCTIONS & set(words):
+        reading = _verb_object(words)
+        if reading is None and base.leaning is None and not lone:
+            reading = _read_head(words, description)
+    reading = reading or base
+    if prefix and reading.leaning is not None:
+        aside = " ".join(prefix)
+        why = f"{reading.why}, its server's name ({aside!r}) set aside"
+        reading = Reading(reading.leaning, reading.verb, why)
+    return reading
+
+
+def product_verb(server: str, name: str, description: str | None = None) -> str | None:
+    """The change word of the server's name set aside from a name whose rest has no verb."""
+    prefix, _ = own_words(server, name)
+    if not prefix or read_tool_name(server, name, description).leaning is not None:
+        return None
+    hits = [verb_of(w, False) for w in prefix]
+    return next((hit[1] for hit in hits if hit is not None and hit[0] != "read"), None)
