@@ -36,6 +36,12 @@ MAX_OVER_BLOCKED = 0.05
 MAX_BLIND_HELD = 0.06
 """At most this share of the blind set's reversible tools waits (3 of 55 when written: two
 sign-ins worded "Logs user into the system" and `shift_timestamp`, a verb no vocabulary knows)."""
+MAX_PREFIXED_HELD = 0.24
+"""At most this share of the product-prefixed blind set's reversible tools waits (issue 44: 55 of
+67 before the change, 16 of 67, 23.9%, after it; the issue's goal, 5%, is not met). The set was
+written and labelled before the guard ran on it; the rules were written from the issue's own
+examples and the tuned catalog and not changed once its figures after them were read. The 16 by
+class, with why, are in docs/benchmarks.md."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -263,3 +269,51 @@ def test_the_blind_set_of_unseen_styles_misses_nothing() -> None:
 
     assert misses == []
     assert len(held) <= MAX_BLIND_HELD * reversible, held
+
+
+def _blind(path: Path) -> tuple[dict[str, Any], list[ToolVerdict]]:
+    data = json.loads(path.read_text())
+    verdicts = [
+        v
+        for server, entry in data["servers"].items()
+        for v in classify_tools(server, [Tool.model_validate(t) for t in entry["tools"]], PLAIN)
+    ]
+    return data, verdicts
+
+
+def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 44's blind set: made-up servers whose tool names start with the server's or
+    product's name (several of them change words: Dispatch, Book, Deploy, Post), half writes,
+    labelled before the guard read them. No write is cleared, a bounded share of reads waits,
+    and `catalog_report.py --blind prefixed` reports it apart from the lists the guard is tuned
+    on (the catalog's report does not count it)."""
+    from tests.data import catalog_report
+
+    data, verdicts = _blind(DATA / "guard_blind_set_prefixed.json")
+    labels = data["labels"]
+    assert {entry["style"] for entry in data["servers"].values()} == {"product-prefixed"}
+    assert len(data["servers"]) >= 10
+    assert {(v["server"], v["tool"]) for v in verdicts} == {
+        (s, t) for s, tools in labels.items() for t in tools
+    }
+    writes = sum(label["irreversible"] for tools in labels.values() for label in tools.values())
+    assert len(verdicts) >= 100
+    assert 0.4 <= writes / len(verdicts) <= 0.6
+    misses = [v for v in verdicts if labels[v["server"]][v["tool"]]["irreversible"]]
+    misses = [v for v in misses if not v["irreversible"]]
+    held = [
+        v
+        for v in verdicts
+        if not labels[v["server"]][v["tool"]]["irreversible"] and v["irreversible"]
+    ]
+
+    assert misses == []
+    assert len(held) <= MAX_PREFIXED_HELD * (len(verdicts) - writes), held
+
+    catalog_report.main(["--blind", "prefixed"])
+    apart = capsys.readouterr().out
+    assert f"all product-prefixed         product-prefixed  {len(verdicts):>5}" in apart
+    assert set(data["servers"]).isdisjoint(catalog_report.figures())
+    assert not set(data["servers"]) & set(ALL_CATALOG)
