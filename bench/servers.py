@@ -32,15 +32,58 @@ def units_of(sku: str) -> int:
     return zlib.crc32(sku.encode()) % 90 + 10
 
 
-def stock_server(tool_s: float, name: str = "stock") -> MCPServer:
-    """The read-only stock expert."""
+CITIES = ("Lyon", "Porto", "Gdansk", "Leeds", "Turin", "Ghent", "Brno", "Cork")
+"""Where the detailed stock record's warehouses are."""
+
+
+def stock_record(sku: str) -> dict[str, Any]:
+    """A stock lookup as an inventory system answers it: ~2 KB of JSON, stable per SKU.
+
+    The SKU and its units, as `get_stock` gives them, plus what a real system sends along: the
+    item, each warehouse's count and the latest movements (the realistic turns of
+    bench_long_thread quote these in the answer).
+    """
+    seed = zlib.crc32(sku.encode())
+    warehouses = [
+        {
+            "warehouse": f"WH-{i + 1:02d}",
+            "city": city,
+            "units": (seed >> i) % 40,
+            "bin": f"{chr(65 + i)}{(seed >> (i + 3)) % 30:02d}-{(seed >> (i + 5)) % 9}",
+            "last_counted": f"2026-10-{(seed >> i) % 28 + 1:02d}",
+        }
+        for i, city in enumerate(CITIES)
+    ]
+    movements = [
+        {
+            "date": f"2026-{9 + i // 10:02d}-{(seed >> i) % 28 + 1:02d}",
+            "kind": "receipt" if (seed >> i) & 1 else "shipment",
+            "quantity": (seed >> (i + 2)) % 25 + 1,
+            "reference": f"{'GR' if (seed >> i) & 1 else 'SO'}-{(seed >> i) % 100_000:05d}",
+        }
+        for i in range(4)
+    ]
+    return {
+        "sku": sku,
+        "units": units_of(sku),
+        "name": f"Stainless fastener assortment {sku}",
+        "description": "Assorted M4-M10 stainless steel bolts, nuts and washers in a "
+        "compartment case; A2-70 grade; for maintenance crews and assembly lines.",
+        "supplier": {"name": "Nordfix GmbH", "lead_time_days": seed % 20 + 5, "min_order": 10},
+        "warehouses": warehouses,
+        "movements": movements,
+    }
+
+
+def stock_server(tool_s: float, name: str = "stock", detailed: bool = False) -> MCPServer:
+    """The read-only stock expert (`detailed`: whole stock records, see `stock_record`)."""
     server = MCPServer(name, log_level="WARNING")
 
     @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
     async def get_stock(sku: str) -> dict[str, Any]:
         """Get the units in stock for one SKU."""
         await asyncio.sleep(tool_s)
-        return {"sku": sku, "units": units_of(sku)}
+        return stock_record(sku) if detailed else {"sku": sku, "units": units_of(sku)}
 
     return server
 

@@ -33,31 +33,24 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
-from collections.abc import (
-    AsyncGenerator,
-    AsyncIterator,
-    Callable,
-    Iterable,
-    Iterator,
-    Mapping,
-    Sequence,
-)
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, cast
 
 import aiosqlite
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    WRITES_IDX_MAP,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
     get_checkpoint_metadata,
 )
+from langgraph.checkpoint.serde.base import SerializerProtocol
 from langgraph.checkpoint.serde.types import _DeltaSnapshot
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from common.compressed_serde import CompressedSerializer
 
 BLOBS_TABLE_SQL = """
 CREATE TABLE IF NOT EXISTS checkpoint_blobs (
@@ -84,15 +77,6 @@ _INSERT_CHECKPOINT_SQL = (
 )
 """The parent saver's checkpoint row statement."""
 
-_WRITES_SQL = (
-    "INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, "
-    "type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_REPLACE_WRITES_SQL = "INSERT OR REPLACE " + _WRITES_SQL
-"""The parent's statement for writes of special channels (an interrupt, a resume, an error)."""
-_INSERT_WRITES_SQL = "INSERT OR IGNORE " + _WRITES_SQL
-"""The parent's statement for a task's channel writes."""
-
 EMPTY = "empty"
 """The blob type of a channel that has a new version but no value (PostgreSQL saver's word)."""
 
@@ -108,7 +92,15 @@ VERSION_DIGITS = 12
 
 
 class BlobSqliteSaver(AsyncSqliteSaver):
-    """`AsyncSqliteSaver` whose checkpoint rows name channel versions kept in `checkpoint_blobs`."""
+    """`AsyncSqliteSaver` whose checkpoint rows name channel versions kept in `checkpoint_blobs`.
+
+    Values are compressed by default (`common.compressed_serde`): rows, blobs and writes.
+    """
+
+    def __init__(
+        self, conn: aiosqlite.Connection, *, serde: SerializerProtocol | None = None
+    ) -> None:
+        super().__init__(conn, serde=serde or CompressedSerializer())
 
     def get_next_version(self, current: str | None, channel: None) -> str:
         """The version after `current`: a fixed-width counter and 48 random bits (see above)."""
@@ -155,21 +147,18 @@ class BlobSqliteSaver(AsyncSqliteSaver):
             serialized,
             serialized_metadata,
         )
-        values = checkpoint["channel_values"]
-
-        def write(db: sqlite3.Connection) -> None:
-            # Carried values the table lacks are blobbed in the same commit as the row.
-            present = _select_in(db, thread_id, checkpoint_ns, carried, "b.channel, b.version")
-            missing = set(carried) - {(str(k), str(v)) for k, v in present}
-            rows = blobs + [
-                (thread_id, checkpoint_ns, k, v, *self._dump(values, k)) for k, v in missing
-            ]
-            if rows:
-                db.executemany(_INSERT_BLOBS_SQL, rows)
-            db.execute(_INSERT_CHECKPOINT_SQL, checkpoint_row)
-
         async with self.lock:
-            await _committed(self.conn, write)
+            try:
+                blobs += await self._unstored(
+                    thread_id, checkpoint_ns, checkpoint["channel_values"], carried
+                )
+                if blobs:
+                    await self.conn.executemany(_INSERT_BLOBS_SQL, blobs)
+                await self.conn.execute_fetchall(_INSERT_CHECKPOINT_SQL, checkpoint_row)
+                await self.conn.commit()
+            except BaseException:
+                await self.conn.rollback()
+                raise
         return {
             "configurable": {
                 "thread_id": config["configurable"]["thread_id"],
@@ -177,32 +166,6 @@ class BlobSqliteSaver(AsyncSqliteSaver):
                 "checkpoint_id": checkpoint["id"],
             }
         }
-
-    async def aput_writes(
-        self,
-        config: RunnableConfig,
-        writes: Sequence[tuple[str, Any]],
-        task_id: str,
-        task_path: str = "",
-    ) -> None:
-        """The parent's rows for a task's writes, in one trip to the connection's thread."""
-        special = all(channel in WRITES_IDX_MAP for channel, _ in writes)
-        query = _REPLACE_WRITES_SQL if special else _INSERT_WRITES_SQL
-        configurable = config["configurable"]
-        key = (
-            str(configurable["thread_id"]),
-            str(configurable["checkpoint_ns"]),
-            str(configurable["checkpoint_id"]),
-            task_id,
-            task_path,
-        )
-        rows = [
-            (*key, WRITES_IDX_MAP.get(channel, idx), channel, *self.serde.dumps_typed(value))
-            for idx, (channel, value) in enumerate(writes)
-        ]
-        await self.setup()
-        async with self.lock:
-            await _committed(self.conn, lambda db: db.executemany(query, rows))
 
     def _split(
         self,
@@ -223,6 +186,18 @@ class BlobSqliteSaver(AsyncSqliteSaver):
             (k, str(versions[k])) for k in values if k not in row["channel_values"] and k not in new
         ]
         return row, blobs, carried
+
+    async def _unstored(
+        self,
+        thread_id: str,
+        checkpoint_ns: str,
+        values: Mapping[str, Any],
+        carried: Sequence[tuple[str, str]],
+    ) -> list[tuple[Any, ...]]:
+        """Blob rows for the carried (channel, version) pairs the table lacks; caller locks."""
+        present = await self._select(thread_id, checkpoint_ns, carried, "b.channel, b.version")
+        missing = set(carried) - {(str(k), str(v)) for k, v in present}
+        return [(thread_id, checkpoint_ns, k, v, *self._dump(values, k)) for k, v in missing]
 
     def _dump(self, values: Mapping[str, Any], channel: str) -> tuple[str, bytes | None]:
         """The (type, bytes) of one channel's value, or ("empty", None) when it has none."""
@@ -283,9 +258,18 @@ class BlobSqliteSaver(AsyncSqliteSaver):
     ) -> list[Any]:
         """`columns` of the existing blob rows of these (channel, version) pairs; caller locks."""
         found: list[Any] = []
-        for sql, params in _select_queries(thread_id, checkpoint_ns, pairs, columns):
+        for chunk in _chunks(pairs, _PAIRS_PER_QUERY):
+            # One primary-key look-up per pair, the pairs as the outer loop (`CROSS JOIN`):
+            # an OR of (channel, version) terms lets SQLite scan all the thread's blobs instead.
+            wanted = ", ".join(["(?, ?)"] * len(chunk))
+            params = [*(part for pair in chunk for part in pair), thread_id, checkpoint_ns]
             # execute_fetchall: one trip to aiosqlite's thread, not three (execute, fetch, close).
-            found += await self.conn.execute_fetchall(sql, params)
+            found += await self.conn.execute_fetchall(
+                f"SELECT {columns} FROM (VALUES {wanted}) AS w CROSS JOIN checkpoint_blobs b "
+                "ON b.thread_id = ? AND b.checkpoint_ns = ? "
+                "AND b.channel = w.column1 AND b.version = w.column2",
+                params,
+            )
         return found
 
     async def adelete_thread(self, thread_id: str) -> None:
@@ -338,57 +322,3 @@ def _inline(value: Any) -> bool:
 def _chunks(items: Sequence[tuple[str, str]], size: int) -> Iterable[Sequence[tuple[str, str]]]:
     """`items` in slices of at most `size`."""
     return (items[i : i + size] for i in range(0, len(items), size))
-
-
-def _select_queries(
-    thread_id: str, checkpoint_ns: str, pairs: Sequence[tuple[str, str]], columns: str
-) -> Iterator[tuple[str, list[str]]]:
-    """The SELECTs (statement, parameters) of `columns` of these pairs' blob rows, by chunk."""
-    for chunk in _chunks(pairs, _PAIRS_PER_QUERY):
-        # One primary-key look-up per pair, the pairs as the outer loop (`CROSS JOIN`):
-        # an OR of (channel, version) terms lets SQLite scan all the thread's blobs instead.
-        wanted = ", ".join(["(?, ?)"] * len(chunk))
-        params = [*(part for pair in chunk for part in pair), thread_id, checkpoint_ns]
-        sql = (
-            f"SELECT {columns} FROM (VALUES {wanted}) AS w CROSS JOIN checkpoint_blobs b "
-            "ON b.thread_id = ? AND b.checkpoint_ns = ? "
-            "AND b.channel = w.column1 AND b.version = w.column2"
-        )
-        yield sql, params
-
-
-def _select_in(
-    db: sqlite3.Connection,
-    thread_id: str,
-    checkpoint_ns: str,
-    pairs: Sequence[tuple[str, str]],
-    columns: str,
-) -> list[Any]:
-    """`_select`, on the sqlite3 connection itself (in aiosqlite's thread)."""
-    found: list[Any] = []
-    for sql, params in _select_queries(thread_id, checkpoint_ns, pairs, columns):
-        found += db.execute(sql, params).fetchall()
-    return found
-
-
-async def _committed(
-    conn: aiosqlite.Connection, work: Callable[[sqlite3.Connection], object]
-) -> None:
-    """`work` on the sqlite3 connection, then commit, rolled back on any error: one trip.
-
-    aiosqlite sends each statement, fetch, commit and cursor close to its thread on its own,
-    each a wake-up of that thread and of the event loop; a checkpoint took four to six and a
-    task's writes four (issue 45). Its `_execute` runs a function in that thread in order with
-    the connection's other calls; the callers hold the saver's lock, as for the statements.
-    """
-
-    def run(db: sqlite3.Connection) -> None:
-        try:
-            work(db)
-            db.commit()
-        except BaseException:
-            db.rollback()
-            raise
-
-    # Untyped in aiosqlite 0.22; the same call its own `commit` and `execute` make.
-    await conn._execute(run, conn._conn)  # type: ignore[no-untyped-call]

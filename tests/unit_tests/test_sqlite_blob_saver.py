@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
@@ -162,6 +163,34 @@ async def test_an_interrupt_is_resumed_with_command_after_reopening(tmp_path: Pa
     assert done["count"] == 1
 
 
+async def test_a_thread_saved_uncompressed_resumes_and_goes_on_compressed(tmp_path: Path) -> None:
+    """A question asked before compression is answered after it; the values read back whole."""
+    path = tmp_path / "c.sqlite"
+    big = {"record": "stock of SKU-1 " * 200}
+    async with sqlite_checkpointer(path) as saver:
+        saver.serde = JsonPlusSerializer()  # what the saver wrote before issue 45
+        graph = chat_graph(saver, asking=True)
+        await graph.ainvoke(turn(1, data=big), config("t"))
+        before = await history(graph, "t")
+    async with sqlite_checkpointer(path) as saver:
+        graph = chat_graph(saver, asking=True)
+        assert await history(graph, "t") == before
+        assert (await graph.ainvoke(Command(resume="yes"), config("t")))["note"] == "yes"
+        await graph.ainvoke(turn(2, messages=[HumanMessage("x " * 500, id="h2")]), config("t"))
+    async with sqlite_checkpointer(path) as saver:
+        graph = chat_graph(saver, asking=True)
+        done = await graph.ainvoke(Command(resume="again"), config("t"))
+        after = await history(graph, "t")
+    types = {
+        r[0] for r in rows(path, "SELECT type FROM writes UNION SELECT type FROM checkpoint_blobs")
+    }
+    assert {"msgpack", "msgpack+zlib"} <= types  # both kinds in one thread
+    assert after[-len(before) :] == before
+    assert done["note"] == "again"
+    assert done["data"] == big
+    assert [m.content for m in done["messages"]][-2:] == ["x " * 500, f"echo {'x ' * 500}"]
+
+
 class Outer(TypedDict, total=False):
     """A parent state sharing `messages` with its subgraph."""
 
@@ -252,6 +281,7 @@ async def test_a_small_step_does_not_write_the_conversation_again(tmp_path: Path
         )
 
     async with sqlite_checkpointer(tmp_path / "blobs.sqlite") as saver:
+        saver.serde = JsonPlusSerializer()  # the layout is measured here, not the compression
         added, conversation = await tally_step_bytes(tmp_path / "blobs.sqlite", saver)
     async with plain_saver(tmp_path / "plain.sqlite") as plain:
         plain_added, _ = await tally_step_bytes(tmp_path / "plain.sqlite", plain)
