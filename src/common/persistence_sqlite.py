@@ -33,13 +33,23 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping, Sequence
+import sqlite3
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Callable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from contextlib import aclosing
 from typing import Any, cast
 
 import aiosqlite
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
+    WRITES_IDX_MAP,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
@@ -76,6 +86,15 @@ _INSERT_CHECKPOINT_SQL = (
     "parent_checkpoint_id, type, checkpoint, metadata) VALUES (?, ?, ?, ?, ?, ?, ?)"
 )
 """The parent saver's checkpoint row statement."""
+
+_WRITES_SQL = (
+    "INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, "
+    "type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_REPLACE_WRITES_SQL = "INSERT OR REPLACE " + _WRITES_SQL
+"""The parent's statement for writes of special channels (an interrupt, a resume, an error)."""
+_INSERT_WRITES_SQL = "INSERT OR IGNORE " + _WRITES_SQL
+"""The parent's statement for a task's channel writes."""
 
 EMPTY = "empty"
 """The blob type of a channel that has a new version but no value (PostgreSQL saver's word)."""
@@ -147,18 +166,21 @@ class BlobSqliteSaver(AsyncSqliteSaver):
             serialized,
             serialized_metadata,
         )
+        values = checkpoint["channel_values"]
+
+        def write(db: sqlite3.Connection) -> None:
+            # Carried values the table lacks are blobbed in the same commit as the row.
+            present = _select_in(db, thread_id, checkpoint_ns, carried, "b.channel, b.version")
+            missing = set(carried) - {(str(k), str(v)) for k, v in present}
+            rows = blobs + [
+                (thread_id, checkpoint_ns, k, v, *self._dump(values, k)) for k, v in missing
+            ]
+            if rows:
+                db.executemany(_INSERT_BLOBS_SQL, rows)
+            db.execute(_INSERT_CHECKPOINT_SQL, checkpoint_row)
+
         async with self.lock:
-            try:
-                blobs += await self._unstored(
-                    thread_id, checkpoint_ns, checkpoint["channel_values"], carried
-                )
-                if blobs:
-                    await self.conn.executemany(_INSERT_BLOBS_SQL, blobs)
-                await self.conn.execute_fetchall(_INSERT_CHECKPOINT_SQL, checkpoint_row)
-                await self.conn.commit()
-            except BaseException:
-                await self.conn.rollback()
-                raise
+            await _committed(self.conn, write)
         return {
             "configurable": {
                 "thread_id": config["configurable"]["thread_id"],
@@ -166,6 +188,32 @@ class BlobSqliteSaver(AsyncSqliteSaver):
                 "checkpoint_id": checkpoint["id"],
             }
         }
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """The parent's rows for a task's writes, in one trip to the connection's thread."""
+        special = all(channel in WRITES_IDX_MAP for channel, _ in writes)
+        query = _REPLACE_WRITES_SQL if special else _INSERT_WRITES_SQL
+        configurable = config["configurable"]
+        key = (
+            str(configurable["thread_id"]),
+            str(configurable["checkpoint_ns"]),
+            str(configurable["checkpoint_id"]),
+            task_id,
+            task_path,
+        )
+        rows = [
+            (*key, WRITES_IDX_MAP.get(channel, idx), channel, *self.serde.dumps_typed(value))
+            for idx, (channel, value) in enumerate(writes)
+        ]
+        await self.setup()
+        async with self.lock:
+            await _committed(self.conn, lambda db: db.executemany(query, rows))
 
     def _split(
         self,
@@ -186,18 +234,6 @@ class BlobSqliteSaver(AsyncSqliteSaver):
             (k, str(versions[k])) for k in values if k not in row["channel_values"] and k not in new
         ]
         return row, blobs, carried
-
-    async def _unstored(
-        self,
-        thread_id: str,
-        checkpoint_ns: str,
-        values: Mapping[str, Any],
-        carried: Sequence[tuple[str, str]],
-    ) -> list[tuple[Any, ...]]:
-        """Blob rows for the carried (channel, version) pairs the table lacks; caller locks."""
-        present = await self._select(thread_id, checkpoint_ns, carried, "b.channel, b.version")
-        missing = set(carried) - {(str(k), str(v)) for k, v in present}
-        return [(thread_id, checkpoint_ns, k, v, *self._dump(values, k)) for k, v in missing]
 
     def _dump(self, values: Mapping[str, Any], channel: str) -> tuple[str, bytes | None]:
         """The (type, bytes) of one channel's value, or ("empty", None) when it has none."""
@@ -258,18 +294,9 @@ class BlobSqliteSaver(AsyncSqliteSaver):
     ) -> list[Any]:
         """`columns` of the existing blob rows of these (channel, version) pairs; caller locks."""
         found: list[Any] = []
-        for chunk in _chunks(pairs, _PAIRS_PER_QUERY):
-            # One primary-key look-up per pair, the pairs as the outer loop (`CROSS JOIN`):
-            # an OR of (channel, version) terms lets SQLite scan all the thread's blobs instead.
-            wanted = ", ".join(["(?, ?)"] * len(chunk))
-            params = [*(part for pair in chunk for part in pair), thread_id, checkpoint_ns]
+        for sql, params in _select_queries(thread_id, checkpoint_ns, pairs, columns):
             # execute_fetchall: one trip to aiosqlite's thread, not three (execute, fetch, close).
-            found += await self.conn.execute_fetchall(
-                f"SELECT {columns} FROM (VALUES {wanted}) AS w CROSS JOIN checkpoint_blobs b "
-                "ON b.thread_id = ? AND b.checkpoint_ns = ? "
-                "AND b.channel = w.column1 AND b.version = w.column2",
-                params,
-            )
+            found += await self.conn.execute_fetchall(sql, params)
         return found
 
     async def adelete_thread(self, thread_id: str) -> None:
@@ -322,3 +349,57 @@ def _inline(value: Any) -> bool:
 def _chunks(items: Sequence[tuple[str, str]], size: int) -> Iterable[Sequence[tuple[str, str]]]:
     """`items` in slices of at most `size`."""
     return (items[i : i + size] for i in range(0, len(items), size))
+
+
+def _select_queries(
+    thread_id: str, checkpoint_ns: str, pairs: Sequence[tuple[str, str]], columns: str
+) -> Iterator[tuple[str, list[str]]]:
+    """The SELECTs (statement, parameters) of `columns` of these pairs' blob rows, by chunk."""
+    for chunk in _chunks(pairs, _PAIRS_PER_QUERY):
+        # One primary-key look-up per pair, the pairs as the outer loop (`CROSS JOIN`):
+        # an OR of (channel, version) terms lets SQLite scan all the thread's blobs instead.
+        wanted = ", ".join(["(?, ?)"] * len(chunk))
+        params = [*(part for pair in chunk for part in pair), thread_id, checkpoint_ns]
+        sql = (
+            f"SELECT {columns} FROM (VALUES {wanted}) AS w CROSS JOIN checkpoint_blobs b "
+            "ON b.thread_id = ? AND b.checkpoint_ns = ? "
+            "AND b.channel = w.column1 AND b.version = w.column2"
+        )
+        yield sql, params
+
+
+def _select_in(
+    db: sqlite3.Connection,
+    thread_id: str,
+    checkpoint_ns: str,
+    pairs: Sequence[tuple[str, str]],
+    columns: str,
+) -> list[Any]:
+    """`_select`, on the sqlite3 connection itself (in aiosqlite's thread)."""
+    found: list[Any] = []
+    for sql, params in _select_queries(thread_id, checkpoint_ns, pairs, columns):
+        found += db.execute(sql, params).fetchall()
+    return found
+
+
+async def _committed(
+    conn: aiosqlite.Connection, work: Callable[[sqlite3.Connection], object]
+) -> None:
+    """`work` on the sqlite3 connection, then commit, rolled back on any error: one trip.
+
+    aiosqlite sends each statement, fetch, commit and cursor close to its thread on its own,
+    each a wake-up of that thread and of the event loop; a checkpoint took four to six and a
+    task's writes four (issue 45). Its `_execute` runs a function in that thread in order with
+    the connection's other calls; the callers hold the saver's lock, as for the statements.
+    """
+
+    def run(db: sqlite3.Connection) -> None:
+        try:
+            work(db)
+            db.commit()
+        except BaseException:
+            db.rollback()
+            raise
+
+    # Untyped in aiosqlite 0.22; the same call its own `commit` and `execute` make.
+    await conn._execute(run, conn._conn)  # type: ignore[no-untyped-call]
