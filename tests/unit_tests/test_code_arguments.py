@@ -185,8 +185,8 @@ _TOO_LONG = "argument 'sql' contains SQL too long to read whole ({} characters)"
 )
 def test_hostile_code_is_read_to_its_usual_verdict(text: str, as_sql: str | None) -> None:
     # Read to a verdict, with no RecursionError (the first two are past sqlglot's 20,000
-    # characters: held, since the patterns alone cannot clear a text). Their time, n against 8n, is measured by
-    # bench/bench_hostile.py, not here: no test may depend on machine speed.
+    # characters: held, since the patterns alone cannot clear a text). Their time, n against
+    # 8n, is measured by bench/bench_hostile.py, not here: no test may depend on machine speed.
     assert _postgres(text) == as_sql
     assert destructive_intent("execute_command", None, {"command": text}) is None
 
