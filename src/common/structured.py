@@ -41,6 +41,7 @@ from common.history import provider_history, tool_free
 from common.model_text import said
 from common.models import IdentityCache, model_label
 from common.provider_errors import provider_error, status_of
+from common.raw_structured import with_raw
 from common.settings import get_settings
 from common.strict_schema import response_format
 from common.tool_schemas import adapt_specs, family_of, restored
@@ -235,7 +236,9 @@ def _openai_structured(
     """
     spec = response_format(schema)
     if method == "json_schema":
-        return model.with_structured_output(spec, method="json_schema", include_raw=include_raw)
+        chain = model.with_structured_output(spec, method="json_schema", include_raw=include_raw)
+        # The same request, its answer parsed in one step (`common.raw_structured`).
+        return with_raw(chain) if include_raw else chain
     if method == "function_calling":
         tool = {
             "name": spec["name"],

@@ -135,18 +135,8 @@ async def run_round(
         feed=feed,
     )
 
-    async def run_one(task_id: str) -> TaskOutput | dict[str, bool]:
-        given = await r.gates[task_id]
-        if given is None:
-            return NOT_RUN
-        if given["task"]["tool"]:
-            return _output(await call_step(cast(TaskRun, given), runtime))
-        return cast(TaskOutput, await run_task(given))
-
-    # One name for every task run, so a resumed round finds each result by its call order.
-    as_task: Any = task(name="run_task")(cast(Any, run_one))
     calls: dict[str, asyncio.Future[Any]] = {
-        tid: asyncio.ensure_future(as_task(tid)) for tid in ids
+        tid: asyncio.ensure_future(_AS_TASK(r, tid, runtime, run_task, call_step)) for tid in ids
     }
     try:
         await _drive(r, runtime, calls)
@@ -155,6 +145,25 @@ async def run_round(
             if not gate.done():
                 gate.cancel()
     return _collected(r, plan)
+
+
+async def _task_run(
+    r: _Round, task_id: str, rt: Runtime[Context], run_task: RunTask, call_step: CallStep
+) -> TaskOutput | dict[str, bool]:
+    """One task of a round: waits for its gate, then runs the subgraph or the direct step."""
+    given = await r.gates[task_id]
+    if given is None:
+        return NOT_RUN
+    if given["task"]["tool"]:
+        return _output(await call_step(cast(TaskRun, given), rt))
+    return cast(TaskOutput, await run_task(given))
+
+
+# One name for every task run, so a resumed round finds each result by its call order. Made once,
+# on a module-level function: LangGraph keeps the runnable it wraps a task function in only for a
+# function it can find by name in its module (a closure made per round was wrapped again for
+# every task pushed, issue 45). Its arguments are not checkpointed: only what it returns is.
+_AS_TASK: Any = task(name="run_task")(cast(Any, _task_run))
 
 
 def _collected(r: _Round, plan: list[TaskState]) -> RoundResult:
