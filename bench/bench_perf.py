@@ -29,6 +29,8 @@ Figures, all from one run (medians; CPU is `time.process_time`):
   folder, run twice: the first run fills the tool-list cache, the second is measured, from
   spawn to the answer on its stdout (and to its exit); the scripted models are installed by a
   few lines run before the CLI's `main`, after what `run` imports before the servers start;
+  both runs may write byte-code (PYTHONDONTWRITEBYTECODE is dropped from their environment),
+  so the measured one loads this project's modules compiled, as an installed copy does;
 - CPU per run: 40 concurrent warm runs with latencies 0 (CPU is what is measured, so waiting
   adds nothing), with SQLite checkpointer + store and with InMemorySaver + InMemoryStore;
 - checkpoints, writes, blobs and bytes per run (SQLite rows of the thread, all namespaces);
@@ -415,6 +417,10 @@ def cold(model_s: float, tool_s: float) -> dict[str, Any]:
         where = Path(folder)
         (where / "mcp.json").write_text(json.dumps(mcp_config("stdio", tool_s)))
         env = {**os.environ, "XDG_CACHE_HOME": str(where / "cache")}
+        # As an installed copy runs: with its modules' bytecode (pip writes it at install; an
+        # editable install writes it on first import, here the untimed first run), not
+        # compiling every module of ours from source again in each process.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         first = _cold_run(model_s, where, env, 1)
         second = _cold_run(model_s, where, env, 2)
     return {

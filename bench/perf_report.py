@@ -10,6 +10,7 @@ import os
 import platform
 import re
 import sys
+import time
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -31,8 +32,29 @@ def _stats_rows(text: str) -> str:
     return "\n".join(row for row in rows if row.strip())
 
 
+LOOP_N = 1_000_000
+"""Additions in the machine's pure-Python loop (`loop_ms`; the same loop as bench_http's)."""
+
+
+def loop_ms(repeats: int = 5) -> float:
+    """A pure-Python loop's CPU time on this machine: LOOP_N additions, best of `repeats`, in ms.
+
+    How fast this machine runs Python code, so that readers can scale the figures to theirs
+    (start-up and CPU per run are Python work); CPU time, so that other work on the machine
+    changes it less than a wall time.
+    """
+    best = float("inf")
+    for _ in range(repeats):
+        begin = time.process_time()
+        total = 0
+        for i in range(LOOP_N):
+            total += i
+        best = min(best, time.process_time() - begin)
+    return best * 1000
+
+
 def machine() -> dict[str, Any]:
-    """Cores, CPU model, Python and library versions."""
+    """Cores, CPU model, a pure-Python loop's time, the load average, Python and libraries."""
     cpu_name = platform.processor() or platform.machine()
     cpuinfo = Path("/proc/cpuinfo")
     if cpuinfo.exists():
@@ -41,6 +63,8 @@ def machine() -> dict[str, Any]:
     return {
         "cores": os.cpu_count(),
         "cpu": cpu_name,
+        "loop_ms": round(loop_ms(), 1),
+        "load_1min": round(os.getloadavg()[0], 2),
         "python": platform.python_version(),
         "langgraph": version("langgraph"),
         "langgraph_checkpoint_sqlite": version("langgraph-checkpoint-sqlite"),
@@ -142,7 +166,8 @@ def table(r: dict[str, Any]) -> str:
     width = max(len(k) for k, _, _ in rows) + 2
     lines = [
         f"Machine: {m['cores']} cores, {m['cpu']}, Python {m['python']}, "
-        f"langgraph {m['langgraph']}, mcp {m['mcp']}.",
+        f"langgraph {m['langgraph']}, mcp {m['mcp']}; a pure-Python loop of "
+        f"{LOOP_N:,} additions {m['loop_ms']:.1f} ms (CPU); load average {m['load_1min']}.",
         f"Scenario: 3 direct lookups, then a dependent direct write; model "
         f"{opts['model_s'] * 1000:.0f} ms, tool {opts['tool_s'] * 1000:.0f} ms; "
         f"physical limit {r['limit_s']:.3f} s (2 models + 2 tools).",

@@ -199,3 +199,81 @@ def test_tools_imports_no_langgraph_langchain_runnables_or_argument_parsers(
     loaded = _loaded_in(tmp_path, NOT_FOR_TOOLS, "tools", "--json")
 
     assert loaded == {"code": 0, "heavy": []}
+
+
+NOT_BEFORE_SERVERS = (
+    "langgraph",
+    "langgraph_sdk",
+    "strategies.cli.drive",
+    "strategies.with_planner.state",
+    "strategies.with_planner.graph",
+    "common.persistence",
+    "numpy",
+    "jsonschema",
+)
+"""What `run` must not have imported when it launches its stdio servers: the servers start
+while the process imports the graph, its state and the persistence backends. What it needs
+first (the run context, the MCP SDK that launches them) is imported before."""
+
+SPAWN_PROBE = """
+import json, sys
+from strategies.cli import main
+at_launch = []
+def hook(event, args):
+    if event == "subprocess.Popen" and not at_launch:
+        at_launch.append([name for name in json.loads(HEAVY) if name in sys.modules])
+sys.addaudithook(hook)
+sys.argv = ["mcp-planner", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+sys.stderr.write("LOADED " + json.dumps({"code": code, "at_launch": at_launch}) + "\\n")
+"""
+
+
+def test_run_launches_its_servers_before_it_imports_the_graph_or_persistence(
+    tmp_path: Path,
+) -> None:
+    config = {
+        "mcpServers": {
+            "inventory": {
+                "command": sys.executable,
+                "args": ["-m", "common.demo_servers.inventory"],
+            }
+        }
+    }
+    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "OPENAI"))}
+    probe = SPAWN_PROBE.replace("HEAVY", repr(json.dumps(NOT_BEFORE_SERVERS)))
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "run", "How many units of WID-1 are in stock"],
+        cwd=tmp_path,
+        env=env | {"XDG_CACHE_HOME": str(tmp_path / "cache")},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    marker = [line for line in result.stderr.splitlines() if line.startswith("LOADED ")]
+    assert marker, result.stderr
+
+    assert json.loads(marker[-1].removeprefix("LOADED ")) == {"code": 0, "at_launch": [[]]}
+
+
+def test_the_schema_validator_is_preloaded_once_in_a_worker_thread() -> None:
+    # The planner node begins it while its model is asked: the plan's direct steps are
+    # checked against their tools' schemas as soon as the answer arrives.
+    code = (
+        "import sys, threading, common.mcp.schema as schema; "
+        "before = 'jsonschema' in sys.modules; "
+        "schema.preload_validator(); schema.preload_validator(); "
+        "threads = list(schema._preloads); [t.join(60) for t in threads]; "
+        "print(before, len(threads), threads[0] is not threading.main_thread(), "
+        "'jsonschema' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+
+    assert result.stdout.split() == ["False", "1", "True", "True"], result.stderr

@@ -256,17 +256,22 @@ async def _run_and_show(
 ) -> Outcome:
     """Run or resume the thread and show how it ended, then close its experts.
 
-    Shown before the experts are closed: closing the stdio servers takes a moment, which the
-    person reading the answer need not wait for. `existing` True refuses an unknown thread,
-    False a known one (None: either).
+    Shown before the experts are closed (closing stdio servers takes a moment nobody need wait
+    for). `existing` True refuses an unknown thread, False a known one (None: either).
     """
+    from common.mcp.loader import prestart
     from common.mcp.registry import shutdown_pool
-    from strategies.cli.drive import no_thread, run_thread
     from strategies.cli.records import nothing_saved
 
     if existing and nothing_saved("checkpoints"):
+        from strategies.cli.drive import no_thread
+
         raise no_thread(thread, new_hint=True)
     try:
+        # Launched before the driver, the graph and persistence are imported: they start meanwhile.
+        await prestart(ctx.mcp_config)
+        from strategies.cli.drive import run_thread
+
         outcome = await run_thread(
             payload, thread, ctx, hint, preset, close_sessions=False, existing=existing
         )

@@ -96,7 +96,23 @@ def build_graph(
     return compiled.with_config(recursion_limit=limit)
 
 
-# Importing this module reads no settings: the bound is the default limit, which covers the
-# longest run any allowed budgets permit (a run's config may still raise it).
-graph = build_graph(recursion_limit=RECURSION_LIMIT)
-"""The graph with the default limits and no checkpointer (`server.graph` is the served one)."""
+graph: CompiledStateGraph[Any, Any, Any, Any]
+"""The graph with the default limits and no checkpointer (declared here, built by `__getattr__`)."""
+
+_built: dict[str, CompiledStateGraph[Any, Any, Any, Any]] = {}
+
+
+def __getattr__(name: str) -> Any:
+    """`graph`: the graph with the default limits and no checkpointer, built on first use.
+
+    (`server.graph` is the served one.) Built when first read, not when this module is
+    imported: a CLI run builds its own graph with its checkpointer and store, and compiling
+    this one too would only lengthen its start. Reading it reads no settings: the bound is the
+    default limit, which covers the longest run any allowed budgets permit (a run's config may
+    still raise it).
+    """
+    if name != "graph":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if "graph" not in _built:
+        _built["graph"] = build_graph(recursion_limit=RECURSION_LIMIT)
+    return _built["graph"]

@@ -16,16 +16,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 from uuid import uuid4
 
 from langchain_core.messages import ToolMessage
-from langgraph.config import get_config
-from langgraph.runtime import Runtime
-from langgraph.store.base import BaseStore
 
 from common.served import caller
 from common.served.identity import DEFAULT_USER, user_namespace
+
+if TYPE_CHECKING:
+    from langgraph.runtime import Runtime
+    from langgraph.store.base import BaseStore
+
+# LangGraph is imported when a node asks for a thread's results (`results_for`), not with this
+# module: the run context imports it (through `plans`) before the CLI starts its servers.
 
 VIEW_CHARS = 2000
 """Characters of a task's result the model sees (the planner, the answer, dependent tasks)."""
@@ -137,6 +141,8 @@ class Results:
 
 def results_for(runtime: Runtime[Any], state: Mapping[str, Any]) -> Results:
     """The current thread's results, in the graph's store when it has one (the owner's)."""
+    from langgraph.config import get_config
+
     if runtime.store is None:
         return Results(None, None)
     thread_id = get_config().get("configurable", {}).get("thread_id")

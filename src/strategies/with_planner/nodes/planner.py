@@ -14,6 +14,7 @@ from common.guardrails.config import GuardrailConfig
 from common.guardrails.request import check_request
 from common.guardrails.secrets import mask_secrets
 from common.mcp import ExpertUnavailable, registry_for
+from common.mcp.schema import preload_validator
 from common.messages import last_human, last_request
 from common.model_text import entities_in, sent_texts, unescaped
 from common.models import model_errors
@@ -276,6 +277,7 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
     if turn.get("analysis") is None:
         reachable = {name: list(tools) for name, tools in catalog.items() if tools is not None}
         analysing = asyncio.ensure_future(prefetch_analysis(state, runtime, registry, reachable))
+    preload_validator()  # the answer's direct steps are checked against their tools' schemas
     try:
         async with model_errors("planner", ctx.model_for("planner")):
             result = await structured_call(model_for(ctx, "planner"), PlannerResult, messages)
