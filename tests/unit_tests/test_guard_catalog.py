@@ -35,13 +35,14 @@ MAX_OVER_BLOCKED = 0.05
 """At most this share of reversible tools waits for a human (21 of 467, 4.5%, when written)."""
 MAX_BLIND_HELD = 0.06
 """At most this share of the blind set's reversible tools waits (3 of 55 when written: two
-sign-ins worded "Logs user into the system" and `shift_timestamp`, a verb no vocabulary knows)."""
-MAX_PREFIXED_HELD = 0.24
-"""At most this share of the product-prefixed blind set's reversible tools waits (issue 44: 55 of
-67 before the change, 16 of 67, 23.9%, after it; the issue's goal, 5%, is not met). The set was
-written and labelled before the guard ran on it; the rules were written from the issue's own
-examples and the tuned catalog and not changed once its figures after them were read. The 16 by
-class, with why, are in docs/benchmarks.md."""
+sign-ins worded "Logs user into the system" and `shift_timestamp`, a verb no vocabulary knows;
+1 of 55 since issue 44's second pass read those sign-ins by class, so the set is seen now)."""
+MAX_PREFIXED_HELD = 0.05
+"""At most this share of the first product-prefixed set's reversible tools waits (issue 44: 55 of
+67 before the first change, 16 of 67 after it, read blind; the set was then SEEN and a second
+pass was tuned on its 16 by class, leaving 1 of 67, 1.5%: `payDeskGenerateIdempotencyKey`, a key
+a service may store). Since that pass this is a tuning list, no longer a blind measure; a later
+held-out set measures the guard blind. The classes, with why, are in docs/safety.md."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""

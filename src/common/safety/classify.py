@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 from common.mcp.config import ServerConfig
 from common.safety.likeness import likeness_reason
 from common.safety.names import product_verb, read_as, read_tool_name
+from common.safety.phrases import without_caller_time
 from common.safety.readings import (
     computation,
     demonstration,
@@ -243,6 +244,19 @@ def _by_words(tool: Tool, server: str, untrusted_hint: str) -> tuple[bool, Verdi
     return True, "default", _default_reason(tool, untrusted_hint)
 
 
+def _callers_next_step(tool: Tool, name_leaning: str | None) -> bool:
+    """Whether a read-named tool's destructive word is only the caller's next step.
+
+    "Check a message's spam score before sending it" for `check_spam_score`: without the clause
+    about what the caller does next, the description destroys nothing. A name that does not read
+    (`mailer`: "Validates the email before sending it") keeps the word.
+    """
+    if name_leaning != "read" or not tool.description:
+        return False
+    dropped = without_caller_time(tool.description)
+    return dropped != tool.description and read_description(dropped).leaning != "destructive"
+
+
 def _decide(tool: Tool, cfg: ServerConfig, server: str) -> tuple[bool, VerdictSource, str]:
     """The deterministic decision below config: annotations, name, description, default."""
     name = read_tool_name(server, tool.name, tool.description)
@@ -270,7 +284,7 @@ def _decide(tool: Tool, cfg: ServerConfig, server: str) -> tuple[bool, VerdictSo
     )
     if name.leaning in ("destructive", "change"):
         return True, "heuristic", name.why + untrusted_hint
-    if description.leaning == "destructive":
+    if description.leaning == "destructive" and not _callers_next_step(tool, name.leaning):
         return True, "heuristic", description.why + untrusted_hint
     service = preamble_destroys(tool.description) if name.leaning != "read" else None
     if service is not None:

@@ -25,6 +25,15 @@ words in `vocabulary.toml` (`[names]`), and none when the name joins two actions
   ...", the head itself: "Report a bug ..."), or, with no description, such a word leads or
   heads it (`export_report`, `user_report`).
 
+- "Report ..." for a report-headed name gives an account ("Report the number of ...", "Report
+  fuel use per vehicle") unless it files: "a"/"an"/"this" after it, "to"/"as" anywhere, or a
+  filed thing in its object ("Report abuse", "Report the user for harassment");
+- a record named by a noun-like change word (`call_history`, `order_log`) when the description
+  opens with the head ("History of calls") or a read verb; tracking a thing in transit
+  (`track_parcel`; not `track_event`); a preview generated of anything that is a noun
+  (`generate_label_preview`; not `generate_label`); a question's verb after a bound prefix
+  written apart (`CanCoPrescribe`).
+
 A reading from these classes clears nothing by itself: the tool's own sentence can still hold it
 (a change verb leading it or added after "and", `common.safety.classify`).
 """
@@ -40,9 +49,11 @@ from common.safety.phrases import OBJECT_STARTS, QUESTIONS
 from common.safety.wording import (
     CONJUNCTIONS,
     MANNER_VERBS,
+    NOUN_LIKE_CHANGES,
     Reading,
     first_sentence,
     name_tokens,
+    read_description,
     read_name,
     stems,
     verb_of,
@@ -63,6 +74,26 @@ VALUES = vocab.words("names", "values")
 """Values nothing stores (uuid, hash, password): what a value maker may make and still read."""
 READ_HEADS = vocab.words("names", "read_heads")
 """Head nouns of names that read without a verb (`place_search`, `parcel_status`)."""
+ACCOUNT_HEADS = vocab.words("names", "account_heads")
+"""Heads whose verb gives an account of data ("Report the number of ...") unless it files."""
+FILINGS = vocab.words("names", "filings")
+"""What a report's object names when it files rather than reads ("Report abuse")."""
+RECIPIENTS = vocab.words("names", "filing_recipients")
+"""Words anywhere after a report's verb that name where it is filed ("to", "as spam")."""
+OBJECT_ENDS = vocab.words("names", "object_ends")
+"""Words that end a report's object ("trending hashtags | among the account's followers")."""
+FILING_WORDS = vocab.words("names", "filing_words")
+"""Words right after a report's verb that make its object one instance filed ("a bug")."""
+RECORD_HEADS = vocab.words("names", "record_heads")
+"""Heads of records a noun-like change word before them names the kind of (`call_history`)."""
+TRACKERS = vocab.words("names", "trackers")
+"""Verbs that observe a thing in transit (`track_parcel`)."""
+TRACKED = vocab.words("names", "tracked")
+"""What a tracker may follow and still only read: parcels, shipments, flights."""
+PREVIEWS = vocab.words("names", "previews")
+"""What a value maker may make of anything and store nothing (`generate_label_preview`)."""
+BOUND_PREFIXES = vocab.words("names", "bound_prefixes")
+"""Prefixes a name writes as their own word (`CanCoPrescribe`): the verb asked is the next."""
 
 
 @lru_cache(maxsize=256)
@@ -126,7 +157,7 @@ def _lead(words: tuple[str, ...]) -> int | None:
     return None
 
 
-_CLASS_LEADS = ASKERS | MANNER_VERBS | VALUE_MAKERS
+_CLASS_LEADS = ASKERS | MANNER_VERBS | VALUE_MAKERS | TRACKERS
 """Words that lead the classes of names read here (ask, run, generate...)."""
 
 
@@ -137,6 +168,8 @@ def _question(words: tuple[str, ...], lead: int) -> Reading | None:
     and a noun (`can_refund_order`): `can_bus_send_frame` sends on a CAN bus.
     """
     asked, later = words[lead + 1], words[lead + 2 :]
+    if asked in BOUND_PREFIXES and later:  # "can co-prescribe": the verb is "prescribe"
+        asked, later = later[0], later[1:]
     if verb_of(asked, False) is None and not can_be_verb(asked):
         return None
     if later and (_changes(later[:-1]) or (_changes(later[-1:]) and not can_be_noun(later[-1]))):
@@ -154,9 +187,12 @@ def _verb_object(words: tuple[str, ...]) -> Reading | None:
     shown = " ".join(words[lead:])
     if verb in QUESTIONS:
         return _question(words, lead)
+    if stems(verb) & VALUE_MAKERS and stems(last) & PREVIEWS and _nouns_only(words[lead + 1 : -1]):
+        return Reading("read", verb, f"its name makes a preview nothing stores ({shown!r})")
     if _changes(words[lead + 1 : -1]):
         return None
     for leads, objects, what in (
+        (TRACKERS, TRACKED, "tracks a thing in transit"),
         (ASKERS, ANSWERERS, "asks an automated answerer"),
         (MANNER_VERBS, PROBES, "runs a probe"),
         (VALUE_MAKERS, VALUES, "makes a value nothing stores"),
@@ -166,6 +202,26 @@ def _verb_object(words: tuple[str, ...]) -> Reading | None:
                 return None  # `generate_user_password` may set a user's password
             return Reading("read", verb, f"its name {what} ({shown!r})")
     return None
+
+
+def _nouns_only(words: tuple[str, ...]) -> bool:
+    """Whether every word may be a noun here: no destructive word, a change word only noun-like."""
+    for word in words:
+        hit = verb_of(word, False)
+        noun = hit is None or hit[0] == "read" or (hit[0] == "change" and word in NOUN_LIKE_CHANGES)
+        if not noun:
+            return False
+        if hit is None and only_a_verb(word):
+            return False
+    return True
+
+
+def _files(said: list[str]) -> bool:
+    """Whether a sentence led by an account verb files something ("Report a bug to ...")."""
+    if (said[1:2] != [] and said[1] in FILING_WORDS) or set(said[1:]) & RECIPIENTS:
+        return True
+    end = next((i for i, w in enumerate(said[1:], 1) if w in OBJECT_ENDS), len(said))
+    return bool(set(said[1:end]) & FILINGS)
 
 
 def _described_as_verb(words: tuple[str, ...], description: str | None) -> bool:
@@ -179,6 +235,8 @@ def _described_as_verb(words: tuple[str, ...], description: str | None) -> bool:
     lead = said[0]
     if not stems(lead) & with_stems(unknown):
         return False
+    if lead in ACCOUNT_HEADS and lead == words[-1] and not _files(said):
+        return False  # "Report fuel use per vehicle" for `fuel_report`: an account, read
     inflected = lead not in unknown  # "Exports ...", "Reports ..."
     followed = len(said) > 1 and said[1] in OBJECT_STARTS
     return inflected or followed or bool(stems(lead) & stems(words[-1]))
@@ -199,6 +257,24 @@ def _read_head(words: tuple[str, ...], description: str | None) -> Reading | Non
     return Reading("read", head, f"its name is a {head} with no verb that changes ({shown!r})")
 
 
+def _record_of(words: tuple[str, ...], description: str | None) -> Reading | None:
+    """The reading of a record named by the kind of thing it records (`call_history`), or None.
+
+    A noun-like change word before a record head is a noun when the description opens with the
+    head ("History of calls ...") or a read verb; "Import the history ..." or no description
+    leaves it a verb, and `call_customer` has no record head.
+    """
+    head, before = words[-1], words[:-1]
+    if not before or not stems(head) & RECORD_HEADS or not _nouns_only(before):
+        return None
+    said = re.findall(r"[a-z]+", first_sentence(description).lower())
+    opens = said[:1] != [] and bool(stems(said[0]) & stems(head)) and said[1:2] in (["of"], ["for"])
+    if not opens and read_description(description).leaning != "read":
+        return None
+    shown = " ".join(words)
+    return Reading("read", head, f"its name is a {head} of what a change word names ({shown!r})")
+
+
 @lru_cache(maxsize=4096)
 def read_tool_name(server: str, name: str, description: str | None = None) -> Reading:
     """What a tool's name says on its server: its own name set aside, then the classes above."""
@@ -212,6 +288,8 @@ def read_tool_name(server: str, name: str, description: str | None = None) -> Re
         reading = _verb_object(words)
         if reading is None and base.leaning is None and not lone:
             reading = _read_head(words, description)
+        if reading is None and base.leaning == "change":
+            reading = _record_of(words, description)
     reading = reading or base
     if prefix and reading.leaning is not None:
         aside = " ".join(prefix)

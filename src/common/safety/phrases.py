@@ -17,18 +17,26 @@ Readings on plain word lists, below those of `common.safety.wording`:
   singular, followed by a plain noun, never right after a verb of observing, which yields to it
   ("test-charge the card");
 - a name led by a verb of observing that ends in a verb is resource-first
-  (`access_token_create`): its last word is what it does.
+  (`access_token_create`): its last word is what it does;
+- a negation ("changes nothing", "nothing is bought or stored", "does not modify", "without
+  sending") takes the change word it negates out of the reading, and only that word: it never
+  clears a tool, and "Send the invoice; nothing else is changed" still sends;
+- a change word as a state or a noun: a parenthesised list of states ("(locked, unlocked,
+  jammed)"), a participle saying when a plural noun's events happened ("fees charged over a
+  period"), a singular noun owned ("on its current charge", under a leading read verb), and,
+  for a read-named tool only, the caller's next step ("before sending it").
 
 The words are data in `vocabulary.toml` (`[sentences] enumerations`, `enumeration_pairs`,
-`[names] questions`).
+`[names] questions`, the negation, period, possessive and caller-time words).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from common.safety import vocabulary as vocab
-from common.safety.parts import can_be_noun, only_a_verb, singular_noun
+from common.safety.parts import can_be_noun, can_be_verb, only_a_verb, singular_noun
 
 OBJECT_STARTS = frozenset(
     {"a", "an", "the", "this", "that", "these", "those", "all", "any", "each", "every", "one"}
@@ -111,9 +119,13 @@ def listed(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
 
 
 def possible(words: Sequence[str], i: int) -> bool:
-    """Whether the participle at `i` says what can be done ("whether it can still be refunded")."""
+    """Whether the participle at `i` describes rather than acts: what can be done or when.
+
+    "whether it can still be refunded"; "fees charged over a period" (`in_a_period`).
+    """
     before = [w for w in words[:i] if w not in _MODAL_ADVERBS]
-    return before[-2:-1] != [] and before[-1] == "be" and before[-2] in QUESTIONS
+    can_be = before[-2:-1] != [] and before[-1] == "be" and before[-2] in QUESTIONS
+    return can_be or in_a_period(words, i)
 
 
 def asks(sentence: str) -> bool:
@@ -161,3 +173,155 @@ def noun_adjuncts(words: Sequence[str], found: Sequence[Hit], in_name: bool) -> 
         if singular_noun(words[i]) and plain and can_be_noun(words[i + 1]):
             adjuncts.add(i)
     return adjuncts
+
+
+_BE = vocab.words("sentences", "be")
+"""Words between a negated subject and its participle ("nothing is sent")."""
+NEGATED_OBJECTS = vocab.words("sentences", "negated_objects")
+"""Words after a verb that negate it ("sends nothing")."""
+NEGATED_SUBJECTS = vocab.words("sentences", "negated_subjects")
+"""Words before "is" and a participle that negate it ("nothing is sent", "no email is sent")."""
+NEGATORS = vocab.words("sentences", "negators")
+"""Words before a verb that negate it ("does not modify", "without sending")."""
+NEGATION_JOINS = vocab.words("sentences", "negation_joins")
+"""Words that carry a negation to the next verb ("nothing is bought or stored")."""
+_NOT_ONLY = frozenset({"only", "just", "merely"})
+"""Words after a negator that undo it ("not only reads but deletes")."""
+
+
+def _negated_run(found: Sequence[Hit], words: Sequence[str], start: int) -> set[int]:
+    """The verb at `start` and those joined to it by "or", "nor" or "," ("bought or stored")."""
+    run: set[int] = set()
+    j = start
+    while j < len(words) and found[j] is not None:
+        run.add(j)
+        if j + 2 < len(words) and words[j + 1] in NEGATION_JOINS:
+            j += 2
+        else:
+            break
+    return run
+
+
+def _negated_start(words: Sequence[str], i: int) -> int | None:
+    """Where the verb a negation at `i` governs stands, if it governs one."""
+    word = words[i]
+    if word in NEGATED_SUBJECTS:  # "nothing is sent", "nothing else is changed"
+        for j in range(i + 1, min(i + 4, len(words))):
+            if words[j] in _BE:
+                return j + 1
+        return None
+    if word in NEGATORS:  # "does not modify", "cannot be edited", "without sending"
+        j = i + 1
+        while j < len(words) and words[j] in _BE:
+            j += 1
+        return j if j < len(words) and words[j] not in _NOT_ONLY else None
+    return None
+
+
+def negated(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
+    """The places of the verbs a sentence says the tool does not do ("sends nothing").
+
+    Only the negated verb (and one joined to it by "or") is taken out; a verb in another clause
+    ("Send the invoice; nothing else is changed") keeps its place.
+    """
+    out: set[int] = set()
+    for i, word in enumerate(words):
+        after = words[i + 1] if i + 1 < len(words) else ""
+        if word in NEGATED_OBJECTS and i and found[i - 1] is not None and after != "but":
+            out.add(i - 1)  # "sends nothing", not "sends nothing but the summary"
+        start = _negated_start(words, i)
+        if start is not None:
+            out |= _negated_run(found, words, start)
+    return out
+
+
+_STATE_LIST = re.compile(r"\(\s*([A-Za-z]+(?:\s*(?:,|\bor\b|\band\b)\s*[A-Za-z]+)+)\s*\)")
+"""A parenthesised list of single words ("(locked, unlocked, jammed)")."""
+
+
+def without_states(text: str) -> str:
+    """A sentence without its parenthesised lists of states ("(locked, unlocked, jammed)").
+
+    Every item must be a participle or adjective (-ed, -en) or a word that cannot be a verb:
+    "(create, update, delete)" lists actions and stays.
+    """
+
+    def keep(match: re.Match[str]) -> str:
+        items = [w for w in re.findall(r"[a-z]+", match.group(1).lower()) if w not in _LIST_JOINS]
+        states = all(w.endswith(("ed", "en")) or not can_be_verb(w) for w in items)
+        return " " if states else match.group(0)
+
+    return _STATE_LIST.sub(keep, text)
+
+
+PERIODS = vocab.words("sentences", "periods")
+"""Words after a participle that say when a plural noun's events happened ("over a period")."""
+
+
+def in_a_period(words: Sequence[str], i: int) -> bool:
+    """Whether the participle at `i` says when a plural noun's events happened.
+
+    "fees charged over a period", "payouts sent since Monday": not what the tool does.
+    """
+    if not 1 < i < len(words) - 1 or words[i + 1] not in PERIODS:
+        return False
+    noun = words[i - 1]
+    return noun.endswith("s") and can_be_noun(noun) and not singular_noun(noun)
+
+
+POSSESSIVES = vocab.words("sentences", "possessives")
+"""Possessives after which a singular noun is owned ("on its current charge")."""
+
+
+def _reads_or_none(hit: Hit) -> bool:
+    return hit is None or hit[0] == "read"
+
+
+def owned(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
+    """The places of change words that are singular nouns owned by a possessive.
+
+    "on its current charge": up to two words after the possessive that no change word is, in a
+    sentence led by a read verb; "its own and charge the card" keeps the verb.
+    """
+    if not found or found[0] is None or found[0][0] != "read":
+        return set()
+    out: set[int] = set()
+    for i, hit in enumerate(found):
+        if hit is None or hit[0] == "read" or i < 2 or not singular_noun(words[i]):
+            continue
+        if i + 1 < len(words) and words[i + 1] in OBJECT_STARTS:
+            continue  # "... its own and charge the card"
+        for k in range(i - 1, max(i - 4, 0), -1):
+            if words[k] in POSSESSIVES:
+                if all(_reads_or_none(found[m]) for m in range(k + 1, i)):
+                    out.add(i)
+                break
+    return out
+
+
+def not_acting(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
+    """The places of a sentence's change words that say nothing the tool does.
+
+    Listed nouns ("including returns"), negated verbs ("sends nothing"), owned nouns ("its
+    current charge").
+    """
+    return listed(words, found) | negated(words, found) | owned(words, found)
+
+
+CALLER_TIMES = vocab.words("sentences", "caller_times")
+"""Words that open a clause about what the caller does next ("before sending it")."""
+_CALLER_TIME = re.compile(
+    r"\b(?:" + "|".join(sorted(CALLER_TIMES)) + r")\s+[a-z]+ing\b"
+    r"(?:(?!\b(?:and|or|then)\b)[^.,;:!?])*",
+    re.IGNORECASE,
+)
+"""Such a clause, up to the next punctuation or "and", "or", "then" ("and delete the copy")."""
+
+
+def without_caller_time(text: str) -> str:
+    """A description without its clauses about the caller's next step ("before sending it").
+
+    Only for a read-named tool (`common.safety.classify`): `mailer` "Validates the email before
+    sending it" sends.
+    """
+    return _CALLER_TIME.sub(" ", text)

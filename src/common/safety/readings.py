@@ -382,10 +382,30 @@ SIGN_IN_CREDENTIALS = vocab.words("sign_in", "credentials")
 
 
 def _sign_in_verb(words: list[str], i: int) -> int:
-    """How many words of a sign-in verb start at `i` (0 when none): "login", "log in"."""
+    """How many words of a sign-in verb start at `i` (0 when none): "login", "logs in"."""
     if i < len(words) and stems(words[i]) & SIGN_IN_VERBS:
         return 1
-    return 2 if tuple(words[i : i + 2]) in SIGN_IN_PHRASES else 0
+    pair = words[i : i + 2]
+    phrase = len(pair) == 2 and any(
+        p[0] in stems(pair[0]) and p[1] == pair[1] for p in SIGN_IN_PHRASES
+    )
+    return 2 if phrase else 0
+
+
+_SPLIT_VERBS = frozenset(p[0] for p in SIGN_IN_PHRASES)
+"""The verbs of the two-word forms, which may take their subject inside ("Log user out")."""
+_PARTICLES = frozenset(p[1] for p in SIGN_IN_PHRASES)
+"""Their second words ("in", "out")."""
+
+
+def _split_lead(words: list[str]) -> int | None:
+    """Where a split sign-in lead ends: "Logs user into | the system", "Log user out | of it"."""
+    i = 1
+    while i < len(words) and words[i] in SIGN_IN_SUBJECTS:
+        i += 1
+    if i < len(words) and words[i] in _PARTICLES:
+        return i + 1
+    return i if i < len(words) and words[i] == "into" else None  # "into" leads what follows
 
 
 def _sign_in_lead(words: list[str]) -> int | None:
@@ -396,22 +416,38 @@ def _sign_in_lead(words: list[str]) -> int | None:
         return i + size if size else None
     size = _sign_in_verb(words, 0)
     if not size:
-        return None
+        return _split_lead(words) if words[:1] and stems(words[0]) & _SPLIT_VERBS else None
     i = size
     while i < len(words) and words[i] in SIGN_IN_WORDS:
         i += 1
-    return i + 1 if i < len(words) and words[i] in SIGN_IN_SUBJECTS else None
+    if i >= len(words) or words[i] not in SIGN_IN_SUBJECTS:
+        return None
+    while i < len(words) and words[i] in SIGN_IN_SUBJECTS:
+        i += 1  # "the current logged in user session"
+    return i
+
+
+def _signs_in(words: list[str], named: list[str]) -> str | None:
+    """The lead of one sentence that only signs the session's user in or out, or None."""
+    end = _sign_in_lead(words)
+    if end is None or (end < len(words) and words[end] not in SIGN_IN_PREPOSITIONS):
+        return None
+    allowed = SIGN_IN_PREPOSITIONS | SIGN_IN_CREDENTIALS | set(named)
+    if any(w not in allowed for w in words[end:]):
+        return None
+    return " ".join(words[:end])
 
 
 def sign_in(name: str, description: str | None) -> str | None:
     """The sign-in or sign-out a tool only performs for the session's user, or None.
 
     The name must carry a sign-in verb and no other change word (`trading_login`,
-    `authenticate_twitter`); the tool's own description must be one sentence that leads with
-    one ("Log in a user", "Authenticate the user", "Handle user logout"), followed at most by a
-    phrase led by a preposition and made of credential words or the name's own words ("with
-    username and password", "with the travel API" for `authenticate_travel`). "Authenticate a
-    payment", "Log in a user via SMS", "on all devices" or a second sentence is something else.
+    `authenticate_twitter`); every sentence of the tool's own description must lead with one
+    ("Log in a user", "Authenticate the user", "Handle user logout", "Logs user into the
+    system", "Log user out of the system"), followed at most by a phrase led by a preposition
+    and made of credential words or the name's own words ("with username and password", "with
+    the travel API" for `authenticate_travel`). "Authenticate a payment", "Log in a user via
+    SMS", "on all devices" or a second sentence that does anything else is something else.
     """
     named = name_tokens(name)
     if not name.isascii() or not plain_text(description) or not named:
@@ -421,13 +457,8 @@ def sign_in(name: str, description: str | None) -> str | None:
     for i, hit in enumerate(found_verbs(named, every_form=True)):
         if hit is not None and hit[0] != "read" and i not in covered:
             return None
-    if not signs or len(sentences(description)) != 1:
+    if not signs or preamble_destroys(description):
         return None
-    words = closed_words(first_sentence(description).rstrip(". "))
-    end = _sign_in_lead(words)
-    if end is None or (end < len(words) and words[end] not in SIGN_IN_PREPOSITIONS):
-        return None
-    allowed = SIGN_IN_PREPOSITIONS | SIGN_IN_CREDENTIALS | set(named)
-    if any(w not in allowed for w in words[end:]) or preamble_destroys(description):
-        return None
-    return " ".join(words[:end])
+    own = [first_sentence(description), *sentences(description)[1:]]
+    leads = [_signs_in(closed_words(text.rstrip(". ")), named) for text in own]
+    return leads[0] if all(lead is not None for lead in leads) else None

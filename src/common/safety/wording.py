@@ -35,10 +35,9 @@ transactions sent or received") is a noun; a word that can only be a verb leads 
 no vocabulary knows it (`generate_test_signal`). Verbs of observing (measure, verify, weigh) read
 with a noun as object and yield to a change word they qualify ("test-charge the card").
 
-Lists of what a tool finds ("including returns, cancels and exchanges"), questions ("Can this
-order still be changed?") and a change word modifying a noun under a read verb
-(`check_refund_request`) are read by `common.safety.phrases`; a name on its own server (its
-server's name at the front set aside) by `common.safety.names`.
+Lists ("including returns, cancels"), questions ("Can this be changed?"), noun adjuncts
+(`check_refund_request`), negations ("sends nothing") and states ("(locked, unlocked)") are read
+by `common.safety.phrases`; a name on its own server by `common.safety.names`.
 """
 
 from __future__ import annotations
@@ -51,7 +50,8 @@ from typing import Literal
 from common.safety import vocabulary as vocab
 from common.safety.parts import can_be_verb, in_noun_phrase, modifier_or_head, only_a_verb
 from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
-from common.safety.phrases import asks, ends_in_a_verb, listed, noun_adjuncts, possible
+from common.safety.phrases import asks, ends_in_a_verb, not_acting, noun_adjuncts, without_states
+from common.safety.phrases import possible as _possible
 
 DESTRUCTIVE_VERBS = vocab.words("verbs", "destructive")
 """Verbs whose call cannot be undone, and that tool names rarely use as nouns: they win anywhere."""
@@ -214,8 +214,8 @@ def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
         return before in _AUXILIARIES | CONJUNCTIONS | _VERB_PLACES or (
             before.endswith("ly") and before not in _ADJECTIVE_MARKS
         )
-    if words[i + 1 : i + 2] == ["by"] or before in _ADJECTIVE_MARKS or possible(words, i):
-        return False  # "messages sent by", "the sent items", "whether it can be refunded"
+    if words[i + 1 : i + 2] == ["by"] or before in _ADJECTIVE_MARKS or _possible(words, i):
+        return False  # "messages sent by", "the sent items", "can be refunded", "sent since"
     lead = verb_of(words[0], False) if words else None
     if lead is None or lead[0] != "read":
         return True
@@ -243,8 +243,8 @@ def found_verbs(
     """
     found = [verb_of(w, i == len(words) - 1) for i, w in enumerate(words)]
     if not in_name and not every_form:  # "including returns, cancels and exchanges": nouns
-        for i in listed(words, found):
-            found[i] = None
+        for i in not_acting(words, found):
+            found[i] = None  # "including returns", "sends nothing", "on its current charge"
     lead = next((i for i, hit in enumerate(found) if hit is not None), 0)
     first = found[lead] if in_name and found else None
     if first is not None and first[1] in OBSERVE_VERBS and ends_in_a_verb(words, found):
@@ -435,7 +435,7 @@ def _acting_words(description: str | None) -> list[str]:
 def _sentence_words(description: str | None) -> tuple[str, ...]:
     """`_acting_words`, kept: several readings of one tool ask for them."""
     raw = _SENTENCE_END.split(own_description(description), maxsplit=1)[0]
-    return () if asks(raw) else tuple(_words(first_sentence(description)))
+    return () if asks(raw) else tuple(_words(without_states(first_sentence(description))))
 
 
 @lru_cache(maxsize=4096)
@@ -530,7 +530,7 @@ def mentions_change(description: str | None) -> str | None:
     nor a state ("if `part` is set"), nor a change named as an activity ("the cost of creating";
     a destructive one counts even there).
     """
-    words = re.findall(r"[a-z]+", first_sentence(description).lower())
+    words = re.findall(r"[a-z]+", without_states(first_sentence(description)).lower())
     for i, hit in enumerate(found_verbs(words)):
         if hit is None or hit[0] == "read" or (i and words[i - 1] in _BE):
             continue
