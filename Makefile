@@ -236,6 +236,9 @@ format: install-dev
 
 # bench_http's model server (bench/model_server.py) holds every request to OpenAI's rules
 # (tests/provider_rules.py): a request the real API would refuse is an error in the bench.
+# bench_http measures on SQLite and on PostgreSQL: a database of its own on the server
+# BENCH_PG_URL names (postgresql://postgres@127.0.0.1:5432/postgres by default), dropped after;
+# without one, its PostgreSQL figure is printed as not measured.
 bench: install-dev
 	$(PY) bench/bench_sessions.py
 	$(PY) bench/bench_parallel.py
