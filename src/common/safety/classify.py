@@ -30,6 +30,7 @@ from common.safety.phrases import without_caller_time
 from common.safety.readings import (
     computation,
     demonstration,
+    physical_effect,
     session_only,
     sign_in,
     simulated_switch,
@@ -98,6 +99,8 @@ def read_only_hint_counts(
     name = read_tool_name(server, tool.name, tool.description)
     description = read_description(tool.description)
     if description.leaning in ("change", "destructive") or mentions_change(tool.description):
+        return False
+    if physical_effect(tool.description) is not None:
         return False
     if name.leaning == "read":
         return True
@@ -284,6 +287,10 @@ def _decide(tool: Tool, cfg: ServerConfig, server: str) -> tuple[bool, VerdictSo
     )
     if name.leaning in ("destructive", "change"):
         return True, "heuristic", name.why + untrusted_hint
+    physical = physical_effect(tool.description)
+    if physical is not None:  # "Print a test page on the printer": no read name takes it back
+        why = f"its description says it makes something physical ({physical!r} on a medium)"
+        return True, "heuristic", why + untrusted_hint
     if description.leaning == "destructive" and not _callers_next_step(tool, name.leaning):
         return True, "heuristic", description.why + untrusted_hint
     service = preamble_destroys(tool.description) if name.leaning != "read" else None

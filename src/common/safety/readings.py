@@ -462,3 +462,27 @@ def sign_in(name: str, description: str | None) -> str | None:
     own = [first_sentence(description), *sentences(description)[1:]]
     leads = [_signs_in(closed_words(text.rstrip(". ")), named) for text in own]
     return leads[0] if all(lead is not None for lead in leads) else None
+
+
+PHYSICAL_VERBS = vocab.words("physical", "verbs")
+"""Verbs that make something in the world when their sentence names a medium ("Print ...")."""
+PHYSICAL_MEDIA = vocab.words("physical", "media")
+"""What such a verb puts its output on: paper, a label, a page, a printer."""
+DISPLAYS = vocab.words("physical", "displays")
+"""Where "print" only shows text (stdout, the console), or what makes it a noun ("preview")."""
+
+
+def physical_effect(description: str | None) -> str | None:
+    """The verb of a sentence that makes something physical ("Print a test page on the printer").
+
+    The tool's own first sentence must lead with the verb (imperative or "Prints"), name a
+    medium (paper, a page, a label, a printer) and no display: "Print the config to stdout",
+    "Print preview of the page" and "Return a printable invoice" only show or describe. A read
+    verb in the name does not take such an effect back (`printers.test_page`).
+    """
+    words = re.findall(r"[a-z]+", first_sentence(description).lower())
+    if not words or not stems(words[0]) & PHYSICAL_VERBS or words[0].endswith("ed"):
+        return None
+    if set(words) & DISPLAYS or not set(words[1:]) & PHYSICAL_MEDIA:
+        return None
+    return str(words[0])

@@ -119,6 +119,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "prepositions": "words",
         "credentials": "words",
     },
+    "physical": {"verbs": "words", "media": "words", "displays": "words"},
 }
 """Every section and key the file must have, and the shape of each: a closed set."""
 
