@@ -657,3 +657,12 @@ def test_written_answers_round_trip(catalog: dict[str, list[str]], data: st.Data
     assert v.irreversible is verdict
     assert v.tools == tuple(chosen)
     assert v.unknown == ()
+
+
+def test_a_name_written_with_one_tools_exact_case_is_that_tool_alone() -> None:
+    """Found by test_written_answers_round_trip: `a/A0` also cleared or blocked `a0`."""
+    catalog = {"a": ["A0", "a0"], "b": ["Drop"]}
+    assert resolve_tool_name("a/A0", catalog) == [("a", "A0")]
+    assert resolve_tool_name("a/a0", catalog) == [("a", "a0")]
+    assert resolve_tool_name("a/A0()", catalog) == [("a", "A0")]
+    assert resolve_tool_name("b/drop", catalog) == [("b", "Drop")]

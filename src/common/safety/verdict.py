@@ -117,6 +117,11 @@ def _clean(name: str) -> str:
     return s
 
 
+def _exact(s: str) -> str:
+    """The spelling as written: a tool named exactly so wins over one differing in case."""
+    return s
+
+
 def _casefold(s: str) -> str:
     """Case-insensitive spelling."""
     return s.casefold()
@@ -146,7 +151,7 @@ class _Resolver:
     def __init__(self, catalog: Catalog) -> None:
         self._position: dict[ToolRef, int] = {}
         self._indexes: list[_Index] = []
-        for norm in (_casefold, _loose):
+        for norm in (_exact, _casefold, _loose):
             tools: dict[str, list[ToolRef]] = {}
             servers: dict[str, dict[str, list[ToolRef]]] = {}
             for server, names in catalog.items():
@@ -203,7 +208,9 @@ def resolve_tool_name(name: str, catalog: Catalog) -> list[tuple[str, str]]:
     """The catalog tools a name in an analyser's answer refers to; [] when none.
 
     Decoration (whitespace, backticks, quotes, markdown emphasis, trailing punctuation, a
-    trailing "()") is ignored and case does not matter. Accepted forms are the bare tool name
+    trailing "()") is ignored and case does not matter, unless a tool is named with exactly the
+    case written (`A0` and `a0` on one server: `a/A0` is `A0` alone, so a read-only list
+    clears no second tool). Accepted forms are the bare tool name
     and `mcp__server__tool`, `server__tool`, `server_tool`, `server.tool`, `server/tool`,
     `server:tool`. A bare name several servers share resolves to all of them. If nothing
     matches, "-" and "_" are treated alike as a last resort.
