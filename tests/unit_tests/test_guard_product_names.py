@@ -212,7 +212,7 @@ def test_verbs_of_observation_read_with_a_noun_object(name: str, description: st
         ("CheckRefund", None),
         ("verify_send_receipt", None),
         ("test_charge_card", "Test-charge the card for one dollar."),
-        ("list_transfers", "List transfers of the account."),
+        ("list_transfers", None),  # with "List transfers ..." it reads (test_guard_prefixed2.py)
     ],
 )
 def test_observation_verbs_do_not_clear_a_write(name: str, description: str | None) -> None:

@@ -34,6 +34,13 @@ words in `vocabulary.toml` (`[names]`), and none when the name joins two actions
   (`generate_label_preview`; not `generate_label`); a question's verb after a bound prefix
   written apart (`CanCoPrescribe`).
 
+- a question about a state (`is_recipient_verified`, `has_shipped`, `who_is_on_call`), with no
+  destructive verb after it; a rehearsal of a change on nouns, its verb first or last
+  (`simulate_checkout`, `releases_compare`, `releases_dry_run`; not `simulate_refund`), or
+  "evaluate" with only a flag, a rule or a policy (`flags_evaluate`; not `browser_evaluate`);
+  a read verb whose object is a destructive word (`list_charges`, `get_charge`) when the
+  description reads it too ("List charges, newest first"); with none it stays held.
+
 A reading from these classes clears nothing by itself: the tool's own sentence can still hold it
 (a change verb leading it or added after "and", `common.safety.classify`).
 """
@@ -45,11 +52,13 @@ from functools import lru_cache
 
 from common.safety import vocabulary as vocab
 from common.safety.parts import can_be_noun, can_be_verb, only_a_verb
-from common.safety.phrases import OBJECT_STARTS, QUESTIONS
+from common.safety.phrases import OBJECT_STARTS, QUESTIONS, rehearsal_width
 from common.safety.wording import (
     CONJUNCTIONS,
+    DESTRUCTIVE_VERBS,
     MANNER_VERBS,
     NOUN_LIKE_CHANGES,
+    OBSERVE_VERBS,
     Reading,
     first_sentence,
     name_tokens,
@@ -62,6 +71,12 @@ from common.safety.wording import (
 
 SERVER_WORDS = vocab.words("names", "server_words")
 """Words of a server's configured name that are not its product's (mcp-server-github)."""
+EVALUATES = frozenset({"evaluate", "eval"})
+"""The verbs that read with an `EVALUATED` object."""
+EVALUATED = vocab.words("names", "evaluated")
+"""What "evaluate" may evaluate and still only read: a flag, a rule, a policy."""
+STATE_QUESTIONS = vocab.words("names", "state_questions")
+"""Words that open a question about a state (`is_recipient_verified`, `has_shipped`)."""
 ASKERS = vocab.words("names", "askers")
 """Verbs that put a question to something (`ask_weather_bot`)."""
 ANSWERERS = vocab.words("names", "answerers")
@@ -178,6 +193,81 @@ def _question(words: tuple[str, ...], lead: int) -> Reading | None:
     return Reading("read", words[lead], f"its name asks whether something can be done ({shown!r})")
 
 
+def _state_question(words: tuple[str, ...]) -> Reading | None:
+    """The reading of a name that asks about a state (`is_recipient_verified`, `has_shipped`).
+
+    What follows the question word is asked about: change words there are nouns or participles
+    ("deposit required", "on call"), but a destructive verb (`is_send_allowed`) keeps its verb.
+    """
+    if len(words) < 2 or words[0] not in STATE_QUESTIONS:
+        return None
+    for word in words[1:]:
+        hit = verb_of(word, False)
+        if hit is not None and hit[0] == "destructive" and word in DESTRUCTIVE_VERBS:
+            return None
+    shown = " ".join(words)
+    return Reading("read", words[0], f"its name asks about a state ({shown!r})")
+
+
+def _read_object(words: tuple[str, ...], description: str | None) -> Reading | None:
+    """The reading of a read verb whose object is a destructive word (`list_charges`), or None.
+
+    The word ends the name, a noun after the read verb (not one of observing: `test_charge`)
+    and plain nouns, and the description agrees: it reads, naming the same word ("List charges,
+    newest first", "Retrieve a charge."). With no description `list_transfers` stays held.
+    """
+    if len(words) < 2 or not first_sentence(description):
+        return None
+    lead, last = verb_of(words[0], False), words[-1]
+    if lead is None or lead[0] != "read" or lead[1] in OBSERVE_VERBS or not can_be_noun(last):
+        return None
+    if any(verb_of(w, False) is not None or only_a_verb(w) for w in words[1:-1]):
+        return None
+    said = with_stems(re.findall(r"[a-z]+", first_sentence(description).lower()))
+    if not stems(last) & said or read_description(description).leaning != "read":
+        return None
+    shown = " ".join(words)
+    return Reading("read", words[0], f"its name and description read what it names ({shown!r})")
+
+
+def _rehearsal_split(words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A name's rehearsal verb and the rest, else ((), words).
+
+    The verb first or last (`simulate_checkout`, `releases_dry_run`), or "evaluate" with only a
+    flag, a rule or a policy (`flags_evaluate`).
+    """
+    width = rehearsal_width(words)
+    if width or not words:
+        return words[:width], words[width:]
+    end = 2 if rehearsal_width(words[-2:]) == 2 else rehearsal_width(words[-1:])
+    if end:
+        return words[-end:], words[:-end]
+    for verb, rest in ((words[:1], words[1:]), (words[-1:], words[:-1])):
+        if stems(verb[0]) & EVALUATES and rest and set(rest) <= EVALUATED:
+            return verb, rest
+    return (), words
+
+
+def _rehearsal(words: tuple[str, ...]) -> Reading | None:
+    """The reading of a name that rehearses or evaluates what its other words name, or None.
+
+    Every other word is a noun (a change word only as a noun, none destructive):
+    `simulate_checkout`, `releases_compare`; `simulate_refund` or `preview_publish` keeps its
+    verb, and "evaluate" reads only a flag, a rule or a policy (`browser_evaluate` runs code).
+    """
+    verb, rest = _rehearsal_split(words)
+    if not verb or not rest:
+        return None
+    for word in rest:
+        hit = verb_of(word, False)
+        if hit is not None and (hit[0] == "destructive" or not can_be_noun(word)):
+            return None
+        if hit is None and only_a_verb(word):
+            return None
+    shown = " ".join(words)
+    return Reading("read", verb[0], f"its name rehearses or evaluates what it names ({shown!r})")
+
+
 def _verb_object(words: tuple[str, ...]) -> Reading | None:
     """The reading of a question, an answerer asked, a probe run or a value made, or None."""
     lead = _lead(words)
@@ -285,7 +375,9 @@ def read_tool_name(server: str, name: str, description: str | None = None) -> Re
         return Reading(None, None, "its name has no verb but its server's name")
     reading = None
     if not CONJUNCTIONS & set(words):
-        reading = _verb_object(words)
+        reading = _state_question(words) or _rehearsal(words) or _verb_object(words)
+        if reading is None and base.leaning == "destructive":
+            reading = _read_object(words, description)
         if reading is None and base.leaning is None and not lone:
             reading = _read_head(words, description)
         if reading is None and base.leaning == "change":

@@ -24,7 +24,13 @@ Readings on plain word lists, below those of `common.safety.wording`:
 - a change word as a state or a noun: a parenthesised list of states ("(locked, unlocked,
   jammed)"), a participle saying when a plural noun's events happened ("fees charged over a
   period"), a singular noun owned ("on its current charge", under a leading read verb), and,
-  for a read-named tool only, the caller's next step ("before sending it").
+  for a read-named tool only, the caller's next step ("before sending it");
+- a change word as a noun the tool reads (issue 44, second set): the object of a sentence's
+  leading read verb ("Retrieve a charge.", "List charges, newest first"), an activity after
+  "for"/"of" under one ("the fee for sending"), a plural in a sentence with no verb ("Daily
+  sales report: orders, refunds and ..."), the noun after a leading head ("History of changes"),
+  a noun adjunct ending a list ("tags and publish status"), and the object of a rehearsal
+  ("Simulate a checkout", "Dry-run a launch"; "Simulate and then execute" executes).
 
 The words are data in `vocabulary.toml` (`[sentences] enumerations`, `enumeration_pairs`,
 `[names] questions`, the negation, period, possessive and caller-time words).
@@ -58,6 +64,8 @@ _LIST_JOINS = frozenset({"and", "or"})
 _OBJECTS = OBJECT_STARTS - {"to"}
 """Words after which the word before them is a verb with its object ("cancel the stale ones");
 "to" is not one of them in a list ("transfers to other accounts")."""
+_HEAD_NOUNS = vocab.words("verbs", "head_nouns")
+"""Nouns after which a verb is a noun adjunct ("publish status", "order details")."""
 _OBSERVE = vocab.words("verbs", "observe")
 """Verbs of observing: a change word right after one governs (`test_order_kit`)."""
 _CONJUNCTIONS = vocab.words("sentences", "conjunctions")
@@ -83,9 +91,10 @@ def _items(words: Sequence[str], start: int, found: Sequence[Hit]) -> int:
         word, hit = words[end], found[end]
         bare = only_a_verb(word) and not word.endswith("ed")  # "and deleted ones" describes
         verb = bare or (hit is not None and hit[1] == word)
+        followed = words[end + 1] if end + 1 < len(words) else ""
+        verb = verb and followed not in _HEAD_NOUNS  # "tags and publish status": a noun adjunct
         if word in _LIST_ENDS or (word == "," and joined) or (joined and verb):
             break  # ", and send replies", "(e.g. the cart) and pay": a verb after its "and"
-        followed = words[end + 1] if end + 1 < len(words) else ""
         if followed in _OBJECTS and word not in OBJECT_STARTS | _LIST_JOINS | {","}:
             break  # "and cancel the stale ones": a verb with its object
         if word in _LIST_JOINS:
@@ -172,7 +181,40 @@ def noun_adjuncts(words: Sequence[str], found: Sequence[Hit], in_name: bool) -> 
         plain = after is None or after[0] == "read"  # "a refund request", `get_transfer_status`
         if singular_noun(words[i]) and plain and can_be_noun(words[i + 1]):
             adjuncts.add(i)
-    return adjuncts
+    return adjuncts if in_name else adjuncts | read_objects(words, found, lead)
+
+
+_DETERMINERS = OBJECT_STARTS - {"to", "it", "them", "new"}
+"""Words after which the noun phrase's last word is a noun ("the prorated refund")."""
+_OBJECT_ENDS = frozenset({",", "by", "for", "from", "in", "of", "on", "over", "per", "with"})
+"""Words after which a read verb's object has ended ("List charges, newest first")."""
+
+
+def read_objects(words: Sequence[str], found: Sequence[Hit], lead: int = 0) -> set[int]:
+    """The place of a destructive word that is the object of a sentence's leading read verb.
+
+    "Retrieve a charge.", "Explain the prorated refund ...", "List charges, newest first": after
+    a determiner, or ending the object, with only nouns and adjectives between; a verb of
+    observing yields to it ("test-charge"), and "List charges and refund the oldest" refunds. A
+    name's such word is read by `common.safety.names`, with its description's agreement.
+    """
+    if found[lead] is None or found[lead][1] in _OBSERVE:  # type: ignore[index]
+        return set()
+    for i in range(lead + 1, len(words)):
+        hit = found[i]
+        if hit is not None and hit[0] != "destructive":
+            return set()
+        if hit is None:
+            adjective = words[i].endswith("ed") and words[i - 1] in _DETERMINERS  # "the prorated"
+            if words[i] in _CONJUNCTIONS or (only_a_verb(words[i]) and not adjective):
+                return set()
+            continue
+        if not can_be_noun(words[i]):
+            return set()
+        determined = bool(set(words[lead + 1 : i]) & _DETERMINERS)
+        ends = i == len(words) - 1 or words[i + 1] in _OBJECT_ENDS
+        return {i} if determined or ends else set()
+    return set()
 
 
 _BE = vocab.words("sentences", "be")
@@ -299,13 +341,105 @@ def owned(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
     return out
 
 
+_ACTIVITY_OF = vocab.words("sentences", "of")
+"""Words after which an -ing form names an activity ("the fee for sending")."""
+_LIST_MARKS = frozenset({",", "and", "or"})
+"""Words around an item of a list of nouns ("orders, revenue, refunds and ...")."""
+
+
+def activities(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
+    """The places of -ing forms after "for"/"of" in a sentence led by a read verb.
+
+    "Estimate the fee for sending a given amount": the activity whose cost is read, not done;
+    "Prepare the payout for sending" (no read verb leading) keeps it.
+    """
+    if not found or found[0] is None or found[0][0] != "read":
+        return set()
+    return {
+        i
+        for i, hit in enumerate(found)
+        if hit is not None and i > 1 and words[i].endswith("ing") and words[i - 1] in _ACTIVITY_OF
+    }
+
+
+def noun_list(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
+    """The places of plural nouns listed in a sentence that has no verb at all.
+
+    "Daily sales report: orders, revenue, refunds and average basket.": a noun phrase whose
+    first word can be no verb lists what it reads; "Refunds, ..." or "Cancel the order, refunds
+    ..." leads with a verb.
+    """
+    if not words or found[0] is not None or can_be_verb(words[0]):
+        return set()
+    out = set()
+    for i, hit in enumerate(found):
+        if hit is None or i == 0 or words[i - 1] not in _LIST_MARKS or singular_noun(words[i]):
+            continue
+        if (i == len(words) - 1 or words[i + 1] in _LIST_MARKS) and can_be_noun(words[i]):
+            out.add(i)
+    return out
+
+
+def head_of(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
+    """The place of a noun after a sentence's leading head noun and "of" ("History of changes")."""
+    if len(words) < 3 or words[0] not in _HEAD_NOUNS or words[1] != "of" or found[0] is not None:
+        return set()
+    return {2} if found[2] is not None and can_be_noun(words[2]) else set()
+
+
+REHEARSALS = vocab.words("names", "rehearsals")
+"""Verbs that show what a change would do without doing it (simulate, preview, compare)."""
+REHEARSAL_PAIRS = vocab.pairs("names", "rehearsal_pairs")
+"""Two-word rehearsals ("dry run")."""
+
+
+def rehearsal_width(words: Sequence[str]) -> int:
+    """How many leading words are a rehearsal verb ("Simulate", "Dry-run"), or 0."""
+    if words and words[0] in with_stems_of(REHEARSALS):
+        return 1
+    return 2 if tuple(words[:2]) in REHEARSAL_PAIRS else 0
+
+
+def with_stems_of(verbs: frozenset[str]) -> frozenset[str]:
+    """The verbs and their third-person forms ("simulates")."""
+    return verbs | {v + "s" for v in verbs} | {v + "es" for v in verbs}
+
+
+def rehearsed(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
+    """The places of change words in a rehearsal's object ("Simulate a checkout in ...").
+
+    The object ends at a conjunction, a comma, "to" or "then", or at a word followed by its own
+    object ("run the checks"): "Simulate and then execute the checkout" executes.
+    """
+    width = rehearsal_width(words)
+    out = set(range(width)) if width == 2 else set()  # "dry run": the verb is no run
+    for i in range(width, len(words) if width else 0):
+        if words[i] in _CONJUNCTIONS or words[i] in _LIST_ENDS:
+            break
+        if found[i] is None:
+            continue
+        verb_place = i > width and words[i - 1] not in _DETERMINERS
+        if verb_place and set(words[i + 1 : i + 2]) & _OBJECTS:
+            break  # "run the checks": a verb with its own object
+        out.add(i)
+    return out
+
+
 def not_acting(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
     """The places of a sentence's change words that say nothing the tool does.
 
-    Listed nouns ("including returns"), negated verbs ("sends nothing"), owned nouns ("its
-    current charge").
+    Listed nouns ("including returns", "orders, revenue, refunds"), negated verbs ("sends
+    nothing"), owned nouns ("its current charge"), activities ("the fee for sending").
     """
-    return listed(words, found) | negated(words, found) | owned(words, found)
+    return (
+        listed(words, found)
+        | negated(words, found)
+        | owned(words, found)
+        | activities(words, found)
+        | noun_list(words, found)
+        | head_of(words, found)
+        | rehearsed(words, found)
+    )
 
 
 CALLER_TIMES = vocab.words("sentences", "caller_times")

@@ -59,6 +59,10 @@ SCHEMA: dict[str, dict[str, Shape]] = {
     "names": {
         "server_words": "words",
         "questions": "words",
+        "state_questions": "words",
+        "rehearsals": "words",
+        "rehearsal_pairs": "pairs",
+        "evaluated": "words",
         "askers": "words",
         "answerers": "words",
         "probes": "words",
