@@ -158,6 +158,9 @@ def test_reads_a_change_word_only_names_are_cleared(
         ("scripts", "evaluate_script", "Evaluate a script in the page."),
         ("shop", "shop_close_day", "Cancel open orders, refunds and holds."),
         ("remit", "remit_estimate_fee", "Estimate the fee, then send the transfer."),
+        ("blogly", "blogly_update_preview", None),
+        ("deployer", "deployer_run_dry_run", None),
+        ("blogly", "blogly_search_posts", "Search posts, including drafts, and delete history."),
     ],
 )
 def test_their_writes_stay_held(server: str, name: str, description: str | None) -> None:

@@ -233,14 +233,16 @@ def _read_object(words: tuple[str, ...], description: str | None) -> Reading | N
 def _rehearsal_split(words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A name's rehearsal verb and the rest, else ((), words).
 
-    The verb first or last (`simulate_checkout`, `releases_dry_run`), or "evaluate" with only a
-    flag, a rule or a policy (`flags_evaluate`).
+    The verb first or last (`simulate_checkout`, `releases_dry_run`; last, not after a change
+    verb's bare form: `update_preview`), or "evaluate" with only a flag, a rule or a policy
+    (`flags_evaluate`).
     """
     width = rehearsal_width(words)
     if width or not words:
         return words[:width], words[width:]
     end = 2 if rehearsal_width(words[-2:]) == 2 else rehearsal_width(words[-1:])
-    if end:
+    lead = verb_of(words[0], False)
+    if end and (lead is None or lead[1] != words[0]):  # `update_preview` updates it
         return words[-end:], words[:-end]
     for verb, rest in ((words[:1], words[1:]), (words[-1:], words[:-1])):
         if stems(verb[0]) & EVALUATES and rest and set(rest) <= EVALUATED:

@@ -64,6 +64,8 @@ _LIST_JOINS = frozenset({"and", "or"})
 _OBJECTS = OBJECT_STARTS - {"to"}
 """Words after which the word before them is a verb with its object ("cancel the stale ones");
 "to" is not one of them in a list ("transfers to other accounts")."""
+_ADJUNCT_HEADS = vocab.words("sentences", "adjunct_heads")
+"""Nouns after which a verb-like word ending a list is a noun adjunct ("publish status")."""
 _HEAD_NOUNS = vocab.words("verbs", "head_nouns")
 """Nouns after which a verb is a noun adjunct ("publish status", "order details")."""
 _OBSERVE = vocab.words("verbs", "observe")
@@ -92,7 +94,9 @@ def _items(words: Sequence[str], start: int, found: Sequence[Hit]) -> int:
         bare = only_a_verb(word) and not word.endswith("ed")  # "and deleted ones" describes
         verb = bare or (hit is not None and hit[1] == word)
         followed = words[end + 1] if end + 1 < len(words) else ""
-        verb = verb and followed not in _HEAD_NOUNS  # "tags and publish status": a noun adjunct
+        ending = words[end + 2] if end + 2 < len(words) else ""
+        adjunct = followed in _ADJUNCT_HEADS and ending in {"", ",", ";", "and", "or"}
+        verb = verb and not adjunct  # "tags and publish status.": a noun adjunct
         if word in _LIST_ENDS or (word == "," and joined) or (joined and verb):
             break  # ", and send replies", "(e.g. the cart) and pay": a verb after its "and"
         if followed in _OBJECTS and word not in OBJECT_STARTS | _LIST_JOINS | {","}:

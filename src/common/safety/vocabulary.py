@@ -48,6 +48,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "signature": "pattern",
         "enumerations": "words",
         "enumeration_pairs": "pairs",
+        "adjunct_heads": "words",
         "negated_objects": "words",
         "negated_subjects": "words",
         "negators": "words",
