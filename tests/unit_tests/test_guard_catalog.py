@@ -48,6 +48,11 @@ MAX_PREFIXED2_HELD = 0.05
 blind after two tuning passes on other lists it missed 1 write, `printcloud.printers.test_page`,
 and held 18 of 66 reads, 27.3%; the set was then SEEN and a third pass was tuned on it by class,
 leaving 0 missed and 3 of 66 held, 4.5%). A tuning list since; the classes are in docs/safety.md."""
+MAX_PREFIXED3_HELD = 0.13
+"""At most this share of the third product-prefixed set's reversible tools waits (issue 44: read
+blind after three tuning passes on other lists it missed nothing and held 21 of 78 reads, 26.9%;
+the set was then SEEN and a fourth pass was tuned on it by class, leaving 0 missed and 10 of 78
+held, 12.8%). A tuning list since; what is still held, and why, is in docs/safety.md."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -351,6 +356,38 @@ def test_the_second_product_prefixed_set_misses_nothing_and_few_reads_wait(
 
     assert misses == []
     assert len(held) <= MAX_PREFIXED2_HELD * (len(verdicts) - writes), held
+
+    catalog_report.main(["--set", str(path)])
+    apart = capsys.readouterr().out
+    assert f"all product-prefixed         product-prefixed  {len(verdicts):>5}" in apart
+    assert set(data["servers"]).isdisjoint(catalog_report.figures())
+
+
+def test_the_third_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 44's third product-prefixed set (tests/data/guard_blind_set_prefixed3.json), written
+    by someone who had not read the guard: measured held out at 0 missed and 21 of 78 reads held,
+    then seen. No write is cleared and a bounded share of reads waits."""
+    from tests.data import catalog_report
+
+    path = DATA / "guard_blind_set_prefixed3.json"
+    data, verdicts = _blind(path)
+    labels = data["labels"]
+    assert {entry["style"] for entry in data["servers"].values()} == {"product-prefixed"}
+    assert {(v["server"], v["tool"]) for v in verdicts} == {
+        (s, t) for s, tools in labels.items() for t in tools
+    }
+    writes = sum(label["irreversible"] for tools in labels.values() for label in tools.values())
+    assert (len(verdicts), writes) == (150, 72)
+    wrong = [
+        v for v in verdicts if labels[v["server"]][v["tool"]]["irreversible"] != v["irreversible"]
+    ]
+    misses = [v for v in wrong if not v["irreversible"]]
+    held = [v for v in wrong if v["irreversible"]]
+
+    assert misses == []
+    assert len(held) <= MAX_PREFIXED3_HELD * (len(verdicts) - writes), held
 
     catalog_report.main(["--set", str(path)])
     apart = capsys.readouterr().out

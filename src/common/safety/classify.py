@@ -29,6 +29,7 @@ from common.safety.names import product_verb, read_as, read_tool_name
 from common.safety.phrases import without_caller_time
 from common.safety.readings import (
     computation,
+    declared_read_only,
     demonstration,
     physical_effect,
     session_only,
@@ -229,7 +230,8 @@ def _by_words(tool: Tool, server: str, untrusted_hint: str) -> tuple[bool, Verdi
 
     A name with no verb but its server's own name, which is a change word (`book-room` on book),
     is held by that word when its description says nothing either: the product's name does not
-    decide alone, but nothing else says the tool only reads.
+    decide alone, but nothing else says the tool only reads. A description that declares the tool
+    only reads ("Reports only.", "Read-only.") clears it when nothing else signals a change.
     """
     name = read_tool_name(server, tool.name, tool.description)
     description = read_description(tool.description)
@@ -237,6 +239,9 @@ def _by_words(tool: Tool, server: str, untrusted_hint: str) -> tuple[bool, Verdi
         return _read_name_verdict(tool, name.verb, name.why, server)
     if description.leaning is not None:
         return description.leaning != "read", "heuristic", description.why
+    declared = declared_read_only(tool.description)
+    if declared is not None:  # "Reports only.": nothing but the server's name says otherwise
+        return False, "heuristic", f"its description declares it only reads ({declared!r})"
     product = product_verb(server, tool.name, tool.description)
     if product is not None:
         why = f"its name has no verb besides its server's own name, a change word ({product!r})"

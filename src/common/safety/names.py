@@ -52,7 +52,7 @@ from functools import lru_cache
 
 from common.safety import vocabulary as vocab
 from common.safety.parts import can_be_noun, can_be_verb, only_a_verb
-from common.safety.phrases import OBJECT_STARTS, QUESTIONS, rehearsal_width
+from common.safety.phrases import OBJECT_STARTS, QUESTIONS, REHEARSAL_PAIRS, rehearsal_width
 from common.safety.wording import (
     CONJUNCTIONS,
     DESTRUCTIVE_VERBS,
@@ -270,6 +270,26 @@ def _rehearsal(words: tuple[str, ...]) -> Reading | None:
     return Reading("read", verb[0], f"its name rehearses or evaluates what it names ({shown!r})")
 
 
+def _rehearsal_described(words: tuple[str, ...], description: str | None) -> Reading | None:
+    """The reading of a name that rehearses a change its description rehearses too, or None.
+
+    `publish_dry_run` with "Dry-run a package publish: ... without uploading": the description
+    leads with the rehearsal, its object names the name's other words, and nothing in it changes.
+    Without such a description `preview_publish` and `run_dry_run` keep their verbs.
+    """
+    said = re.findall(r"[a-z]+", first_sentence(description).lower())
+    width = rehearsal_width(said)
+    ends = rehearsal_width(words) or rehearsal_width(words[-2:]) == 2 or rehearsal_width(words[-1:])
+    if not width or not ends or read_description(description).leaning is not None:
+        return None
+    rest = [w for w in words if not rehearsal_width([w]) and (w, "run") not in REHEARSAL_PAIRS]
+    rest = [w for w in rest if w != "run" or "dry" not in words]
+    if not rest or not all(stems(w) & with_stems(said[width:]) for w in rest):
+        return None
+    shown = " ".join(words)
+    return Reading("read", said[0], f"its name and description rehearse a change ({shown!r})")
+
+
 def _verb_object(words: tuple[str, ...]) -> Reading | None:
     """The reading of a question, an answerer asked, a probe run or a value made, or None."""
     lead = _lead(words)
@@ -327,23 +347,42 @@ def _described_as_verb(words: tuple[str, ...], description: str | None) -> bool:
     lead = said[0]
     if not stems(lead) & with_stems(unknown):
         return False
-    if lead in ACCOUNT_HEADS and lead == words[-1] and not _files(said):
-        return False  # "Report fuel use per vehicle" for `fuel_report`: an account, read
+    account = stems(lead) & ACCOUNT_HEADS and (lead == words[-1] or lead not in unknown)
+    if account and not _files(said):
+        return False  # "Report fuel use per vehicle" for `fuel_report`, "Reports waiting for ..."
     inflected = lead not in unknown  # "Exports ...", "Reports ..."
     followed = len(said) > 1 and said[1] in OBJECT_STARTS
     return inflected or followed or bool(stems(lead) & stems(words[-1]))
 
 
+def _echoed(words: tuple[str, ...], description: str | None) -> bool:
+    """Whether the description opens with the name's words as a noun phrase ("Trend of a tag").
+
+    The words are followed by what ends an object ("of", "by", "per") or by nothing.
+    """
+    said = re.findall(r"[a-z]+", first_sentence(description).lower())
+    n = len(words)
+    if len(said) < n or not all(stems(a) & stems(b) for a, b in zip(said, words, strict=False)):
+        return False
+    return said[n : n + 1] == [] or said[n] in OBJECT_ENDS
+
+
 def _read_head(words: tuple[str, ...], description: str | None) -> Reading | None:
-    """The reading of a verbless name headed by a search, report, status, history, trend, query."""
+    """The reading of a verbless name headed by a search, report, status, history, trend, query.
+
+    A head alone that may be a verb (`trend`) and a word before it that is only a verb (`spend`)
+    read as nouns only when the description opens with the name's words ("Trend of a tag").
+    """
     if not words:
         return None
     head, before = words[-1], words[:-1]
-    if not stems(head) & READ_HEADS or (not before and can_be_verb(head)):
+    if not stems(head) & READ_HEADS:
         return None
-    if any(verb_of(w, False) is not None or only_a_verb(w) for w in before):
+    if any(verb_of(w, False) is not None for w in before):
         return None
-    if _described_as_verb(words, description):
+    echoed = _echoed(words, description)
+    verb_like = (not before and can_be_verb(head)) or any(only_a_verb(w) for w in before)
+    if not echoed and (verb_like or _described_as_verb(words, description)):
         return None
     shown = " ".join(words)
     return Reading("read", head, f"its name is a {head} with no verb that changes ({shown!r})")
@@ -378,6 +417,7 @@ def read_tool_name(server: str, name: str, description: str | None = None) -> Re
     reading = None
     if not CONJUNCTIONS & set(words):
         reading = _state_question(words) or _rehearsal(words) or _verb_object(words)
+        reading = reading or _rehearsal_described(words, description)
         if reading is None and base.leaning == "destructive":
             reading = _read_object(words, description)
         if reading is None and base.leaning is None and not lone:

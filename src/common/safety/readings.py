@@ -486,3 +486,17 @@ def physical_effect(description: str | None) -> str | None:
     if set(words) & DISPLAYS or not set(words[1:]) & PHYSICAL_MEDIA:
         return None
     return str(words[0])
+
+
+READ_ONLY_DECLARATION = vocab.pattern("sentences", "read_only_declaration", re.IGNORECASE)
+"""A clause that declares the tool only reads ("Read-only.", "Reports only.")."""
+
+
+def declared_read_only(description: str | None) -> str | None:
+    """The clause by which a description declares the tool only reads, or None.
+
+    "Read-only.", "Reports only.", "Returns text only; nothing is saved", "Applies nothing." stand
+    as clauses of their own; the caller clears on one only when nothing else signals a change.
+    """
+    found = READ_ONLY_DECLARATION.search(description or "")
+    return found.group(0).strip(" .;!?") if found else None

@@ -56,6 +56,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "periods": "words",
         "possessives": "words",
         "caller_times": "words",
+        "read_only_declaration": "pattern",
     },
     "names": {
         "server_words": "words",
