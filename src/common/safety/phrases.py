@@ -204,6 +204,8 @@ def read_objects(words: Sequence[str], found: Sequence[Hit], lead: int = 0) -> s
     """
     if found[lead] is None or found[lead][1] in _OBSERVE:  # type: ignore[index]
         return set()
+    if not any(hit is not None and hit[0] == "destructive" for hit in found[lead + 1 :]):
+        return set()  # nothing to read as an object; and the lexicon stays unloaded (CLI `tools`)
     for i in range(lead + 1, len(words)):
         hit = found[i]
         if hit is not None and hit[0] != "destructive":
