@@ -122,6 +122,12 @@ NOT_FOR_TOOLS = (
 """What listing tools must not import: it talks to the MCP servers, it builds no run context."""
 
 
+def _inventory_config(folder: Path) -> None:
+    """Write mcp.json with the demo's inventory expert, started by this interpreter."""
+    server = {"command": sys.executable, "args": ["-m", "common.demo_servers.inventory"]}
+    (folder / "mcp.json").write_text(json.dumps({"mcpServers": {"inventory": server}}))
+
+
 def _loaded_in(cwd: Path, heavy: tuple[str, ...], *args: str) -> dict[str, object]:
     result = subprocess.run(
         [sys.executable, "-c", PROBE.replace("HEAVY", repr(json.dumps(heavy))), *args],
@@ -140,15 +146,7 @@ def _loaded_in(cwd: Path, heavy: tuple[str, ...], *args: str) -> dict[str, objec
 def test_threads_with_saved_threads_imports_no_graph_runtime_model_or_mcp(
     tmp_path: Path,
 ) -> None:
-    config = {
-        "mcpServers": {
-            "inventory": {
-                "command": sys.executable,
-                "args": ["-m", "common.demo_servers.inventory"],
-            }
-        }
-    }
-    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    _inventory_config(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "OPENAI"))}
     saved = run_cli(["run", "How many units of WID-1 are in stock"], tmp_path, env)
     assert saved.returncode == 0, saved.stderr
@@ -186,15 +184,7 @@ def test_graph_prints_the_drawing_of_the_graph_as_built(tmp_path: Path) -> None:
 def test_tools_imports_no_langgraph_langchain_runnables_or_argument_parsers(
     tmp_path: Path,
 ) -> None:
-    config = {
-        "mcpServers": {
-            "inventory": {
-                "command": sys.executable,
-                "args": ["-m", "common.demo_servers.inventory"],
-            }
-        }
-    }
-    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    _inventory_config(tmp_path)
 
     loaded = _loaded_in(tmp_path, NOT_FOR_TOOLS, "tools", "--json")
 
@@ -235,15 +225,7 @@ sys.stderr.write("LOADED " + json.dumps({"code": code, "at_launch": at_launch}) 
 def test_run_launches_its_servers_before_it_imports_the_graph_or_persistence(
     tmp_path: Path,
 ) -> None:
-    config = {
-        "mcpServers": {
-            "inventory": {
-                "command": sys.executable,
-                "args": ["-m", "common.demo_servers.inventory"],
-            }
-        }
-    }
-    (tmp_path / "mcp.json").write_text(json.dumps(config))
+    _inventory_config(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MODEL", "OPENAI"))}
     probe = SPAWN_PROBE.replace("HEAVY", repr(json.dumps(NOT_BEFORE_SERVERS)))
     result = subprocess.run(
