@@ -31,7 +31,7 @@ from uuid import uuid4
 import pytest
 
 from strategies.cli.request import EMPTY_STDIN
-from tests.integration_tests.test_newcomer_round4 import STOCK, one_sentence, planner
+from tests.integration_tests.test_newcomer_round4 import STOCK, clean_env, one_sentence, planner
 
 pytestmark = pytest.mark.integration
 
@@ -59,12 +59,7 @@ def notes_file(mcp_config: dict[str, Any]) -> Path:
 
 def _env() -> dict[str, str]:
     """The environment `planner` gives the command: no model key, no model named."""
-    skip = ("OPENAI_", "AZURE_", "ANTHROPIC_", "GOOGLE_", "MCP_PLANNER_", "DATABASE_URI")
-    return {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(skip) and not k.endswith("MODEL") and k != "MCP_CONFIG"
-    }
+    return clean_env()
 
 
 def _start(here: Path, args: tuple[str, ...], stdout: int) -> subprocess.Popen[str]:

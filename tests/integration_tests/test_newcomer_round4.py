@@ -41,13 +41,18 @@ def here(tmp_path: Path, mcp_config: dict[str, Any]) -> Path:
     return tmp_path
 
 
-def planner(here: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
-    """`mcp-planner ARGS` as its own process in `here`: no terminal, no key, `env` added."""
-    clean = {
+def clean_env() -> dict[str, str]:
+    """This process's environment without what a user's shell might hold for a model or server."""
+    return {
         k: v
         for k, v in os.environ.items()
         if not k.startswith(_CLIENT_VARS) and not k.endswith("MODEL") and k != "MCP_CONFIG"
     }
+
+
+def planner(here: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`mcp-planner ARGS` as its own process in `here`: no terminal, no key, `env` added."""
+    clean = clean_env()
     return subprocess.run(
         [str(BIN / "mcp-planner"), *args],
         cwd=here,

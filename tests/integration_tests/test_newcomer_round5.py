@@ -9,7 +9,6 @@ docs/cli.md documents, the last line, no traceback, and a thread that can still 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import threading
@@ -22,8 +21,8 @@ import pytest
 from tests.integration_tests.openai_stub import OpenAIStub
 from tests.integration_tests.test_faithful_end_to_end import minimal
 from tests.integration_tests.test_newcomer_round4 import (
-    _CLIENT_VARS,
     BIN,
+    clean_env,
     here,
     one_sentence,
     planner,
@@ -75,11 +74,7 @@ def german(request: pytest.FixtureRequest) -> Iterator[tuple[GermanModel, dict[s
     """The German model behind an OpenAI endpoint, and the environment that points at it."""
     model = GermanModel(holding=getattr(request, "param", False))
     with OpenAIStub([], route=model) as stub:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(_CLIENT_VARS) and not k.endswith("MODEL") and k != "MCP_CONFIG"
-        }
+        env = clean_env()
         env.update(OPENAI_BASE_URL=stub.base_url, OPENAI_API_KEY="made-up", MODEL="openai:m")
         try:
             yield model, env

@@ -11,7 +11,6 @@ and a real HTTP server.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +23,13 @@ from tests.integration_tests.faulty_openai import (
     FaultyOpenAI,
     Reply,
 )
+from tests.integration_tests.test_newcomer_round4 import clean_env
 from tests.unit_tests.helpers import invoke_cli
 
 pytestmark = pytest.mark.integration
 
 STOCK = "How many units of WID-1 are in stock"
 MODEL = "openai:m"
-_CLIENT_VARS = ("OPENAI_", "AZURE_", "ANTHROPIC_", "GOOGLE_", "MCP_PLANNER_", "DATABASE_URI")
 
 BODIES: dict[str, tuple[Reply, str]] = {
     "not JSON": (MALFORMED_JSON, """not JSON: '{"id": "x", "choices": [ not json'"""),
@@ -61,11 +60,7 @@ def here(tmp_path: Path, mcp_config: dict[str, Any]) -> Path:
 
 def planner(here: Path, base_url: str, *args: str) -> Any:
     """`mcp-planner ARGS` in `here` on the server at `base_url`, no retries, no terminal."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(_CLIENT_VARS) and not k.endswith("MODEL") and k != "MCP_CONFIG"
-    }
+    clean = clean_env()
     env = {**clean, "OPENAI_BASE_URL": base_url, "MODEL": MODEL, "MODEL_MAX_RETRIES": "0"}
     return invoke_cli(list(args), here, env)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -27,9 +26,9 @@ from werkzeug import Request, Response
 
 from tests.http_stub import StubServer
 from tests.integration_tests.test_newcomer_round4 import (
-    _CLIENT_VARS,
     BIN,
     STOCK,
+    clean_env,
     one_sentence,
     planner,
 )
@@ -111,11 +110,7 @@ def first(here: Path, pg_env: dict[str, str]) -> Iterator[First]:
 
 def _start(here: Path, out: IO[str], *args: str, **env: str) -> subprocess.Popen[str]:
     """`mcp-planner ARGS` started in `here` with `planner`'s clean environment, output to `out`."""
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(_CLIENT_VARS) and not k.endswith("MODEL") and k != "MCP_CONFIG"
-    }
+    clean = clean_env()
     return subprocess.Popen(
         [str(BIN / "mcp-planner"), *args],
         cwd=here,
