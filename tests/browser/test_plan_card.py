@@ -5,8 +5,11 @@ over the demo inventory and notes servers, so no other model call decides what r
 stock lookups and a note that depends on all three (its write waits for approval), or a
 lookup that fails and the note that depends on it. The page is `ui/dist` (`make ui`); the card
 is `ui-components/plan_card.tsx`, bundled and served by the server (`/ui/with_planner`), drawn
-by Agent Chat UI in a shadow root (Playwright's CSS locators pierce it). The card's timing is
-taken in the page, against the moment the stub handed the plan over (one host, one clock).
+by Agent Chat UI in a shadow root (Playwright's CSS locators pierce it). That the card is live,
+drawn from the plan while the run goes on, is checked by order, not by a clock: the stub holds
+the failed plan's answer until the card is on the page, so a card drawn only at the run's end
+never comes. How long after the plan it came (taken in the page against the moment the stub
+handed the plan over, one host, one clock) is printed, not asserted: it is the machine's speed.
 Screenshots go to docs/images.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -29,8 +33,8 @@ from tests.integration_tests.openai_stub import OpenAIStub
 
 pytestmark = pytest.mark.integration
 
-CARD_WITHIN_S = 1.0
-"""How soon after the plan the card must be on the page."""
+HOLD_S = RUN_MS / 1000
+"""How long the stub holds a held answer at most (then it answers, and the test fails)."""
 
 SKUS = ("WID-1", "GAD-7", "BOLT-M6")
 
@@ -106,10 +110,21 @@ class Planner:
     def __init__(self) -> None:
         self.planned_at: dict[str, float] = {}
         """When each request's plan was handed over (epoch seconds)."""
+        self.held: dict[str, threading.Event] = {}
+        """Titles whose answer waits until their event is set (the stub's thread waits)."""
+
+    def hold_answer(self, title: str) -> threading.Event:
+        """Hold the answer of the request naming `title` until the returned event is set."""
+        self.held[title] = threading.Event()
+        return self.held[title]
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any] | None:
         """A reply for a planner request; None leaves others to the stub's default."""
         if not str(body["messages"][0]["content"]).startswith(PLANNER_SYSTEM_PROMPT[:40]):
+            sent = json.dumps(body)
+            for title, release in list(self.held.items()):
+                if title in sent:
+                    release.wait(HOLD_S)
             return None
         users = [str(m["content"]) for m in body["messages"] if m["role"] == "user"]
         if not users:
@@ -169,7 +184,7 @@ class Card:
 
 
 async def _wait_for_card(chat: Chat, planner: Planner, request: str) -> Card:
-    """Send `request`; the card, once on the page, checked to come within CARD_WITHIN_S."""
+    """Send `request`; the card, once on the page (how long after the plan printed)."""
     await chat.page.evaluate(WATCH_CARD)
     await chat.send(request)
     card = Card(chat)
@@ -177,7 +192,7 @@ async def _wait_for_card(chat: Chat, planner: Planner, request: str) -> Card:
     seen_ms = await chat.page.evaluate("() => window.__cardSeen")
     assert seen_ms is not None
     late = seen_ms / 1000 - planner.planned_at[request]
-    assert late <= CARD_WITHIN_S, f"the card came {late:.2f} s after the plan"
+    print(f"the card came {late:.2f} s after the plan")
     return card
 
 
@@ -221,8 +236,14 @@ async def test_failed_task_skips_its_dependent(
 ) -> None:
     served, planner = planned_server
     title = f"broken-{os.urandom(3).hex()}"
+    release = planner.hold_answer(title)
     await chat.open()
-    card = await _wait_for_card(chat, planner, f"broken stock for {title}")
+    try:
+        card = await _wait_for_card(chat, planner, f"broken stock for {title}")
+        # The answer is still held: the card came from the plan, while the run went on.
+        await chat.expect(chat.ai_messages.get_by_text(ANSWER)).to_have_count(0)
+    finally:
+        release.set()
 
     await card.expect_status("t1", "failed")
     await card.expect_status("t2", "skipped")

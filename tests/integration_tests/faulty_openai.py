@@ -37,7 +37,11 @@ SCHEMA_MISMATCH: Reply = {"content": '{"plan": "not a list", "completed": "maybe
 """JSON text that does not match the structured answer's schema."""
 
 
-def stall(seconds: float = 30.0) -> Reply:
+STALL_S = 30.0
+"""How long a stalled reply stalls unless a test says otherwise (far past any model timeout)."""
+
+
+def stall(seconds: float = STALL_S) -> Reply:
     """Answer nothing for `seconds` (longer than the model timeout under test)."""
     return {"stall": seconds}
 

@@ -20,6 +20,7 @@ from strategies.cli.drive import run_thread
 from strategies.cli.exits import EXIT_FAILED
 from strategies.with_planner.context import Context
 from strategies.with_planner.graph import build_graph
+from tests.bounds import sooner_than
 from tests.integration_tests.faulty_openai import (
     EMPTY_CONTENT,
     MALFORMED_JSON,
@@ -27,6 +28,7 @@ from tests.integration_tests.faulty_openai import (
     RATE_LIMITED,
     SCHEMA_MISMATCH,
     SERVER_ERROR,
+    STALL_S,
     FaultyOpenAI,
     Reply,
     refused_url,
@@ -121,11 +123,10 @@ def tool_requests(stub: FaultyOpenAI) -> int:
 async def test_500_then_ok_is_retried_by_the_client(inventory: Any, endpoint: Any) -> None:
     with FaultyOpenAI([SERVER_ERROR, PLAN, CALL, DONE, ANSWER]) as stub:
         endpoint(stub.base_url, retries=2)
-        values, took = await Run(inventory, "fault-500").invoke(REQUEST)
+        values, _ = await Run(inventory, "fault-500").invoke(REQUEST)
     completed(values)
     assert values["messages"][-1].content.startswith("WID-1 has 120 units")
     assert len(stub.requests) == 5
-    assert took < 10
 
 
 async def test_429_with_retry_after_waits_then_succeeds(inventory: Any, endpoint: Any) -> None:
@@ -134,7 +135,7 @@ async def test_429_with_retry_after_waits_then_succeeds(inventory: Any, endpoint
         values, took = await Run(inventory, "fault-429").invoke(REQUEST)
     completed(values)
     # Retry-After: 1 is honoured (the client's own backoff would wait about 0.5 s).
-    assert 1.0 <= took < 10
+    assert took >= 1.0
 
 
 async def test_connection_refused_names_node_model_and_setting_then_resumes(
@@ -143,14 +144,13 @@ async def test_connection_refused_names_node_model_and_setting_then_resumes(
     url = refused_url()
     endpoint(url, retries=1)
     run = Run(inventory, "fault-refused")
-    error, took = await run.fails(REQUEST)
+    error, _ = await run.fails(REQUEST)
     message = str(error)
     assert message.startswith(
         f"The planner node's model '{MODEL}' at OPENAI_BASE_URL={url} could not be reached "
         "(connection refused); check OPENAI_BASE_URL or the network, then resume the thread"
     ), message
     assert "\n" not in message
-    assert took < 10
     with FaultyOpenAI([PLAN, CALL, DONE, ANSWER]) as stub:
         endpoint(stub.base_url)
         values, _ = await run.invoke(None)
@@ -186,7 +186,7 @@ async def test_a_stalled_orchestrator_times_out_and_the_task_resumes(
         assert "The orchestrate node's model" in str(error)
         said = "did not answer within MODEL_TIMEOUT_S=1 (not retried: MODEL_MAX_RETRIES=0)"
         assert said in str(error)
-        assert took < 5
+        assert took < sooner_than(STALL_S), "cut by the 1 s timeout, not the stall"
         stub.heal([CALL, DONE, ANSWER])
         values, _ = await run.invoke(None)
     completed(values)
@@ -201,10 +201,9 @@ async def test_persistent_500_at_the_assessor_stops_the_run_resumably(
     with FaultyOpenAI([PLAN, CALL, SERVER_ERROR, SERVER_ERROR]) as stub:
         endpoint(stub.base_url, retries=1)
         run = Run(inventory, "fault-500-assess")
-        error, took = await run.fails(REQUEST)
+        error, _ = await run.fails(REQUEST)
         assert "The assess_task node's model" in str(error)
         assert 'kept failing with HTTP 500 (after 1 retry; "stub status 500")' in str(error)
-        assert took < 10
         stub.heal([DONE, ANSWER])
         values, _ = await run.invoke(None)
     completed(values)
@@ -219,7 +218,7 @@ async def test_a_stalled_answer_writer_resumes_without_rerunning_the_task(
         run = Run(inventory, "fault-stall-answer")
         error, took = await run.fails(REQUEST)
         assert "The generate_response node's model" in str(error)
-        assert took < 5
+        assert took < sooner_than(STALL_S), "cut by the timeout, not the stall"
         stub.heal([ANSWER])
         values, _ = await run.invoke(None)
     completed(values)
@@ -235,10 +234,9 @@ async def test_a_malformed_plan_costs_one_planner_retry(
 ) -> None:
     with FaultyOpenAI([fault, PLAN, CALL, DONE, ANSWER]) as stub:
         endpoint(stub.base_url)
-        values, took = await Run(inventory, "fault-bad-plan").invoke(REQUEST)
+        values, _ = await Run(inventory, "fault-bad-plan").invoke(REQUEST)
     completed(values)
     assert len(stub.requests) == 5
-    assert took < 10
 
 
 async def test_an_empty_orchestrator_round_is_fed_back_and_retried(

@@ -23,17 +23,22 @@ from common.mcp import ExpertRegistry, ExpertUnavailable, ToolOutcome
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import shutdown_pool
 from common.safety.execution import CallLedger, CallSpec, refuse_before_call, run_once
+from tests.bounds import sooner_than
 from tests.doubles import calls, tool_call
 from tests.integration_tests.helpers import child_servers, pid_alive, tagged
 from tests.unit_tests.helpers import Thread, done, plan, task
 
 pytestmark = pytest.mark.integration
 
-TOOL_TIMEOUT_S = 30.0
-"""The tool timeout of the kill tests: no call may come near it."""
+TOOL_TIMEOUT_S = 120.0
+"""The tool timeout of the kill tests: a call the kill did not end would wait this long."""
 SERVERS = Path(__file__).resolve().parents[1] / "servers"
-BOUND_S = 10.0
-"""Every call in flight when the server dies ends within this (generous for slow machines)."""
+BOUND_S = sooner_than(TOOL_TIMEOUT_S)
+"""Every call in flight when the server dies ends within this: by the kill, not the timeout."""
+WRITE_S = 10
+"""How long the server's slow write takes: ten times the 1 s tool timeout that cuts it."""
+STARTUP_S = 2
+"""The startup timeout of the hanging server (five asks waiting their own would take 5 of them)."""
 
 
 def _faultkit_config(log: Path) -> tuple[dict[str, Any], str]:
@@ -56,8 +61,8 @@ def _lines(log: Path) -> list[str]:
     return log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
-async def _until(check: Any, within_s: float = 10.0) -> None:
-    """Wait until `check()` holds, polling; fails the test after `within_s`."""
+async def _until(check: Any, within_s: float = 60.0) -> None:
+    """Wait until `check()` holds, polling; fails the test after `within_s` (only when broken)."""
     deadline = time.monotonic() + within_s
     while not check():
         assert time.monotonic() < deadline, "condition not reached in time"
@@ -150,7 +155,7 @@ def _write_spec(tag: str, timeout_s: float) -> CallSpec:
         key=f"call-{tag}",
         expert="faultkit",
         name="slow_write",
-        args={"seconds": 5, "tag": tag},
+        args={"seconds": WRITE_S, "tag": tag},
         gated=True,
         timeout_s=timeout_s,
         guardrails=GuardrailConfig(),
@@ -170,7 +175,7 @@ async def test_a_timed_out_write_is_cancelled_recorded_unknown_and_never_resent(
     took = time.monotonic() - start
     again = await run_once(ledger, spec, registry)
 
-    assert took < 5
+    assert took < sooner_than(WRITE_S), "cut by the 1 s timeout, not the write's end"
     assert first["status"] == "interrupted"
     assert "did not answer within 1s" in first["content"]
     assert "may have taken effect" in first["content"]
@@ -179,7 +184,8 @@ async def test_a_timed_out_write_is_cancelled_recorded_unknown_and_never_resent(
     assert item is not None
     assert item.value["state"] == "unknown"
     await _until(lambda: "slow_write cancelled once" in _lines(log))
-    await asyncio.sleep(4.5)
+    # The cut came at least 1 s after the write began: by now a write not cancelled is done.
+    await asyncio.sleep(WRITE_S - 0.5)
     lines = _lines(log)
     assert lines.count("slow_write start once") == 1
     assert "slow_write done once" not in lines
@@ -194,7 +200,7 @@ async def test_an_approved_write_that_times_out_is_reported_as_maybe_done(
     ctx, _ = scripted(
         planner=[plan(task("t1", "faultkit", "write the record"))],
         orchestrate=[
-            calls(tool_call("slow_write", {"seconds": 5, "tag": "g"}, call_id="w-1")),
+            calls(tool_call("slow_write", {"seconds": WRITE_S, "tag": "g"}, call_id="w-1")),
             "The write timed out.",
         ],
         assess=[done()],
@@ -210,7 +216,7 @@ async def test_an_approved_write_that_times_out_is_reported_as_maybe_done(
     await thread.resume({"decisions": [{"type": "approve"}]})
     took = time.monotonic() - start
 
-    assert took < 5
+    assert took < sooner_than(WRITE_S), "cut by the 1 s timeout, not the write's end"
     (reply,) = await thread.tool_messages()
     assert "did not answer within 1s" in str(reply.content)
     assert "may have taken effect" in str(reply.content)
@@ -218,7 +224,8 @@ async def test_an_approved_write_that_times_out_is_reported_as_maybe_done(
     assert "may have happened" in answer
     assert "slow_write" in answer
     await _until(lambda: "slow_write cancelled g" in _lines(log))
-    await asyncio.sleep(4.5)
+    # The cut came at least 1 s after the write began: by now a write not cancelled is done.
+    await asyncio.sleep(WRITE_S - 0.5)
     lines = _lines(log)
     assert lines.count("slow_write start g") == 1
     assert "slow_write done g" not in lines
@@ -253,7 +260,7 @@ def _hanging(tmp_path: Path, startup_timeout_s: float) -> tuple[ExpertRegistry, 
 async def test_a_server_hanging_at_initialize_costs_one_startup_timeout_per_turn(
     tmp_path: Path,
 ) -> None:
-    registry, starts = _hanging(tmp_path, startup_timeout_s=1)
+    registry, starts = _hanging(tmp_path, startup_timeout_s=STARTUP_S)
     spec = CallSpec("k", "stuck", "anything", {}, True, 5, GuardrailConfig())
 
     start = time.monotonic()
@@ -265,13 +272,13 @@ async def test_a_server_hanging_at_initialize_costs_one_startup_timeout_per_turn
     calls = [await registry.call("stuck", "anything", {}, 5, retry_safe=True) for _ in range(3)]
     took = time.monotonic() - start
 
-    assert took < 2.5
+    assert took < sooner_than(5 * STARTUP_S), "one startup wait, not one per ask"
     assert starts.read_text().splitlines() == ["start"]
     first = catalog["stuck"]
     assert isinstance(first, ExpertUnavailable)
-    assert "no answer to its first requests within 1s" in str(first)
+    assert f"no answer to its first requests within {STARTUP_S}s" in str(first)
     assert first.retry_in_s == 5
-    assert "no answer to its first requests within 1s" in str(guard.value)
+    assert f"no answer to its first requests within {STARTUP_S}s" in str(guard.value)
     assert refused is None
     for result in calls:
         assert result["status"] == "unavailable"

@@ -29,10 +29,14 @@ from langgraph.store.memory import InMemoryStore
 
 from common.settings import get_settings
 from strategies.with_planner.graph import build_graph
+from tests.bounds import HANG_GUARD_S, sooner_than
 from tests.integration_tests.helpers import TAG_VAR, child_servers, drop_pooled, pid_alive
 from tests.unit_tests.helpers import Thread, plan
 
 pytestmark = pytest.mark.integration
+
+KILL_TIMEOUT_S = 120.0
+"""The tool timeout of the kill test: a call the kill did not end would wait this long."""
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = ROOT / "tests" / "servers" / "faulty.py"
@@ -184,7 +188,7 @@ async def test_read_killed_mid_call_is_retried_once_on_a_fresh_server(
     assert await answer_of(thread) == ANSWER
     assert server.calls("lookup") == ["k1", "k1"]
     assert server.starts() == 2
-    assert seconds < 15
+    assert seconds < HANG_GUARD_S
 
 
 async def test_write_killed_mid_call_is_not_resent_and_is_reported(
@@ -201,7 +205,7 @@ async def test_write_killed_mid_call_is_not_resent_and_is_reported(
     assert "t1 (faulty: append_record" in answer
     assert server.records == ["r1"]
     assert server.calls("append_record") == ["r1"]
-    assert seconds < 15
+    assert seconds < HANG_GUARD_S
 
 
 async def test_write_killed_mid_call_says_it_may_have_happened(
@@ -245,7 +249,7 @@ async def test_hung_call_times_out_and_the_server_keeps_serving(
     assert "did not answer within 1s" in (task["error"] or "")
     assert "Not done:" in answer
     assert "did not answer within 1s" in answer
-    assert seconds < 15
+    assert seconds < HANG_GUARD_S
     again = thread_for(scripted, server, step("t1", "lookup", {"key": "next"}))
     await again.send("Look up next.")
     assert (await task_of(again))["status"] == "completed"
@@ -269,7 +273,7 @@ async def test_server_that_exits_after_each_call_is_restarted_for_the_next(
     assert (await task_of(thread, "t2"))["result"] == "value of b"
     assert await answer_of(thread) == ANSWER
     assert server.calls("lookup") == ["a", "b"]
-    assert seconds < 20
+    assert seconds < HANG_GUARD_S
 
 
 async def test_garbage_on_stdout_is_skipped_and_the_pending_call_answers(
@@ -283,7 +287,7 @@ async def test_garbage_on_stdout_is_skipped_and_the_pending_call_answers(
     task = await task_of(thread)
     assert task["status"] == "completed", task["error"]
     assert task["result"] == "value of g"
-    assert seconds < 15
+    assert seconds < HANG_GUARD_S
 
 
 # --- A server that never starts -------------------------------------------------------------------
@@ -304,7 +308,7 @@ async def test_server_crashing_at_start_is_named_with_its_stderr(
     # One stderr tail per start: a line quotes it once, however often the server was tried.
     assert all(line.count("missing FAULTY_LICENSE") <= 1 for line in answer.splitlines())
     assert server.records == []
-    assert seconds < 30
+    assert seconds < HANG_GUARD_S
 
 
 async def test_server_crashing_at_start_is_tried_at_most_twice_per_turn(
@@ -331,8 +335,7 @@ async def test_server_hanging_at_initialize_costs_at_most_two_startup_timeouts(
     assert "no answer to its first requests within 2s" in answer
     assert "lock that never frees" in answer
     assert server.starts() <= 2
-    # Two startup timeouts plus closing the hung process, with room for a loaded machine.
-    assert seconds < 25
+    assert seconds < HANG_GUARD_S
 
 
 # --- Timed-out writes, and huge results -----------------------------------------------------------
@@ -351,7 +354,7 @@ async def test_write_that_times_out_is_reported_and_never_resent(
     task = await task_of(thread)
     assert task["status"] == "failed"
     assert "did not answer within 1s" in (task["error"] or "")
-    assert seconds < 15
+    assert seconds < HANG_GUARD_S
     await asyncio.sleep(4)  # past the server's own delay: a write not cancelled lands by now
     assert server.calls("append_record") == ["slow"]
     assert len(server.records) <= 1
@@ -446,7 +449,7 @@ async def test_thirty_threads_finish_at_once_when_their_server_is_killed(
             response=[f"answer for k{i}"],
         )
         ctx["mcp_config"] = server.config
-        ctx["tool_timeout_s"] = 25.0
+        ctx["tool_timeout_s"] = KILL_TIMEOUT_S
         threads.append(Thread(ctx, graph=graph))
 
     started = time.monotonic()
@@ -476,5 +479,5 @@ async def test_thirty_threads_finish_at_once_when_their_server_is_killed(
             assert task["result"] == f"waited for k{i}"
     # Reads are retried once on a fresh server, so none is lost to the kill.
     assert lost == [], f"{len(lost)} of {n} reads were not retried:\n" + "\n".join(lost)
-    assert seconds < 20
+    assert seconds < sooner_than(KILL_TIMEOUT_S), "ended by the kill, not by the tool timeout"
     assert len(child_servers(server.tag)) <= 1

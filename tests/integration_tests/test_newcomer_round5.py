@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from tests.bounds import HANG_GUARD_S
 from tests.integration_tests.openai_stub import OpenAIStub
 from tests.integration_tests.test_faithful_end_to_end import minimal
 from tests.integration_tests.test_newcomer_round4 import (
@@ -32,8 +33,6 @@ pytestmark = pytest.mark.integration
 
 __all__ = ["here"]
 
-HANG_GUARD_S = 120
-"""Only a guard against a hung test: every wait below ends on an event, not on this."""
 ANSWER = "Von WID-1 sind 120 Stück auf Lager \u2013 ich habe nichts verändert."
 """The German answer the model writes (with characters a server might escape)."""
 

@@ -24,6 +24,7 @@ import psycopg
 import pytest
 from werkzeug import Request, Response
 
+from tests.bounds import HANG_GUARD_S
 from tests.http_stub import StubServer
 from tests.integration_tests.test_newcomer_round4 import (
     BIN,
@@ -35,8 +36,6 @@ from tests.integration_tests.test_newcomer_round4 import (
 
 pytestmark = pytest.mark.integration
 
-HANG_GUARD_S = 120.0
-"""How long any wait may last before the test is failed as hung (never reached when it passes)."""
 
 THREAD = "t1"
 

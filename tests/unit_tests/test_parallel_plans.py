@@ -1,8 +1,10 @@
 """Dependency plans through the graph: parallel waves, dependencies, failures, budgets, approvals.
 
-The expert is an in-process MCPServer server whose tools sleep a little and record, in Python
-lists, when each call started and ended and how many ran at once, so the tests can check what
-really overlapped in time, what waited for what, and what never ran.
+The expert is an in-process MCPServer server whose tools record, in Python lists, when each call
+started and ended and how many ran at once, so the tests can check what really overlapped, what
+waited for what, and what never ran. Overlap is proven by order, not by a clock: a call that
+must overlap another holds until the other has started (or ended), so a scheduler that ran them
+one after the other would never release it and the test fails at HOLD_S, on any machine.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ from common.mcp.inprocess import register_inprocess_server
 from tests.doubles import calls, tool_call
 from tests.unit_tests.helpers import Thread, done, exchange, not_done, plan, system_prompt, unique
 
-TOOL_S = 0.15
-"""How long a tool call takes unless a test says otherwise."""
+HOLD_S = 60.0
+"""How long a held call waits for its condition before it fails (only a broken scheduler waits)."""
+
+Hold = Callable[["Recorder"], bool]
+"""What a call waits for before it answers."""
 
 NOW = "2025-10-12T10:00:00+00:00"
 
@@ -63,23 +68,50 @@ class Recorder:
     def labels(self) -> list[str]:
         return [r.label for r in self.runs]
 
+    async def hold(self, until: Hold | None) -> None:
+        """Wait until `until` holds (polling the loop); fail the call after HOLD_S."""
+        deadline = time.monotonic() + HOLD_S
+        while until is not None and not until(self):
+            if time.monotonic() > deadline:
+                raise ToolError(f"held past {HOLD_S}s: the overlap under test never came")
+            await asyncio.sleep(0.005)
+
     def run(self, label: str) -> Run:
         found = [r for r in self.runs if r.label == label]
         assert len(found) == 1, f"expected one run of {label!r}, got {self.labels()}"
         return found[0]
 
 
+def started(*labels: str) -> Hold:
+    """Every call in `labels` has started."""
+    return lambda rec: set(labels) <= set(rec.labels())
+
+
+def ended(*labels: str) -> Hold:
+    """Every call in `labels` has ended."""
+    return lambda rec: all(any(r.end < math.inf for r in rec.runs if r.label == x) for x in labels)
+
+
+def peak_reached(n: int) -> Hold:
+    """`n` calls have run at once at some moment."""
+    return lambda rec: rec.peak >= n
+
+
 def records_server(
-    rec: Recorder, delays: dict[str, float] | None = None, failing: frozenset[str] = frozenset()
+    rec: Recorder,
+    holds: dict[str, Hold] | None = None,
+    failing: frozenset[str] = frozenset(),
+    every: Hold | None = None,
 ) -> str:
-    """Register a records expert; `lookup(key)` fails for keys in `failing`."""
+    """Register a records expert; `lookup(key)` holds on `holds[key]` (else `every`), and fails
+    for keys in `failing`."""
     mcp = MCPServer(unique("records"))
 
     @mcp.tool()
     async def lookup(key: str, since: str = "") -> dict[str, Any]:
         """Look up the records filed under a key."""
         async with rec.span(key, {"key": key, "since": since}):
-            await asyncio.sleep((delays or {}).get(key, TOOL_S))
+            await rec.hold((holds or {}).get(key, every))
             if key in failing:
                 raise ToolError(f"no records under {key!r}")
         return {"key": key, "count": 2, "items": [{"id": f"{key}-a"}, {"id": f"{key}-b"}]}
@@ -88,7 +120,7 @@ def records_server(
     async def save_report(title: str, ids: list[str], count: int) -> str:
         """Save a report listing record ids."""
         async with rec.span(f"save:{title}", {"title": title, "ids": ids, "count": count}):
-            await asyncio.sleep(TOOL_S)
+            await asyncio.sleep(0)
         return f"saved report {title!r} with {len(ids)} ids"
 
     register_inprocess_server(mcp.name, mcp)
@@ -183,7 +215,7 @@ async def test_independent_direct_steps_run_at_the_same_time(scripted: Any) -> N
     rec = Recorder()
     ctx, _ = setup(
         scripted,
-        records_server(rec, delays=dict.fromkeys(("north", "south", "east"), 0.25)),
+        records_server(rec, every=started("north", "south", "east")),
         [plan(lookup("t1", "north"), lookup("t2", "south"), lookup("t3", "east"))],
     )
     thread = Thread(ctx)
@@ -232,7 +264,7 @@ async def test_a_dependent_starts_only_after_all_its_dependencies_ended(scripted
     rec = Recorder()
     ctx, _ = setup(
         scripted,
-        records_server(rec, delays={"fast": 0.1, "slow": 0.35}),
+        records_server(rec, holds={"fast": started("slow"), "slow": started("fast")}),
         [
             plan(
                 lookup("t1", "fast"),
@@ -257,7 +289,8 @@ async def test_a_task_starts_as_soon_as_its_own_dependencies_completed(scripted:
     rec = Recorder()
     ctx, _ = setup(
         scripted,
-        records_server(rec, delays={"fast": 0.05, "slow": 0.4, "after-fast": 0.05}),
+        # The slow one ends only once the follow-up started: it must not wait for slow.
+        records_server(rec, holds={"slow": started("after-fast")}),
         [plan(lookup("t1", "fast"), lookup("t2", "slow"), lookup("t3", "after-fast", "t1"))],
     )
 
@@ -271,7 +304,7 @@ async def test_max_parallel_bounds_how_many_tasks_run_at_once(scripted: Any) -> 
     keys = ["k1", "k2", "k3", "k4"]
     ctx, _ = setup(
         scripted,
-        records_server(rec),
+        records_server(rec, every=peak_reached(2)),
         [plan(*(lookup(f"t{i}", k) for i, k in enumerate(keys, start=1)))],
         max_parallel=2,
     )
@@ -345,7 +378,7 @@ async def test_orchestrated_tasks_run_in_parallel_each_on_its_own_messages(
     rec = Recorder()
     ctx, models = setup(
         scripted,
-        records_server(rec, delays={"alpha": 0.25, "beta": 0.25}),
+        records_server(rec, every=started("alpha", "beta")),
         [plan(job("t1", "Find the alpha records"), job("t2", "Find the beta records"))],
         orchestrate=[orchestrator({"t1": ["alpha"], "t2": ["beta"]})] * 4,
         assess=[assessor] * 4,
@@ -381,7 +414,8 @@ async def test_a_failed_critical_task_fails_the_plan(scripted: Any) -> None:
     rec = Recorder()
     ctx, models = setup(
         scripted,
-        records_server(rec, delays={"broken": 0.02, "slow": 0.3}, failing=frozenset({"broken"})),
+        # The slow sibling is still running when its critical sibling fails.
+        records_server(rec, holds={"slow": ended("broken")}, failing=frozenset({"broken"})),
         [
             plan(
                 lookup("t1", "broken"),
