@@ -45,6 +45,10 @@ def calls(*items: dict[str, Any], content: str = "") -> AIMessage:
     return AIMessage(content=content, tool_calls=list(items))
 
 
+HOLD_S = 60.0
+"""How long a held reply waits for its check before the test fails (only a broken order waits)."""
+
+
 class ScriptedChatModel(LocalChatModel):
     """Replies from a script, in order; records what it was asked and with which tools."""
 
@@ -54,6 +58,8 @@ class ScriptedChatModel(LocalChatModel):
     """Name used in error messages."""
     delay_s: float = 0.0
     """Seconds each reply takes (for benchmarks)."""
+    hold: Any = None
+    """A check the async replies wait for (polled, failing after HOLD_S): an order, not a clock."""
     _log: list[dict[str, Any]] = PrivateAttr(default_factory=list)
 
     @property
@@ -93,10 +99,19 @@ class ScriptedChatModel(LocalChatModel):
             time.sleep(self.delay_s)
         return self._message(messages, tools)
 
-    async def areply(self, messages: list[BaseMessage], tools: list[Any]) -> AIMessage:
-        """The next scripted message, after `delay_s` (without blocking the loop)."""
+    async def _wait(self) -> None:
+        """Sleep `delay_s`, then wait until `hold()` holds (failing after HOLD_S)."""
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
+        deadline = time.monotonic() + HOLD_S
+        while self.hold is not None and not self.hold():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.name_!r}: what it waited for never came")
+            await asyncio.sleep(0.005)
+
+    async def areply(self, messages: list[BaseMessage], tools: list[Any]) -> AIMessage:
+        """The next scripted message, after `_wait` (without blocking the loop)."""
+        await self._wait()
         return self._message(messages, tools)
 
     def structured(self, messages: list[BaseMessage], schema: Any) -> Any:
@@ -105,9 +120,8 @@ class ScriptedChatModel(LocalChatModel):
         return wire_answer(self._next(messages, tools=[], schema=name), name)
 
     async def astructured(self, messages: list[BaseMessage], schema: Any) -> Any:
-        """The next scripted item, after `delay_s`."""
-        if self.delay_s:
-            await asyncio.sleep(self.delay_s)
+        """The next scripted item, after `_wait`."""
+        await self._wait()
         return self.structured(messages, schema)
 
 

@@ -28,6 +28,10 @@ from tests.conftest import service_unavailable
 from tests.http_stub import Handler, StubServer, sent_path
 from tests.integration_tests.helpers import langgraph_dev
 
+RUN_MS = 180_000
+"""How long a run (start to interrupt, or answer to final message) may take on a loaded host;
+every wait of a page is bounded by it."""
+
 ROOT = Path(__file__).resolve().parents[2]
 UI_DIST = ROOT / "ui" / "dist"
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
@@ -201,6 +205,11 @@ async def page(browser: Any, request: pytest.FixtureRequest, tmp_path: Path) -> 
     """A fresh browser page; on failure its screenshot and text are kept in the test's tmp dir."""
     context = await browser.new_context(viewport={"width": 1280, "height": 1000})
     page = await context.new_page()
+    # Every wait of a busy machine's page is bounded by the run's, not Playwright's 5 s and 30 s.
+    page.set_default_timeout(RUN_MS)
+    from playwright.async_api import expect
+
+    expect.set_options(timeout=RUN_MS)
     console: list[str] = []
     page.on("console", lambda msg: console.append(f"{msg.type}: {msg.text}"))
     page.on("pageerror", lambda exc: console.append(f"pageerror: {exc}"))

@@ -25,14 +25,11 @@ import pytest
 from langgraph_sdk import get_client
 from langgraph_sdk.schema import Command
 
-from tests.browser.conftest import IMAGES, NotesStore, Served, write_mcp_config
+from tests.browser.conftest import IMAGES, RUN_MS, NotesStore, Served, write_mcp_config
 from tests.integration_tests.aegra import aegra_cluster, interrupts_of
 from tests.integration_tests.helpers import langgraph_dev
 
 pytestmark = pytest.mark.integration
-
-RUN_MS = 180_000
-"""How long a run (start to interrupt, or answer to final message) may take on a loaded host."""
 
 TOOL = "write_note"
 

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 
 from strategies.with_planner.prompts import PLANNER_SYSTEM_PROMPT
-from tests.browser.conftest import IMAGES, Served, write_mcp_config
-from tests.browser.test_agent_chat_ui import RUN_MS, Chat, _screenshot
+from tests.browser.conftest import IMAGES, RUN_MS, Served, write_mcp_config
+from tests.browser.test_agent_chat_ui import Chat, _screenshot
 from tests.integration_tests.helpers import langgraph_dev
 from tests.integration_tests.openai_stub import OpenAIStub
 
@@ -189,8 +189,9 @@ async def _wait_for_card(chat: Chat, planner: Planner, request: str) -> Card:
     await chat.send(request)
     card = Card(chat)
     await chat.expect(card.root).to_be_visible(timeout=RUN_MS)
+    # The page's own watch may note it a poll later than Playwright saw it.
+    await chat.page.wait_for_function("() => window.__cardSeen !== null", timeout=RUN_MS)
     seen_ms = await chat.page.evaluate("() => window.__cardSeen")
-    assert seen_ms is not None
     late = seen_ms / 1000 - planner.planned_at[request]
     print(f"the card came {late:.2f} s after the plan")
     return card
@@ -221,7 +222,7 @@ async def test_card_follows_the_plan_to_the_answer(
     # The held call links to the approval card: it is scrolled into view.
     await chat.page.evaluate("() => window.scrollTo(0, 0)")
     await held.locator("[data-role='approval-link']").click()
-    await chat.expect(chat.resolve_button).to_be_in_viewport(timeout=10_000)
+    await chat.expect(chat.resolve_button).to_be_in_viewport(timeout=RUN_MS)
 
     await chat.card.get_by_role("button", name="Accept", exact=True).click()
     await card.expect_status("t4", "completed")

@@ -11,6 +11,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,6 +25,7 @@ from langgraph_sdk.errors import APIStatusError
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import _pool
 from common.mcp.session import PersistentSession
+from tests.bounds import HANG_GUARD_S
 
 TRUSTED_TEST_FIELDS = (
     "mcp_config,model,planner_model,orchestrate_model,assess_model,response_model,"
@@ -162,7 +164,8 @@ async def langgraph_dev(
     url = f"http://127.0.0.1:{port}"
     client = get_client(url=url)
     try:
-        for _ in range(120):
+        deadline = time.monotonic() + HANG_GUARD_S
+        while time.monotonic() < deadline:
             if proc.poll() is not None:
                 pytest.fail(f"dev server exited:\n{log.read_text()[-3000:]}")
             try:

@@ -309,7 +309,6 @@ async def test_a_run_killed_mid_read_is_finished_by_the_other_instance(
         state: Any = await other.threads.get_state(thread_id)
         assert [m["type"] for m in state["values"]["messages"]] == ["human", "ai", "ai"]
         assert state["values"]["messages"][1]["content"].startswith("Plan: ")
-        assert recovery < 90
     _assert_no_leftovers(tag)
 
 
@@ -351,7 +350,6 @@ async def test_an_approved_write_cut_off_by_a_killed_instance_is_never_sent_agai
             "slow_write",
             {"key": key},
         )
-        assert recovery < 90
     _assert_no_leftovers(tag)
 
 

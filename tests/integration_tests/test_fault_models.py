@@ -37,6 +37,9 @@ from tests.integration_tests.faulty_openai import (
 
 pytestmark = pytest.mark.integration
 
+CUT_S = 3.0
+"""The model timeout of the stall tests: a tenth of the stall, and far above a normal reply."""
+
 MODEL = "openai:gpt-4o-mini"
 PLAN: Reply = {
     "content": json.dumps(
@@ -67,9 +70,10 @@ REQUEST = {"messages": [{"role": "user", "content": "How many WID-1 are in stock
 
 @pytest.fixture
 def endpoint(monkeypatch: pytest.MonkeyPatch) -> Any:
-    """Point the models at `url` with a 1 s timeout and `retries` client retries."""
+    """Point the models at `url` with `retries` client retries and a timeout that no normal
+    reply comes near (a stall test sets a short one)."""
 
-    def use(url: str, retries: int = 0, timeout: float = 1.0) -> None:
+    def use(url: str, retries: int = 0, timeout: float = 60.0) -> None:
         settings = get_settings()
         monkeypatch.setattr(settings, "openai_base_url", url)
         monkeypatch.setattr(settings, "model_timeout_s", timeout)
@@ -180,13 +184,13 @@ async def test_a_stalled_orchestrator_times_out_and_the_task_resumes(
     inventory: Any, endpoint: Any
 ) -> None:
     with FaultyOpenAI([PLAN, stall()]) as stub:
-        endpoint(stub.base_url, retries=0, timeout=1.0)
+        endpoint(stub.base_url, retries=0, timeout=CUT_S)
         run = Run(inventory, "fault-stall")
         error, took = await run.fails(REQUEST)
         assert "The orchestrate node's model" in str(error)
-        said = "did not answer within MODEL_TIMEOUT_S=1 (not retried: MODEL_MAX_RETRIES=0)"
+        said = "did not answer within MODEL_TIMEOUT_S=3 (not retried: MODEL_MAX_RETRIES=0)"
         assert said in str(error)
-        assert took < sooner_than(STALL_S), "cut by the 1 s timeout, not the stall"
+        assert took < sooner_than(STALL_S), "cut by the timeout, not the stall"
         stub.heal([CALL, DONE, ANSWER])
         values, _ = await run.invoke(None)
     completed(values)
@@ -214,7 +218,7 @@ async def test_a_stalled_answer_writer_resumes_without_rerunning_the_task(
     inventory: Any, endpoint: Any
 ) -> None:
     with FaultyOpenAI([PLAN, CALL, DONE, stall()]) as stub:
-        endpoint(stub.base_url, retries=0)
+        endpoint(stub.base_url, retries=0, timeout=CUT_S)
         run = Run(inventory, "fault-stall-answer")
         error, took = await run.fails(REQUEST)
         assert "The generate_response node's model" in str(error)

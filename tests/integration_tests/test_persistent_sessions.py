@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import sys
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from mcp.client.stdio import DEFAULT_INHERITED_ENV_VARS
 from common.mcp import ExpertRegistry
 from common.mcp.config import parse_mcp_config
 from strategies.with_planner.graph import build_graph
+from tests.bounds import HANG_GUARD_S
 from tests.doubles import calls, tool_call
 from tests.integration_tests.helpers import child_servers, pid_alive, pooled, tagged
 
@@ -86,22 +88,22 @@ async def test_crashed_server_is_reopened(mcp_config: dict[str, Any], workdir: P
     assert log.count("crash") >= 1
 
 
-async def _kill_idle_server(registry: ExpertRegistry, tag: str) -> int:
+async def _kill_idle_server(registry: ExpertRegistry, raw: dict[str, Any], tag: str) -> int:
+    """Kill the idle server and wait until its pooled session has seen it die (not a sleep)."""
     assert (await registry.call("testkit", "echo", {"text": "x"}, 10, True))["status"] == "ok"
     (pid,) = child_servers(tag)
     os.kill(pid, signal.SIGKILL)
-    for _ in range(100):
-        if not pid_alive(pid):
-            break
+    deadline = time.monotonic() + HANG_GUARD_S
+    while pid_alive(pid) or ((session := pooled(raw, "testkit")) is not None and session.alive):
+        assert time.monotonic() < deadline, "the session never saw its server die"
         await asyncio.sleep(0.05)
-    await asyncio.sleep(0.2)
     return pid
 
 
 async def test_server_killed_while_idle_is_reopened(mcp_config: dict[str, Any]) -> None:
     raw, tag = tagged(mcp_config, "testkit")
     registry = _registry(raw)
-    old_pid = await _kill_idle_server(registry, tag)
+    old_pid = await _kill_idle_server(registry, raw, tag)
 
     echo = await registry.call("testkit", "echo", {"text": "again"}, 10, retry_safe=True)
 
@@ -112,7 +114,7 @@ async def test_server_killed_while_idle_is_reopened(mcp_config: dict[str, Any]) 
 async def test_irreversible_call_after_idle_death_runs_once(mcp_config: dict[str, Any]) -> None:
     raw, tag = tagged(mcp_config, "testkit")
     registry = _registry(raw)
-    await _kill_idle_server(registry, tag)
+    await _kill_idle_server(registry, raw, tag)
 
     outcome = await registry.call("testkit", "send_message", {"to": "a", "text": "b"}, 10, False)
 

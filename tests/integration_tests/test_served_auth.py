@@ -41,8 +41,12 @@ AEGRA_SCOPES_THE_STORE_API = (
 )
 
 
-def token(sub: str, secret: str = SECRET, ttl_s: int = 600, roles: tuple[str, ...] = ()) -> str:
-    """An HS256 bearer token for `sub` (holding `roles`, when given)."""
+def token(sub: str, secret: str = SECRET, ttl_s: int = 86_400, roles: tuple[str, ...] = ()) -> str:
+    """An HS256 bearer token for `sub` (holding `roles`, when given).
+
+    A day to live: parametrized tokens are minted when the tests are collected, which may be
+    longer before they run than the whole suite takes on a slow machine.
+    """
     claims: dict[str, Any] = {"sub": sub, "exp": int(time.time()) + ttl_s}
     if roles:
         claims["roles"] = list(roles)

@@ -290,8 +290,9 @@ async def test_the_analyser_is_asked_while_the_planner_plans_not_after(scripted:
         return planned
 
     models["planner"].script[0] = plan_once_answered
-    # The planner takes a second: time enough for the analyser's request to go out meanwhile.
-    models["planner"].delay_s = 1.0
+    # The planner answers only once the analyser was asked: were the two asked one after the
+    # other, the planner would wait for a request that never comes, and the test fails.
+    models["planner"].hold = lambda: len(models["irreversibility"].requests) >= 1
 
     await thread.send("Summarise #general for me")
 
