@@ -53,6 +53,11 @@ MAX_PREFIXED3_HELD = 0.13
 blind after three tuning passes on other lists it missed nothing and held 21 of 78 reads, 26.9%;
 the set was then SEEN and a fourth pass was tuned on it by class, leaving 0 missed and 10 of 78
 held, 12.8%). A tuning list since; what is still held, and why, is in docs/safety.md."""
+MAX_PREFIXED4_HELD = 0.05
+"""At most this share of the fourth product-prefixed set's reversible tools waits (issue 44: read
+blind after four tuning passes on other lists it MISSED 3 writes, a read verb inside the product's
+name `WattView` leading `WattViewPayBill`, and held 9 of 81 reads, 11.1%; the set was then SEEN
+and a fifth pass was tuned on it by class, leaving 0 missed and 1 of 81 held, 1.2%)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -337,12 +342,14 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed2.json", (126, 60), MAX_PREFIXED2_HELD),
         # Written by someone who had not read the guard; held out: 0 missed, 21 of 78 held.
         ("guard_blind_set_prefixed3.json", (150, 72), MAX_PREFIXED3_HELD),
+        # Written by someone who had not read the guard; held out: 3 missed, 9 of 81 held.
+        ("guard_blind_set_prefixed4.json", (149, 68), MAX_PREFIXED4_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(
     capsys: pytest.CaptureFixture[str], name: str, size: tuple[int, int], bound: float
 ) -> None:
-    """Issue 44's second and third product-prefixed sets, measured held out, then seen. No write
+    """Issue 44's later product-prefixed sets, each measured held out, then seen. No write
     is cleared and a bounded share of reads waits; `catalog_report.py --set` reports each apart
     from the catalog."""
     from tests.data import catalog_report

@@ -91,6 +91,8 @@ READ_HEADS = vocab.words("names", "read_heads")
 """Head nouns of names that read without a verb (`place_search`, `parcel_status`)."""
 ACCOUNT_HEADS = vocab.words("names", "account_heads")
 """Heads whose verb gives an account of data ("Report the number of ...") unless it files."""
+ACTING_HEADS = vocab.words("names", "acting_heads")
+"""Read heads whose verb, ending a name with no description, may file or change (`user_report`)."""
 FILINGS = vocab.words("names", "filings")
 """What a report's object names when it files rather than reads ("Report abuse")."""
 RECIPIENTS = vocab.words("names", "filing_recipients")
@@ -142,14 +144,20 @@ def own_words(server: str, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]
     """A tool name's words as (the server's own name at its front, the rest to read).
 
     Nothing is set aside when the front does not spell the server's name, when nothing would
-    remain, or when the words set aside hold a read verb (the tool's verb may be its name).
+    remain, or when the front is one read verb (`fetch_url` on fetch: the tool's verb may be its
+    server's name). A read verb inside a longer product name is the product's, not the tool's:
+    `WattViewPayBill` pays, `WattViewSwitchTariff` is read as "switch tariff".
     """
     words = name_tokens(name)
     k = _prefix_length(_spellings(server), words)
-    prefix = words[:k]
-    if any((hit := verb_of(w, False)) is not None and hit[0] == "read" for w in prefix):
+    if k == 1 and (hit := verb_of(words[0], False)) is not None and hit[0] == "read":
         k = 0
     return tuple(words[:k]), tuple(words[k:])
+
+
+def _verb_like(word: str) -> bool:
+    """Whether a word of a name may be its verb: a known verb, or a word only a verb."""
+    return verb_of(word, False) is not None or only_a_verb(word)
 
 
 def read_as(server: str, name: str) -> str:
@@ -221,8 +229,8 @@ def _read_object(words: tuple[str, ...], description: str | None) -> Reading | N
     lead, last = verb_of(words[0], False), words[-1]
     if lead is None or lead[0] != "read" or lead[1] in OBSERVE_VERBS or not can_be_noun(last):
         return None
-    if any(verb_of(w, False) is not None or only_a_verb(w) for w in words[1:-1]):
-        return None
+    if any(_verb_like(w) and not w.endswith("ed") for w in words[1:-1]):
+        return None  # a participle between describes the object (`list_scheduled_charges`)
     said = with_stems(re.findall(r"[a-z]+", first_sentence(description).lower()))
     if not stems(last) & said or read_description(description).leaning != "read":
         return None
@@ -343,7 +351,7 @@ def _described_as_verb(words: tuple[str, ...], description: str | None) -> bool:
         return False
     said = re.findall(r"[a-z]+", first_sentence(description).lower())
     if not said:  # `export_report`, `user_report` with no description may export or report
-        return words[0] in unknown or words[-1] in unknown
+        return words[0] in unknown or (words[-1] in unknown and words[-1] in ACTING_HEADS)
     lead = said[0]
     if not stems(lead) & with_stems(unknown):
         return False

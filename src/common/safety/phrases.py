@@ -283,21 +283,35 @@ def negated(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
     return out
 
 
-_STATE_LIST = re.compile(r"\(\s*([A-Za-z]+(?:\s*(?:,|\bor\b|\band\b)\s*[A-Za-z]+)+)\s*\)")
-"""A parenthesised list of single words ("(locked, unlocked, jammed)")."""
+_ITEM = r"[A-Za-z]+(?:[ -][A-Za-z]+){0,2}"
+_STATE_LIST = re.compile(rf"\(\s*({_ITEM}(?:\s*(?:,|\bor\b|\band\b)\s*{_ITEM})+)\s*\)")
+"""A parenthesised list of items of one to three words ("(requested, approved, on loan)")."""
+PAST_FORMS = frozenset(vocab.mapping("verbs", "irregular"))
+"""Past forms no suffix rule reaches ("sent", "paid"): participles in a list of states."""
+
+
+def _participle(item: list[str]) -> bool:
+    """Whether a list item is a state a participle names ("sent", "checked in", "paid")."""
+    return item[0].endswith(("ed", "en")) or item[0] in PAST_FORMS
 
 
 def without_states(text: str) -> str:
     """A sentence without its parenthesised lists of states ("(locked, unlocked, jammed)").
 
-    Every item must be a participle or adjective (-ed, -en) or a word that cannot be a verb:
-    "(create, update, delete)" lists actions and stays.
+    Every item must be a participle or adjective (-ed, -en, "sent", "checked in") or words that
+    cannot be verbs; or words none of which is only a verb ("draft", "on loan") with at least
+    half the items participles: "(create, update, delete)" lists actions and stays.
     """
 
     def keep(match: re.Match[str]) -> str:
-        items = [w for w in re.findall(r"[a-z]+", match.group(1).lower()) if w not in _LIST_JOINS]
-        states = all(w.endswith(("ed", "en")) or not can_be_verb(w) for w in items)
-        return " " if states else match.group(0)
+        parts = re.split(r"\s*,\s*|\s+(?:or|and)\s+", match.group(1).lower())
+        items = [p.replace("-", " ").split() for p in parts if p and p not in _LIST_JOINS]
+        if not items or not all(items):
+            return match.group(0)
+        nouns = all(_participle(i) or not any(map(can_be_verb, i)) for i in items)
+        named = sum(_participle(item) for item in items)
+        plain = all(_participle(i) or not any(map(only_a_verb, i)) for i in items)
+        return " " if nouns or (plain and 2 * named >= len(items)) else match.group(0)
 
     return _STATE_LIST.sub(keep, text)
 

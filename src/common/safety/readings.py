@@ -492,11 +492,25 @@ READ_ONLY_DECLARATION = vocab.pattern("sentences", "read_only_declaration", re.I
 """A clause that declares the tool only reads ("Read-only.", "Reports only.")."""
 
 
+TO_THE_RESPONSE = vocab.pattern("sentences", "to_the_response", re.IGNORECASE)
+"""Words that put a tool's output in its own response ("to the response", "in the reply")."""
+ELSEWHERE = vocab.words("sentences", "elsewhere")
+"""Places that keep an output, which a sentence sending it to the response must not name."""
+
+
 def declared_read_only(description: str | None) -> str | None:
     """The clause by which a description declares the tool only reads, or None.
 
-    "Read-only.", "Reports only.", "Returns text only; nothing is saved", "Applies nothing." stand
-    as clauses of their own; the caller clears on one only when nothing else signals a change.
+    "Read-only.", "Reports only.", "Returns text only; nothing is saved", "Applies nothing.", "The
+    memory is not changed." stand as clauses of their own; so does a first sentence that puts
+    the output in the response and names no place that keeps it ("Exports the results as CSV
+    text in the response"). The caller clears on one only when nothing else signals a change.
     """
     found = READ_ONLY_DECLARATION.search(description or "")
-    return found.group(0).strip(" .;!?") if found else None
+    if found:
+        return found.group(0).strip(" .;!?")
+    sentence = first_sentence(description)
+    response = TO_THE_RESPONSE.search(sentence)
+    if response and not set(re.findall(r"[a-z0-9]+", sentence.lower())) & ELSEWHERE:
+        return response.group(0)
+    return None

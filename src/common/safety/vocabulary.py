@@ -57,6 +57,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "possessives": "words",
         "caller_times": "words",
         "read_only_declaration": "pattern",
+        "to_the_response": "pattern",
+        "elsewhere": "words",
     },
     "names": {
         "server_words": "words",
@@ -72,6 +74,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "values": "words",
         "read_heads": "words",
         "account_heads": "words",
+        "acting_heads": "words",
         "filings": "words",
         "filing_words": "words",
         "filing_recipients": "words",
