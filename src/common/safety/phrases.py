@@ -55,6 +55,10 @@ ENUMERATION_PAIRS = vocab.pairs("sentences", "enumeration_pairs")
 """Two-word openers of a list of nouns ("such as", "for example", "e.g.")."""
 QUESTIONS = vocab.words("names", "questions")
 """Words that open a yes/no question about what can be done (`can_upload_video`, "Can ...?")."""
+_WOULD = vocab.words("sentences", "hypotheticals")
+"""Modals after which "be" and a participle say what would happen ("would be merged")."""
+_PAST_BE = vocab.words("sentences", "past_be")
+"""Past forms of "be" after which a participle says what happened before ("were charged")."""
 _MODAL_ADVERBS = frozenset({"also", "not", "still", "yet"})
 """Words that may stand between "can" and "be" ("can still be refunded")."""
 _LIST_ENDS = frozenset({";", "that", "then", "which", "who", "to"})
@@ -134,11 +138,16 @@ def listed(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
 def possible(words: Sequence[str], i: int) -> bool:
     """Whether the participle at `i` describes rather than acts: what can be done or when.
 
-    "whether it can still be refunded"; "fees charged over a period" (`in_a_period`).
+    "whether it can still be refunded", "which records would be merged"; what happened before
+    the call ("rides that were charged", "had been deleted"); "fees charged over a period"
+    (`in_a_period`). A tool says what it does in the present: "is deleted", "has been sent" act.
     """
     before = [w for w in words[:i] if w not in _MODAL_ADVERBS]
-    can_be = before[-2:-1] != [] and before[-1] == "be" and before[-2] in QUESTIONS
-    return can_be or in_a_period(words, i)
+    while before and (before[-1] in _LIST_JOINS | {","} or _participle([before[-1]])):
+        before.pop()  # "were charged, refunded or disputed": each is what happened
+    could_be = before[-2:-1] != [] and before[-1] == "be" and before[-2] in QUESTIONS | _WOULD
+    past = before[-1:] != [] and (before[-1] in _PAST_BE or before[-2:] == ["had", "been"])
+    return could_be or past or in_a_period(words, i)
 
 
 def asks(sentence: str) -> bool:
@@ -286,6 +295,8 @@ def negated(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
 _ITEM = r"[A-Za-z]+(?:[ -][A-Za-z]+){0,2}"
 _STATE_LIST = re.compile(rf"\(\s*({_ITEM}(?:\s*(?:,|\bor\b|\band\b)\s*{_ITEM})+)\s*\)")
 """A parenthesised list of items of one to three words ("(requested, approved, on loan)")."""
+_COLON_LIST = re.compile(rf":\s*({_ITEM}(?:\s*(?:,|\bor\b|\band\b)\s*{_ITEM})+)\s*(?=[.;]|$)")
+"""A list ending a sentence after a colon ("history of a filing: drafted, filed, rejected")."""
 PAST_FORMS = frozenset(vocab.mapping("verbs", "irregular"))
 """Past forms no suffix rule reaches ("sent", "paid"): participles in a list of states."""
 
@@ -296,10 +307,11 @@ def _participle(item: list[str]) -> bool:
 
 
 def without_states(text: str) -> str:
-    """A sentence without its parenthesised lists of states ("(locked, unlocked, jammed)").
+    """A sentence without its lists of states: in parentheses, or ending it after a colon.
 
-    Every item must be a participle or adjective (-ed, -en, "sent", "checked in") or words that
-    cannot be verbs; or words none of which is only a verb ("draft", "on loan") with at least
+    "(locked, unlocked, jammed)", "History of a filing: drafted, filed, rejected.". Every item
+    must be a participle or adjective (-ed, -en, "sent", "checked in") or words that cannot be
+    verbs; or words none of which is only a verb ("draft", "on loan") with at least
     half the items participles: "(create, update, delete)" lists actions and stays.
     """
 
@@ -313,7 +325,7 @@ def without_states(text: str) -> str:
         plain = all(_participle(i) or not any(map(only_a_verb, i)) for i in items)
         return " " if nouns or (plain and 2 * named >= len(items)) else match.group(0)
 
-    return _STATE_LIST.sub(keep, text)
+    return _COLON_LIST.sub(keep, _STATE_LIST.sub(keep, text))
 
 
 PERIODS = vocab.words("sentences", "periods")

@@ -58,6 +58,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "caller_times": "words",
         "read_only_declaration": "pattern",
         "to_the_response": "pattern",
+        "hypotheticals": "words",
+        "past_be": "words",
         "elsewhere": "words",
     },
     "names": {

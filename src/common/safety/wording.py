@@ -211,6 +211,8 @@ def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
     """
     before = words[i - 1] if i else ""
     if leaning == "change":
+        if _possible(words, i):
+            return False  # "ones that were charged or voided": what happened before the call
         return before in _AUXILIARIES | CONJUNCTIONS | _VERB_PLACES or (
             before.endswith("ly") and before not in _ADJECTIVE_MARKS
         )
@@ -228,7 +230,7 @@ def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
 
 _ADJECTIVE_MARKS = frozenset(
     {"the", "a", "an", "all", "any", "your", "my", "our", "their", "its", "his", "her", "of"}
-    | {"recently", "previously", "newly", "already", "not", "never"}
+    | {"recently", "previously", "newly", "already", "not", "never", "yet"}
 )
 """Words after which a participle describes a noun ("the sent items", "recently deleted")."""
 

@@ -1,0 +1,65 @@
+"""Issue 44, sixth pass: the classes the fifth product-prefixed set showed (its held-out measure
+was 0 missed, 13 of 81 read-only tools held; it is a tuning list since).
+
+Each class with examples written here in other words than the set's, and the writes beside them
+that must stay held.
+"""
+
+from __future__ import annotations
+
+import pytest
+from mcp.types import Tool
+
+from common.mcp.config import ServerConfig
+from common.safety.classify import classify_tool
+from common.safety.phrases import without_states
+
+PLAIN = ServerConfig(command="srv")
+
+
+def _held(server: str, name: str, description: str | None = None) -> bool:
+    tool = Tool(name=name, description=description, inputSchema={"type": "object"})
+    return classify_tool(server, tool, PLAIN)["irreversible"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description"),
+    [
+        # 1. A participle after "not yet" describes the noun before it.
+        ("tollway", "tollway_list_fines", "Lists fines not yet paid, largest first."),
+        # 2. A list of what happened, after a colon, ending the sentence.
+        ("permitly", "permitly.permits.history", "History of a permit: drafted, issued, revoked."),
+        # 3. What happened before the call ("were ...") or what would happen ("would be ...").
+        ("scoot", "scoot-list-trips", "Lists trips, including ones that were charged or voided."),
+        ("famtree", "famtree-find-twins", "Shows which people would be merged, merging nothing."),
+        # 4. A verbless name headed by a ratio, statistics, an overview, totals, a breakdown.
+        ("brewsend", "brewsend_extraction_ratio", None),
+        ("shipit", "ShipItWeeklyStats", None),
+        ("postbox", "postbox_volume_breakdown", "Volume by day and by sender."),
+    ],
+)
+def test_reads_clear(server: str, name: str, description: str | None) -> None:
+    assert not _held(server, name, description)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description"),
+    [
+        # The tool's own act in the present stays an act, however listed.
+        ("tollway", "tollway_settle", "Fines are paid from the balance, then closed."),
+        ("scoot", "scoot-refund-trip", "Refunds a trip. Trips that were charged twice qualify."),
+        ("famtree", "famtree-merge", "Merges two people; the records will be merged."),
+        ("permitly", "permitly.permits.revoke", "Revoke a permit: it is revoked at once."),
+        ("records", "records_sync", "Records are created, updated or deleted to match."),
+        # A ratio does not make a name that sets it a read.
+        ("brewsend", "brewsend_set_ratio", None),
+    ],
+)
+def test_writes_stay_held(server: str, name: str, description: str | None) -> None:
+    assert _held(server, name, description)
+
+
+def test_a_list_after_a_colon_goes_only_when_it_lists_states() -> None:
+    assert "drafted" not in without_states("History of a permit: drafted, issued, revoked.")
+    kept = "Apply the batch: create, update, delete."
+    assert without_states(kept) == kept
