@@ -457,6 +457,46 @@ def rehearsed(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
     return out
 
 
+ARTICLES = frozenset({"a", "an", "the", "each", "every"})
+"""Words after which the next word is a noun, never the verb of the sentence."""
+
+
+def determined(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
+    """The places of change words right after an article, in a sentence no unknown verb leads.
+
+    "Delivery report for a broadcast", "Status of the transfer": a word after "a" or "the" is a
+    noun. Only where every word before it is a read verb, a read head, a word that cannot be a
+    verb or a function word: "Issue a refund" may issue one (a verb this guard does not know).
+    """
+    out: set[int] = set()
+    for i, hit in enumerate(found):
+        if hit is None or hit[0] == "read" or not i or words[i - 1] not in ARTICLES:
+            continue
+        if all(_plain_before(words[k], found[k], k > 0) for k in range(i - 1)):
+            out.add(i)
+    return out
+
+
+def _plain_before(word: str, hit: Hit, inside: bool) -> bool:
+    """Whether a word before an article leaves what follows it a noun (see `determined`).
+
+    A read head counts only inside the sentence ("Delivery report for a"): leading it, it may be
+    the verb ("Report a transfer to the tax office").
+    """
+    if hit is not None:
+        return hit[0] == "read"
+    plain = word in ARTICLES or word in _FUNCTION_WORDS or (inside and word in _READ_HEADS)
+    return plain or not can_be_verb(word)
+
+
+_READ_HEADS = vocab.words("names", "read_heads")
+"""Heads of records that read ("report", "status"), nouns before an article ("report for a")."""
+_FUNCTION_WORDS = frozenset(
+    {"about", "at", "by", "for", "from", "in", "into", "of", "on", "per", "to", "with", "and"}
+)
+"""Prepositions and joins, which no verb is."""
+
+
 def not_acting(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
     """The places of a sentence's change words that say nothing the tool does.
 
@@ -471,6 +511,7 @@ def not_acting(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
         | noun_list(words, found)
         | head_of(words, found)
         | rehearsed(words, found)
+        | determined(words, found)
     )
 
 
