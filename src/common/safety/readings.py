@@ -468,6 +468,10 @@ PHYSICAL_VERBS = vocab.words("physical", "verbs")
 """Verbs that make something in the world when their sentence names a medium ("Print ...")."""
 PHYSICAL_MEDIA = vocab.words("physical", "media")
 """What such a verb puts its output on: paper, a label, a page, a printer."""
+SHOW_VERBS = vocab.words("physical", "show_verbs")
+"""Verbs that put something before the public when a public display is named ("Show ...")."""
+PUBLIC_DISPLAYS = vocab.pattern("physical", "public_displays", re.IGNORECASE)
+"""Displays others see: display or departure boards, signage, billboards, public screens."""
 DISPLAYS = vocab.words("physical", "displays")
 """Where "print" only shows text (stdout, the console), or what makes it a noun ("preview")."""
 
@@ -480,7 +484,10 @@ def physical_effect(description: str | None) -> str | None:
     "Print preview of the page" and "Return a printable invoice" only show or describe. A read
     verb in the name does not take such an effect back (`printers.test_page`).
     """
-    words = re.findall(r"[a-z]+", first_sentence(description).lower())
+    sentence = first_sentence(description).lower()
+    words = re.findall(r"[a-z]+", sentence)
+    if words and stems(words[0]) & SHOW_VERBS and PUBLIC_DISPLAYS.search(sentence):
+        return str(words[0])  # "Show a message on the display boards": others see it
     if not words or not stems(words[0]) & PHYSICAL_VERBS or words[0].endswith("ed"):
         return None
     if set(words) & DISPLAYS or not set(words[1:]) & PHYSICAL_MEDIA:

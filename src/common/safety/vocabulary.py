@@ -130,7 +130,13 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "prepositions": "words",
         "credentials": "words",
     },
-    "physical": {"verbs": "words", "media": "words", "displays": "words"},
+    "physical": {
+        "verbs": "words",
+        "media": "words",
+        "displays": "words",
+        "show_verbs": "words",
+        "public_displays": "pattern",
+    },
 }
 """Every section and key the file must have, and the shape of each: a closed set."""
 

@@ -211,7 +211,7 @@ def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
     """
     before = words[i - 1] if i else ""
     if leaning == "change":
-        if _possible(words, i):
+        if _possible(words, i) or _paired_with_an_adjective(words, i):
             return False  # "ones that were charged or voided": what happened before the call
         return before in _AUXILIARIES | CONJUNCTIONS | _VERB_PLACES or (
             before.endswith("ly") and before not in _ADJECTIVE_MARKS
@@ -226,6 +226,18 @@ def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
     # "Search transactions sent or received": the participle ends the read verb's object
     describes = in_noun_phrase(words, 1, i, _ADJECTIVE_MARKS | _OBJECT_STARTS)
     return words[0] in _CAUSATIVES or not describes
+
+
+def _paired_with_an_adjective(words: list[str], i: int) -> bool:
+    """Whether a participle after "and"/"or" pairs with one describing the plural noun before.
+
+    "alarms raised and cleared per zone": both describe the alarms. "Files are uploaded and
+    deleted" acts ("are" before the pair).
+    """
+    if i < 3 or words[i - 1] not in ("and", "or"):
+        return False
+    first, noun = words[i - 2], words[i - 3]
+    return first.endswith("ed") and noun.endswith("s") and noun not in _AUXILIARIES | _BE
 
 
 _ADJECTIVE_MARKS = frozenset(
@@ -570,15 +582,39 @@ def later_sentences_quiet(description: str | None) -> bool:
     return True
 
 
+_COLON_CLAUSE = re.compile(r":\s*(?:it\s+|this\s+|and\s+)?([a-z]+s)\s+([a-z]+)")
+"""A clause after a colon led by a verb's -s form and the next word ("...: creates the entry")."""
+
+
+_ANY_OBJECT = frozenset({"it", "them", "each", "every"})
+"""Words that open an object besides `_OBJECT_STARTS` ("records each view")."""
+
+
+def _after_colon(description: str | None) -> str | None:
+    """A change that a clause after a colon says the tool makes ("List a lot: creates the entry").
+
+    The clause must lead with a change verb's -s form followed by its object's first word ("the",
+    "a", "it"): "History: posts and comments" names nouns.
+    """
+    for verb, after in _COLON_CLAUSE.findall(first_sentence(description).lower()):
+        hit = verb_of(verb, False)
+        if hit is not None and hit[0] != "read" and after in _OBJECT_STARTS | _ANY_OBJECT:
+            return hit[1]
+    return None
+
+
 @lru_cache(maxsize=4096)
 def also_changes(description: str | None) -> str | None:
-    """A change the description's first sentence adds after "and", "then", "," or ";", if any.
+    """A change the description's first sentence adds after "and", "then", ",", ";" or ":", if any.
 
     "Lists jobs and cancels stale ones" reads, then changes: the second verb says so even when the
     name reads. Words that are also common nouns ("pull requests and comments") count only after
     ";" or "then", and a verb paired with another as a modifier ("view and edit restrictions")
     does not count.
     """
+    elaborated = _after_colon(description)
+    if elaborated is not None:
+        return elaborated
     words = _acting_words(description)
     found = found_verbs(words)
     for i, hit in enumerate(found):
