@@ -41,7 +41,7 @@ from common.history import provider_history, tool_free
 from common.model_text import said
 from common.models import IdentityCache, model_label
 from common.provider_errors import provider_error, status_of
-from common.raw_structured import with_raw
+from common.raw_structured import one_step, plain_json_schema, with_raw
 from common.settings import get_settings
 from common.strict_schema import response_format
 from common.tool_schemas import adapt_specs, family_of, restored
@@ -235,6 +235,9 @@ def _openai_structured(
     compactly (`json_shape`), since the prompt shares a small local model's context.
     """
     spec = response_format(schema)
+    plain = plain_json_schema(model, spec) if method == "json_schema" and include_raw else None
+    if plain is not None:
+        return one_step(plain)
     if method == "json_schema":
         chain = model.with_structured_output(spec, method="json_schema", include_raw=include_raw)
         # The same request, its answer parsed in one step (`common.raw_structured`).

@@ -13,7 +13,7 @@ from langchain_openai import ChatOpenAI
 from pydantic import BaseModel
 from werkzeug import Request, Response
 
-from common.raw_structured import bound_model, with_raw
+from common.raw_structured import bound_model, one_step, plain_json_schema, with_raw
 from common.strict_schema import response_format
 from tests.http_stub import StubServer
 
@@ -101,6 +101,62 @@ async def test_an_answer_stopped_by_a_content_filter_raises_as_from_the_chain() 
             await both("filtered")
     finally:
         del ANSWERS["filtered"]
+
+
+async def plain_and_stock(answer: str) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+    """The request bodies (as JSON) and answers of the stock chain and of the plain request."""
+    bodies: list[Any] = []
+
+    def handler(request: Request) -> Response:
+        bodies.append(json.loads(request.get_data()))
+        return Response(json.dumps(ANSWERS[answer]), content_type="application/json")
+
+    with StubServer(handler) as stub:
+        model = ChatOpenAI(
+            model="gpt-4o-mini", base_url=stub.url + "/v1", api_key="none", max_retries=0
+        )
+        spec = response_format(Lookup)
+        chain = model.with_structured_output(spec, method="json_schema", include_raw=True)
+        plain = plain_json_schema(model, spec)
+        assert plain is not None
+        messages = [SystemMessage("Plan."), HumanMessage("Stock of WID-1?")]
+        lean = await one_step(plain).ainvoke(messages)
+        stock = await chain.ainvoke(messages)
+    return bodies, stock, lean
+
+
+@pytest.mark.parametrize("answer", list(ANSWERS))
+async def test_the_plain_request_sends_the_same_body_and_answers_the_same(answer: str) -> None:
+    bodies, stock, lean = await plain_and_stock(answer)
+    assert bodies[0] == bodies[1]
+    assert bodies[0]["response_format"]["json_schema"]["strict"] is True
+    assert lean["parsed"] == stock["parsed"] == PARSED[answer]
+    assert lean["raw"].content == stock["raw"].content
+    assert type(lean["parsing_error"]) is type(stock["parsing_error"])
+
+
+async def test_a_filtered_plain_answer_raises_as_the_typed_request_does() -> None:
+    ANSWERS["filtered"] = completion(
+        {"role": "assistant", "content": "{}"}, finish="content_filter"
+    )
+    try:
+        with pytest.raises(openai.ContentFilterFinishReasonError):
+            await plain_and_stock("filtered")
+    finally:
+        del ANSWERS["filtered"]
+
+
+def test_a_model_on_the_responses_api_or_with_its_own_body_keeps_it() -> None:
+    spec = response_format(Lookup)
+    assert (
+        plain_json_schema(ChatOpenAI(model="m", api_key="k", use_responses_api=True), spec) is None
+    )
+    own = ChatOpenAI(model="m", api_key="k", extra_body={"ttl": 300})
+    plain = plain_json_schema(own, spec)
+    assert plain is not None
+    sent = plain.kwargs["extra_body"]  # type: ignore[attr-defined]
+    assert sent["ttl"] == 300
+    assert sent["response_format"] == {"type": "json_schema", "json_schema": spec}
 
 
 def test_a_chain_of_another_shape_is_kept_as_it_is() -> None:
