@@ -146,7 +146,18 @@ def test_a_run_read_one_line_at_a_time_ends_with_141_when_the_reader_stops(here:
 
 @pytest.mark.parametrize(
     "args",
-    [("threads",), ("threads", "--json"), ("audit",), ("history",), ("graph",), ("tools",)],
+    [
+        ("threads",),
+        ("threads", "--json"),
+        ("audit",),
+        ("history",),
+        ("graph",),
+        ("tools",),
+        # Help and the version are printed while the arguments are read, by Typer's console.
+        ("--help",),
+        ("--version",),
+        ("run", "--help"),
+    ],
     ids=" ".join,
 )
 def test_a_command_whose_output_is_closed_ends_in_one_sentence_with_141(

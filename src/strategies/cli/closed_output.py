@@ -61,6 +61,34 @@ def reader_gone(stream: IO[Any] | None) -> bool:
     return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
 
 
+def _stdout_identity() -> tuple[int, int] | None:
+    """The file standard output is (device, inode), or None where it has none."""
+    try:
+        found = os.fstat(sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
+
+
+@contextmanager
+def help_ends_when_closed() -> Iterator[None]:
+    """Parse arguments; help or a version printed into a closed output ends with exit 141.
+
+    Help is drawn by Typer's own rich console, which, on a closed output, points standard
+    output at /dev/null and exits 1 without a word (rich's `on_broken_pipe`); click does the
+    same on EPIPE. Such an exit 1, with standard output no longer the file it was, is the
+    closed output, and ends as a command's does.
+    """
+    before = _stdout_identity()
+    try:
+        with ends_when_closed():
+            yield
+    except SystemExit as exc:
+        if exc.code == 1 and before is not None and _stdout_identity() != before:
+            _end_closed()
+        raise
+
+
 class PipeConsole(Console):
     """A rich console whose closed output raises OutputClosed (rich's own exits 1, silently)."""
 

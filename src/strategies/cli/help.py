@@ -10,7 +10,7 @@ from typing import Any
 
 from typer.core import TyperArgument, TyperCommand, TyperGroup, TyperOption
 
-from strategies.cli.closed_output import ends_when_closed
+from strategies.cli.closed_output import help_ends_when_closed
 
 
 class _Argument(TyperArgument):
@@ -65,9 +65,16 @@ class PlainGroup(TyperGroup):
         _plain(self.params)
 
     def invoke(self, ctx: Any) -> Any:
-        """Run the command; a closed output (`| head -1`) ends it with one sentence, exit 141."""
-        with ends_when_closed():
+        """Run the command; a closed output (`| head -1`, its help too) ends it with exit 141."""
+        with help_ends_when_closed():
             return super().invoke(ctx)
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: Any = None, **extra: Any
+    ) -> Any:
+        """Parse the arguments; `--help` or `--version` into a closed output ends with exit 141."""
+        with help_ends_when_closed():
+            return super().make_context(info_name, args, parent=parent, **extra)
 
     def get_help_option(self, ctx: Any) -> Any:
         """The --help flag, without a `<bool>` type."""
