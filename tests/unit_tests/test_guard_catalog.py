@@ -69,6 +69,11 @@ blind after the sixth pass it MISSED 2 writes, `BidListLot` "List a new lot ...:
 catalogue entry" and `towShowMessage` "Show a message on the ... display boards", and held 13
 of 78 reads, 16.7%; the set was then SEEN and a seventh pass fixed both misses by class and one
 read, leaving 0 missed and 12 of 78 held, 15.4%). What is still held is in docs/safety.md."""
+MAX_PREFIXED7_HELD = 0.29
+"""At most this share of the seventh product-prefixed set's reversible tools waits (issue 44: read
+blind after the seventh pass it MISSED 5 writes (a change in a later sentence, a recording verb,
+public screens named by their place, "check ... off") and held 26 of 89 reads, 29.2%; the set was
+then SEEN and an eighth pass fixed the misses by class, leaving 0 missed and 25 of 89 held)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -359,6 +364,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed5.json", (145, 64), MAX_PREFIXED5_HELD),
         # Written by someone who had not read the guard; held out: 2 missed, 13 of 78 held.
         ("guard_blind_set_prefixed6.json", (148, 70), MAX_PREFIXED6_HELD),
+        # Written by someone who had not read the guard; held out: 5 missed, 26 of 89 held.
+        ("guard_blind_set_prefixed7.json", (166, 77), MAX_PREFIXED7_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

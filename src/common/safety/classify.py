@@ -24,6 +24,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from common.mcp.config import ServerConfig
+from common.safety.clauses import also_changes, later_change, records_something
 from common.safety.likeness import likeness_reason
 from common.safety.names import product_verb, read_as, read_tool_name
 from common.safety.phrases import without_caller_time
@@ -39,7 +40,6 @@ from common.safety.readings import (
 )
 from common.safety.wording import (
     acted_on_prefix,
-    also_changes,
     leading_change,
     mentions_change,
     preamble_destroys,
@@ -206,9 +206,12 @@ def _read_name_verdict(
     acted = acted_on_prefix(read_as(server, tool.name), tool.description)
     if acted is not None:
         return True, "heuristic", f"its description does what its name calls a noun ({acted!r})"
-    added = also_changes(tool.description)
+    added = also_changes(tool.description) or later_change(tool.description)
     if added is not None:
         return True, "heuristic", f"its description says it also changes something ({added!r})"
+    recorded = records_something(tool.description)
+    if recorded is not None:
+        return True, "heuristic", f"its description says it records something ({recorded!r})"
     return False, "heuristic", why
 
 

@@ -301,9 +301,21 @@ PAST_FORMS = frozenset(vocab.mapping("verbs", "irregular"))
 """Past forms no suffix rule reaches ("sent", "paid"): participles in a list of states."""
 
 
+_STATE_PREPOSITIONS = frozenset({"at", "in", "off", "on", "out", "under"})
+"""Words that open a state of more than one word ("in service", "on loan", "out of stock")."""
+
+
 def _participle(item: list[str]) -> bool:
-    """Whether a list item is a state a participle names ("sent", "checked in", "paid")."""
-    return item[0].endswith(("ed", "en")) or item[0] in PAST_FORMS
+    """Whether a list item names a state: a participle or a phrase a preposition opens.
+
+    "sent", "checked in", "paid", "washing"; "in service", "on loan".
+    """
+    first = item[0]
+    return (
+        first.endswith(("ed", "en", "ing"))
+        or first in PAST_FORMS
+        or (len(item) > 1 and first in _STATE_PREPOSITIONS)
+    )
 
 
 def without_states(text: str) -> str:

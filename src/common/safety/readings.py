@@ -27,12 +27,11 @@ from itertools import pairwise
 from typing import Any
 
 from common.safety import vocabulary as vocab
+from common.safety.clauses import also_changes, later_sentences_quiet
 from common.safety.wording import (
     NOUN_LIKE_READS,
-    also_changes,
     first_sentence,
     found_verbs,
-    later_sentences_quiet,
     mentions_change,
     name_tokens,
     preamble_destroys,

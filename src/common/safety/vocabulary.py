@@ -60,6 +60,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "to_the_response": "pattern",
         "hypotheticals": "words",
         "past_be": "words",
+        "recording_verbs": "words",
         "elsewhere": "words",
     },
     "names": {

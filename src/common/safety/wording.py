@@ -273,11 +273,32 @@ def found_verbs(
             for i, hit in enumerate(found)
         ]
     for i, hit in enumerate(found[:-1]):
-        if hit is not None and (hit[1], words[i + 1]) in TWO_WORD_CHANGES:
-            found[i] = ("change", f"{hit[1]} {words[i + 1]}")
+        particle = _particle(words, i) if hit is not None else None
+        if hit is not None and particle is not None:
+            found[i] = ("change", f"{hit[1]} {particle}")
     for i in set() if every_form else noun_adjuncts(words, found, in_name):
         found[i] = None  # `check_refund_request`: a refund request is checked
     return found
+
+
+def _particle(words: list[str], i: int) -> str | None:
+    """The particle that makes the verb at `i` a two-word change ("check in"), else None.
+
+    Next to the verb, or after its object when no object follows it ("Checks a route off as
+    treated", "Check a guest in at the desk"; not "Check the box in the corner").
+    """
+    verb = verb_of(words[i], False)
+    if verb is None:
+        return None
+    if (verb[1], words[i + 1]) in TWO_WORD_CHANGES:
+        return words[i + 1]
+    if words[i + 1] not in _OBJECT_STARTS | {"it", "them"}:
+        return None
+    for j in range(i + 2, min(i + 5, len(words))):
+        after = words[j + 1] if j + 1 < len(words) else ""
+        if (verb[1], words[j]) in TWO_WORD_CHANGES and after not in _OBJECT_STARTS:
+            return words[j]
+    return None
 
 
 def _read_words(words: list[str], what: str, read_within: int | None = None) -> Reading:
@@ -360,7 +381,7 @@ def acted_on_prefix(name: str, description: str | None) -> str | None:
     }
     if not passed:
         return None
-    sentence = _words(first_sentence(description))
+    sentence = words_of(first_sentence(description))
     for word, hit in zip(sentence, found_verbs(sentence), strict=True):
         if hit is not None and hit[1] in passed and _inflection(word, hit[1]) == "base":
             return hit[1]
@@ -382,7 +403,7 @@ def _service_statement(sentence: str) -> bool:
     if not _PREAMBLE.match(sentence):
         return False
     head = re.split(r"\b(?:which|that)\b", sentence.lower(), maxsplit=1)[0]
-    hits = found_verbs(_words(head), every_form=True)
+    hits = found_verbs(words_of(head), every_form=True)
     return not any(hit is not None and hit[0] != "read" for hit in hits)
 
 
@@ -421,7 +442,7 @@ def preamble_destroys(description: str | None) -> str | None:
     own = own_description(description)
     if own == text:
         return None
-    dropped = _words(text[: len(text) - len(own)] if text.endswith(own) else text)
+    dropped = words_of(text[: len(text) - len(own)] if text.endswith(own) else text)
     hits = found_verbs(dropped, every_form=True)
     return next((hit[1] for hit in hits if hit is not None and hit[0] == "destructive"), None)
 
@@ -435,21 +456,21 @@ def first_sentence(description: str | None) -> str:
     return sentence
 
 
-def _words(text: str) -> list[str]:
+def words_of(text: str) -> list[str]:
     """The lower-case words of a text, commas and semicolons kept as words."""
     return re.findall(r"[a-z]+|[,;]", text.lower())
 
 
-def _acting_words(description: str | None) -> list[str]:
+def acting_words(description: str | None) -> list[str]:
     """The words of the tool's own first sentence; none when it asks a question ("Can ...?")."""
     return list(_sentence_words(description))
 
 
 @lru_cache(maxsize=4096)
 def _sentence_words(description: str | None) -> tuple[str, ...]:
-    """`_acting_words`, kept: several readings of one tool ask for them."""
+    """`acting_words`, kept: several readings of one tool ask for them."""
     raw = _SENTENCE_END.split(own_description(description), maxsplit=1)[0]
-    return () if asks(raw) else tuple(_words(without_states(first_sentence(description))))
+    return () if asks(raw) else tuple(words_of(without_states(first_sentence(description))))
 
 
 @lru_cache(maxsize=4096)
@@ -461,7 +482,7 @@ def read_description(description: str | None) -> Reading:
     one after "and", "or", "," or ";", which count.
     """
     sentence = first_sentence(description)
-    words = _acting_words(description)
+    words = acting_words(description)
     reading = _read_words(words, "description", read_within=1)
     if reading.leaning is None and _loads_from_a_source(words):
         reading = Reading("read", words[0], "its description loads from a source")
@@ -497,7 +518,7 @@ def leading_change(description: str | None) -> Reading | None:
     first three words) counts here, when it acts (`_not_an_action`); a later "and comments" may
     be a noun.
     """
-    words = _acting_words(description)
+    words = acting_words(description)
     found = found_verbs(words)
     first = next((i for i, hit in enumerate(found) if hit is not None), None)
     hit = found[first] if first is not None and first < 3 else None
@@ -560,70 +581,3 @@ def sentences(description: str | None) -> list[str]:
     """The tool's own sentences in lower case, each without its lead-in ("Use this tool to")."""
     text = own_description(description).lower()
     return [first_sentence(part) for part in _SENTENCE_END.split(text) if part.strip()]
-
-
-_INSTRUCTION = vocab.pattern("sentences", "instruction")
-"""A later sentence that tells the caller when to call the tool ("Call this when you are done")."""
-
-
-def later_sentences_quiet(description: str | None) -> bool:
-    """Whether no sentence after the first names a destructive verb or leads with a change verb.
-
-    "Note: hovering the 1-click button sends it" and "Submits the pending form first" say what
-    else the tool does; "Call this when you are done" tells the caller when to call it.
-    """
-    for sentence in sentences(description)[1:]:
-        if any(
-            hit is not None and hit[0] == "destructive" for hit in found_verbs(_words(sentence))
-        ):
-            return False
-        if not _INSTRUCTION.match(sentence) and read_description(sentence).leaning == "change":
-            return False
-    return True
-
-
-_COLON_CLAUSE = re.compile(r":\s*(?:it\s+|this\s+|and\s+)?([a-z]+s)\s+([a-z]+)")
-"""A clause after a colon led by a verb's -s form and the next word ("...: creates the entry")."""
-
-
-_ANY_OBJECT = frozenset({"it", "them", "each", "every"})
-"""Words that open an object besides `_OBJECT_STARTS` ("records each view")."""
-
-
-def _after_colon(description: str | None) -> str | None:
-    """A change that a clause after a colon says the tool makes ("List a lot: creates the entry").
-
-    The clause must lead with a change verb's -s form followed by its object's first word ("the",
-    "a", "it"): "History: posts and comments" names nouns.
-    """
-    for verb, after in _COLON_CLAUSE.findall(first_sentence(description).lower()):
-        hit = verb_of(verb, False)
-        if hit is not None and hit[0] != "read" and after in _OBJECT_STARTS | _ANY_OBJECT:
-            return hit[1]
-    return None
-
-
-@lru_cache(maxsize=4096)
-def also_changes(description: str | None) -> str | None:
-    """A change the description's first sentence adds after "and", "then", ",", ";" or ":", if any.
-
-    "Lists jobs and cancels stale ones" reads, then changes: the second verb says so even when the
-    name reads. Words that are also common nouns ("pull requests and comments") count only after
-    ";" or "then", and a verb paired with another as a modifier ("view and edit restrictions")
-    does not count.
-    """
-    elaborated = _after_colon(description)
-    if elaborated is not None:
-        return elaborated
-    words = _acting_words(description)
-    found = found_verbs(words)
-    for i, hit in enumerate(found):
-        if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
-            continue
-        if found[i - 2] is not None:
-            continue
-        clause = words[i - 1] in (";", "then")  # a new clause: "; archives old mail"
-        clause = clause or words[i + 1 : i + 2] in (["it"], ["them"])  # "and email it"
-        if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or clause:
-            return hit[1]
-    return None

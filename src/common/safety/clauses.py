@@ -1,0 +1,169 @@
+"""Clauses of a description beyond its leading verb that say what else a tool changes.
+
+A read-named tool is cleared unless its description says it changes something; the leading verb
+is read in `common.safety.wording`. Here, what the rest says: a change added after "and",
+"then", a comma, a semicolon or a colon in the first sentence ("Lists jobs and cancels stale
+ones", "List a lot: creates the catalogue entry"); a later sentence that says the tool's object
+is changed ("Review an hour of the log. It is then locked and sent to the regulator"); and a
+first sentence led by a recording verb with its object ("Logs an inspection").
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from common.safety import vocabulary as vocab
+from common.safety.phrases import NEGATED_SUBJECTS
+from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
+from common.safety.wording import (
+    CONJUNCTIONS,
+    NOUN_LIKE_CHANGES,
+    acting_words,
+    first_sentence,
+    found_verbs,
+    read_description,
+    sentences,
+    stems,
+    verb_of,
+    words_of,
+)
+
+_COLON_CLAUSE = re.compile(r":\s*(?:it\s+|this\s+|and\s+)?([a-z]+s)\s+([a-z]+)")
+"""A clause after a colon led by a verb's -s form and the next word ("...: creates the entry")."""
+
+
+_ANY_OBJECT = frozenset({"it", "them", "each", "every"})
+"""Words that open an object besides `_OBJECT_STARTS` ("records each view")."""
+
+
+def _after_colon(description: str | None) -> str | None:
+    """A change that a clause after a colon says the tool makes ("List a lot: creates the entry").
+
+    The clause must lead with a change verb's -s form followed by its object's first word ("the",
+    "a", "it"): "History: posts and comments" names nouns.
+    """
+    for verb, after in _COLON_CLAUSE.findall(first_sentence(description).lower()):
+        hit = verb_of(verb, False)
+        if hit is not None and hit[0] != "read" and after in _OBJECT_STARTS | _ANY_OBJECT:
+            return hit[1]
+    return None
+
+
+@lru_cache(maxsize=4096)
+def also_changes(description: str | None) -> str | None:
+    """A change the description's first sentence adds after "and", "then", ",", ";" or ":", if any.
+
+    "Lists jobs and cancels stale ones" reads, then changes: the second verb says so even when the
+    name reads. Words that are also common nouns ("pull requests and comments") count only after
+    ";" or "then", and a verb paired with another as a modifier ("view and edit restrictions")
+    does not count.
+    """
+    elaborated = _after_colon(description)
+    if elaborated is not None:
+        return elaborated
+    words = acting_words(description)
+    found = found_verbs(words)
+    for i, hit in enumerate(found):
+        if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
+            continue
+        if found[i - 2] is not None:
+            continue
+        clause = words[i - 1] in (";", "then")  # a new clause: "; archives old mail"
+        clause = clause or words[i + 1 : i + 2] in (["it"], ["them"])  # "and email it"
+        if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or clause:
+            return hit[1]
+    return None
+
+
+_LATER_ADVERBS = frozenset(
+    {"also", "then", "immediately", "automatically", "permanently", "afterwards", "instantly"}
+)
+"""Words that may stand between a later sentence's subject or "is" and its verb."""
+_BE_NOW = frozenset({"is", "are", "gets", "get"})
+"""Present forms of "be" after which a participle is what happens now ("It is then sent")."""
+_SUBJECT_STARTS = frozenset(
+    {"it", "they", "this", "these", "the", "each", "every", "all", "a", "an", "its", "their"}
+)
+"""Words that open the subject of a later sentence about what the tool handles ("The log is
+then sent"); a sentence that opens otherwise (an argument's docs) says nothing of the kind."""
+_PRONOUNS = frozenset({"it", "they", "this", "that"})
+"""Subjects of a later sentence that name the tool's object or the tool ("It then sends ...")."""
+
+
+_SUBORDINATE = frozenset(
+    {"if", "once", "unless", "what", "when", "where", "whether", "which", "while", "who", "whose"}
+)
+"""Words that open a clause about a condition or a thing, not what the tool does ("Returns true
+when remote unlock is enabled", "what files are attached")."""
+
+
+def _later_act(words: list[str]) -> str | None:
+    """The change a later sentence says happens: "... is (then) sent", "It (then) sends ..."."""
+    for i, word in enumerate(words):
+        if word in _SUBORDINATE:
+            return None
+        rest = [w for w in words[i + 1 : i + 4] if w not in _LATER_ADVERBS][:1]
+        if not rest:
+            continue
+        hit = verb_of(rest[0], False)
+        if hit is None or hit[0] == "read":
+            continue
+        subject = words[i - 1] if i else ""
+        negated = subject in NEGATED_SUBJECTS or "no" in words[max(i - 2, 0) : i]
+        # "It is ..." (`sentences` drops a leading "It"), "The log is ...": the object's fate.
+        opens = i == 0 or (i <= 4 and words[0] in _SUBJECT_STARTS)
+        if word in _BE_NOW and opens and not negated and rest[0].endswith(("ed", "en")):
+            return hit[1]
+        if word in _PRONOUNS and i == 0 and rest[0].endswith("s"):
+            return hit[1]
+    return None
+
+
+@lru_cache(maxsize=4096)
+def later_change(description: str | None) -> str | None:
+    """A change a sentence after the first says happens to what the tool handles, if any.
+
+    "Review an hour of the log. It is then locked and sent to the licensing body." A negated
+    subject ("Nothing is sent") and a hypothetical ("would be sent") say nothing happens.
+    """
+    for sentence in sentences(description)[1:]:
+        words = re.findall(r"[a-z]+", sentence.lower())
+        found = _later_act(words)
+        if found is not None:
+            return found
+    return None
+
+
+RECORDING_VERBS = vocab.words("sentences", "recording_verbs")
+"""Verbs that are also nouns of records ("log", "record"): leading a sentence with an object,
+they write one ("Logs an inspection")."""
+
+
+@lru_cache(maxsize=4096)
+def records_something(description: str | None) -> str | None:
+    """The recording verb that leads the first sentence with its object ("Logs an ..."), or None."""
+    words = re.findall(r"[a-z]+", first_sentence(description).lower())
+    if len(words) > 1 and stems(words[0]) & RECORDING_VERBS and words[1] in _OBJECT_STARTS:
+        return str(words[0])
+    return None
+
+
+_INSTRUCTION = vocab.pattern("sentences", "instruction")
+"""A later sentence that tells the caller when to call the tool ("Call this when you are done")."""
+
+
+def later_sentences_quiet(description: str | None) -> bool:
+    """Whether no sentence after the first names a destructive verb or leads with a change verb.
+
+    "Note: hovering the 1-click button sends it" and "Submits the pending form first" say what
+    else the tool does; "Call this when you are done" tells the caller when to call it.
+    """
+    for sentence in sentences(description)[1:]:
+        if any(
+            hit is not None and hit[0] == "destructive" for hit in found_verbs(words_of(sentence))
+        ):
+            return False
+        if not _INSTRUCTION.match(sentence) and read_description(sentence).leaning == "change":
+            return False
+    return True

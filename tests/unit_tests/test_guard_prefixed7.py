@@ -1,0 +1,69 @@
+"""Issue 44, eighth pass: the classes the seventh product-prefixed set showed (its held-out
+measure was 5 missed, 26 of 89 read-only tools held; it is a tuning list since).
+
+Each class with examples written here in other words than the set's: the writes it let through,
+now held, and the reads beside them that still clear.
+"""
+
+from __future__ import annotations
+
+import pytest
+from mcp.types import Tool
+
+from common.mcp.config import ServerConfig
+from common.safety.classify import classify_tool
+from common.safety.phrases import without_states
+
+PLAIN = ServerConfig(command="srv")
+
+
+def _held(server: str, name: str, description: str | None = None) -> bool:
+    tool = Tool(name=name, description=description, inputSchema={"type": "object"})
+    return classify_tool(server, tool, PLAIN)["irreversible"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description"),
+    [
+        # 1. A later sentence that says what the tool handles is then changed.
+        ("mill", "mill_review_batch", "Review a batch. It is then sealed and sent to the buyer."),
+        ("mill", "mill_view_order", "View an order. The order is then marked as shipped."),
+        # 2. A recording verb leading the description with its object writes a record.
+        ("gym", "gym_inspect_rope", "Logs a rope inspection for the safety file."),
+        ("farm", "farm_check_well", "Record a water reading for a well."),
+        # 3. A display others see, named by its place.
+        ("club", "ClubShowOnStageScreen", "Shows the standings on the big screen by the stage."),
+        ("bar", "bar-show-quiz", "Shows the quiz question on the lobby TV."),
+        # 4. A two-word change with its object between ("check ... off", "check ... in").
+        ("depot", "depot_check_job", "Checks a job off as done in the day's sheet."),
+        ("inn", "inn_check_guest", "Check a guest in at the front desk."),
+    ],
+)
+def test_writes_are_held(server: str, name: str, description: str) -> None:
+    assert _held(server, name, description)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description"),
+    [
+        # Later sentences about a condition, an argument or nothing being done still read.
+        ("lock", "lock_can_open", "Can it open remotely? True when remote unlock is enabled."),
+        ("page", "page_attachments", "List attachments. Useful for what files are attached."),
+        ("relay", "relay_explain", "Explain who would be paged. No one is notified."),
+        ("mill", "mill_get_batch", "Get a batch. Would be sealed once full."),
+        # "Log of ..." is a noun; a screen that is the caller's is no public display.
+        ("ops", "ops_get_logs", "Log of events for a service."),
+        ("ops", "ops_show_results", "Shows the results on the screen."),
+        ("ops", "ops_check_box", "Check the box in the corner of the form."),
+        # 5. States after a colon: progressive forms and phrases a preposition opens.
+        ("wash", "wash-get-load", "Status of a load: loaded, washing, drying or dispatched."),
+        ("wall", "wall_belay_status", "Status of each belay: in service, removed, due for test."),
+    ],
+)
+def test_reads_clear(server: str, name: str, description: str) -> None:
+    assert not _held(server, name, description)
+
+
+def test_a_list_of_actions_after_a_colon_stays() -> None:
+    kept = "Apply the batch: create, update, delete."
+    assert without_states(kept) == kept
