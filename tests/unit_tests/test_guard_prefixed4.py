@@ -59,9 +59,6 @@ def test_a_servers_name_that_is_one_read_verb_may_still_be_the_tools_verb() -> N
         # 3. A head whose verb only reads or takes no object, with no description.
         ("budgetly", "budgetly_energy_trend", None),
         ("shoply", "shoply_price_search", None),
-        # 4. Running a check, a diagnostic or a validation reads.
-        ("lintly", "lintly.style.check", "Runs style checks on a document and returns findings."),
-        ("netly", "netly_run_diagnostics", "Runs network diagnostics and returns the results."),
         # 5. A description that says nothing is changed, or puts the output in the response.
         (
             "memo",
@@ -83,9 +80,12 @@ def test_reads_clear(server: str, name: str, description: str | None) -> None:
         # A filing head with no description may file (`user_report`), a log may log.
         ("forum", "forum_user_report", None),
         ("events", "events_job_queue", None),
-        # Tests run code; a style check that also fixes fixes.
+        # Tests run code; running checks or diagnostics may fix, repair or reboot (an attack on
+        # this pass found "Runs diagnostics and repairs corrupted indexes" cleared): held.
         ("ci", "ci_run_tests", None),
         ("lintly", "lintly.style.fix", "Runs style checks and rewrites the document in place."),
+        ("lintly", "lintly.style.check", "Runs style checks on a document and returns findings."),
+        ("netly", "netly_run_diagnostics", "Runs network diagnostics and returns the results."),
         # An export to a file, a bucket or an email is kept elsewhere.
         ("atlas", "atlasExportItems", "Exports the items to a file; the path is in the response."),
         ("atlas", "atlasEmailExport", "Emails the export; a summary is in the response."),

@@ -64,6 +64,35 @@ def test_reads_clear(server: str, name: str, description: str) -> None:
     assert not _held(server, name, description)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # An attack on passes five to eight: writes the new clearing rules let through, now held.
+        "smart|lights|Turns the lights on or off; the new state is returned in the response.",
+        "crm|customer_onboarding|Onboards a new customer and returns the ID in the response.",
+        "twilio|sms|Texts the given phone number and returns the message SID in the response.",
+        "files|zip_folder|Compresses the folder next to it. The original files are not modified.",
+        "notion|duplicate_page|Duplicates a page under its parent. The original is not changed.",
+        "lending|disbursement|Disburses the loan to the borrower. The application is not changed.",
+        "db|run_diagnostics|Runs diagnostics and repairs corrupted indexes.",
+        "ruff|run_checks|Runs lint checks with --fix, so violations are corrected in the files.",
+        "auth|get_api_key|Gets a fresh API key; the previous key was revoked.",
+        "billing|get_invoice|Gets the invoice, which would be finalized and sent if a draft.",
+        "queue|get_next_job|Gets the next job (claimed, locked and removed from pending).",
+        "mail|check_inbox|Checks the inbox; spam messages flagged and trashed.",
+        "ads|budget_breakdown|Reallocates the campaign budget across ad sets.",
+    ],
+)
+def test_writes_an_attack_on_the_new_readings_found_stay_held(line: str) -> None:
+    server, name, description = line.split("|")
+    assert _held(server, name, description)
+
+
+def test_a_board_shown_to_the_caller_is_no_public_display() -> None:
+    assert not _held("trains", "departures", "Shows the departure board for a station.")
+    assert _held("trains", "notice", "Show a notice on the departure boards.")
+
+
 def test_a_list_of_actions_after_a_colon_stays() -> None:
     kept = "Apply the batch: create, update, delete."
     assert without_states(kept) == kept

@@ -93,6 +93,8 @@ ACCOUNT_HEADS = vocab.words("names", "account_heads")
 """Heads whose verb gives an account of data ("Report the number of ...") unless it files."""
 ACTING_HEADS = vocab.words("names", "acting_heads")
 """Read heads whose verb, ending a name with no description, may file or change (`user_report`)."""
+GIVING_BACK = vocab.words("sentences", "response_verbs")
+"""Verbs that give their output back ("Returns"): leading a description, they change nothing."""
 FILINGS = vocab.words("names", "filings")
 """What a report's object names when it files rather than reads ("Report abuse")."""
 RECIPIENTS = vocab.words("names", "filing_recipients")
@@ -375,6 +377,23 @@ def _echoed(words: tuple[str, ...], description: str | None) -> bool:
     return said[n : n + 1] == [] or said[n] in OBJECT_ENDS
 
 
+def _led_by_an_unknown_verb(words: tuple[str, ...], description: str | None) -> bool:
+    """Whether the description leads with a word that may be a verb this guard does not know.
+
+    Followed by its object's first word ("the", "all", "your"), and not one of the name's own
+    words, a read verb, or a verb that gives its output back ("Returns"): "Reallocates the
+    campaign budget" under `budget_breakdown` may reallocate it; "Deal pipeline by stage" is a
+    noun phrase.
+    """
+    said = re.findall(r"[a-z]+", first_sentence(description).lower())
+    if len(said) < 2 or said[0] in words or not can_be_verb(said[0]):
+        return False
+    if said[1] not in OBJECT_STARTS:  # "Pages printed per user", "Deal pipeline by stage"
+        return False
+    hit = verb_of(said[0], False)
+    return hit is None and not stems(said[0]) & GIVING_BACK
+
+
 def _read_head(words: tuple[str, ...], description: str | None) -> Reading | None:
     """The reading of a verbless name headed by a search, report, status, history, trend, query.
 
@@ -392,6 +411,8 @@ def _read_head(words: tuple[str, ...], description: str | None) -> Reading | Non
     verb_like = (not before and can_be_verb(head)) or any(only_a_verb(w) for w in before)
     if not echoed and (verb_like or _described_as_verb(words, description)):
         return None
+    if _led_by_an_unknown_verb(words, description):
+        return None  # `payout_overview`: "Initiates payouts for all accounts ..."
     shown = " ".join(words)
     return Reading("read", head, f"its name is a {head} with no verb that changes ({shown!r})")
 

@@ -59,6 +59,10 @@ _WOULD = vocab.words("sentences", "hypotheticals")
 """Modals after which "be" and a participle say what would happen ("would be merged")."""
 _PAST_BE = vocab.words("sentences", "past_be")
 """Past forms of "be" after which a participle says what happened before ("were charged")."""
+_RELATIVES = frozenset({"that", "which", "who"})
+"""Words that open a relative clause about the noun before them ("ones that were charged")."""
+_ASKING = frozenset({"what", "whether", "which", "who"})
+"""Words that open an indirect question ("shows which records would be merged")."""
 _MODAL_ADVERBS = frozenset({"also", "not", "still", "yet"})
 """Words that may stand between "can" and "be" ("can still be refunded")."""
 _LIST_ENDS = frozenset({";", "that", "then", "which", "who", "to"})
@@ -145,9 +149,31 @@ def possible(words: Sequence[str], i: int) -> bool:
     before = [w for w in words[:i] if w not in _MODAL_ADVERBS]
     while before and (before[-1] in _LIST_JOINS | {","} or _participle([before[-1]])):
         before.pop()  # "were charged, refunded or disputed": each is what happened
-    could_be = before[-2:-1] != [] and before[-1] == "be" and before[-2] in QUESTIONS | _WOULD
-    past = before[-1:] != [] and (before[-1] in _PAST_BE or before[-2:] == ["had", "been"])
-    return could_be or past or in_a_period(words, i)
+    can_be = before[-2:-1] != [] and before[-1] == "be" and before[-2] in QUESTIONS
+    return can_be or _would_be(before) or _past_of_a_noun(before) or in_a_period(words, i)
+
+
+def _would_be(before: list[str]) -> bool:
+    """Whether the words before a participle end "<wh-word> <subject> would be".
+
+    "Shows which records would be merged" asks what would happen; "the invoice, which would be
+    finalized" says what the tool may do to it.
+    """
+    if before[-2:-1] == [] or before[-1] != "be" or before[-2] not in _WOULD:
+        return False
+    asked = [k for k, w in enumerate(before[:-2]) if w in _ASKING]
+    return bool(asked) and asked[-1] < len(before) - 3
+
+
+def _past_of_a_noun(before: list[str]) -> bool:
+    """Whether the words before a participle end "that were", "which was", "who had been".
+
+    A relative clause says what happened to a noun before the call ("ones that were charged");
+    "the previous key was revoked" says what the tool did.
+    """
+    if before[-1:] and before[-1] in _PAST_BE:
+        return before[-2:-1] != [] and before[-2] in _RELATIVES
+    return before[-2:] == ["had", "been"] and before[-3:-2] != [] and before[-3] in _RELATIVES
 
 
 def asks(sentence: str) -> bool:
@@ -302,6 +328,8 @@ PAST_FORMS = frozenset(vocab.mapping("verbs", "irregular"))
 
 
 _STATE_PREPOSITIONS = frozenset({"at", "in", "off", "on", "out", "under"})
+_PARTICLES = frozenset({"down", "in", "off", "out", "over", "up"})
+"""Particles that make a participle's state two words ("checked in", "signed off")."""
 """Words that open a state of more than one word ("in service", "on loan", "out of stock")."""
 
 
@@ -311,11 +339,11 @@ def _participle(item: list[str]) -> bool:
     "sent", "checked in", "paid", "washing"; "in service", "on loan".
     """
     first = item[0]
-    return (
-        first.endswith(("ed", "en", "ing"))
-        or first in PAST_FORMS
-        or (len(item) > 1 and first in _STATE_PREPOSITIONS)
-    )
+    if len(item) > 1:  # "checked in", "on loan"; not "removed from pending", a whole act
+        participle = first.endswith(("ed", "en")) or first in PAST_FORMS
+        two = len(item) == 2 and item[1] in _PARTICLES
+        return first in _STATE_PREPOSITIONS or (participle and two)
+    return first.endswith(("ed", "en", "ing")) or first in PAST_FORMS
 
 
 def without_states(text: str) -> str:

@@ -27,7 +27,7 @@ from itertools import pairwise
 from typing import Any
 
 from common.safety import vocabulary as vocab
-from common.safety.clauses import also_changes, later_sentences_quiet
+from common.safety.clauses import also_changes, later_change, later_sentences_quiet
 from common.safety.wording import (
     NOUN_LIKE_READS,
     first_sentence,
@@ -502,6 +502,10 @@ TO_THE_RESPONSE = vocab.pattern("sentences", "to_the_response", re.IGNORECASE)
 """Words that put a tool's output in its own response ("to the response", "in the reply")."""
 ELSEWHERE = vocab.words("sentences", "elsewhere")
 """Places that keep an output, which a sentence sending it to the response must not name."""
+UNCHANGED_DECLARATION = vocab.pattern("sentences", "unchanged_declaration", re.IGNORECASE)
+"""A clause saying one thing is left as it was ("The memory is not changed.")."""
+RESPONSE_VERBS = vocab.words("sentences", "response_verbs")
+"""Verbs that give their output back to the caller ("Returns", "Exports")."""
 
 
 def declared_read_only(description: str | None) -> str | None:
@@ -516,7 +520,27 @@ def declared_read_only(description: str | None) -> str | None:
     if found:
         return found.group(0).strip(" .;!?")
     sentence = first_sentence(description)
+    words = re.findall(r"[a-z0-9]+", sentence.lower())
+    if not words or not _gives_back(words[0]) or also_changes(description):
+        return None
+    if later_change(description):
+        return None
+    unchanged = UNCHANGED_DECLARATION.search(description or "")
+    if unchanged:
+        return unchanged.group(0).strip(" .;!?")
     response = TO_THE_RESPONSE.search(sentence)
-    if response and not set(re.findall(r"[a-z0-9]+", sentence.lower())) & ELSEWHERE:
+    if response and not set(words) & ELSEWHERE:
         return response.group(0)
     return None
+
+
+def _gives_back(word: str) -> bool:
+    """Whether a sentence's first word may vouch for a declaration that the tool only reads.
+
+    A read verb or a verb that gives its output back ("Returns", "Exports"); not a word this
+    guard does not know as such, which may be the act ("Turns the lights on ...", "Onboards").
+    """
+    hit = verb_of(word, False)
+    if hit is not None:
+        return hit[0] == "read"
+    return bool(stems(word) & RESPONSE_VERBS)

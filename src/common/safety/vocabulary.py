@@ -58,6 +58,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "caller_times": "words",
         "read_only_declaration": "pattern",
         "to_the_response": "pattern",
+        "unchanged_declaration": "pattern",
+        "response_verbs": "words",
         "hypotheticals": "words",
         "past_be": "words",
         "recording_verbs": "words",

@@ -228,16 +228,22 @@ def _participle_acts(words: list[str], i: int, leaning: Leaning) -> bool:
     return words[0] in _CAUSATIVES or not describes
 
 
+_PAIR_ENDS = frozenset({"at", "by", "during", "for", "in", "on", "over", "per", "since"})
+"""Prepositions after a pair of participles that place the noun's events ("per zone")."""
+
+
 def _paired_with_an_adjective(words: list[str], i: int) -> bool:
     """Whether a participle after "and"/"or" pairs with one describing the plural noun before.
 
-    "alarms raised and cleared per zone": both describe the alarms. "Files are uploaded and
-    deleted" acts ("are" before the pair).
+    "alarms raised and cleared per zone": both describe the alarms, placed by a preposition.
+    "Files are uploaded and deleted" acts ("are" before the pair), and so does a headline
+    "spam messages flagged and trashed".
     """
-    if i < 3 or words[i - 1] not in ("and", "or"):
+    if i < 3 or words[i - 1] not in ("and", "or") or i + 1 >= len(words):
         return False
     first, noun = words[i - 2], words[i - 3]
-    return first.endswith("ed") and noun.endswith("s") and noun not in _AUXILIARIES | _BE
+    placed = words[i + 1] in _PAIR_ENDS  # "raised and cleared per zone"; not "... and trashed."
+    return placed and first.endswith("ed") and noun.endswith("s") and noun not in _AUXILIARIES | _BE
 
 
 _ADJECTIVE_MARKS = frozenset(
