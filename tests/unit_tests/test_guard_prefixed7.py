@@ -88,6 +88,25 @@ def test_writes_an_attack_on_the_new_readings_found_stay_held(line: str) -> None
     assert _held(server, name, description)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        # Misses older than these passes the same attack listed: a read-named tool whose
+        # description says, after a semicolon or in a sentence of its own, what then happens
+        # to what it read.
+        "sqs|get_messages|Returns messages from the queue. Received messages are deleted.",
+        "kafka|read_next|Reads the next record from the topic; the offset is committed.",
+        "certs|check_certificates|Checks certificates; expiring ones are renewed and redeployed.",
+        "iot|device_status|Returns the device status. Unresponsive devices are rebooted.",
+        "shop|list_orders|Lists open orders; stale ones are cancelled and restocked.",
+        "mail|get_unread_emails|Returns unread emails; they are marked as read.",
+    ],
+)
+def test_what_then_happens_to_what_a_read_tool_read_holds_it(line: str) -> None:
+    server, name, description = line.split("|")
+    assert _held(server, name, description)
+
+
 def test_a_board_shown_to_the_caller_is_no_public_display() -> None:
     assert not _held("trains", "departures", "Shows the departure board for a station.")
     assert _held("trains", "notice", "Show a notice on the departure boards.")

@@ -103,19 +103,34 @@ def _later_act(words: list[str]) -> str | None:
     for i, word in enumerate(words):
         if word in _SUBORDINATE:
             return None
-        rest = [w for w in words[i + 1 : i + 4] if w not in _LATER_ADVERBS][:1]
+        rest = [w for w in words[i + 1 : i + 7] if w not in _LATER_ADVERBS]
         if not rest:
-            continue
-        hit = verb_of(rest[0], False)
-        if hit is None or hit[0] == "read":
             continue
         subject = words[i - 1] if i else ""
         negated = subject in NEGATED_SUBJECTS or "no" in words[max(i - 2, 0) : i]
         # "It is ..." (`sentences` drops a leading "It"), "The log is ...": the object's fate.
-        opens = i == 0 or (i <= 4 and words[0] in _SUBJECT_STARTS)
-        if word in _BE_NOW and opens and not negated and rest[0].endswith(("ed", "en")):
+        opens = i <= 3 or (i <= 4 and words[0] in _SUBJECT_STARTS)
+        if word in _BE_NOW and opens and not negated:
+            changed = _changed(rest)
+            if changed is not None:
+                return changed
+        hit = verb_of(rest[0], False)
+        if word in _PRONOUNS and i == 0 and rest[0].endswith("s") and hit and hit[0] != "read":
             return hit[1]
-        if word in _PRONOUNS and i == 0 and rest[0].endswith("s"):
+    return None
+
+
+def _changed(rest: list[str]) -> str | None:
+    """The first change among the participles after "is" ("renewed and redeployed")."""
+    for k, word in enumerate(rest):
+        if k % 2 == 1:
+            if word not in ("and", "or"):
+                return None
+            continue
+        if not word.endswith(("ed", "en")):
+            return None
+        hit = verb_of(word, False)
+        if hit is not None and hit[0] != "read":
             return hit[1]
     return None
 
@@ -124,10 +139,15 @@ def _later_act(words: list[str]) -> str | None:
 def later_change(description: str | None) -> str | None:
     """A change a sentence after the first says happens to what the tool handles, if any.
 
-    "Review an hour of the log. It is then locked and sent to the licensing body." A negated
-    subject ("Nothing is sent") and a hypothetical ("would be sent") say nothing happens.
+    "Review an hour of the log. It is then locked and sent to the licensing body."; "Returns
+    messages. Received messages are deleted from the queue." A negated subject ("Nothing is
+    sent") and a hypothetical ("would be sent") say nothing happens.
     """
-    for sentence in sentences(description)[1:]:
+    every = sentences(description)
+    # The first sentence's clauses after a semicolon are later too: "Lists open orders; stale
+    # ones are cancelled and restocked".
+    clauses = every[:1][0].split(";")[1:] if every else []
+    for sentence in [*clauses, *every[1:]]:
         words = re.findall(r"[a-z]+", sentence.lower())
         found = _later_act(words)
         if found is not None:
