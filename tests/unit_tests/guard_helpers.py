@@ -12,13 +12,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import ToolAnnotations
+from mcp.types import Tool, ToolAnnotations
 
+from common.mcp.config import ServerConfig
 from common.mcp.inprocess import register_inprocess_server
+from common.safety.classify import classify_tool
 from tests.unit_tests.helpers import unique
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True)
 DESTRUCTIVE = ToolAnnotations(readOnlyHint=False, destructiveHint=True)
+PLAIN = ServerConfig(command="srv")
+"""A server's config with nothing trusted or sandboxed: the guard's words decide."""
+
+
+def held(server: str, name: str, description: str | None = None) -> bool:
+    """Whether the guard holds tool `name` of `server` (described so) under `PLAIN`."""
+    tool = Tool(name=name, description=description, inputSchema={"type": "object"})
+    return classify_tool(server, tool, PLAIN)["irreversible"]
 
 
 @dataclass

@@ -8,18 +8,9 @@ that must stay held.
 from __future__ import annotations
 
 import pytest
-from mcp.types import Tool
 
-from common.mcp.config import ServerConfig
-from common.safety.classify import classify_tool
 from common.safety.readings import declared_read_only
-
-PLAIN = ServerConfig(command="srv")
-
-
-def _held(server: str, name: str, description: str | None = None) -> bool:
-    tool = Tool(name=name, description=description, inputSchema={"type": "object"})
-    return classify_tool(server, tool, PLAIN)["irreversible"]
+from tests.unit_tests.guard_helpers import held
 
 
 @pytest.mark.parametrize(
@@ -45,7 +36,7 @@ def _held(server: str, name: str, description: str | None = None) -> bool:
     ],
 )
 def test_reads_clear(server: str, name: str, description: str) -> None:
-    assert not _held(server, name, description)
+    assert not held(server, name, description)
 
 
 @pytest.mark.parametrize(
@@ -71,8 +62,8 @@ def test_reads_clear(server: str, name: str, description: str) -> None:
         ("ship", "ship_update_preview", "Update the preview of a page."),
     ],
 )
-def test_writes_stay_held(server: str, name: str, description: str | None) -> None:
-    assert _held(server, name, description)
+def test_writes_stayheld(server: str, name: str, description: str | None) -> None:
+    assert held(server, name, description)
 
 
 @pytest.mark.parametrize(

@@ -8,19 +8,10 @@ that must stay held.
 from __future__ import annotations
 
 import pytest
-from mcp.types import Tool
 
-from common.mcp.config import ServerConfig
-from common.safety.classify import classify_tool
 from common.safety.names import own_words
 from common.safety.phrases import without_states
-
-PLAIN = ServerConfig(command="srv")
-
-
-def _held(server: str, name: str, description: str | None = None) -> bool:
-    tool = Tool(name=name, description=description, inputSchema={"type": "object"})
-    return classify_tool(server, tool, PLAIN)["irreversible"]
+from tests.unit_tests.guard_helpers import held
 
 
 @pytest.mark.parametrize(
@@ -37,13 +28,13 @@ def _held(server: str, name: str, description: str | None = None) -> bool:
 def test_a_read_verb_in_the_products_name_clears_no_write(
     server: str, name: str, description: str | None
 ) -> None:
-    assert _held(server, name, description)
+    assert held(server, name, description)
 
 
 def test_a_servers_name_that_is_one_read_verb_may_still_be_the_tools_verb() -> None:
     assert own_words("fetch", "fetch_url") == ((), ("fetch", "url"))
     assert own_words("GridView", "GridViewPayInvoice") == (("grid", "view"), ("pay", "invoice"))
-    assert not _held("fetch", "fetch_url", "Fetch a URL and return its text.")
+    assert not held("fetch", "fetch_url", "Fetch a URL and return its text.")
 
 
 @pytest.mark.parametrize(
@@ -69,7 +60,7 @@ def test_a_servers_name_that_is_one_read_verb_may_still_be_the_tools_verb() -> N
     ],
 )
 def test_reads_clear(server: str, name: str, description: str | None) -> None:
-    assert not _held(server, name, description)
+    assert not held(server, name, description)
 
 
 @pytest.mark.parametrize(
@@ -93,8 +84,8 @@ def test_reads_clear(server: str, name: str, description: str | None) -> None:
         ("memo", "memo.entry.purge", "Deletes old entries. The glossary is not changed."),
     ],
 )
-def test_writes_stay_held(server: str, name: str, description: str | None) -> None:
-    assert _held(server, name, description)
+def test_writes_stayheld(server: str, name: str, description: str | None) -> None:
+    assert held(server, name, description)
 
 
 def test_a_list_of_actions_stays_in_the_sentence() -> None:

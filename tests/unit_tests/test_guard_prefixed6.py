@@ -8,17 +8,8 @@ through, now held, and the read it cleared, with writes beside it that stay held
 from __future__ import annotations
 
 import pytest
-from mcp.types import Tool
 
-from common.mcp.config import ServerConfig
-from common.safety.classify import classify_tool
-
-PLAIN = ServerConfig(command="srv")
-
-
-def _held(server: str, name: str, description: str | None = None) -> bool:
-    tool = Tool(name=name, description=description, inputSchema={"type": "object"})
-    return classify_tool(server, tool, PLAIN)["irreversible"]
+from tests.unit_tests.guard_helpers import held
 
 
 @pytest.mark.parametrize(
@@ -34,8 +25,8 @@ def _held(server: str, name: str, description: str | None = None) -> bool:
         ("arena", "arena-show-score", "Show the score on the billboard."),
     ],
 )
-def test_writes_are_held(server: str, name: str, description: str) -> None:
-    assert _held(server, name, description)
+def test_writes_areheld(server: str, name: str, description: str) -> None:
+    assert held(server, name, description)
 
 
 @pytest.mark.parametrize(
@@ -51,9 +42,9 @@ def test_writes_are_held(server: str, name: str, description: str) -> None:
     ],
 )
 def test_reads_clear(server: str, name: str, description: str) -> None:
-    assert not _held(server, name, description)
+    assert not held(server, name, description)
 
 
 def test_participles_that_are_the_sentences_verb_still_act() -> None:
-    assert _held("plant-set", "plant_set_cleanup", "Faults are raised and cleared here.")
-    assert _held("acme", "acme_cleanup", "Files are uploaded and deleted.")
+    assert held("plant-set", "plant_set_cleanup", "Faults are raised and cleared here.")
+    assert held("acme", "acme_cleanup", "Files are uploaded and deleted.")

@@ -8,18 +8,9 @@ now held, and the reads beside them that still clear.
 from __future__ import annotations
 
 import pytest
-from mcp.types import Tool
 
-from common.mcp.config import ServerConfig
-from common.safety.classify import classify_tool
 from common.safety.phrases import without_states
-
-PLAIN = ServerConfig(command="srv")
-
-
-def _held(server: str, name: str, description: str | None = None) -> bool:
-    tool = Tool(name=name, description=description, inputSchema={"type": "object"})
-    return classify_tool(server, tool, PLAIN)["irreversible"]
+from tests.unit_tests.guard_helpers import held
 
 
 @pytest.mark.parametrize(
@@ -39,8 +30,8 @@ def _held(server: str, name: str, description: str | None = None) -> bool:
         ("inn", "inn_check_guest", "Check a guest in at the front desk."),
     ],
 )
-def test_writes_are_held(server: str, name: str, description: str) -> None:
-    assert _held(server, name, description)
+def test_writes_areheld(server: str, name: str, description: str) -> None:
+    assert held(server, name, description)
 
 
 @pytest.mark.parametrize(
@@ -61,7 +52,7 @@ def test_writes_are_held(server: str, name: str, description: str) -> None:
     ],
 )
 def test_reads_clear(server: str, name: str, description: str) -> None:
-    assert not _held(server, name, description)
+    assert not held(server, name, description)
 
 
 @pytest.mark.parametrize(
@@ -83,9 +74,9 @@ def test_reads_clear(server: str, name: str, description: str) -> None:
         "ads|budget_breakdown|Reallocates the campaign budget across ad sets.",
     ],
 )
-def test_writes_an_attack_on_the_new_readings_found_stay_held(line: str) -> None:
+def test_writes_an_attack_on_the_new_readings_found_stayheld(line: str) -> None:
     server, name, description = line.split("|")
-    assert _held(server, name, description)
+    assert held(server, name, description)
 
 
 @pytest.mark.parametrize(
@@ -104,12 +95,12 @@ def test_writes_an_attack_on_the_new_readings_found_stay_held(line: str) -> None
 )
 def test_what_then_happens_to_what_a_read_tool_read_holds_it(line: str) -> None:
     server, name, description = line.split("|")
-    assert _held(server, name, description)
+    assert held(server, name, description)
 
 
 def test_a_board_shown_to_the_caller_is_no_public_display() -> None:
-    assert not _held("trains", "departures", "Shows the departure board for a station.")
-    assert _held("trains", "notice", "Show a notice on the departure boards.")
+    assert not held("trains", "departures", "Shows the departure board for a station.")
+    assert held("trains", "notice", "Show a notice on the departure boards.")
 
 
 def test_a_list_of_actions_after_a_colon_stays() -> None:
