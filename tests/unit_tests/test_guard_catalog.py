@@ -64,17 +64,25 @@ MAX_PREFIXED5_HELD = 0.10
 blind after five tuning passes on other lists it missed nothing and held 13 of 81 reads, 16.0%;
 the set was then SEEN and a sixth pass was tuned on it by class, leaving 0 missed and 8 of 81
 held, 9.9%). What is still held, and why, is in docs/safety.md."""
-MAX_PREFIXED6_HELD = 0.16
+MAX_PREFIXED6_HELD = 0.13
 """At most this share of the sixth product-prefixed set's reversible tools waits (issue 44: read
 blind after the sixth pass it MISSED 2 writes, `BidListLot` "List a new lot ...: creates the
 catalogue entry" and `towShowMessage` "Show a message on the ... display boards", and held 13
 of 78 reads, 16.7%; the set was then SEEN and a seventh pass fixed both misses by class and one
-read, leaving 0 missed and 12 of 78 held, 15.4%). What is still held is in docs/safety.md."""
-MAX_PREFIXED7_HELD = 0.29
+read, leaving 0 missed and 12 of 78 held, 15.4%; 10 after the ninth pass). What is still held is
+in docs/safety.md."""
+MAX_PREFIXED7_HELD = 0.25
 """At most this share of the seventh product-prefixed set's reversible tools waits (issue 44: read
 blind after the seventh pass it MISSED 5 writes (a change in a later sentence, a recording verb,
 public screens named by their place, "check ... off") and held 26 of 89 reads, 29.2%; the set was
-then SEEN and an eighth pass fixed the misses by class, leaving 0 missed and 25 of 89 held)."""
+then SEEN and an eighth pass fixed the misses by class, leaving 0 missed and 25 of 89 held; 22
+after the ninth pass)."""
+MAX_PREFIXED8_HELD = 0.13
+"""At most this share of the eighth product-prefixed set's reversible tools waits (issue 44: read
+blind after the eighth pass it MISSED 1 write, `fill_flag_prescription_query` with no description,
+whose unknown verb "flag" let "query" lead, and held 27 of 100 reads, 27.0%; the set was then SEEN
+and a ninth pass was tuned on it by class, leaving 0 missed and 12 of 100 held, 12.0%). What is
+still held, and why, is in docs/safety.md."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -367,6 +375,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed6.json", (148, 70), MAX_PREFIXED6_HELD),
         # Written by someone who had not read the guard; held out: 5 missed, 26 of 89 held.
         ("guard_blind_set_prefixed7.json", (166, 77), MAX_PREFIXED7_HELD),
+        # Written by someone who had not read the guard; held out: 1 missed, 27 of 100 held.
+        ("guard_blind_set_prefixed8.json", (191, 91), MAX_PREFIXED8_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

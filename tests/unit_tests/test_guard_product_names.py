@@ -78,7 +78,7 @@ def test_a_write_beside_its_products_name_stays_held(
 @pytest.mark.parametrize(
     ("name", "description"),
     [
-        ("BookSuite", "Hold a suite for two nights."),
+        ("BookSuite", "Keep a suite aside for two nights."),
         ("BookSuite", None),
         ("book_table", "A table for two at the restaurant."),
     ],

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 from common.mcp.config import ServerConfig
 from common.safety.clauses import also_changes, later_change, records_something
 from common.safety.likeness import likeness_reason
-from common.safety.names import product_verb, read_as, read_tool_name
+from common.safety.names import own_words, product_verb, read_as, read_tool_name
+from common.safety.noun_reads import asks_an_answerer, described_as_data
 from common.safety.phrases import without_caller_time
 from common.safety.readings import (
     computation,
@@ -245,6 +246,9 @@ def _by_words(tool: Tool, server: str, untrusted_hint: str) -> tuple[bool, Verdi
     declared = declared_read_only(tool.description)
     if declared is not None:  # "Reports only.": nothing but the server's name says otherwise
         return False, "heuristic", f"its description declares it only reads ({declared!r})"
+    named = _named_data(tool, server)
+    if named is not None:
+        return False, "heuristic", named
     product = product_verb(server, tool.name, tool.description)
     if product is not None:
         why = f"its name has no verb besides its server's own name, a change word ({product!r})"
@@ -253,6 +257,24 @@ def _by_words(tool: Tool, server: str, untrusted_hint: str) -> tuple[bool, Verdi
     if alike is not None:
         return False, "heuristic", alike
     return True, "default", _default_reason(tool, untrusted_hint)
+
+
+def _named_data(tool: Tool, server: str) -> str | None:
+    """Why a verbless tool is cleared by a description that names data or asks an assistant.
+
+    Only when nothing after the opening says it also changes or records something.
+    """
+    rest = own_words(server, tool.name)[1]
+    data = described_as_data(rest, tool.description)
+    asked = None if data is not None else asks_an_answerer(rest, tool.description)
+    if data is None and asked is None:
+        return None
+    text = tool.description
+    if also_changes(text) or later_change(text) or records_something(text):
+        return None
+    if data is not None:
+        return f"its description names the data it returns ({data!r}) and no act"
+    return f"its name and description ask an automated answerer ({asked!r})"
 
 
 def _callers_next_step(tool: Tool, name_leaning: str | None) -> bool:

@@ -51,7 +51,7 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
-from common.safety.parts import can_be_noun, can_be_verb, only_a_verb
+from common.safety.parts import can_be_noun, can_be_verb, only_a_verb, singular_noun
 from common.safety.phrases import OBJECT_STARTS, QUESTIONS, REHEARSAL_PAIRS, rehearsal_width
 from common.safety.wording import (
     CONJUNCTIONS,
@@ -61,6 +61,7 @@ from common.safety.wording import (
     OBSERVE_VERBS,
     Reading,
     first_sentence,
+    mentions_change,
     name_tokens,
     read_description,
     read_name,
@@ -429,10 +430,51 @@ def _record_of(words: tuple[str, ...], description: str | None) -> Reading | Non
         return None
     said = re.findall(r"[a-z]+", first_sentence(description).lower())
     opens = said[:1] != [] and bool(stems(said[0]) & stems(head)) and said[1:2] in (["of"], ["for"])
-    if not opens and read_description(description).leaning != "read":
+    # A head that is itself a read word ("status") leads a read-led description by itself:
+    # "Status shown on the user's profile" for `set_status` must open "Status of ...".
+    read_word = verb_of(head, False) is not None
+    if not opens and (read_word or read_description(description).leaning != "read"):
         return None
     shown = " ".join(words)
     return Reading("read", head, f"its name is a {head} of what a change word names ({shown!r})")
+
+
+def _echoed_object(words: tuple[str, ...], description: str | None) -> Reading | None:
+    """The reading of a verbless name that a read verb's object repeats ("Computes a link budget").
+
+    `link_budget`: the description's first sentence leads with a read verb whose object is the
+    name's words in order, after at most an article, and the name's last word is no change word,
+    so "link" modifies "budget" and nothing is linked.
+    """
+    said = re.findall(r"[a-z]+", first_sentence(description).lower())
+    if len(words) < 2 or _changes(words[-1:]) or not said:
+        return None
+    if read_description(description).leaning != "read" or verb_of(said[0], False) is None:
+        return None
+    rest = said[2:] if said[1:2] in (["a"], ["an"], ["the"]) else said[1:]
+    if tuple(rest[: len(words)]) != words or not all(map(can_be_noun, words)):
+        return None
+    shown = " ".join(words)
+    return Reading("read", said[0], f"its description reads what its name names ({shown!r})")
+
+
+def _resource_first(words: tuple[str, ...], description: str | None) -> Reading | None:
+    """The reading of a name that puts a plural resource before its read verb (`posts_list`).
+
+    A name's verb is a bare form, so a plural ("posts", "flags", "comments") leading it is the
+    resource the last word reads; any other change word, in the name (`posts_sync_list`) or
+    anywhere in the description ("Fetch new emails and move them ..."), keeps it held.
+    """
+    if len(words) < 2 or (last := verb_of(words[-1], False)) is None or last[0] != "read":
+        return None
+    if read_description(description).leaning not in (None, "read") or mentions_change(description):
+        return None
+    first = words[0]
+    plural = first.endswith("s") and can_be_noun(first) and not singular_noun(first)
+    if not plural or _changes(words[1:-1]):
+        return None
+    shown = " ".join(words)
+    return Reading("read", last[1], f"its name reads a plural resource it names first ({shown!r})")
 
 
 @lru_cache(maxsize=4096)
@@ -452,7 +494,8 @@ def read_tool_name(server: str, name: str, description: str | None = None) -> Re
         if reading is None and base.leaning is None and not lone:
             reading = _read_head(words, description)
         if reading is None and base.leaning == "change":
-            reading = _record_of(words, description)
+            reading = _record_of(words, description) or _resource_first(words, description)
+            reading = reading or _echoed_object(words, description)
     reading = reading or base
     if prefix and reading.leaning is not None:
         aside = " ".join(prefix)

@@ -55,6 +55,16 @@ def only_a_verb(word: str) -> bool:
     return "VERB" in lemmas and not {"NOUN", "ADJ", "PROPN"} & set(lemmas)
 
 
+def noun_or_adjective(word: str) -> bool:
+    """Whether the word can be a noun or an adjective ("upcoming"; not "temporarily", "a")."""
+    return bool({"NOUN", "ADJ"} & set(_lemmas(word)))
+
+
+def noun_or_modifier(word: str) -> bool:
+    """Whether the word can be a noun, an adjective or an adverb ("hourly", "readings"; not "a")."""
+    return bool({"NOUN", "ADJ", "ADV"} & set(_lemmas(word)))
+
+
 def singular_noun(word: str) -> bool:
     """Whether the word can be a singular noun ("address"), the only form a noun adjunct takes."""
     return word in _lemmas(word).get("NOUN", ())

@@ -420,18 +420,30 @@ _LIST_MARKS = frozenset({",", "and", "or"})
 
 
 def activities(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
-    """The places of -ing forms after "for"/"of" in a sentence led by a read verb.
+    """The places of activities named in a sentence led by a read verb.
 
-    "Estimate the fee for sending a given amount": the activity whose cost is read, not done;
-    "Prepare the payout for sending" (no read verb leading) keeps it.
+    "Estimate the fee for sending a given amount": an -ing form after "for"/"of" is the activity
+    whose cost is read, not done; so is a bare change word after them that ends its phrase ("the
+    cost of charging from a start", "a state of charge at a station"), and an -ing form right
+    after the read verb that modifies a plural noun ("List charging stations"). "Prepare the
+    payout for sending" (no read verb leading) keeps it.
     """
     if not found or found[0] is None or found[0][0] != "read":
         return set()
-    return {
-        i
-        for i, hit in enumerate(found)
-        if hit is not None and i > 1 and words[i].endswith("ing") and words[i - 1] in _ACTIVITY_OF
-    }
+    return {i for i, hit in enumerate(found) if hit is not None and _activity(words, i)}
+
+
+def _activity(words: Sequence[str], i: int) -> bool:
+    """Whether the change word at `i` (not the first) names an activity, as `activities` says."""
+    after = words[i + 1] if i + 1 < len(words) else ""
+    if i > 1 and words[i - 1] in _ACTIVITY_OF:
+        return words[i].endswith("ing") or after in _PHRASE_ENDS
+    plural_next = can_be_noun(after) and not singular_noun(after)
+    return i == 1 and words[i].endswith("ing") and plural_next
+
+
+_PHRASE_ENDS = frozenset({"", ",", "at", "by", "for", "from", "in", "on", "per", "to", "with"})
+"""Words after a noun that end its phrase ("a state of charge | at a station")."""
 
 
 def noun_list(words: Sequence[str], found: Sequence[Hit]) -> set[int]:

@@ -504,6 +504,10 @@ ELSEWHERE = vocab.words("sentences", "elsewhere")
 """Places that keep an output, which a sentence sending it to the response must not name."""
 UNCHANGED_DECLARATION = vocab.pattern("sentences", "unchanged_declaration", re.IGNORECASE)
 """A clause saying one thing is left as it was ("The memory is not changed.")."""
+RETURNED_BACK = vocab.pattern("sentences", "returned_back", re.IGNORECASE)
+"""A first sentence's closing "and returns it": its object goes back to the caller."""
+DESTINATIONS = vocab.words("sentences", "destinations")
+"""Prepositions that name where a sentence's object goes ("to Mailchimp", "into Xero")."""
 RESPONSE_VERBS = vocab.words("sentences", "response_verbs")
 """Verbs that give their output back to the caller ("Returns", "Exports")."""
 
@@ -528,10 +532,15 @@ def declared_read_only(description: str | None) -> str | None:
     unchanged = UNCHANGED_DECLARATION.search(description or "")
     if unchanged:
         return unchanged.group(0).strip(" .;!?")
-    response = TO_THE_RESPONSE.search(sentence)
+    response = TO_THE_RESPONSE.search(sentence) or _returned_back(sentence, words)
     if response and not set(words) & ELSEWHERE:
-        return response.group(0)
+        return response.group(0).strip(" .;!?")
     return None
+
+
+def _returned_back(sentence: str, words: list[str]) -> re.Match[str] | None:
+    """ "... as CSV and returns it" in a sentence that names no destination ("to Xero")."""
+    return None if set(words) & DESTINATIONS else RETURNED_BACK.search(sentence)
 
 
 def _gives_back(word: str) -> bool:

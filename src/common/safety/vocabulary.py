@@ -63,6 +63,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "hypotheticals": "words",
         "past_be": "words",
         "recording_verbs": "words",
+        "returned_back": "pattern",
+        "destinations": "words",
         "elsewhere": "words",
     },
     "names": {
@@ -89,6 +91,12 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "tracked": "words",
         "previews": "words",
         "bound_prefixes": "words",
+    },
+    "data": {
+        "stops": "words",
+        "data_nouns": "words",
+        "act_suffixes": "sequence",
+        "act_marks": "words",
     },
     "session": {
         "verbs": "words",
