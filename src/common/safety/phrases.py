@@ -438,8 +438,9 @@ def _activity(words: Sequence[str], i: int) -> bool:
     after = words[i + 1] if i + 1 < len(words) else ""
     if i > 1 and words[i - 1] in _ACTIVITY_OF:
         return words[i].endswith("ing") or after in _PHRASE_ENDS
-    plural_next = can_be_noun(after) and not singular_noun(after)
-    return i == 1 and words[i].endswith("ing") and plural_next
+    if i != 1 or not words[i].endswith("ing"):
+        return False
+    return can_be_noun(after) and not singular_noun(after)  # the lexicon only when needed
 
 
 _PHRASE_ENDS = frozenset({"", ",", "at", "by", "for", "from", "in", "on", "per", "to", "with"})

@@ -539,7 +539,7 @@ def declared_read_only(description: str | None) -> str | None:
 
 
 def _returned_back(sentence: str, words: list[str]) -> re.Match[str] | None:
-    """ "... as CSV and returns it" in a sentence that names no destination ("to Xero")."""
+    """The closing "and returns it" of a sentence that names no destination ("to Xero")."""
     return None if set(words) & DESTINATIONS else RETURNED_BACK.search(sentence)
 
 
