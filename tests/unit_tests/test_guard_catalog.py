@@ -83,6 +83,11 @@ blind after the eighth pass it MISSED 1 write, `fill_flag_prescription_query` wi
 whose unknown verb "flag" let "query" lead, and held 27 of 100 reads, 27.0%; the set was then SEEN
 and a ninth pass was tuned on it by class, leaving 0 missed and 12 of 100 held, 12.0%). What is
 still held, and why, is in docs/safety.md."""
+MAX_PREFIXED9_HELD = 0.22
+"""At most this share of the ninth product-prefixed set's reversible tools waits (issue 44: read
+blind after the ninth pass it MISSED 1 write, `deskhire_issue_access_card` with no description:
+"issue" was no verb the guard knew, so "access" led; and held 18 of 84 reads, 21.4%; the set was
+then SEEN and "issue" joined the change verbs, leaving 0 missed and 18 of 84 held)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -377,6 +382,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed7.json", (166, 77), MAX_PREFIXED7_HELD),
         # Written by someone who had not read the guard; held out: 1 missed, 27 of 100 held.
         ("guard_blind_set_prefixed8.json", (191, 91), MAX_PREFIXED8_HELD),
+        # Written by someone who had not read the guard; held out: 1 missed, 18 of 84 held.
+        ("guard_blind_set_prefixed9.json", (164, 80), MAX_PREFIXED9_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

@@ -37,6 +37,9 @@ from tests.unit_tests.guard_helpers import held
         # 7. A status of what a change word names; a preview rendered.
         ("Plant", "plant-pump-status", "Status of each pump: running, idle or tripped."),
         ("Ink", "ink_render_sleeve_preview", "Renders the sleeve as an image. Nothing is printed."),
+        # "issue" is a change verb now; an issue read or listed still reads.
+        ("github", "get_issue", "Get details of a specific issue in a GitHub repository."),
+        ("github", "list_issues", "List issues in a GitHub repository."),
     ],
 )
 def test_reads_of_the_ninth_pass_clear(server: str, name: str, description: str) -> None:
@@ -62,6 +65,8 @@ def test_reads_of_the_ninth_pass_clear(server: str, name: str, description: str)
         ("Fill", "fill_flag_prescription_query", None),
         ("mail", "mail_escalate_ticket", None),
         ("chat", "chat_pin_message", None),
+        ("Hire", "hire_issue_access_card", None),
+        ("shop", "shop_issue_voucher", "Issue a voucher to a customer."),
         # Output given back to a place that keeps it.
         ("Ship", "ship_export_manifest", "Exports the manifest to the S3 bucket and returns it."),
         # What an attack on this pass's readings found cleared, now held.

@@ -74,7 +74,7 @@ def test_a_leading_read_verb_clears_a_name_whatever_nouns_follow(name: str) -> N
         ("git_commit", "commit"),
         ("slack_post_message", "post"),
         ("puppeteer_click", "click"),
-        ("issue_create", "create"),
+        ("issue_create", "issue"),  # like `order_create`: the first change word is named
         ("log_event", None),
     ],
 )
