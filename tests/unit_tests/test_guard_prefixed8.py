@@ -8,9 +8,11 @@ and the writes of the same shape that stay held.
 from __future__ import annotations
 
 import pytest
+from mcp.types import Tool
 
+from common.safety.classify import classify_tool
 from common.safety.noun_reads import act_noun
-from tests.unit_tests.guard_helpers import held
+from tests.unit_tests.guard_helpers import PLAIN, held
 
 
 @pytest.mark.parametrize(
@@ -108,3 +110,26 @@ def test_writes_of_the_same_shapes_stay_held(
 )
 def test_a_noun_made_from_a_change_verb_names_an_act(word: str, verb: str | None) -> None:
     assert act_noun(word) == verb
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [
+        "abort", "amend", "boost", "curtail", "deduct", "deny", "excuse", "immobilize", "isolate",
+        "override", "pause", "prescribe", "quarantine", "reactivate", "recall", "redirect",
+        "reprint", "respond", "resume", "retire", "retract", "scrub", "suspend", "swap",
+        "unblock", "upgrade", "waive", "warn", "issue", "flag",
+    ],
+)  # fmt: skip
+def test_a_change_verb_the_vocabulary_had_not_known_holds_a_name_before_a_read_word(
+    verb: str,
+) -> None:
+    """Both held-out misses of passes eight and nine were this shape: a change verb the
+    vocabulary did not know, then a read word the guard took for the verb
+    (`fill_flag_prescription_query`, `deskhire_issue_access_card`). The writes of every
+    labelled list were searched for such verbs; those that are not mostly nouns joined, and
+    the hold names the verb, not the default's "no signal"."""
+    tool = Tool(name=f"desk_{verb}_access_card", inputSchema={"type": "object"})
+    verdict = classify_tool("Desk", tool, PLAIN)
+    assert verdict["irreversible"]
+    assert repr(verb) in verdict["reason"], verdict
