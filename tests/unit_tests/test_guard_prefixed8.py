@@ -12,6 +12,7 @@ from mcp.types import Tool
 
 from common.safety.classify import classify_tool
 from common.safety.noun_reads import act_noun
+from common.safety.wording import verb_of
 from tests.unit_tests.guard_helpers import PLAIN, held
 
 
@@ -39,6 +40,12 @@ from tests.unit_tests.guard_helpers import PLAIN, held
         # 7. A status of what a change word names; a preview rendered.
         ("Plant", "plant-pump-status", "Status of each pump: running, idle or tripped."),
         ("Ink", "ink_render_sleeve_preview", "Renders the sleeve as an image. Nothing is printed."),
+        # A quote of a price tells it; "translate" returns text; "past" ends the opening
+        # phrase like any preposition.
+        ("Slope", "SlopeQuoteLesson", "Quote the price of a ski lesson for given dates."),
+        ("Ink", "ink-quote-job", "Quote a print job. Returns the price only."),
+        ("Lingua", "lingua.translate", "Translates a short text between languages."),
+        ("Shelf", "shelf_overdue_loans", "Loans past their return date, with the borrower."),
         # "issue" is a change verb now; an issue read or listed still reads.
         ("github", "get_issue", "Get details of a specific issue in a GitHub repository."),
         ("github", "list_issues", "List issues in a GitHub repository."),
@@ -71,6 +78,10 @@ def test_reads_of_the_ninth_pass_clear(server: str, name: str, description: str)
         ("shop", "shop_issue_voucher", "Issue a voucher to a customer."),
         # Output given back to a place that keeps it.
         ("Ship", "ship_export_manifest", "Exports the manifest to the S3 bucket and returns it."),
+        # Quoting a post publishes one.
+        ("x", "quote_tweet", "Quote a tweet with a comment."),
+        ("bsky", "bsky_quote_post", None),
+        ("x", "x_quote", "Quote a post with your own words."),
         # What an attack on this pass's readings found cleared, now held.
         ("Crm", "export_contacts", "Export the contact list to Mailchimp and returns it."),
         ("Books", "export_invoices", "Export the selected invoices into Xero and returns them."),
@@ -133,3 +144,10 @@ def test_a_change_verb_the_vocabulary_had_not_known_holds_a_name_before_a_read_w
     verdict = classify_tool("Desk", tool, PLAIN)
     assert verdict["irreversible"]
     assert repr(verb) in verdict["reason"], verdict
+
+
+def test_band_is_no_form_of_ban() -> None:
+    """The ninth set's `SkiLiftAvalancheRisk` was held as destructive for "altitude band"."""
+    assert verb_of("band", False) is None
+    assert verb_of("banned", False) == ("destructive", "ban")
+    assert verb_of("saved", False) == ("change", "save")

@@ -478,10 +478,18 @@ REHEARSAL_PAIRS = vocab.pairs("names", "rehearsal_pairs")
 """Two-word rehearsals ("dry run")."""
 
 
+UNREHEARSED = vocab.groups("names", "unrehearsed")
+"""Objects after which a rehearsal verb acts ("quote" a tweet publishes one)."""
+
+
 def rehearsal_width(words: Sequence[str]) -> int:
     """How many leading words are a rehearsal verb ("Simulate", "Dry-run"), or 0."""
     if words and words[0] in with_stems_of(REHEARSALS):
-        return 1
+        acts_on = next(
+            (v for verb, v in UNREHEARSED.items() if words[0] in with_stems_of(frozenset({verb}))),
+            None,
+        )
+        return 0 if acts_on and with_stems_of(acts_on) & set(words[1:5]) else 1
     return 2 if tuple(words[:2]) in REHEARSAL_PAIRS else 0
 
 

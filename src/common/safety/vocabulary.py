@@ -91,6 +91,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "tracked": "words",
         "previews": "words",
         "bound_prefixes": "words",
+        "unrehearsed": "groups",
     },
     "data": {
         "stops": "words",

@@ -104,10 +104,13 @@ def name_tokens(name: str) -> list[str]:
 def stems(word: str) -> frozenset[str]:
     """The word and its possible stems, so "Deletes", "deleting", "cancelled", "sent" meet theirs.
 
-    Suffixes -s/-es/-d/-ed/-ing (with a dropped final e or a doubled consonant restored), -ied/-ies
-    to -y, and `IRREGULAR_FORMS`. Over-generating is harmless: only known verbs are looked up.
+    Suffixes -s/-es/-ed/-ing and -d after an e (with a dropped final e or a doubled consonant
+    restored), -ied/-ies to -y, and `IRREGULAR_FORMS`. Over-generating is harmless: only known
+    verbs are looked up.
     """
-    forms = {word} | {word.removesuffix(s) for s in ("s", "es", "d", "ed") if word.endswith(s)}
+    forms = {word} | {word.removesuffix(s) for s in ("s", "es", "ed") if word.endswith(s)}
+    if word.endswith("ed"):  # "saved" -> "save"; "band" is no form of "ban"
+        forms.add(word[:-1])
     for suffix in ("ing", "ed"):
         base = word.removesuffix(suffix)
         if base != word and len(base) >= 2:
