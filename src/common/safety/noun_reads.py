@@ -21,6 +21,7 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
+from common.safety.names import ANSWERERS, ASKERS
 from common.safety.parts import (
     can_be_noun,
     can_be_verb,
@@ -35,8 +36,6 @@ _STOPS = vocab.words("data", "stops")
 _DATA_NOUNS = vocab.words("data", "data_nouns")
 _ACT_SUFFIXES = vocab.sequence("data", "act_suffixes")
 _ACT_MARKS = vocab.words("data", "act_marks")
-_ASKERS = vocab.words("names", "askers")
-_ANSWERERS = vocab.words("names", "answerers")
 _TOKEN = re.compile(r"[a-z][a-z'-]*|[,:;()]")
 _CLAUSE_MARKS = frozenset({":", ";", "(", ")"})
 _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "their", "your", "our"})
@@ -137,13 +136,13 @@ def asks_an_answerer(name_words: tuple[str, ...], description: str | None) -> st
     line asks its assistant; "Ask the purser to hold a seat" names a person, and "Ask the assistant
     to book ..." sends it on an errand: both stay held.
     """
-    if not name_words or not stems(name_words[0]) & _ASKERS:
+    if not name_words or not stems(name_words[0]) & ASKERS:
         return None
     words = _TOKEN.findall(first_sentence(description).lower())
-    if not words or not stems(words[0]) & _ASKERS or "to" in words:
+    if not words or not stems(words[0]) & ASKERS or "to" in words:
         return None  # "Ask the assistant to hold a seat": an errand, not a question
     for word in words[1:6]:
-        if stems(word) & _ANSWERERS:
+        if stems(word) & ANSWERERS:
             return str(word)
         if word in _STOPS or word in _CLAUSE_MARKS or word == ",":
             return None

@@ -484,18 +484,23 @@ UNREHEARSED = vocab.groups("names", "unrehearsed")
 
 def rehearsal_width(words: Sequence[str]) -> int:
     """How many leading words are a rehearsal verb ("Simulate", "Dry-run"), or 0."""
-    if words and words[0] in with_stems_of(REHEARSALS):
-        acts_on = next(
-            (v for verb, v in UNREHEARSED.items() if words[0] in with_stems_of(frozenset({verb}))),
-            None,
-        )
-        return 0 if acts_on and with_stems_of(acts_on) & set(words[1:5]) else 1
+    if words and words[0] in _REHEARSAL_FORMS:
+        acts_on = _ACTS_ON.get(words[0], frozenset())
+        return 0 if acts_on & set(words[1:5]) else 1
     return 2 if tuple(words[:2]) in REHEARSAL_PAIRS else 0
 
 
 def with_stems_of(verbs: frozenset[str]) -> frozenset[str]:
     """The verbs and their third-person forms ("simulates")."""
     return verbs | {v + "s" for v in verbs} | {v + "es" for v in verbs}
+
+
+_REHEARSAL_FORMS = with_stems_of(REHEARSALS)
+"""The rehearsal verbs in the forms that lead a name or a sentence, built once (a hot path)."""
+_ACTS_ON = {
+    f: with_stems_of(o) for v, o in UNREHEARSED.items() for f in with_stems_of(frozenset({v}))
+}
+"""Each form of a rehearsal verb that acts on some objects, with those objects' forms."""
 
 
 def rehearsed(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
