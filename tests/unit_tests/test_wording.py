@@ -313,7 +313,12 @@ def test_any_name_gets_a_verdict_with_a_reason_and_unknown_words_are_held(
     assert v["reason"]
     named = read_tool_name("srv", name, description)
     if named.leaning is None and read_description(description).leaning is None:
-        assert (v["irreversible"], v["source"]) == (True, "default")
+        # Only a noun phrase of known words that names data clears such a tool (issue 44:
+        # "Attempts", `hourly_temperature`); text no lexicon knows is held by the default.
+        cleared_by_nouns = not v["irreversible"] and "names data" in v["reason"]
+        cleared_by_nouns |= not v["irreversible"] and "names the data" in v["reason"]
+        if not cleared_by_nouns:
+            assert (v["irreversible"], v["source"]) == (True, "default")
 
 
 @pytest.mark.parametrize(

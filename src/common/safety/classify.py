@@ -27,7 +27,7 @@ from common.mcp.config import ServerConfig
 from common.safety.clauses import also_changes, later_change, records_something
 from common.safety.likeness import likeness_reason
 from common.safety.names import own_words, product_verb, read_as, read_tool_name
-from common.safety.noun_reads import asks_an_answerer, described_as_data
+from common.safety.noun_reads import asks_an_answerer, described_as_data, named_by_arguments
 from common.safety.phrases import without_caller_time
 from common.safety.readings import (
     computation,
@@ -265,6 +265,9 @@ def _named_data(tool: Tool, server: str) -> str | None:
     Only when nothing after the opening says it also changes or records something.
     """
     rest = own_words(server, tool.name)[1]
+    by_name = named_by_arguments(rest, tool.description, tool.input_schema)
+    if by_name is not None and product_verb(server, tool.name, tool.description) is None:
+        return f"its verbless name names data ({by_name!r}) and its arguments only choose it"
     data = described_as_data(rest, tool.description)
     asked = None if data is not None else asks_an_answerer(rest, tool.description)
     if data is None and asked is None:

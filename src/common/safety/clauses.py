@@ -50,6 +50,31 @@ def _after_colon(description: str | None) -> str | None:
     return None
 
 
+_FIELD_SPLIT = re.compile(r",|\band\b|\bor\b")
+
+
+def _fields_dropped(description: str | None) -> str | None:
+    """The first sentence without a list of fields after its colon, or the description as it was.
+
+    "Fault log: robot, error code, time, cleared or not" lists what each entry shows, states
+    among them. Each item is at most three words with no object ("it", "the") and no "then",
+    and its only change words are participles (states): "Lists orders: cancels stale ones",
+    "...: sender, subject, then archive" and "...: time, tag" may act.
+    """
+    sentence = first_sentence(description)
+    head, colon, tail = sentence.partition(":")
+    if not colon or not head.strip():
+        return description
+    for item in _FIELD_SPLIT.split(tail.lower()):
+        said = re.findall(r"[a-z]+", item)
+        if len(said) > 3 or set(said) & (_OBJECT_STARTS | _ANY_OBJECT | {"then"}):
+            return description
+        hits = [verb_of(w, False) for w in said if not w.endswith("ed")]
+        if any(hit is not None and hit[0] != "read" for hit in hits):
+            return description
+    return head
+
+
 @lru_cache(maxsize=4096)
 def also_changes(description: str | None) -> str | None:
     """A change the description's first sentence adds after "and", "then", ",", ";" or ":", if any.
@@ -62,7 +87,7 @@ def also_changes(description: str | None) -> str | None:
     elaborated = _after_colon(description)
     if elaborated is not None:
         return elaborated
-    words = acting_words(description)
+    words = acting_words(_fields_dropped(description))
     found = found_verbs(words)
     for i, hit in enumerate(found):
         if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
@@ -71,6 +96,8 @@ def also_changes(description: str | None) -> str | None:
             continue
         clause = words[i - 1] in (";", "then")  # a new clause: "; archives old mail"
         clause = clause or words[i + 1 : i + 2] in (["it"], ["them"])  # "and email it"
+        after = words[i + 1] if i + 1 < len(words) else ""
+        clause = clause or (words[i].endswith("s") and after in _OBJECT_STARTS - {"to"})
         if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or clause:
             return hit[1]
     return None

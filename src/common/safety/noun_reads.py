@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
-from common.safety.names import ANSWERERS, ASKERS
+from common.safety.names import ACTING_HEADS, ANSWERERS, ASKERS, READ_HEADS
 from common.safety.parts import (
     can_be_noun,
     can_be_verb,
@@ -29,6 +29,7 @@ from common.safety.parts import (
     noun_or_modifier,
     only_a_verb,
     singular_noun,
+    unknown_word,
 )
 from common.safety.wording import first_sentence, stems, verb_of
 
@@ -39,6 +40,19 @@ _ACT_MARKS = vocab.words("data", "act_marks")
 _TOKEN = re.compile(r"[a-z][a-z'-]*|[,:;()]")
 _CLAUSE_MARKS = frozenset({":", ";", "(", ")"})
 _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "their", "your", "our"})
+_SELECTOR_KEYS = vocab.words("data", "selector_keys")
+_LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
+_GIVEN_BACK = frozenset({"return", "returns"})
+_SENT_TO = frozenset({"to", "into", "onto", "with", "by", "via"})
+"""Words after a participle that name where the data went or what changed it."""
+_DESTRUCTIVE_STEMS = frozenset(w for w in vocab.words("verbs", "destructive") if len(w) > 2)
+_ACCOUNTS = READ_HEADS - ACTING_HEADS
+"""Read heads nothing files or writes ("status", "history"; not "report", "log", "queue")."""
+_FUNCTION_WORDS = (
+    _DETERMINERS | _STOPS | frozenset({"and", "but", "if", "into", "nor", "onto", "upon"})
+)
+"""Words the lexicon leaves unknown that are never a noun phrase's ("a", "the", "with", "into")."""
+_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
 
 
 def _changes(word: str) -> bool:
@@ -76,9 +90,8 @@ def act_noun(word: str) -> str | None:
 
 
 def _names_data(word: str) -> bool:
-    """Whether a noun of the opening phrase names data: a plural, or a data noun."""
-    plural = can_be_noun(word) and not singular_noun(word) and word.endswith("s")
-    return plural or bool(stems(word) & _DATA_NOUNS)
+    """Whether a noun of the opening phrase names data: a plural, a data noun, a read head."""
+    return _plural(word) or bool(stems(word) & (_DATA_NOUNS | READ_HEADS))
 
 
 def _opening_phrase(words: list[str]) -> list[str] | None:
@@ -87,24 +100,77 @@ def _opening_phrase(words: list[str]) -> list[str] | None:
     if words[end : end + 1] == ["to"] or set(words[:end]) & _ACT_MARKS:
         return None  # "Pager alerts to the on-call engineer", "New discount codes": sent, made
     phrase = [w for w in words[:end] if w not in (",", "and", "or")]
-    if not phrase or only_a_verb(words[0]) or not all(map(noun_or_modifier, phrase)):
-        return None  # "Onboards a new customer ...": a word no lexicon knows, an article
-    if can_be_verb(words[0]) and end > 1 and words[1] not in (",", "and", "or"):
+    first = words[0].removesuffix("'s") if words else ""  # "Today's ...": a possessive
+    if not phrase or only_a_verb(first) or unknown_word(first):
+        return None  # "Onboards customers": a word no lexicon knows may be the verb
+    if not all(map(_modifier, phrase)) or ";" in words or _trailing_participle(words[:end]):
+        return None  # "Onboards a new customer ...", "balance, credited by ...": acts
+    bare = not words[0].endswith(("ing", "ed"))  # "Cupping scores": no imperative's form
+    imperative = bare and can_be_verb(words[0]) and words[0] not in _LEADING_ADJECTIVES
+    accounted = len(phrase) > 1 and bool(stems(phrase[-1]) & _ACCOUNTS)  # "Service status"
+    if imperative and not accounted and end > 1 and words[1] not in (",", "and", "or"):
         return None  # "Stock the shelves", "Stock items": an imperative with its object
-    if end > 1 and not noun_or_adjective(words[0]) and can_be_verb(words[1]):
+    if end > 1 and not noun_or_adjective(first) and can_be_verb(words[1]):
         return None  # "Temporarily hold tickets": an adverb before an imperative
     return phrase
+
+
+def _participle(word: str) -> bool:
+    """Whether the word may be a past participle ("reported", "credited", "texted")."""
+    return word.endswith("ed") and (can_be_verb(word) or unknown_word(word))
+
+
+def _trailing_participle(words: list[str]) -> bool:
+    """Whether a participle in the phrase follows its head ("the balance, credited ...").
+
+    Before a noun it describes ("Last reported position"); after one it may say what the call
+    does to it.
+    """
+    for i, word in enumerate(words):
+        following = words[i + 1] if i + 1 < len(words) else ""
+        described = bool(following) and (can_be_noun(following) or unknown_word(following))
+        if _participle(word) and not described:
+            return True
+    return False
+
+
+def _modifier(word: str) -> bool:
+    """Whether a word of the opening phrase modifies or heads it ("hourly", "today's", "GPS").
+
+    A word the lexicon does not know (an acronym, a product's name) stands in a noun phrase;
+    the phrase's first word must be known (`_opening_phrase`), and a known word names the data.
+    """
+    if word.endswith("'s"):
+        word = word[:-2]
+    if word.endswith(("ed", "ing")) and can_be_verb(word):  # "Last reported", "tasting notes"
+        return not _changes(word)  # not "cancelled", "sending"
+    return noun_or_modifier(word) or (unknown_word(word) and word not in _FUNCTION_WORDS)
+
+
+def _given_back(words: list[str], name_words: tuple[str, ...]) -> list[str]:
+    """The words after a leading "Returns" and its determiners, or the words as they were.
+
+    "Returns live positions of trams" names what it gives back, unless the name itself returns
+    something (`return_book`: "Returns a book to the shelf").
+    """
+    if words[:1] not in (["returns"], ["return"]) or _GIVEN_BACK & set(name_words):
+        return words
+    rest = words[1:]
+    while rest and (rest[0] in _DETERMINERS or rest[0].endswith("'s")):
+        rest = rest[1:]
+    return rest
 
 
 def described_as_data(name_words: tuple[str, ...], description: str | None) -> str | None:
     """The noun phrase by which a verbless description names the data a tool returns, or None.
 
     `name_words` are the tool name's words with the server's own name set aside; any of them
-    that is a verb keeps the tool to its other readings.
+    that is a verb keeps the tool to its other readings. A leading "Returns" gives back what
+    follows it ("Returns today's walks for a walker").
     """
-    if any(_changes(w) or only_a_verb(w) for w in name_words):
-        return None
-    words = _TOKEN.findall(first_sentence(description).lower())
+    if any(_changes(w) or (only_a_verb(w) and not w.endswith("ing")) for w in name_words):
+        return None  # a gerund names an activity: `tasting_notes`
+    words = _given_back(_TOKEN.findall(first_sentence(description).lower()), name_words)
     phrase = _opening_phrase(words)
     if phrase is None or any(act_noun(w) is not None for w in phrase):
         return None
@@ -117,15 +183,94 @@ def _acts_later(words: list[str], start: int) -> bool:
     """Whether a change word past the opening phrase may say what the tool does.
 
     Any form counts ("the round is fixed and every player is emailed"), except a bare noun
-    right after a determiner ("for a store", "each paper stock").
+    right after a determiner ("for a store", "each paper stock") or after a preposition and
+    one noun ("in pickup order").
     """
     for i in range(start, len(words)):
+        if _participle(words[i]) and not _reads(words[i]):
+            after = words[i + 1] if i + 1 < len(words) else ""
+            if words[i - 1] == "," or after in _SENT_TO:
+                return True  # ", texted to the roaster", "logged to the sheet", "increased by"
+        if words[i + 1 : i + 2] in (["to"], ["into"]) and _verb_not_plural(words[i]):
+            return True  # "with end-of-day sweep to savings": something goes somewhere
         if not _changes(words[i]):
             continue
-        determined = words[i - 1] in _DETERMINERS and not words[i].endswith("ed")
-        if not determined:
+        if words[i].endswith("ed"):
+            return True
+        if words[i - 1] in _DETERMINERS:
+            continue
+        if words[i].endswith("s") or not _after_preposition(words, i):
             return True
     return False
+
+
+def _verb_not_plural(word: str) -> bool:
+    """Whether the word may be a verb that is not a read's and not a plural noun."""
+    return can_be_verb(word) and not _reads(word) and not _plural(word)
+
+
+def _reads(word: str) -> bool:
+    """Whether the word is a form of a read verb ("filtered", "sorted")."""
+    hit = verb_of(word, False)
+    return hit is not None and hit[0] == "read"
+
+
+def _after_preposition(words: list[str], i: int) -> bool:
+    """Whether `words[i]` heads a preposition's phrase of two nouns ("in pickup order")."""
+    before, opener = words[i - 1], words[i - 2] if i > 1 else ""
+    return opener in _STOPS and can_be_noun(before) and not _changes(before)
+
+
+def _paid_out(word: str) -> bool:
+    """Whether a word is made on a destructive verb ("payouts", "sendouts"): money or mail left."""
+    return any(word.startswith(verb) for verb in _DESTRUCTIVE_STEMS)
+
+
+def _plural(word: str) -> bool:
+    """Whether the word can be a plural noun ("fines", "takings"): never a name's bare verb.
+
+    A word the lexicon does not know ("signups") may modify data but never names it alone.
+    """
+    if not word.endswith("s") or word.endswith("ss"):
+        return False
+    return can_be_noun(word) and not singular_noun(word)
+
+
+def _selects_only(schema: dict[str, object] | None) -> bool:
+    """Whether every argument only chooses what to read (`patron_id`, `date`, `page_size`)."""
+    properties = (schema or {}).get("properties") or {}
+    if not isinstance(properties, dict):
+        return False
+    ids = 0
+    for key in properties:
+        words = _KEY_WORD.findall(str(key))
+        if not words or words[-1].lower() not in _SELECTOR_KEYS:
+            return False
+        ids += words[-1].lower() in ("id", "uuid")
+    return ids <= 1  # a second id may be what the call links (`subscription_items`)
+
+
+def named_by_arguments(
+    name_words: tuple[str, ...], description: str | None, schema: dict[str, object] | None
+) -> str | None:
+    """The data a verbless name with no description names, when its arguments only choose it.
+
+    `shelf.fines(patron_id)`, `WashDailyTakings(site_id, date)`: every word a noun or a modifier,
+    none a change word or a noun made from one (`refunds`, `booking_history` stay held), the
+    first no bare verb (`export_report` may export), the head names data (a plural, a data noun),
+    and every argument an id, a code, a date or a page. A `message` or an `amount` may be written.
+    """
+    if first_sentence(description) or not name_words or not _selects_only(schema):
+        return None
+    if any(act_noun(w) is not None or not _modifier(w) or _paid_out(w) for w in name_words):
+        return None
+    if unknown_word(name_words[0]) and len(name_words) > 1:
+        return None  # `onboard_customers`: a word no lexicon knows may be the verb
+    first, head = name_words[0], name_words[-1]
+    bare = can_be_verb(first) and not _plural(first) and not first.endswith("ing")
+    if bare or not (_plural(head) or stems(head) & _DATA_NOUNS):
+        return None  # `export_report`, `user_report`: the verb may be the first or last word
+    return " ".join(name_words)
 
 
 def asks_an_answerer(name_words: tuple[str, ...], description: str | None) -> str | None:

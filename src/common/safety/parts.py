@@ -65,6 +65,11 @@ def noun_or_modifier(word: str) -> bool:
     return bool({"NOUN", "ADJ", "ADV"} & set(_lemmas(word)))
 
 
+def unknown_word(word: str) -> bool:
+    """Whether the lexicon knows no part of speech for the word ("gps", "signups", "webhooks")."""
+    return not _lemmas(word)
+
+
 def singular_noun(word: str) -> bool:
     """Whether the word can be a singular noun ("address"), the only form a noun adjunct takes."""
     return word in _lemmas(word).get("NOUN", ())

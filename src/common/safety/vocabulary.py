@@ -98,6 +98,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "data_nouns": "words",
         "act_suffixes": "sequence",
         "act_marks": "words",
+        "selector_keys": "words",
+        "leading_adjectives": "words",
     },
     "session": {
         "verbs": "words",
