@@ -89,10 +89,15 @@ blind after the ninth pass it MISSED 1 write, `deskhire_issue_access_card` with 
 "issue" was no verb the guard knew, so "access" led; and held 18 of 84 reads, 21.4%; the set was
 then SEEN: "issue" and 40 more verbs joined the change verbs, quotes of prices and "translate"
 read, leaving 0 missed and 14 of 84 held, 16.7%)."""
-MAX_PREFIXED10_HELD = 0.19
+MAX_PREFIXED10_HELD = 0.09
 """At most this share of the tenth product-prefixed set's reversible tools waits (issue 44: read
-blind after every repair of this stop it missed nothing and held 16 of 85 reads, 18.8%; not tuned
-on since, so this bound is its held-out figure)."""
+blind after every repair of its stop it missed nothing and held 16 of 85 reads, 18.8%; the set
+was then SEEN and a tenth pass was tuned on it by class, leaving 0 missed and 7 of 85 held,
+8.2%)."""
+MAX_PREFIXED12_HELD = 0.20
+"""At most this share of the twelfth product-prefixed set's reversible tools waits (issue 44:
+read blind part way through the tenth pass it missed nothing and held 19 of 94 reads, 20.2%;
+18 of 94, 19.1%, after the pass, whose last repairs it was seen by)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -391,6 +396,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed9.json", (164, 80), MAX_PREFIXED9_HELD),
         # Written by someone who had not read the guard; held out: 0 missed, 16 of 85 held.
         ("guard_blind_set_prefixed10.json", (165, 80), MAX_PREFIXED10_HELD),
+        # Written by someone who had not read the guard; held out: 0 missed, 19 of 94 held.
+        ("guard_blind_set_prefixed12.json", (175, 81), MAX_PREFIXED12_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

@@ -96,6 +96,13 @@ def test_a_verbless_name_that_may_act_stays_held(
         ("Snow", "snow_slope_risk", "Today's avalanche risk by aspect."),
         ("Bay", "bay_service_state", "Service status of each wash bay."),
         ("Walk", "walk_fee", "Price for a walk of a given length."),
+        # A value maker that returns what it made and declares it kept nowhere.
+        (
+            "Club",
+            "ClubVisitBadge",
+            "Generates a PDF badge of a member's visits and returns it as base64. "
+            "The file is not stored.",
+        ),
         # A list of fields after a colon, states among them.
         ("Line", "line_fault_log", "Fault log for a line: code, time, cleared or not."),
     ],
@@ -122,6 +129,10 @@ def test_reads_of_the_tenth_pass_clear(server: str, name: str, description: str)
         # An act after a colon, or a change verb's -s form leading an item.
         ("Jobs", "jobs_list_all", "Lists jobs: cancels stale ones, deletes old."),
         ("Shop", "shop_list_orders", "Lists orders: refunds them."),
+        # Made and returned, but nothing says it is not kept, or a credential, or sent on.
+        ("Doc", "doc_invoice_pdf", "Generates an invoice and returns it as PDF."),
+        ("Key", "key_new", "Generates an API token and returns it. The token is not stored."),
+        ("Doc", "doc_report", "Generates a report and returns it to the customer."),
         # A later verb's -s form with its object is a clause of its own.
         ("Metro", "metro_find_trip", "Finds a trip and books the tickets."),
         # What an attack on this pass found cleared, now held: planning and tracing that act

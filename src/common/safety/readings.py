@@ -508,6 +508,10 @@ RETURNED_BACK = vocab.pattern("sentences", "returned_back", re.IGNORECASE)
 """A first sentence's closing "and returns it": its object goes back to the caller."""
 DESTINATIONS = vocab.words("sentences", "destinations")
 """Prepositions that name where a sentence's object goes ("to Mailchimp", "into Xero")."""
+VALUE_MAKERS = vocab.words("names", "value_makers")
+"""Verbs that make what they return ("Generates", "Renders")."""
+ISSUED = vocab.words("data", "act_marks")
+"""Words of things a call makes or hands out ("credentials", "token", "new")."""
 RESPONSE_VERBS = vocab.words("sentences", "response_verbs")
 """Verbs that give their output back to the caller ("Returns", "Exports")."""
 
@@ -525,13 +529,16 @@ def declared_read_only(description: str | None) -> str | None:
         return found.group(0).strip(" .;!?")
     sentence = first_sentence(description)
     words = re.findall(r"[a-z0-9]+", sentence.lower())
-    if not words or not _gives_back(words[0]) or also_changes(description):
+    made = bool(words) and _makes_and_returns(words, sentence)
+    if not words or not (made or _gives_back(words[0])) or also_changes(description):
         return None
     if later_change(description):
         return None
     unchanged = UNCHANGED_DECLARATION.search(description or "")
     if unchanged:
         return unchanged.group(0).strip(" .;!?")
+    if made:
+        return None  # a made thing given back may still be kept: only a declaration vouches
     response = TO_THE_RESPONSE.search(sentence) or _returned_back(sentence, words)
     if response and not set(words) & ELSEWHERE:
         return response.group(0).strip(" .;!?")
@@ -541,6 +548,16 @@ def declared_read_only(description: str | None) -> str | None:
 def _returned_back(sentence: str, words: list[str]) -> re.Match[str] | None:
     """The closing "and returns it" of a sentence that names no destination ("to Xero")."""
     return None if set(words) & DESTINATIONS else RETURNED_BACK.search(sentence)
+
+
+def _makes_and_returns(words: list[str], sentence: str) -> bool:
+    """Whether a value maker leads a sentence that returns what it made, with no credential.
+
+    "Generates a PDF ... and returns it as base64"; a key or a token may be issued and kept.
+    """
+    if not stems(words[0]) & VALUE_MAKERS or set(words) & ISSUED:
+        return False
+    return _returned_back(sentence, words) is not None
 
 
 def _gives_back(word: str) -> bool:
