@@ -94,10 +94,16 @@ MAX_PREFIXED10_HELD = 0.09
 blind after every repair of its stop it missed nothing and held 16 of 85 reads, 18.8%; the set
 was then SEEN and a tenth pass was tuned on it by class, leaving 0 missed and 7 of 85 held,
 8.2%)."""
-MAX_PREFIXED12_HELD = 0.20
+MAX_PREFIXED11_HELD = 0.29
+"""At most this share of the eleventh product-prefixed set's reversible tools waits (issue 44:
+read blind after the tenth pass it missed nothing and held 32 of 88 reads, 36.4%, the worst
+held-out figure of any set; then SEEN, and its classes taken, leaving 0 missed and 25 of 88
+held, 28.4%). What is still held, and why, is in docs/safety.md."""
+MAX_PREFIXED12_HELD = 0.18
 """At most this share of the twelfth product-prefixed set's reversible tools waits (issue 44:
 read blind part way through the tenth pass it missed nothing and held 19 of 94 reads, 20.2%;
-18 of 94, 19.1%, after the pass, whose last repairs it was seen by)."""
+18 of 94, 19.1%, after the pass, whose last repairs it was seen by; 16 after the eleventh
+set's)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -396,6 +402,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed9.json", (164, 80), MAX_PREFIXED9_HELD),
         # Written by someone who had not read the guard; held out: 0 missed, 16 of 85 held.
         ("guard_blind_set_prefixed10.json", (165, 80), MAX_PREFIXED10_HELD),
+        # Written by someone who had not read the guard; held out: 0 missed, 32 of 88 held.
+        ("guard_blind_set_prefixed11.json", (171, 83), MAX_PREFIXED11_HELD),
         # Written by someone who had not read the guard; held out: 0 missed, 19 of 94 held.
         ("guard_blind_set_prefixed12.json", (175, 81), MAX_PREFIXED12_HELD),
     ],

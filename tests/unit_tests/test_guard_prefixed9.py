@@ -103,6 +103,17 @@ def test_a_verbless_name_that_may_act_stays_held(
             "Generates a PDF badge of a member's visits and returns it as base64. "
             "The file is not stored.",
         ),
+        # The eleventh set's classes (its held-out figure was 32 of 88): a gerund naming an
+        # activity, a hyphenated modifier, a participle between a determiner and its noun, a
+        # change word heading a noun phrase after a determiner, "Returns" with an object that
+        # could be an imperative alone, a computation declared.
+        ("Post", "post_parcel_events", "Tracking events for a parcel, newest first."),
+        ("Dock", "dock_ship_manifest", "Crew and cargo manifest for a sailing."),
+        ("Bee", "bee_sensor_log", "Returns weight readings from the hive scale."),
+        ("Cafe", "cafe_roast_points", "Temperature points for a saved roast profile."),
+        ("Bowl", "bowl_lane_slots", "Returns free lane slots for a date."),
+        ("Roast", "roast_yield_calc", "Returns the yield for a batch. Computation only."),
+        ("Grow", "grow_soil_moisture", "Watering readings for each bed in a zone."),
         # A list of fields after a colon, states among them.
         ("Line", "line_fault_log", "Fault log for a line: code, time, cleared or not."),
     ],
@@ -129,6 +140,12 @@ def test_reads_of_the_tenth_pass_clear(server: str, name: str, description: str)
         # An act after a colon, or a change verb's -s form leading an item.
         ("Jobs", "jobs_list_all", "Lists jobs: cancels stale ones, deletes old."),
         ("Shop", "shop_list_orders", "Lists orders: refunds them."),
+        # A gerund of a change or of making, "Returns" with an act, a computation that acts.
+        ("Bill", "bill_batch", "Generating invoices for every customer this month."),
+        ("Ship", "ship_batch", "Cancelling orders older than a week."),
+        ("Slot", "slot_free", "Returns free up the slots."),
+        ("Pay", "pay_calc", "Computes the refund and issues it. Computation only."),
+        ("Ship", "ship_sweep", "Balances for the store, moved to savings at night."),
         # Made and returned, but nothing says it is not kept, or a credential, or sent on.
         ("Doc", "doc_invoice_pdf", "Generates an invoice and returns it as PDF."),
         ("Key", "key_new", "Generates an API token and returns it. The token is not stored."),

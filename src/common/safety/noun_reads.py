@@ -43,6 +43,7 @@ _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "the
 _SELECTOR_KEYS = vocab.words("data", "selector_keys")
 _LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
 _GIVEN_BACK = frozenset({"return", "returns"})
+_MAKERS = vocab.words("names", "value_makers")
 _SENT_TO = frozenset({"to", "into", "onto", "with", "by", "via"})
 """Words after a participle that name where the data went or what changed it."""
 _DESTRUCTIVE_STEMS = frozenset(w for w in vocab.words("verbs", "destructive") if len(w) > 2)
@@ -94,25 +95,47 @@ def _names_data(word: str) -> bool:
     return _plural(word) or bool(stems(word) & (_DATA_NOUNS | READ_HEADS))
 
 
-def _opening_phrase(words: list[str]) -> list[str] | None:
-    """The sentence's opening noun phrase, or None when it may open with a verb."""
+def _opening_phrase(words: list[str], given_back: bool = False) -> list[str] | None:
+    """The sentence's opening noun phrase, or None when it may open with a verb.
+
+    After "Returns" (`given_back`) the phrase is that verb's object: "free lane slots" is no
+    imperative.
+    """
     end = next((i for i, w in enumerate(words) if w in _STOPS or w in _CLAUSE_MARKS), len(words))
     if words[end : end + 1] == ["to"] or set(words[:end]) & _ACT_MARKS:
         return None  # "Pager alerts to the on-call engineer", "New discount codes": sent, made
     phrase = [w for w in words[:end] if w not in (",", "and", "or")]
     first = words[0].removesuffix("'s") if words else ""  # "Today's ...": a possessive
-    if not phrase or only_a_verb(first) or unknown_word(first):
+    if not phrase or _may_lead_as_verb(first) or not _known(first):
         return None  # "Onboards customers": a word no lexicon knows may be the verb
     if not all(map(_modifier, phrase)) or ";" in words or _trailing_participle(words[:end]):
         return None  # "Onboards a new customer ...", "balance, credited by ...": acts
     bare = not words[0].endswith(("ing", "ed"))  # "Cupping scores": no imperative's form
     imperative = bare and can_be_verb(words[0]) and words[0] not in _LEADING_ADJECTIVES
+    imperative = imperative and not given_back
     accounted = len(phrase) > 1 and bool(stems(phrase[-1]) & _ACCOUNTS)  # "Service status"
     if imperative and not accounted and end > 1 and words[1] not in (",", "and", "or"):
         return None  # "Stock the shelves", "Stock items": an imperative with its object
     if end > 1 and not noun_or_adjective(first) and can_be_verb(words[1]):
         return None  # "Temporarily hold tickets": an adverb before an imperative
     return phrase
+
+
+def _known(word: str) -> bool:
+    """Whether the lexicon knows the word, or each part of a hyphenated one ("end-of-day")."""
+    parts = word.split("-")
+    return all((part and not unknown_word(part)) or part in _FUNCTION_WORDS for part in parts)
+
+
+def _may_lead_as_verb(word: str) -> bool:
+    """Whether a phrase's first word can only be a verb that may act ("Generating invoices").
+
+    A gerund of a verb that neither changes nor makes names an activity ("Tracking events",
+    "Watering guidance"); any other word that is only a verb leads as one.
+    """
+    if word.endswith("ing") and not _changes(word) and not stems(word) & _MAKERS:
+        return False
+    return only_a_verb(word)
 
 
 def _participle(word: str) -> bool:
@@ -170,8 +193,9 @@ def described_as_data(name_words: tuple[str, ...], description: str | None) -> s
     """
     if any(_changes(w) or (only_a_verb(w) and not w.endswith("ing")) for w in name_words):
         return None  # a gerund names an activity: `tasting_notes`
-    words = _given_back(_TOKEN.findall(first_sentence(description).lower()), name_words)
-    phrase = _opening_phrase(words)
+    said = _TOKEN.findall(first_sentence(description).lower())
+    words = _given_back(said, name_words)
+    phrase = _opening_phrase(words, given_back=words is not said)
     if phrase is None or any(act_noun(w) is not None for w in phrase):
         return None
     if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase)):
@@ -195,8 +219,8 @@ def _acts_later(words: list[str], start: int) -> bool:
             return True  # "with end-of-day sweep to savings": something goes somewhere
         if not _changes(words[i]):
             continue
-        if words[i].endswith("ed"):
-            return True
+        if words[i].endswith("ed") and not _before_its_noun(words, i):
+            return True  # "is fixed"; not "for a saved roast profile"
         if words[i - 1] in _DETERMINERS:
             continue
         if words[i].endswith("s") or not _after_preposition(words, i):
@@ -215,10 +239,27 @@ def _reads(word: str) -> bool:
     return hit is not None and hit[0] == "read"
 
 
+def _before_its_noun(words: list[str], i: int) -> bool:
+    """Whether a participle stands between a determiner and a noun ("a saved roast profile")."""
+    following = words[i + 1] if i + 1 < len(words) else ""
+    return i > 0 and words[i - 1] in _DETERMINERS and can_be_noun(following)
+
+
 def _after_preposition(words: list[str], i: int) -> bool:
-    """Whether `words[i]` heads a preposition's phrase of two nouns ("in pickup order")."""
-    before, opener = words[i - 1], words[i - 2] if i > 1 else ""
-    return opener in _STOPS and can_be_noun(before) and not _changes(before)
+    """Whether `words[i]` heads a noun phrase after a preposition or a determiner.
+
+    One or two nouns may stand before it: "in pickup order", "in the co-op store", "from the
+    hive scale".
+    """
+    for back in (1, 2):
+        if i - back - 1 < 0:
+            return False
+        before, opener = words[i - back], words[i - back - 1]
+        if (not can_be_noun(before) and _known(before)) or _changes(before):
+            return False
+        if opener in _STOPS or opener in _DETERMINERS:
+            return True
+    return False
 
 
 def _paid_out(word: str) -> bool:
