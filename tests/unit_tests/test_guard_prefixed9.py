@@ -146,6 +146,11 @@ def test_reads_of_the_tenth_pass_clear(server: str, name: str, description: str)
         ("Slot", "slot_free", "Returns free up the slots."),
         ("Pay", "pay_calc", "Computes the refund and issues it. Computation only."),
         ("Ship", "ship_sweep", "Balances for the store, moved to savings at night."),
+        # Two gaps noticed at the last stop, now closed: a change after "and" with "them"
+        # after a plural that is also a change word, and a name's unknown first word that the
+        # description leads with, sending the object to a store.
+        ("Imap", "pull_mails", "Pull new emails and archive them into the Done folder."),
+        ("Logs", "export_log", "Exports the audit log to the S3 bucket and returns it."),
         # Made and returned, but nothing says it is not kept, or a credential, or sent on.
         ("Doc", "doc_invoice_pdf", "Generates an invoice and returns it as PDF."),
         ("Key", "key_new", "Generates an API token and returns it. The token is not stored."),

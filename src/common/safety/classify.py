@@ -34,6 +34,7 @@ from common.safety.readings import (
     declared_read_only,
     demonstration,
     physical_effect,
+    sent_elsewhere,
     session_only,
     sign_in,
     simulated_switch,
@@ -207,6 +208,9 @@ def _read_name_verdict(
     acted = acted_on_prefix(read_as(server, tool.name), tool.description)
     if acted is not None:
         return True, "heuristic", f"its description does what its name calls a noun ({acted!r})"
+    sent = sent_elsewhere(own_words(server, tool.name)[1], tool.description)
+    if sent is not None:
+        return True, "heuristic", f"its description sends what its name names ({sent!r})"
     added = also_changes(tool.description) or later_change(tool.description)
     if added is not None:
         return True, "heuristic", f"its description says it also changes something ({added!r})"

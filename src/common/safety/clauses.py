@@ -92,10 +92,10 @@ def also_changes(description: str | None) -> str | None:
     for i, hit in enumerate(found):
         if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
             continue
-        if found[i - 2] is not None:
-            continue
         clause = words[i - 1] in (";", "then")  # a new clause: "; archives old mail"
         clause = clause or words[i + 1 : i + 2] in (["it"], ["them"])  # "and email it"
+        if found[i - 2] is not None and not clause:
+            continue  # "view and edit restrictions"; not "Fetch new emails and move them"
         after = words[i + 1] if i + 1 < len(words) else ""
         clause = clause or (words[i].endswith("s") and after in _OBJECT_STARTS - {"to"})
         if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or clause:

@@ -550,6 +550,23 @@ def _returned_back(sentence: str, words: list[str]) -> re.Match[str] | None:
     return None if set(words) & DESTINATIONS else RETURNED_BACK.search(sentence)
 
 
+def sent_elsewhere(name_words: tuple[str, ...], description: str | None) -> str | None:
+    """The name's own word that the description leads with, sending its object to a store.
+
+    `export_log` reads by its name's "log", but "Exports the log to the S3 bucket" exports:
+    a word of the name that no vocabulary knows leads the sentence, which names a destination
+    and a place that keeps things (`destinations`, `elsewhere`).
+    """
+    words = re.findall(r"[a-z0-9]+", first_sentence(description).lower())
+    if not words or verb_of(words[0], False) is not None:
+        return None
+    if not any(stems(words[0]) & stems(word) for word in name_words):
+        return None
+    if not set(words) & DESTINATIONS or not set(words) & ELSEWHERE:
+        return None
+    return str(words[0])
+
+
 def _makes_and_returns(words: list[str], sentence: str) -> bool:
     """Whether a value maker leads a sentence that returns what it made, with no credential.
 
