@@ -21,7 +21,7 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
-from common.safety.names import ACTING_HEADS, ANSWERERS, ASKERS, READ_HEADS
+from common.safety.names import ACTING_HEADS, ANSWERERS, ASKERS, READ_HEADS, VALUE_MAKERS
 from common.safety.parts import (
     can_be_noun,
     can_be_verb,
@@ -43,7 +43,6 @@ _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "the
 _SELECTOR_KEYS = vocab.words("data", "selector_keys")
 _LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
 _GIVEN_BACK = frozenset({"return", "returns"})
-_MAKERS = vocab.words("names", "value_makers")
 _SENT_TO = frozenset({"to", "into", "onto", "with", "by", "via"})
 """Words after a participle that name where the data went or what changed it."""
 _DESTRUCTIVE_STEMS = frozenset(w for w in vocab.words("verbs", "destructive") if len(w) > 2)
@@ -133,7 +132,7 @@ def _may_lead_as_verb(word: str) -> bool:
     A gerund of a verb that neither changes nor makes names an activity ("Tracking events",
     "Watering guidance"); any other word that is only a verb leads as one.
     """
-    if word.endswith("ing") and not _changes(word) and not stems(word) & _MAKERS:
+    if word.endswith("ing") and not _changes(word) and not stems(word) & VALUE_MAKERS:
         return False
     return only_a_verb(word)
 

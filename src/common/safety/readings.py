@@ -28,6 +28,7 @@ from typing import Any
 
 from common.safety import vocabulary as vocab
 from common.safety.clauses import also_changes, later_change, later_sentences_quiet
+from common.safety.names import VALUE_MAKERS
 from common.safety.wording import (
     NOUN_LIKE_READS,
     first_sentence,
@@ -508,8 +509,6 @@ RETURNED_BACK = vocab.pattern("sentences", "returned_back", re.IGNORECASE)
 """A first sentence's closing "and returns it": its object goes back to the caller."""
 DESTINATIONS = vocab.words("sentences", "destinations")
 """Prepositions that name where a sentence's object goes ("to Mailchimp", "into Xero")."""
-VALUE_MAKERS = vocab.words("names", "value_makers")
-"""Verbs that make what they return ("Generates", "Renders")."""
 ISSUED = vocab.words("data", "act_marks")
 """Words of things a call makes or hands out ("credentials", "token", "new")."""
 RESPONSE_VERBS = vocab.words("sentences", "response_verbs")
