@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from common.safety.readings import declared_read_only
+from common.safety.declarations import declared_read_only
 from tests.unit_tests.guard_helpers import held
 
 

@@ -25,22 +25,29 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 
 from common.mcp.config import ServerConfig
 from common.safety.clauses import also_changes, later_change, records_something
+from common.safety.declarations import declared_read_only, sent_elsewhere
 from common.safety.likeness import likeness_reason
-from common.safety.names import own_words, product_verb, read_as, read_tool_name
-from common.safety.noun_reads import asks_an_answerer, described_as_data, named_by_arguments
+from common.safety.names import READ_HEADS, own_words, product_verb, read_as, read_tool_name
+from common.safety.noun_reads import (
+    DATA_NOUNS,
+    asks_an_answerer,
+    described_as_data,
+    named_by_arguments,
+    named_value,
+)
+from common.safety.parts import can_be_verb
 from common.safety.phrases import without_caller_time
 from common.safety.readings import (
     computation,
-    declared_read_only,
     demonstration,
     physical_effect,
-    sent_elsewhere,
     session_only,
     sign_in,
     simulated_switch,
     tab_action,
 )
 from common.safety.wording import (
+    NOUN_LIKE_READS,
     acted_on_prefix,
     leading_change,
     mentions_change,
@@ -205,6 +212,9 @@ def _read_name_verdict(
     leading = leading_change(tool.description)
     if leading is not None:
         return True, "heuristic", f"{leading.why}, over its name's {verb!r}"
+    valued = _value_set(tool, verb, server)
+    if valued is not None:
+        return True, "heuristic", f"its name names a value its argument {valued!r} sets"
     acted = acted_on_prefix(read_as(server, tool.name), tool.description)
     if acted is not None:
         return True, "heuristic", f"its description does what its name calls a noun ({acted!r})"
@@ -218,6 +228,20 @@ def _read_name_verdict(
     if recorded is not None:
         return True, "heuristic", f"its description says it records something ({recorded!r})"
     return False, "heuristic", why
+
+
+def _value_set(tool: Tool, verb: str | None, server: str) -> str | None:
+    """The argument that sets what a name read by its noun names (`stock_count(sku, count)`).
+
+    Only a name headed by its read word used as a noun (`status`, `stock_count`, `level`) may
+    name a value to set; a read verb (`estimate_fee(months)`, `search(search_depth)`) asks.
+    """
+    if verb is None or not (verb in NOUN_LIKE_READS or verb in READ_HEADS | DATA_NOUNS):
+        return None
+    rest = own_words(server, tool.name)[1]
+    if not rest or rest[-1] != verb or (len(rest) == 1 and can_be_verb(verb)):
+        return None
+    return named_value(rest, tool.input_schema)
 
 
 def _default_reason(tool: Tool, untrusted_hint: str) -> str:
@@ -272,7 +296,7 @@ def _named_data(tool: Tool, server: str) -> str | None:
     by_name = named_by_arguments(rest, tool.description, tool.input_schema)
     if by_name is not None and product_verb(server, tool.name, tool.description) is None:
         return f"its verbless name names data ({by_name!r}) and its arguments only choose it"
-    data = described_as_data(rest, tool.description)
+    data = described_as_data(rest, tool.description, tool.input_schema)
     asked = None if data is not None else asks_an_answerer(rest, tool.description)
     if data is None and asked is None:
         return None

@@ -58,8 +58,9 @@ def _fields_dropped(description: str | None) -> str | None:
 
     "Fault log: robot, error code, time, cleared or not" lists what each entry shows, states
     among them. Each item is at most three words with no object ("it", "the") and no "then",
-    and its only change words are participles (states): "Lists orders: cancels stale ones",
-    "...: sender, subject, then archive" and "...: time, tag" may act.
+    and its only change words are participles that name a state ("cleared or not", "created
+    by", "updated at"): "Lists orders: cancels stale ones", "...: sender, subject, then archive",
+    "...: time, tag" and "...: id, total, acknowledged" may act.
     """
     sentence = first_sentence(description)
     head, colon, tail = sentence.partition(":")
@@ -72,7 +73,21 @@ def _fields_dropped(description: str | None) -> str | None:
         hits = [verb_of(w, False) for w in said if not w.endswith("ed")]
         if any(hit is not None and hit[0] != "read" for hit in hits):
             return description
+    if any(not _a_state(w, tail.lower()) for w in re.findall(r"[a-z]+ed\b", tail.lower())):
+        return description
     return head
+
+
+def _a_state(participle: str, fields: str) -> bool:
+    """Whether a participle among listed fields names a state, not what the call does.
+
+    "cleared or not", "created by", "updated at" are fields; a bare "acknowledged" or "cleared
+    on read" may say what reading them does.
+    """
+    hit = verb_of(participle, False)
+    if hit is None or hit[0] == "read":
+        return True
+    return re.search(rf"\b{participle}\s+(?:or not|by|at)\b", fields) is not None
 
 
 @lru_cache(maxsize=4096)

@@ -34,7 +34,8 @@ from common.safety.parts import (
 from common.safety.wording import first_sentence, stems, verb_of
 
 _STOPS = vocab.words("data", "stops")
-_DATA_NOUNS = vocab.words("data", "data_nouns")
+DATA_NOUNS = vocab.words("data", "data_nouns")
+"""Nouns that name data or a value without a plural (stock, inventory, price, level)."""
 _ACT_SUFFIXES = vocab.sequence("data", "act_suffixes")
 _ACT_MARKS = vocab.words("data", "act_marks")
 _TOKEN = re.compile(r"[a-z][a-z'-]*|[,:;()]")
@@ -42,6 +43,9 @@ _CLAUSE_MARKS = frozenset({":", ";", "(", ")"})
 _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "their", "your", "our"})
 _SELECTOR_KEYS = vocab.words("data", "selector_keys")
 _LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
+_WINDOW_KEYS = vocab.words("data", "window_keys")
+_LEAVING_MARKS = vocab.words("data", "leaving_marks")
+_NUMBERS = frozenset({"number", "integer"})
 _GIVEN_BACK = frozenset({"return", "returns"})
 _SENT_TO = frozenset({"to", "into", "onto", "with", "by", "via"})
 """Words after a participle that name where the data went or what changed it."""
@@ -91,7 +95,7 @@ def act_noun(word: str) -> str | None:
 
 def _names_data(word: str) -> bool:
     """Whether a noun of the opening phrase names data: a plural, a data noun, a read head."""
-    return _plural(word) or bool(stems(word) & (_DATA_NOUNS | READ_HEADS))
+    return _plural(word) or bool(stems(word) & (DATA_NOUNS | READ_HEADS))
 
 
 def _opening_phrase(words: list[str], given_back: bool = False) -> list[str] | None:
@@ -138,7 +142,9 @@ def _may_lead_as_verb(word: str) -> bool:
 
 
 def _participle(word: str) -> bool:
-    """Whether the word may be a past participle ("reported", "credited", "texted")."""
+    """Whether the word may be a past participle ("reported", "credited", "overwritten")."""
+    if word.endswith("en"):
+        return only_a_verb(word)  # "overwritten", "written"; not "given", "open"
     return word.endswith("ed") and (can_be_verb(word) or unknown_word(word))
 
 
@@ -183,12 +189,15 @@ def _given_back(words: list[str], name_words: tuple[str, ...]) -> list[str]:
     return rest
 
 
-def described_as_data(name_words: tuple[str, ...], description: str | None) -> str | None:
+def described_as_data(
+    name_words: tuple[str, ...], description: str | None, schema: dict[str, object] | None = None
+) -> str | None:
     """The noun phrase by which a verbless description names the data a tool returns, or None.
 
     `name_words` are the tool name's words with the server's own name set aside; any of them
     that is a verb keeps the tool to its other readings. A leading "Returns" gives back what
-    follows it ("Returns today's walks for a walker").
+    follows it ("Returns today's walks for a walker"). An argument of `schema` that carries the
+    value the phrase names keeps the tool held (`_sets_a_value`).
     """
     if any(_changes(w) or (only_a_verb(w) and not w.endswith("ing")) for w in name_words):
         return None  # a gerund names an activity: `tasting_notes`
@@ -199,7 +208,87 @@ def described_as_data(name_words: tuple[str, ...], description: str | None) -> s
         return None
     if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase)):
         return None
+    if set(words) & _LEAVING_MARKS or _sets_a_value(phrase, schema) is not None:
+        return None  # "... for an outgoing payment"; "Price of a variant" (variant_id, price)
     return " ".join(phrase)
+
+
+def _sets_a_value(phrase: list[str], schema: dict[str, object] | None) -> str | None:
+    """The argument that carries the value a verbless description names, or None.
+
+    A description may name the value a tool sets as if it were data: "Price of a product
+    variant" (variant_id, price), "Working location of the user for a date" (date, location),
+    "Watering duration for a zone" (zone_id, minutes). Such an argument is named by the phrase's
+    head (`_repeats_head`: "Feeding portions" (portions)), or, under a singular head, a number
+    that bounds nothing (`window_keys`, `selector_keys`) beside another argument or after a
+    gerund ("Brewing strength and cup count" (strength, cups)). Numbers alone may still choose what to read ("Stations near a point" (lat, lng,
+    radius)), and so may a number for a series ("Soil moisture readings" (field_id, depth_cm)).
+    """
+    properties = _properties(schema)
+    repeated = _repeats_head(phrase[-1], properties)
+    if repeated is not None:
+        return repeated
+    gerund, single = phrase[0].endswith("ing"), not _plural(phrase[-1])
+    numbers = [key for key, spec in properties.items() if _a_value(key, spec)]
+    if numbers and single and (gerund or len(numbers) < len(properties)):
+        return numbers[0]
+    return _linked_ids(properties)
+
+
+def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -> str | None:
+    """The argument that sets what a verbless name names, or None.
+
+    `stock_count(sku, count)`, `service_status(bay_id, status)`, `status(status_text)`: an
+    argument repeats the name's head. Under a head that names a value (`[data] data_nouns`:
+    `inventory_level(item_id, available)`), a number beside another argument sets it too.
+    """
+    if not name_words:
+        return None
+    properties = _properties(schema)
+    head = name_words[-1]
+    repeated = _repeats_head(head, properties, any_word=True)
+    if repeated is not None or not stems(head) & DATA_NOUNS:
+        return repeated
+    numbers = [key for key, spec in properties.items() if _a_value(key, spec)]
+    return numbers[0] if numbers and len(numbers) < len(properties) else None
+
+
+def _properties(schema: dict[str, object] | None) -> dict[str, object]:
+    """A schema's arguments by name; none when it has no object of them."""
+    properties = (schema or {}).get("properties") or {}
+    return properties if isinstance(properties, dict) else {}
+
+
+def _key_words(key: object) -> list[str]:
+    """An argument name's words, lower case (`quota_usd` -> quota, usd)."""
+    return [w.lower() for w in _KEY_WORD.findall(str(key))]
+
+
+def _repeats_head(head: str, properties: dict[str, object], any_word: bool = False) -> str | None:
+    """The argument that is no selector and is named by `head` (its last word, or `any_word`)."""
+    for key in properties:
+        words = _key_words(key)
+        if not words or words[-1] in _SELECTOR_KEYS:
+            continue
+        if any(stems(w) & stems(head) for w in (words if any_word else words[-1:])):
+            return str(key)
+    return None
+
+
+def _a_value(key: object, spec: object) -> bool:
+    """Whether an argument is a number that neither selects nor bounds what is read."""
+    words = _key_words(key)
+    if not words or words[-1] in _SELECTOR_KEYS or words[-1] in _WINDOW_KEYS:
+        return False
+    return isinstance(spec, dict) and spec.get("type") in _NUMBERS
+
+
+def _linked_ids(properties: dict[str, object]) -> str | None:
+    """A list of ids beside another id: what the call links to it (`product_ids`, a collection)."""
+    listed = [k for k, spec in properties.items() if _key_words(k)[-1:] == ["ids"]]
+    ids = [k for k in properties if _key_words(k)[-1:] in (["id"], ["uuid"])]
+    listed = [k for k in listed if isinstance(properties[k], dict)]
+    return str(listed[0]) if listed and ids else None
 
 
 def _acts_later(words: list[str], start: int) -> bool:
@@ -308,7 +397,7 @@ def named_by_arguments(
         return None  # `onboard_customers`: a word no lexicon knows may be the verb
     first, head = name_words[0], name_words[-1]
     bare = can_be_verb(first) and not _plural(first) and not first.endswith("ing")
-    if bare or not (_plural(head) or stems(head) & _DATA_NOUNS):
+    if bare or not (_plural(head) or stems(head) & DATA_NOUNS):
         return None  # `export_report`, `user_report`: the verb may be the first or last word
     return " ".join(name_words)
 

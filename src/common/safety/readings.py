@@ -27,8 +27,7 @@ from itertools import pairwise
 from typing import Any
 
 from common.safety import vocabulary as vocab
-from common.safety.clauses import also_changes, later_change, later_sentences_quiet
-from common.safety.names import VALUE_MAKERS
+from common.safety.clauses import also_changes, later_sentences_quiet
 from common.safety.wording import (
     NOUN_LIKE_READS,
     first_sentence,
@@ -493,96 +492,3 @@ def physical_effect(description: str | None) -> str | None:
     if set(words) & DISPLAYS or not set(words[1:]) & PHYSICAL_MEDIA:
         return None
     return str(words[0])
-
-
-READ_ONLY_DECLARATION = vocab.pattern("sentences", "read_only_declaration", re.IGNORECASE)
-"""A clause that declares the tool only reads ("Read-only.", "Reports only.")."""
-
-
-TO_THE_RESPONSE = vocab.pattern("sentences", "to_the_response", re.IGNORECASE)
-"""Words that put a tool's output in its own response ("to the response", "in the reply")."""
-ELSEWHERE = vocab.words("sentences", "elsewhere")
-"""Places that keep an output, which a sentence sending it to the response must not name."""
-UNCHANGED_DECLARATION = vocab.pattern("sentences", "unchanged_declaration", re.IGNORECASE)
-"""A clause saying one thing is left as it was ("The memory is not changed.")."""
-RETURNED_BACK = vocab.pattern("sentences", "returned_back", re.IGNORECASE)
-"""A first sentence's closing "and returns it": its object goes back to the caller."""
-DESTINATIONS = vocab.words("sentences", "destinations")
-"""Prepositions that name where a sentence's object goes ("to Mailchimp", "into Xero")."""
-ISSUED = vocab.words("data", "act_marks")
-"""Words of things a call makes or hands out ("credentials", "token", "new")."""
-RESPONSE_VERBS = vocab.words("sentences", "response_verbs")
-"""Verbs that give their output back to the caller ("Returns", "Exports")."""
-
-
-def declared_read_only(description: str | None) -> str | None:
-    """The clause by which a description declares the tool only reads, or None.
-
-    "Read-only.", "Reports only.", "Returns text only; nothing is saved", "Applies nothing.", "The
-    memory is not changed." stand as clauses of their own; so does a first sentence that puts
-    the output in the response and names no place that keeps it ("Exports the results as CSV
-    text in the response"). The caller clears on one only when nothing else signals a change.
-    """
-    found = READ_ONLY_DECLARATION.search(description or "")
-    if found:
-        return found.group(0).strip(" .;!?")
-    sentence = first_sentence(description)
-    words = re.findall(r"[a-z0-9]+", sentence.lower())
-    made = bool(words) and _makes_and_returns(words, sentence)
-    if not words or not (made or _gives_back(words[0])) or also_changes(description):
-        return None
-    if later_change(description):
-        return None
-    unchanged = UNCHANGED_DECLARATION.search(description or "")
-    if unchanged:
-        return unchanged.group(0).strip(" .;!?")
-    if made:
-        return None  # a made thing given back may still be kept: only a declaration vouches
-    response = TO_THE_RESPONSE.search(sentence) or _returned_back(sentence, words)
-    if response and not set(words) & ELSEWHERE:
-        return response.group(0).strip(" .;!?")
-    return None
-
-
-def _returned_back(sentence: str, words: list[str]) -> re.Match[str] | None:
-    """The closing "and returns it" of a sentence that names no destination ("to Xero")."""
-    return None if set(words) & DESTINATIONS else RETURNED_BACK.search(sentence)
-
-
-def sent_elsewhere(name_words: tuple[str, ...], description: str | None) -> str | None:
-    """The name's own word that the description leads with, sending its object to a store.
-
-    `export_log` reads by its name's "log", but "Exports the log to the S3 bucket" exports:
-    a word of the name that no vocabulary knows leads the sentence, which names a destination
-    and a place that keeps things (`destinations`, `elsewhere`).
-    """
-    words = re.findall(r"[a-z0-9]+", first_sentence(description).lower())
-    if not words or verb_of(words[0], False) is not None:
-        return None
-    if not any(stems(words[0]) & stems(word) for word in name_words):
-        return None
-    if not set(words) & DESTINATIONS or not set(words) & ELSEWHERE:
-        return None
-    return str(words[0])
-
-
-def _makes_and_returns(words: list[str], sentence: str) -> bool:
-    """Whether a value maker leads a sentence that returns what it made, with no credential.
-
-    "Generates a PDF ... and returns it as base64"; a key or a token may be issued and kept.
-    """
-    if not stems(words[0]) & VALUE_MAKERS or set(words) & ISSUED:
-        return False
-    return _returned_back(sentence, words) is not None
-
-
-def _gives_back(word: str) -> bool:
-    """Whether a sentence's first word may vouch for a declaration that the tool only reads.
-
-    A read verb or a verb that gives its output back ("Returns", "Exports"); not a word this
-    guard does not know as such, which may be the act ("Turns the lights on ...", "Onboards").
-    """
-    hit = verb_of(word, False)
-    if hit is not None:
-        return hit[0] == "read"
-    return bool(stems(word) & RESPONSE_VERBS)

@@ -100,6 +100,9 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "act_marks": "words",
         "selector_keys": "words",
         "leading_adjectives": "words",
+        "window_keys": "words",
+        "leaving_marks": "words",
+        "issued_things": "words",
     },
     "session": {
         "verbs": "words",

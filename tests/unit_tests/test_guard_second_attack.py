@@ -1,0 +1,223 @@
+"""Issue 44: what the second attack on the tenth pass found, mended.
+
+The attack (`tests/data/guard_attack_tenth_pass.txt`, one `server|name|description|schema` per
+line) tried about 280 writes in the style of real servers against the pass's final rules. The
+pass cleared 46 of them that the guard before it held. Each class is tested here in other words
+than the attack's: the writes stay held, and reads of the same shape still clear. The file itself
+is checked last: every line is held but the reads and the doubtful cases named there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp.types import Tool
+
+from common.safety.classify import classify_tool
+from tests.unit_tests.guard_helpers import PLAIN, held
+
+ATTACK = Path(__file__).parents[1] / "data" / "guard_attack_tenth_pass.txt"
+
+_S = {"type": "string"}
+_N = {"type": "number"}
+_I = {"type": "integer"}
+_A = {"type": "array"}
+
+
+def held_by(server: str, name: str, description: str | None, **arguments: Any) -> bool:
+    """Whether the guard holds a tool whose arguments are `arguments` (name -> JSON schema)."""
+    schema = {"type": "object", "properties": arguments}
+    tool = Tool(name=name, description=description, inputSchema=schema)
+    return classify_tool(server, tool, PLAIN)["irreversible"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "arguments"),
+    [
+        # A verbless description naming the value an argument sets.
+        ("Shop", "sku_price", "Price of a SKU in the store currency", {"sku_id": _S, "price": _N}),
+        (
+            "Cal",
+            "office_day",
+            "Office location of a member for a day",
+            {"date": _S, "location": _S},
+        ),
+        ("Tank", "water_level", "Water level of a tank in percent", {"tank_id": _S, "percent": _I}),
+        # Led by a gerund: the device acts.
+        ("Aquarium", "feeding", "Feeding pellets for the tank feeder", {"pellets": _I}),
+        ("Roaster", "roasting", "Roasting level and batch size", {"level": _I, "size_kg": _N}),
+        # A verbless name whose argument repeats its head, or sets its value.
+        ("Shop", "shelf_count", "Shelf count of an item", {"item_id": _S, "count": _I}),
+        ("Chat", "presence_status", None, {"status_text": _S}),
+        ("K8s", "pod_replica_count", None, {"deployment": _S, "replicas": _I}),
+        # A list of ids beside another id: what the call links.
+        (
+            "Store",
+            "collection_items",
+            "Items in a collection with the given item ids",
+            {"collection_id": _S, "item_ids": _A},
+        ),
+    ],
+)
+def test_a_value_named_as_data_but_set_by_an_argument_is_held(
+    server: str, name: str, description: str | None, arguments: dict[str, Any]
+) -> None:
+    assert held_by(server, name, description, **arguments)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "arguments"),
+    [
+        ("Meter", "daily_usage", "Daily usage of a meter", {"meter_id": _S, "days": _I}),
+        (
+            "Tank",
+            "tank_temperatures",
+            "Hourly temperatures of the tanks at a site",
+            {"site_id": _S},
+        ),
+        (
+            "Tank",
+            "tank_readings",
+            "Temperatures of the tanks at a site",
+            {"site_id": _S, "hours": _I},
+        ),
+        (
+            "Farm",
+            "soil_moisture",
+            "Latest soil moisture readings per probe in a field",
+            {"field_id": _S, "depth_cm": _I},
+        ),
+        ("Chat", "presence_status", None, {"user_id": _S}),
+        ("Shop", "variant_prices", "Prices of the variants of a product", {"product_id": _S}),
+    ],
+)
+def test_data_chosen_by_its_arguments_still_clears(
+    server: str, name: str, description: str | None, arguments: dict[str, Any]
+) -> None:
+    assert not held_by(server, name, description, **arguments)
+
+
+def test_something_leaving_anywhere_in_a_verbless_description_holds_it() -> None:
+    described = "Wiring instructions for an outgoing payment to a supplier"
+    assert held_by("Bank", "wire", described, supplier_id=_S)
+    assert not held_by("Bank", "wire", "Wiring instructions for a supplier's bank", supplier_id=_S)
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Generates a discount code and returns it. The shop is not changed.",
+        "Generates a license key for the seat and returns it as text. The seat is not changed.",
+        "Generates a guest voucher and returns it. The router settings are not changed.",
+        "Generates a gift voucher worth the amount and returns it. Computation only.",
+    ],
+)
+def test_a_made_thing_that_may_be_issued_needs_a_declaration_about_itself(
+    description: str,
+) -> None:
+    assert held("Gen", "make_thing", description)
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Generates the receipt PDF and returns it as base64. The receipt is not stored.",
+        "Generates a chart image and returns it as base64. The dataset is not changed.",
+    ],
+)
+def test_a_made_thing_declared_not_kept_still_clears(description: str) -> None:
+    assert not held("Gen", "make_thing", description)
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Realigns the ledger entries. Computation only.",
+        "Amortizes the loan for the period. Pure calculation.",
+    ],
+)
+def test_a_declaration_does_not_vouch_for_a_verb_the_guard_does_not_know(
+    description: str,
+) -> None:
+    assert held("Calc", "ledger_tool", description)
+
+
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("ask_bot", "Ask the bot a question. Answers only."),
+        ("branch_name", "Suggest a name for the branch. Nothing is saved."),
+        ("loan_table", "Computes the loan table. Computation only."),
+    ],
+)
+def test_a_declaration_under_a_read_an_ask_or_a_suggestion_still_clears(
+    name: str, description: str
+) -> None:
+    assert not held("Calc", name, description)
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "waits"),
+    [
+        ("get_open_tickets", "Gets open tickets: id, title, acknowledged", True),
+        ("get_alerts", "Gets unread alerts: title, cleared on read", True),
+        ("fault_log", "Fault log: robot, time, cleared or not", False),
+        ("list_tickets", "Lists tickets: id, title, created by", False),
+        ("get_tickets", "Gets tickets: id, title, updated at", False),
+    ],
+)
+def test_a_change_participle_among_fields_is_a_state_only_when_it_says_so(
+    name: str, description: str, waits: bool
+) -> None:
+    assert held("Desk", name, description) is waits
+
+
+def test_an_irregular_participle_after_the_data_says_what_the_call_does() -> None:
+    described = "Configuration values of a service, overwritten with the given ones"
+    assert held_by("Env", "config_values", described, service_id=_S)
+
+
+ATTACK_CLEARED = {
+    # Reads: the attack's own controls.
+    "reads|tracking_events", "reads|van_position", "reads|invoices", "reads|lane_slots",
+    "notion|database_rows", "sendgrid|suppressions", "sendgrid|bounces", "slack|reactions",
+    "stripe|invoice_pdf",  # "... The invoice is not stored.": the made thing is declared not kept
+    "render|report_pdf",  # rendered, returned, "The dashboard is not changed."
+    "jira|watchers", "reads|bay_status",
+    # Doubtful: a plural or a noun with no description that may also be a verb, as `invoices`.
+    "medium|claps", "slack|nudges", "slack|pings", "ci|builds", "ci|nightly_builds",
+    "aws|backups", "db|snapshots",
+    # Doubtful: fields that may be states or what reading does ("archived", "marked as read").
+    "gmail|fetch_unread", "gmail|get_unread", "shop|list_orders", "jobs|fetch_job",
+    "jobs|get_next_task", "notify|list_notifications",
+    # Doubtful, and cleared by the guard before the tenth pass too (not mended this stop).
+    "twilio|message_status", "aws|snapshot", "shopify|compare_at_price", "twilio|verify_code",
+    "gen|quote_pdf", "ha|lights", "ha|porch_lights",
+}  # fmt: skip
+"""The attack's lines the guard clears: its reads and the doubtful cases, each named."""
+
+
+def _attack_tools() -> list[tuple[str, Tool]]:
+    """The attack file's tools, with their servers."""
+    out = []
+    for line in ATTACK.read_text().splitlines():
+        server, name, description, schema = line.split("|", 3)
+        properties = json.loads(schema) if schema else {"type": "object"}
+        out.append(
+            (server, Tool(name=name, description=description or None, inputSchema=properties))
+        )
+    return out
+
+
+def test_the_attack_is_held_but_for_its_reads_and_the_doubtful_cases() -> None:
+    tools = _attack_tools()
+    cleared = {
+        f"{server}|{tool.name}"
+        for server, tool in tools
+        if not classify_tool(server, tool, PLAIN)["irreversible"]
+    }
+    assert len(tools) > 250
+    assert cleared == ATTACK_CLEARED
