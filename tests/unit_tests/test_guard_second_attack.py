@@ -194,7 +194,7 @@ ATTACK_CLEARED = {
     "gmail|fetch_unread", "gmail|get_unread", "shop|list_orders", "jobs|fetch_job",
     "jobs|get_next_task", "notify|list_notifications",
     # Doubtful, and cleared by the guard before the tenth pass too (not mended this stop).
-    "twilio|message_status", "aws|snapshot", "shopify|compare_at_price", "twilio|verify_code",
+    "twilio|message_status", "aws|snapshot", "shopify|compare_at_price",
     "gen|quote_pdf", "ha|lights", "ha|porch_lights",
 }  # fmt: skip
 """The attack's lines the guard clears: its reads and the doubtful cases, each named."""
@@ -221,3 +221,18 @@ def test_the_attack_is_held_but_for_its_reads_and_the_doubtful_cases() -> None:
     }
     assert len(tools) > 250
     assert cleared == ATTACK_CLEARED
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "waits"),
+    [
+        ("login_code", "Returns a one-time login code for the member by SMS", True),
+        ("get_otp", "Gets a one-time passcode and delivers it via WhatsApp", True),
+        ("sms_status", "Delivery status of a message sent by SMS", False),
+        ("find_member", "Finds a member by email or phone number", False),
+    ],
+)
+def test_a_channel_the_object_goes_out_by_says_the_call_sends(
+    name: str, description: str, waits: bool
+) -> None:
+    assert held("Desk", name, description) is waits

@@ -24,7 +24,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from common.mcp.config import ServerConfig
-from common.safety.clauses import also_changes, later_change, records_something
+from common.safety.clauses import also_changes, delivered, later_change, records_something
 from common.safety.declarations import declared_read_only, sent_elsewhere
 from common.safety.likeness import likeness_reason
 from common.safety.names import READ_HEADS, own_words, product_verb, read_as, read_tool_name
@@ -227,6 +227,9 @@ def _read_name_verdict(
     recorded = records_something(tool.description)
     if recorded is not None:
         return True, "heuristic", f"its description says it records something ({recorded!r})"
+    channel = delivered(tool.description)
+    if channel is not None:
+        return True, "heuristic", f"its description says it goes out {channel!r}"
     return False, "heuristic", why
 
 
@@ -301,7 +304,7 @@ def _named_data(tool: Tool, server: str) -> str | None:
     if data is None and asked is None:
         return None
     text = tool.description
-    if also_changes(text) or later_change(text) or records_something(text):
+    if also_changes(text) or later_change(text) or records_something(text) or delivered(text):
         return None
     if data is not None:
         return f"its description names the data it returns ({data!r}) and no act"

@@ -211,6 +211,23 @@ def records_something(description: str | None) -> str | None:
     return None
 
 
+_DELIVERED_BY = vocab.pattern("sentences", "delivered_by", re.IGNORECASE)
+
+
+def delivered(description: str | None) -> str | None:
+    """The channel the first sentence says its object goes out by ("... by SMS"), or None.
+
+    After a participle the channel describes the data ("a message sent by SMS", "received via
+    WhatsApp"): not what the call does.
+    """
+    sentence = first_sentence(description)
+    for found in _DELIVERED_BY.finditer(sentence):
+        before = sentence[: found.start()].split()[-1:]
+        if not before or not before[0].lower().endswith(("ed", "sent")):
+            return found.group(0)
+    return None
+
+
 _INSTRUCTION = vocab.pattern("sentences", "instruction")
 """A later sentence that tells the caller when to call the tool ("Call this when you are done")."""
 

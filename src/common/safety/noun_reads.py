@@ -221,8 +221,9 @@ def _sets_a_value(phrase: list[str], schema: dict[str, object] | None) -> str | 
     "Watering duration for a zone" (zone_id, minutes). Such an argument is named by the phrase's
     head (`_repeats_head`: "Feeding portions" (portions)), or, under a singular head, a number
     that bounds nothing (`window_keys`, `selector_keys`) beside another argument or after a
-    gerund ("Brewing strength and cup count" (strength, cups)). Numbers alone may still choose what to read ("Stations near a point" (lat, lng,
-    radius)), and so may a number for a series ("Soil moisture readings" (field_id, depth_cm)).
+    gerund ("Brewing strength and cup count" (strength, cups)). Numbers alone may still choose
+    what to read ("Stations near a point" (lat, lng, radius)), and so may a number for a series
+    ("Soil moisture readings" (field_id, depth_cm)).
     """
     properties = _properties(schema)
     repeated = _repeats_head(phrase[-1], properties)

@@ -58,6 +58,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "caller_times": "words",
         "read_only_declaration": "pattern",
         "to_the_response": "pattern",
+        "delivered_by": "pattern",
         "unchanged_declaration": "pattern",
         "response_verbs": "words",
         "hypotheticals": "words",
