@@ -16,7 +16,8 @@ from mcp.types import Tool
 
 from common.mcp.config import ServerConfig
 from common.safety.classify import ToolVerdict, classify_tool
-from common.safety.phrases import without_caller_time, without_states
+from common.safety.phrases import without_caller_time
+from common.safety.states import without_states
 from common.safety.wording import found_verbs
 
 PLAIN = ServerConfig(command="srv")

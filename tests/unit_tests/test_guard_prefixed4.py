@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from common.safety.names import own_words
-from common.safety.phrases import without_states
+from common.safety.states import without_states
 from tests.unit_tests.guard_helpers import held
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from common.safety.phrases import without_states
+from common.safety.states import without_states
 from tests.unit_tests.guard_helpers import held
 
 

@@ -1,4 +1,4 @@
-"""Issue 44: what the second attack on the tenth pass found, mended.
+"""Issue 44: the second attack on the tenth pass, mended, and the thirteenth set's classes.
 
 The attack (`tests/data/guard_attack_tenth_pass.txt`, one `server|name|description|schema` per
 line) tried about 280 writes in the style of real servers against the pass's final rules. The
@@ -233,6 +233,43 @@ def test_the_attack_is_held_but_for_its_reads_and_the_doubtful_cases() -> None:
     ],
 )
 def test_a_channel_the_object_goes_out_by_says_the_call_sends(
+    name: str, description: str, waits: bool
+) -> None:
+    assert held("Desk", name, description) is waits
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "waits"),
+    [
+        # Set 13's classes, in other words: values a status field takes, in parentheses.
+        ("Desk", "list_cases", "List cases, filterable by status (open, on_hold, paid).", False),
+        ("Desk", "list_alarms", "Alarms with their current state (OK, Warn, Alert).", False),
+        ("Desk", "list_posts", "Blog posts, with stage (published / draft) and author", False),
+        ("Desk", "update_case", "Updates a case's status (open, on_hold, paid).", True),
+        # A snake_case field named in prose is no verb.
+        ("Desk", "list_threads", "List threads. Default sort is updated_at descending.", False),
+        ("Desk", "list_threads", "List threads. Stale threads are updated and closed.", True),
+        # "or <participle> to": another criterion of what is listed.
+        ("Desk", "get_jobs", "Get jobs from a queue, a pool, or assigned to a worker.", False),
+        ("Desk", "get_jobs", "Get jobs from a queue and assign them to a worker.", True),
+        # A plural resource before its read verb, named again by the description.
+        ("Stack", "stack.comments.list", "Comments on a record", False),
+        ("Stack", "stack.comments.list", "Comments on a record, posted to the thread", True),
+    ],
+)
+def test_the_thirteenth_sets_classes(server: str, name: str, description: str, waits: bool) -> None:
+    assert held(server, name, description) is waits
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "waits"),
+    [
+        ("verify_check", "Check a passcode the member typed. Returns valid or invalid.", False),
+        ("verify_check", "Check a one-time passcode the member typed. Returns approved.", True),
+        ("get_link", "Gets a single-use sign-in link for the member.", True),
+    ],
+)
+def test_reading_a_thing_that_works_once_uses_it_up(
     name: str, description: str, waits: bool
 ) -> None:
     assert held("Desk", name, description) is waits

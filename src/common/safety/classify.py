@@ -24,7 +24,13 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from common.mcp.config import ServerConfig
-from common.safety.clauses import also_changes, delivered, later_change, records_something
+from common.safety.clauses import (
+    also_changes,
+    delivered,
+    later_change,
+    records_something,
+    used_up,
+)
 from common.safety.declarations import declared_read_only, sent_elsewhere
 from common.safety.likeness import likeness_reason
 from common.safety.names import READ_HEADS, own_words, product_verb, read_as, read_tool_name
@@ -230,6 +236,9 @@ def _read_name_verdict(
     channel = delivered(tool.description)
     if channel is not None:
         return True, "heuristic", f"its description says it goes out {channel!r}"
+    once = used_up(tool.description)
+    if once is not None:
+        return True, "heuristic", f"what it reads works once, and reading it uses it up ({once!r})"
     return False, "heuristic", why
 
 

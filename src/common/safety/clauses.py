@@ -107,6 +107,8 @@ def also_changes(description: str | None) -> str | None:
     for i, hit in enumerate(found):
         if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
             continue
+        if words[i - 1] == "or" and words[i].endswith("ed") and hit[0] != "destructive":
+            continue  # "tasks from a project, section, or assigned to a user": a criterion
         clause = words[i - 1] in (";", "then")  # a new clause: "; archives old mail"
         clause = clause or words[i + 1 : i + 2] in (["it"], ["them"])  # "and email it"
         if found[i - 2] is not None and not clause:
@@ -190,7 +192,7 @@ def later_change(description: str | None) -> str | None:
     # ones are cancelled and restocked".
     clauses = every[:1][0].split(";")[1:] if every else []
     for sentence in [*clauses, *every[1:]]:
-        words = re.findall(r"[a-z]+", sentence.lower())
+        words = [w for w in words_of(sentence) if w not in (",", ";")]  # no `updated_at`
         found = _later_act(words)
         if found is not None:
             return found
@@ -226,6 +228,15 @@ def delivered(description: str | None) -> str | None:
         if not before or not before[0].lower().endswith(("ed", "sent")):
             return found.group(0)
     return None
+
+
+_USED_UP = vocab.pattern("sentences", "used_up", re.IGNORECASE)
+
+
+def used_up(description: str | None) -> str | None:
+    """A thing the first sentence names that works once ("a one-time code"), or None."""
+    found = _USED_UP.search(first_sentence(description))
+    return found.group(0) if found else None
 
 
 _INSTRUCTION = vocab.pattern("sentences", "instruction")

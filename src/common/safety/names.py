@@ -463,13 +463,17 @@ def _resource_first(words: tuple[str, ...], description: str | None) -> Reading 
 
     A name's verb is a bare form, so a plural ("posts", "flags", "comments") leading it is the
     resource the last word reads; any other change word, in the name (`posts_sync_list`) or
-    anywhere in the description ("Fetch new emails and move them ..."), keeps it held.
+    anywhere in the description ("Fetch new emails and move them ..."), keeps it held. The
+    resource named again in the description ("Calls, with status") is no change word.
     """
     if len(words) < 2 or (last := verb_of(words[-1], False)) is None or last[0] != "read":
         return None
-    if read_description(description).leaning not in (None, "read") or mentions_change(description):
-        return None
     first = words[0]
+    # The description may name the resource itself ("Calls, with status and price"):
+    # not a change.
+    described = re.sub(rf"\b{re.escape(first)}\b", " ", description or "", flags=re.IGNORECASE)
+    if read_description(described).leaning not in (None, "read") or mentions_change(described):
+        return None
     plural = first.endswith("s") and can_be_noun(first) and not singular_noun(first)
     if not plural or _changes(words[1:-1]):
         return None

@@ -147,7 +147,7 @@ def possible(words: Sequence[str], i: int) -> bool:
     (`in_a_period`). A tool says what it does in the present: "is deleted", "has been sent" act.
     """
     before = [w for w in words[:i] if w not in _MODAL_ADVERBS]
-    while before and (before[-1] in _LIST_JOINS | {","} or _participle([before[-1]])):
+    while before and (before[-1] in _LIST_JOINS | {","} or names_a_state([before[-1]])):
         before.pop()  # "were charged, refunded or disputed": each is what happened
     can_be = before[-2:-1] != [] and before[-1] == "be" and before[-2] in QUESTIONS
     return can_be or _would_be(before) or _past_of_a_noun(before) or in_a_period(words, i)
@@ -318,22 +318,17 @@ def negated(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
     return out
 
 
-_ITEM = r"[A-Za-z]+(?:[ -][A-Za-z]+){0,2}"
-_STATE_LIST = re.compile(rf"\(\s*({_ITEM}(?:\s*(?:,|\bor\b|\band\b)\s*{_ITEM})+)\s*\)")
-"""A parenthesised list of items of one to three words ("(requested, approved, on loan)")."""
-_COLON_LIST = re.compile(rf":\s*({_ITEM}(?:\s*(?:,|\bor\b|\band\b)\s*{_ITEM})+)\s*(?=[.;]|$)")
-"""A list ending a sentence after a colon ("history of a filing: drafted, filed, rejected")."""
 PAST_FORMS = frozenset(vocab.mapping("verbs", "irregular"))
 """Past forms no suffix rule reaches ("sent", "paid"): participles in a list of states."""
 
 
 _STATE_PREPOSITIONS = frozenset({"at", "in", "off", "on", "out", "under"})
+"""Words that open a state of more than one word ("in service", "on loan", "out of stock")."""
 _PARTICLES = frozenset({"down", "in", "off", "out", "over", "up"})
 """Particles that make a participle's state two words ("checked in", "signed off")."""
-"""Words that open a state of more than one word ("in service", "on loan", "out of stock")."""
 
 
-def _participle(item: list[str]) -> bool:
+def names_a_state(item: list[str]) -> bool:
     """Whether a list item names a state: a participle or a phrase a preposition opens.
 
     "sent", "checked in", "paid", "washing"; "in service", "on loan".
@@ -344,28 +339,6 @@ def _participle(item: list[str]) -> bool:
         two = len(item) == 2 and item[1] in _PARTICLES
         return first in _STATE_PREPOSITIONS or (participle and two)
     return first.endswith(("ed", "en", "ing")) or first in PAST_FORMS
-
-
-def without_states(text: str) -> str:
-    """A sentence without its lists of states: in parentheses, or ending it after a colon.
-
-    "(locked, unlocked, jammed)", "History of a filing: drafted, filed, rejected.". Every item
-    must be a participle or adjective (-ed, -en, "sent", "checked in") or words that cannot be
-    verbs; or words none of which is only a verb ("draft", "on loan") with at least
-    half the items participles: "(create, update, delete)" lists actions and stays.
-    """
-
-    def keep(match: re.Match[str]) -> str:
-        parts = re.split(r"\s*,\s*|\s+(?:or|and)\s+", match.group(1).lower())
-        items = [p.replace("-", " ").split() for p in parts if p and p not in _LIST_JOINS]
-        if not items or not all(items):
-            return match.group(0)
-        nouns = all(_participle(i) or not any(map(can_be_verb, i)) for i in items)
-        named = sum(_participle(item) for item in items)
-        plain = all(_participle(i) or not any(map(only_a_verb, i)) for i in items)
-        return " " if nouns or (plain and 2 * named >= len(items)) else match.group(0)
-
-    return _COLON_LIST.sub(keep, _STATE_LIST.sub(keep, text))
 
 
 PERIODS = vocab.words("sentences", "periods")

@@ -59,6 +59,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "read_only_declaration": "pattern",
         "to_the_response": "pattern",
         "delivered_by": "pattern",
+        "status_values": "pattern",
+        "used_up": "pattern",
         "unchanged_declaration": "pattern",
         "response_verbs": "words",
         "hypotheticals": "words",

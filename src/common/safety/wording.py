@@ -50,8 +50,9 @@ from typing import Literal
 from common.safety import vocabulary as vocab
 from common.safety.parts import can_be_verb, in_noun_phrase, modifier_or_head, only_a_verb
 from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
-from common.safety.phrases import asks, ends_in_a_verb, not_acting, noun_adjuncts, without_states
+from common.safety.phrases import asks, ends_in_a_verb, not_acting, noun_adjuncts
 from common.safety.phrases import possible as _possible
+from common.safety.states import without_states
 
 DESTRUCTIVE_VERBS = vocab.words("verbs", "destructive")
 """Verbs whose call cannot be undone, and that tool names rarely use as nouns: they win anywhere."""
@@ -465,9 +466,13 @@ def first_sentence(description: str | None) -> str:
     return sentence
 
 
+_IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+"""A snake_case name in prose (`updated_at`, `opt_fields`): a field's or a tool's, not a verb."""
+
+
 def words_of(text: str) -> list[str]:
-    """The lower-case words of a text, commas and semicolons kept as words."""
-    return re.findall(r"[a-z]+|[,;]", text.lower())
+    """The lower-case words of a text, commas and semicolons kept as words, identifiers dropped."""
+    return re.findall(r"[a-z]+|[,;]", _IDENTIFIER.sub(" ", text.lower()))
 
 
 def acting_words(description: str | None) -> list[str]:
