@@ -42,6 +42,8 @@ _NOT_KEPT = frozenset({"saved", "stored", "kept", "written", "filed"})
 """The participles by which a declaration says the made thing itself is not kept."""
 RESPONSE_VERBS = vocab.words("sentences", "response_verbs")
 """Verbs that give their output back to the caller ("Returns", "Exports")."""
+ADVICE_VERBS = vocab.words("sentences", "advice_verbs")
+"""Verbs that give advice back ("Suggest crops ..."): a declaration is believed after them."""
 
 
 def declared_read_only(description: str | None) -> str | None:
@@ -57,13 +59,15 @@ def declared_read_only(description: str | None) -> str | None:
     words = re.findall(r"[a-z0-9]+", sentence.lower())
     found = READ_ONLY_DECLARATION.search(description or "")
     if found:
-        return found.group(0).strip(" .;!?") if _vouched(words) else None
+        return found.group(0).strip(" .;!?") if _vouched(words, sentence) else None
     made = bool(words) and _makes_and_returns(words, sentence)
     if not words or not (made or _gives_back(words[0])) or also_changes(description):
         return None
     if later_change(description):
         return None
     unchanged = UNCHANGED_DECLARATION.search(description or "")
+    if unchanged and _sent_on(sentence):
+        return None  # "Exports the segment to Google Ads. The segment is not modified."
     if unchanged and (not made or _made_thing_not_kept(unchanged.group(0), words)):
         return unchanged.group(0).strip(" .;!?")
     if made:
@@ -74,21 +78,32 @@ def declared_read_only(description: str | None) -> str | None:
     return None
 
 
-def _vouched(words: list[str]) -> bool:
+def _vouched(words: list[str], sentence: str) -> bool:
     """Whether a first sentence may carry a declaration that the tool only reads.
 
-    It opens with no verb, with a read, a response or an asking verb, or with a value maker that
-    issues nothing; not with a verb the guard does not know as a read ("Rebalances the
-    portfolio ...", "Prorates the subscription ...") nor a maker of a code ("Generates a gift
-    card code ...").
+    It opens with no verb, with a read, a response, an advice or an asking verb, or with a value
+    maker that issues nothing, and a verb that gives something back sends it nowhere; not with
+    a verb the guard does not know as a read ("Rebalances the portfolio ...", "Prorates the
+    subscription ...") nor a maker of a code ("Generates a gift card code ...").
     """
     if not words:
         return True
     if stems(words[0]) & VALUE_MAKERS:
-        return not set(words) & (ISSUED | ISSUED_THINGS)
-    if _gives_back(words[0]) or stems(words[0]) & ASKERS:
+        return not set(words) & (ISSUED | ISSUED_THINGS) and not _sent_on(sentence)
+    if stems(words[0]) & ADVICE_VERBS or _gives_back(words[0]):
+        return not _sent_on(sentence)  # "Suggests a friend to a user": sent
+    if stems(words[0]) & ASKERS:
         return True  # "Ask the desk a question. Answers only."
     return not (unknown_word(words[0]) or only_a_verb(words[0]))
+
+
+def _sent_on(sentence: str) -> bool:
+    """Whether a first sentence names where its object goes, other than the tool's response.
+
+    "to Google Ads", "into the team's Slack channel", "to the dock"; not "to the response".
+    """
+    rest = TO_THE_RESPONSE.sub(" ", sentence)
+    return bool(set(re.findall(r"[a-z]+", rest.lower())) & DESTINATIONS)
 
 
 def _made_thing_not_kept(declaration: str, words: list[str]) -> bool:

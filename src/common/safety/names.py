@@ -331,7 +331,9 @@ def _nouns_only(words: tuple[str, ...]) -> bool:
     """Whether every word may be a noun here: no destructive word, a change word only noun-like."""
     for word in words:
         hit = verb_of(word, False)
+        plural = word.endswith("s") and hit is not None and hit[1] in NOUN_LIKE_CHANGES
         noun = hit is None or hit[0] == "read" or (hit[0] == "change" and word in NOUN_LIKE_CHANGES)
+        noun = noun or (hit is not None and hit[0] == "change" and plural)  # "tips", "orders"
         if not noun:
             return False
         if hit is None and only_a_verb(word):
@@ -430,6 +432,9 @@ def _record_of(words: tuple[str, ...], description: str | None) -> Reading | Non
         return None
     said = re.findall(r"[a-z]+", first_sentence(description).lower())
     opens = said[:1] != [] and bool(stems(said[0]) & stems(head)) and said[1:2] in (["of"], ["for"])
+    # "Tips received by a driver" for `driver_tips_history`: the name's plural, leading.
+    leads = said[:1] != [] and _plural_noun(said[0])
+    opens = opens or (leads and any(stems(said[0]) & stems(word) for word in before))
     # A head that is itself a read word ("status") leads a read-led description by itself:
     # "Status shown on the user's profile" for `set_status` must open "Status of ...".
     read_word = verb_of(head, False) is not None
@@ -458,6 +463,11 @@ def _echoed_object(words: tuple[str, ...], description: str | None) -> Reading |
     return Reading("read", said[0], f"its description reads what its name names ({shown!r})")
 
 
+def _plural_noun(word: str) -> bool:
+    """Whether the word can be a plural noun ("posts", "tips"), which no name's verb is."""
+    return word.endswith("s") and can_be_noun(word) and not singular_noun(word)
+
+
 def _resource_first(words: tuple[str, ...], description: str | None) -> Reading | None:
     """The reading of a name that puts a plural resource before its read verb (`posts_list`).
 
@@ -474,8 +484,7 @@ def _resource_first(words: tuple[str, ...], description: str | None) -> Reading 
     described = re.sub(rf"\b{re.escape(first)}\b", " ", description or "", flags=re.IGNORECASE)
     if read_description(described).leaning not in (None, "read") or mentions_change(described):
         return None
-    plural = first.endswith("s") and can_be_noun(first) and not singular_noun(first)
-    if not plural or _changes(words[1:-1]):
+    if not _plural_noun(first) or _changes(words[1:-1]):
         return None
     shown = " ".join(words)
     return Reading("read", last[1], f"its name reads a plural resource it names first ({shown!r})")

@@ -44,6 +44,9 @@ _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "the
 _SELECTOR_KEYS = vocab.words("data", "selector_keys")
 _LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
 _WINDOW_KEYS = vocab.words("data", "window_keys")
+_VALUE_KEYS = vocab.words("data", "value_keys")
+_FILTER_WORDS = vocab.words("data", "filter_words")
+_SETTING_HEADS = vocab.words("data", "setting_heads")
 _LEAVING_MARKS = vocab.words("data", "leaving_marks")
 _NUMBERS = frozenset({"number", "integer"})
 _GIVEN_BACK = frozenset({"return", "returns"})
@@ -219,35 +222,41 @@ def _sets_a_value(phrase: list[str], schema: dict[str, object] | None) -> str | 
     A description may name the value a tool sets as if it were data: "Price of a product
     variant" (variant_id, price), "Working location of the user for a date" (date, location),
     "Watering duration for a zone" (zone_id, minutes). Such an argument is named by the phrase's
-    head (`_repeats_head`: "Feeding portions" (portions)), or, under a singular head, a number
-    that bounds nothing (`window_keys`, `selector_keys`) beside another argument or after a
-    gerund ("Brewing strength and cup count" (strength, cups)). Numbers alone may still choose
-    what to read ("Stations near a point" (lat, lng, radius)), and so may a number for a series
-    ("Soil moisture readings" (field_id, depth_cm)).
+    head (`_repeats_head`: "Feeding portions" (portions)); or is one that carries what is
+    written (`_written`: a `value`, a `body`, a list beside an id); or, under a singular head, a
+    number or a flag that bounds nothing (`window_keys`, `selector_keys`, `filter_words`) beside
+    another argument or after a gerund ("Brewing strength and cup count" (strength, cups)).
+    Numbers alone may still choose what to read ("Stations near a point" (lat, lng, radius)),
+    and so may a number for a series ("Soil moisture readings" (field_id, depth_cm)).
     """
     properties = _properties(schema)
-    repeated = _repeats_head(phrase[-1], properties)
+    repeated = _repeats_head(phrase[-1], properties) or _written(properties)
     if repeated is not None:
         return repeated
     gerund, single = phrase[0].endswith("ing"), not _plural(phrase[-1])
     numbers = [key for key, spec in properties.items() if _a_value(key, spec)]
     if numbers and single and (gerund or len(numbers) < len(properties)):
         return numbers[0]
-    return _linked_ids(properties)
+    return None
 
 
 def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -> str | None:
     """The argument that sets what a verbless name names, or None.
 
     `stock_count(sku, count)`, `service_status(bay_id, status)`, `status(status_text)`: an
-    argument repeats the name's head. Under a head that names a value (`[data] data_nouns`:
-    `inventory_level(item_id, available)`), a number beside another argument sets it too.
+    argument repeats the name's head, or carries what is written (`product_status(product_id,
+    value)`), or switches it (`sentry_status(vehicle_id, enabled)`). Under a head that names a
+    value (`[data] data_nouns`: `inventory_level(item_id, available)`), a number beside another
+    argument sets it too.
     """
     if not name_words:
         return None
     properties = _properties(schema)
     head = name_words[-1]
     repeated = _repeats_head(head, properties, any_word=True)
+    repeated = repeated or _written(properties, False)
+    if repeated is None and stems(head) & _SETTING_HEADS:
+        repeated = _switch(properties)  # not `browser_snapshot(boxes)`: an option of a read
     if repeated is not None or not stems(head) & DATA_NOUNS:
         return repeated
     numbers = [key for key, spec in properties.items() if _a_value(key, spec)]
@@ -261,15 +270,26 @@ def _properties(schema: dict[str, object] | None) -> dict[str, object]:
 
 
 def _key_words(key: object) -> list[str]:
-    """An argument name's words, lower case (`quota_usd` -> quota, usd)."""
-    return [w.lower() for w in _KEY_WORD.findall(str(key))]
+    """An argument name's words, lower case, a unit set aside (`price_per_day` -> price)."""
+    words = [w.lower() for w in _KEY_WORD.findall(str(key))]
+    return words[: words.index("per")] if "per" in words[1:] else words
+
+
+def _selects(words: list[str]) -> bool:
+    """Whether an argument's words name a choice of what to read (`patron_id`, `page_size`).
+
+    A `size` alone (`node_pool_size`) is a value; a page's size bounds the read.
+    """
+    if not words or words[-1] not in _SELECTOR_KEYS:
+        return False
+    return words[-1] != "size" or "page" in words
 
 
 def _repeats_head(head: str, properties: dict[str, object], any_word: bool = False) -> str | None:
     """The argument that is no selector and is named by `head` (its last word, or `any_word`)."""
     for key in properties:
         words = _key_words(key)
-        if not words or words[-1] in _SELECTOR_KEYS:
+        if not words or _selects(words):
             continue
         if any(stems(w) & stems(head) for w in (words if any_word else words[-1:])):
             return str(key)
@@ -277,19 +297,44 @@ def _repeats_head(head: str, properties: dict[str, object], any_word: bool = Fal
 
 
 def _a_value(key: object, spec: object) -> bool:
-    """Whether an argument is a number that neither selects nor bounds what is read."""
+    """Whether an argument is a number or a flag that neither selects nor bounds what is read."""
     words = _key_words(key)
-    if not words or words[-1] in _SELECTOR_KEYS or words[-1] in _WINDOW_KEYS:
+    if not words or _selects(words) or words[-1] in _WINDOW_KEYS:
         return False
-    return isinstance(spec, dict) and spec.get("type") in _NUMBERS
+    kind = spec.get("type") if isinstance(spec, dict) else None
+    return kind in _NUMBERS or (kind == "boolean" and not _FILTER_WORDS & {words[0], words[-1]})
 
 
-def _linked_ids(properties: dict[str, object]) -> str | None:
-    """A list of ids beside another id: what the call links to it (`product_ids`, a collection)."""
-    listed = [k for k, spec in properties.items() if _key_words(k)[-1:] == ["ids"]]
+def _switch(properties: dict[str, object]) -> str | None:
+    """A flag beside another argument, opened by no filter word: what the call turns on or off.
+
+    `sentry_status(vehicle_id, enabled)`; not `job_status(job_id, include_logs)`.
+    """
+    for key, spec in properties.items():
+        words = _key_words(key)
+        flag = isinstance(spec, dict) and spec.get("type") == "boolean"
+        if flag and words and len(properties) > 1 and not _FILTER_WORDS & {words[0], words[-1]}:
+            return str(key)
+    return None
+
+
+def _written(properties: dict[str, object], lists: bool = True) -> str | None:
+    """The argument that carries what a call writes, whatever the phrase names, or None.
+
+    One named as a payload (`[data] value_keys`: value, body, content, amount, state), or (with
+    `lists`) a list that shapes nothing (`filter_words`) beside an id: `product_ids`, `users` or
+    `urls` beside the record they are added to. A name read by its verb (`plan_estimate(plan_id,
+    procedures)`) takes lists as its input, so `named_value` leaves them out.
+    """
     ids = [k for k in properties if _key_words(k)[-1:] in (["id"], ["uuid"])]
-    listed = [k for k in listed if isinstance(properties[k], dict)]
-    return str(listed[0]) if listed and ids else None
+    for key, spec in properties.items():
+        words = _key_words(key)
+        if words and words[-1] in _VALUE_KEYS:
+            return str(key)
+        listed = lists and isinstance(spec, dict) and spec.get("type") == "array"
+        if listed and words and ids and not _FILTER_WORDS & {words[0], words[-1]}:
+            return str(key)
+    return None
 
 
 def _acts_later(words: list[str], start: int) -> bool:
@@ -368,15 +413,12 @@ def _plural(word: str) -> bool:
 
 def _selects_only(schema: dict[str, object] | None) -> bool:
     """Whether every argument only chooses what to read (`patron_id`, `date`, `page_size`)."""
-    properties = (schema or {}).get("properties") or {}
-    if not isinstance(properties, dict):
-        return False
     ids = 0
-    for key in properties:
-        words = _KEY_WORD.findall(str(key))
-        if not words or words[-1].lower() not in _SELECTOR_KEYS:
+    for key in _properties(schema):
+        words = _key_words(key)
+        if not _selects(words):
             return False
-        ids += words[-1].lower() in ("id", "uuid")
+        ids += words[-1] in ("id", "uuid")
     return ids <= 1  # a second id may be what the call links (`subscription_items`)
 
 
