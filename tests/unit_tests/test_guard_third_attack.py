@@ -91,7 +91,6 @@ def test_what_an_argument_writes_or_an_act_noun_keeps_a_verbless_description_hel
         ("board_members", "Members of a board", {"board_id": _S, "fields": _A}),
         ("team_tickets", "Tickets of a team, newest first", {"team_id": _S, "include_closed": _B}),
         ("page_prices", "Prices of the listings of a host", {"host_id": _S, "page_size": _N}),
-        ("tip_history", "Tips received by a rider over a month", {"ride_id": _S}),
     ],
 )
 def test_arguments_that_only_shape_the_read_still_clear(
@@ -124,8 +123,9 @@ ATTACK_LEFT = {
     "github|workflow_dry_run", "aws|lambda_invocation", "n8n|workflow_execution",
     "openai|fine_tune", "stripe|test_clock", "stripe|invoice_reminders_now", "ha|location",
     "mastodon|statuses", "spotify|queue_tracks", "stripe|invoice_render",
-    # Left: a status or level set by a value no word names (`presence`, `speed`, `acl`).
-    "slack|presence_status", "ha|fan_level", "aws|bucket_acl",
+    # Left: a status or level set by a value no word names (`presence`, `speed`, `acl`, a flag
+    # `eco` that is no state word: `verbose`, `raw`, `latest` are options of reads).
+    "slack|presence_status", "ha|fan_level", "aws|bucket_acl", "nest|eco_status",
     # Left: a name read by its verb whose description sends or prints ("Preview email ... to the
     # reviewers' inboxes"; "to a phone number" may be a test's target, "to the database" too).
     "hubspot|list_export", "mailchimp|campaign_preview", "twilio|voice_test", "sms|sms_preview",
@@ -160,3 +160,24 @@ def test_the_third_attack_is_held_but_for_the_writes_left_and_named() -> None:
     }
     assert sum(label == "W" for label, _, _ in cases) > 250
     assert cleared == ATTACK_LEFT
+
+
+FOURTH = Path(__file__).parents[1] / "data" / "guard_attack_fourth.txt"
+"""A fourth attack, on the clearing rules of the same stop: `label|before|server|name|...`, where
+`before` is the verdict of the guard before the stop (H held, C cleared)."""
+
+
+def test_the_fourth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    cleared, held_reads = set(), set()
+    for line in FOURTH.read_text().splitlines():
+        label, before, server, name, description, schema = line.split("|", 5)
+        properties = json.loads(schema) if schema else {"type": "object"}
+        tool = Tool(name=name, description=description or None, inputSchema=properties)
+        waits = classify_tool(server, tool, PLAIN)["irreversible"]
+        if label == "W" and before == "H" and not waits:
+            cleared.add(f"{server}|{name}")
+        if label == "R" and before == "C" and waits:
+            held_reads.add(f"{server}|{name}")
+    assert cleared == set()
+    # "tip" became a change word for `driver_tips` "Tips for a delivery driver: amount in cents".
+    assert held_reads == {"doordash|driver_tips_history"}

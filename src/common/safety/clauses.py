@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
+from common.safety.parts import only_a_verb
 from common.safety.phrases import NEGATED_SUBJECTS
 from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
 from common.safety.wording import (
@@ -107,8 +108,9 @@ def also_changes(description: str | None) -> str | None:
     for i, hit in enumerate(found):
         if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
             continue
-        if words[i - 1] == "or" and words[i].endswith("ed") and hit[0] != "destructive":
-            continue  # "tasks from a project, section, or assigned to a user": a criterion
+        criterion = words[i - 1] == "or" and words[i].endswith("ed") and hit[0] != "destructive"
+        if criterion and not set(words[i:]) & _CONDITIONS:
+            continue  # "tasks ..., or assigned to a user"; not "or cancelled when cancel is true"
         clause = words[i - 1] in (";", "then")  # a new clause: "; archives old mail"
         clause = clause or words[i + 1 : i + 2] in (["it"], ["them"])  # "and email it"
         if found[i - 2] is not None and not clause:
@@ -120,6 +122,12 @@ def also_changes(description: str | None) -> str | None:
     return None
 
 
+_IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+"""A snake_case name in prose (`updated_at`): a field's, in a sentence after the first."""
+_CONDITIONS = frozenset({"if", "unless", "when", "whenever"})
+"""Words after which a participle is what the call does on a condition, not a criterion."""
+_GIVERS = vocab.words("sentences", "response_verbs")
+"""Verbs that give something back ("Returns"): they lead a sentence as verbs."""
 _LATER_ADVERBS = frozenset(
     {"also", "then", "immediately", "automatically", "permanently", "afterwards", "instantly"}
 )
@@ -192,7 +200,8 @@ def later_change(description: str | None) -> str | None:
     # ones are cancelled and restocked".
     clauses = every[:1][0].split(";")[1:] if every else []
     for sentence in [*clauses, *every[1:]]:
-        words = [w for w in words_of(sentence) if w not in (",", ";")]  # no `updated_at`
+        # A later sentence may name a field (`updated_at`): no verb of the tool's.
+        words = re.findall(r"[a-z]+", _IDENTIFIER.sub(" ", sentence.lower()))
         found = _later_act(words)
         if found is not None:
             return found
@@ -223,6 +232,8 @@ def delivered(description: str | None) -> str | None:
     WhatsApp"): not what the call does.
     """
     sentence = first_sentence(description)
+    if not _verb_led(sentence):
+        return None  # "Conversation history via WhatsApp": data that came by a channel
     for found in _DELIVERED_BY.finditer(sentence):
         before = sentence[: found.start()].split()[-1:]
         if not before or not before[0].lower().endswith(("ed", "sent")):
@@ -235,8 +246,18 @@ _USED_UP = vocab.pattern("sentences", "used_up", re.IGNORECASE)
 
 def used_up(description: str | None) -> str | None:
     """A thing the first sentence names that works once ("a one-time code"), or None."""
-    found = _USED_UP.search(first_sentence(description))
-    return found.group(0) if found else None
+    sentence = first_sentence(description)
+    found = _USED_UP.search(sentence) if _verb_led(sentence) else None
+    return found.group(0) if found else None  # not "Number of one-time codes left"
+
+
+def _verb_led(sentence: str) -> bool:
+    """Whether a sentence opens with a verb ("Check ...", "Returns ..."), not a noun phrase."""
+    first = re.findall(r"[a-z]+", sentence.lower())[:1]
+    if not first:
+        return False
+    word = first[0]
+    return verb_of(word, False) is not None or only_a_verb(word) or bool(stems(word) & _GIVERS)
 
 
 _INSTRUCTION = vocab.pattern("sentences", "instruction")

@@ -432,9 +432,6 @@ def _record_of(words: tuple[str, ...], description: str | None) -> Reading | Non
         return None
     said = re.findall(r"[a-z]+", first_sentence(description).lower())
     opens = said[:1] != [] and bool(stems(said[0]) & stems(head)) and said[1:2] in (["of"], ["for"])
-    # "Tips received by a driver" for `driver_tips_history`: the name's plural, leading.
-    leads = said[:1] != [] and _plural_noun(said[0])
-    opens = opens or (leads and any(stems(said[0]) & stems(word) for word in before))
     # A head that is itself a read word ("status") leads a read-led description by itself:
     # "Status shown on the user's profile" for `set_status` must open "Status of ...".
     read_word = verb_of(head, False) is not None
@@ -473,18 +470,14 @@ def _resource_first(words: tuple[str, ...], description: str | None) -> Reading 
 
     A name's verb is a bare form, so a plural ("posts", "flags", "comments") leading it is the
     resource the last word reads; any other change word, in the name (`posts_sync_list`) or
-    anywhere in the description ("Fetch new emails and move them ..."), keeps it held. The
-    resource named again in the description ("Calls, with status") is no change word.
+    anywhere in the description ("Fetch new emails and move them ..."), keeps it held, even the
+    resource named again ("Comments on an issue with the given body" may comment).
     """
     if len(words) < 2 or (last := verb_of(words[-1], False)) is None or last[0] != "read":
         return None
-    first = words[0]
-    # The description may name the resource itself ("Calls, with status and price"):
-    # not a change.
-    described = re.sub(rf"\b{re.escape(first)}\b", " ", description or "", flags=re.IGNORECASE)
-    if read_description(described).leaning not in (None, "read") or mentions_change(described):
+    if read_description(description).leaning not in (None, "read") or mentions_change(description):
         return None
-    if not _plural_noun(first) or _changes(words[1:-1]):
+    if not _plural_noun(words[0]) or _changes(words[1:-1]):
         return None
     shown = " ".join(words)
     return Reading("read", last[1], f"its name reads a plural resource it names first ({shown!r})")

@@ -47,6 +47,7 @@ _WINDOW_KEYS = vocab.words("data", "window_keys")
 _VALUE_KEYS = vocab.words("data", "value_keys")
 _FILTER_WORDS = vocab.words("data", "filter_words")
 _SETTING_HEADS = vocab.words("data", "setting_heads")
+_SWITCH_KEYS = vocab.words("data", "switch_keys")
 _LEAVING_MARKS = vocab.words("data", "leaving_marks")
 _NUMBERS = frozenset({"number", "integer"})
 _GIVEN_BACK = frozenset({"return", "returns"})
@@ -302,18 +303,18 @@ def _a_value(key: object, spec: object) -> bool:
     if not words or _selects(words) or words[-1] in _WINDOW_KEYS:
         return False
     kind = spec.get("type") if isinstance(spec, dict) else None
-    return kind in _NUMBERS or (kind == "boolean" and not _FILTER_WORDS & {words[0], words[-1]})
+    return kind in _NUMBERS or (kind == "boolean" and words[-1] in _SWITCH_KEYS)
 
 
 def _switch(properties: dict[str, object]) -> str | None:
-    """A flag beside another argument, opened by no filter word: what the call turns on or off.
+    """A flag beside another argument that names a state (`switch_keys`): what the call sets.
 
-    `sentry_status(vehicle_id, enabled)`; not `job_status(job_id, include_logs)`.
+    `sentry_status(vehicle_id, enabled)`; not `pod_status(pod, previous)`, an option of the read.
     """
     for key, spec in properties.items():
         words = _key_words(key)
         flag = isinstance(spec, dict) and spec.get("type") == "boolean"
-        if flag and words and len(properties) > 1 and not _FILTER_WORDS & {words[0], words[-1]}:
+        if flag and words and len(properties) > 1 and words[-1] in _SWITCH_KEYS:
             return str(key)
     return None
 
@@ -322,9 +323,10 @@ def _written(properties: dict[str, object], lists: bool = True) -> str | None:
     """The argument that carries what a call writes, whatever the phrase names, or None.
 
     One named as a payload (`[data] value_keys`: value, body, content, amount, state), or (with
-    `lists`) a list that shapes nothing (`filter_words`) beside an id: `product_ids`, `users` or
-    `urls` beside the record they are added to. A name read by its verb (`plan_estimate(plan_id,
-    procedures)`) takes lists as its input, so `named_value` leaves them out.
+    `lists`) a list of things beside an id: `users` or `urls` beside the record they are added
+    to. A list of ids (`variant_ids`) or of filters (`fields`, `statuses`) chooses what is read.
+    A name read by its verb (`plan_estimate(plan_id, procedures)`) takes lists as its input, so
+    `named_value` leaves them out.
     """
     ids = [k for k in properties if _key_words(k)[-1:] in (["id"], ["uuid"])]
     for key, spec in properties.items():
@@ -332,7 +334,8 @@ def _written(properties: dict[str, object], lists: bool = True) -> str | None:
         if words and words[-1] in _VALUE_KEYS:
             return str(key)
         listed = lists and isinstance(spec, dict) and spec.get("type") == "array"
-        if listed and words and ids and not _FILTER_WORDS & {words[0], words[-1]}:
+        chosen = not words or words[-1] == "ids" or bool(_FILTER_WORDS & {words[0], words[-1]})
+        if listed and ids and not chosen:
             return str(key)
     return None
 

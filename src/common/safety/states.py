@@ -45,5 +45,17 @@ def without_states(text: str) -> str:
         plain = all(names_a_state(i) or not any(map(only_a_verb, i)) for i in items)
         return " " if nouns or (plain and 2 * named >= len(items)) else match.group(0)
 
-    text = _STATUS_VALUES.sub(lambda found: found.group(1), text)
+    text = _STATUS_VALUES.sub(_values_dropped, text)
     return _COLON_LIST.sub(keep, _STATE_LIST.sub(keep, text))
+
+
+def _values_dropped(found: re.Match[str]) -> str:
+    """A status word without the values after it, when they are values: short items, listed.
+
+    "(open, on_hold, paid)", "(published / draft)"; not "(and set it to solved when solve is
+    true)", a clause about what the call does.
+    """
+    values = found.group(0)[len(found.group(1)) :].strip(" ():")
+    items = [item.split() for item in re.split(r"\s*(?:,|/|\bor\b)\s*", values) if item]
+    listed = len(items) > 1 and all(len(item) <= 2 for item in items)
+    return found.group(1) if listed else found.group(0)

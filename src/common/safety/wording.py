@@ -466,13 +466,9 @@ def first_sentence(description: str | None) -> str:
     return sentence
 
 
-_IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
-"""A snake_case name in prose (`updated_at`, `opt_fields`): a field's or a tool's, not a verb."""
-
-
 def words_of(text: str) -> list[str]:
-    """The lower-case words of a text, commas and semicolons kept as words, identifiers dropped."""
-    return re.findall(r"[a-z]+|[,;]", _IDENTIFIER.sub(" ", text.lower()))
+    """The lower-case words of a text, commas and semicolons kept as words."""
+    return re.findall(r"[a-z]+|[,;]", text.lower())
 
 
 def acting_words(description: str | None) -> list[str]:
