@@ -111,6 +111,12 @@ one-time code the user entered", which spends the code, and held 13 of 84 reads,
 SEEN: status values, identifiers in later sentences, a thing that works once, leaving 0 missed
 and 8 of 84 held, 9.5%; 7 while a resource named again by its description read, which an
 attack turned into misses)."""
+MAX_PREFIXED14_HELD = 0.05
+"""At most this share of the fourteenth product-prefixed set's reversible tools waits (issue 44:
+read blind after the third attack's mends it MISSED 1 write, `postwick_verify_domain` "Re-check
+the DNS records for a domain and update its verification state", and held 8 of 90 reads, 8.9%;
+then SEEN: a bare verb and its object after "and", participles that describe a noun, field
+names in prose, "Read-only export", leaving 0 missed and 3 of 90 held, 3.3%)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -415,6 +421,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed12.json", (175, 81), MAX_PREFIXED12_HELD),
         # Written by someone who had not read the guard; held out: 1 missed, 13 of 84 held.
         ("guard_blind_set_prefixed13.json", (174, 90), MAX_PREFIXED13_HELD),
+        # Written by someone who had not read the guard; held out: 1 missed, 8 of 90 held.
+        ("guard_blind_set_prefixed14.json", (173, 83), MAX_PREFIXED14_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

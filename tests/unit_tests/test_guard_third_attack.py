@@ -181,3 +181,27 @@ def test_the_fourth_attack_finds_no_write_cleared_that_the_guard_before_held() -
     assert cleared == set()
     # "tip" became a change word for `driver_tips` "Tips for a delivery driver: amount in cents".
     assert held_reads == {"doordash|driver_tips_history"}
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "waits"),
+    [
+        # The fourteenth set's classes, in other words.
+        ("verify_sender", "Re-check the SPF record of a sender and update its trust level.", True),
+        ("get_status", "Get the status and update time of a job.", False),
+        ("list_boards", "Archived boards in a team space.", False),
+        ("board_tool", "Archive boards in a team space.", True),
+        ("list_bounces", "Recipients that bounced, with their reasons.", False),
+        ("list_jobs", "List jobs; stale jobs killed.", True),
+        ("list_entries", "Audit entries for an order: receipts sent, notes, reminders.", False),
+        ("list_entries", "Audit entries with their invoices sent.", True),
+        (
+            "page_text",
+            "Page text rendered as HTML. Read-only export; nothing is written back.",
+            False,
+        ),
+        ("get_file_versions", "Version history of a file: id, created_at, author.", False),
+    ],
+)
+def test_the_fourteenth_sets_classes(name: str, description: str, waits: bool) -> None:
+    assert held("Desk", name, description) is waits

@@ -17,6 +17,7 @@ from common.safety import vocabulary as vocab
 from common.safety.parts import only_a_verb
 from common.safety.phrases import NEGATED_SUBJECTS
 from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
+from common.safety.states import PAST_FORMS
 from common.safety.wording import (
     CONJUNCTIONS,
     NOUN_LIKE_CHANGES,
@@ -71,24 +72,29 @@ def _fields_dropped(description: str | None) -> str | None:
         said = re.findall(r"[a-z]+", item)
         if len(said) > 3 or set(said) & (_OBJECT_STARTS | _ANY_OBJECT | {"then"}):
             return description
-        hits = [verb_of(w, False) for w in said if not w.endswith("ed")]
+        hits = [verb_of(w, False) for w in said if not _participle(w)]
         if any(hit is not None and hit[0] != "read" for hit in hits):
             return description
-    if any(not _a_state(w, tail.lower()) for w in re.findall(r"[a-z]+ed\b", tail.lower())):
-        return description
+        if any(_participle(w) and not _a_state(said, i, tail.lower()) for i, w in enumerate(said)):
+            return description
     return head
 
 
-def _a_state(participle: str, fields: str) -> bool:
-    """Whether a participle among listed fields names a state, not what the call does.
+def _participle(word: str) -> bool:
+    """Whether a word is a past participle ("cleared", "sent")."""
+    return word.endswith("ed") or word in PAST_FORMS
 
-    "cleared or not", "created by", "updated at" are fields; a bare "acknowledged" or "cleared
-    on read" may say what reading them does.
+
+def _a_state(said: list[str], i: int, fields: str) -> bool:
+    """Whether the participle `said[i]` of a listed field names a state, not what the call does.
+
+    "cleared or not", "created by", "updated at", "notifications sent" are fields; a bare
+    "acknowledged" or "cleared on read" may say what reading them does.
     """
-    hit = verb_of(participle, False)
-    if hit is None or hit[0] == "read":
-        return True
-    return re.search(rf"\b{participle}\s+(?:or not|by|at)\b", fields) is not None
+    hit = verb_of(said[i], False)
+    if hit is None or hit[0] == "read" or i > 0:
+        return True  # after its noun: "notifications sent"
+    return re.search(rf"\b{said[i]}\s+(?:or not|by|at)\b", fields) is not None
 
 
 @lru_cache(maxsize=4096)
@@ -117,6 +123,8 @@ def also_changes(description: str | None) -> str | None:
             continue  # "view and edit restrictions"; not "Fetch new emails and move them"
         after = words[i + 1] if i + 1 < len(words) else ""
         clause = clause or (words[i].endswith("s") and after in _OBJECT_STARTS - {"to"})
+        # "... for a domain and update its verification state": a bare verb and its object.
+        clause = clause or (words[i] == hit[1] and words[i - 1] == "and" and after in _DETERMINED)
         if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or clause:
             return hit[1]
     return None
@@ -124,6 +132,8 @@ def also_changes(description: str | None) -> str | None:
 
 _IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 """A snake_case name in prose (`updated_at`): a field's, in a sentence after the first."""
+_DETERMINED = _OBJECT_STARTS - {"to", "new", "one", "that", "it", "them", "some", "any"}
+"""Determiners that open the object of a bare verb after "and" ("and update its state")."""
 _CONDITIONS = frozenset({"if", "unless", "when", "whenever"})
 """Words after which a participle is what the call does on a condition, not a criterion."""
 _GIVERS = vocab.words("sentences", "response_verbs")

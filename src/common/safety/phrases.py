@@ -43,6 +43,7 @@ from collections.abc import Sequence
 
 from common.safety import vocabulary as vocab
 from common.safety.parts import can_be_noun, can_be_verb, only_a_verb, singular_noun
+from common.safety.states import Hit, leading_state, names_a_state
 
 OBJECT_STARTS = frozenset(
     {"a", "an", "the", "this", "that", "these", "those", "all", "any", "each", "every", "one"}
@@ -80,10 +81,6 @@ _OBSERVE = vocab.words("verbs", "observe")
 """Verbs of observing: a change word right after one governs (`test_order_kit`)."""
 _CONJUNCTIONS = vocab.words("sentences", "conjunctions")
 """Words after which another verb follows."""
-
-
-Hit = tuple[str, str] | None
-"""A word's vocabulary and verb where it stands as one (`wording.found_verbs`), or None."""
 
 
 def _opener(words: Sequence[str], i: int) -> int:
@@ -318,29 +315,6 @@ def negated(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
     return out
 
 
-PAST_FORMS = frozenset(vocab.mapping("verbs", "irregular"))
-"""Past forms no suffix rule reaches ("sent", "paid"): participles in a list of states."""
-
-
-_STATE_PREPOSITIONS = frozenset({"at", "in", "off", "on", "out", "under"})
-"""Words that open a state of more than one word ("in service", "on loan", "out of stock")."""
-_PARTICLES = frozenset({"down", "in", "off", "out", "over", "up"})
-"""Particles that make a participle's state two words ("checked in", "signed off")."""
-
-
-def names_a_state(item: list[str]) -> bool:
-    """Whether a list item names a state: a participle or a phrase a preposition opens.
-
-    "sent", "checked in", "paid", "washing"; "in service", "on loan".
-    """
-    first = item[0]
-    if len(item) > 1:  # "checked in", "on loan"; not "removed from pending", a whole act
-        participle = first.endswith(("ed", "en")) or first in PAST_FORMS
-        two = len(item) == 2 and item[1] in _PARTICLES
-        return first in _STATE_PREPOSITIONS or (participle and two)
-    return first.endswith(("ed", "en", "ing")) or first in PAST_FORMS
-
-
 PERIODS = vocab.words("sentences", "periods")
 """Words after a participle that say when a plural noun's events happened ("over a period")."""
 
@@ -551,6 +525,7 @@ def not_acting(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
         | head_of(words, found)
         | rehearsed(words, found)
         | determined(words, found)
+        | leading_state(words, found)
     )
 
 

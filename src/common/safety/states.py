@@ -1,21 +1,48 @@
-"""Lists of states inside a sentence, which name what a record may be, not what the tool does.
+"""States inside a sentence, which name what a record may be, not what the tool does.
 
 "Get the state (locked, unlocked, jammed) of a door", "History of a filing: drafted, filed,
 rejected.", "List claims, filterable by status (open, under_review, approved, paid)": the
 participles and verbs in such a list are values of a field. `without_states` removes them before
 a sentence is read for its verbs; a list of actions ("Manage users (create, update, delete)")
-stays.
+stays. `leading_state` finds participles that describe a noun ("Published styles", "Addresses
+that unsubscribed", "notifications sent,"): no imperative is a participle.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from common.safety import vocabulary as vocab
-from common.safety.parts import can_be_verb, only_a_verb
-from common.safety.phrases import names_a_state
+from common.safety.parts import can_be_noun, can_be_verb, only_a_verb, singular_noun
+
+Hit = tuple[str, str] | None
+"""A word's vocabulary and verb where it stands as one (`wording.found_verbs`), or None."""
 
 _LIST_JOINS = frozenset({"and", "or"})
+PAST_FORMS = frozenset(vocab.mapping("verbs", "irregular"))
+"""Past forms no suffix rule reaches ("sent", "paid"): participles in a list of states."""
+
+
+_STATE_PREPOSITIONS = frozenset({"at", "in", "off", "on", "out", "under"})
+"""Words that open a state of more than one word ("in service", "on loan", "out of stock")."""
+_PARTICLES = frozenset({"down", "in", "off", "out", "over", "up"})
+"""Particles that make a participle's state two words ("checked in", "signed off")."""
+
+
+def names_a_state(item: list[str]) -> bool:
+    """Whether a list item names a state: a participle or a phrase a preposition opens.
+
+    "sent", "checked in", "paid", "washing"; "in service", "on loan".
+    """
+    first = item[0]
+    if len(item) > 1:  # "checked in", "on loan"; not "removed from pending", a whole act
+        participle = first.endswith(("ed", "en")) or first in PAST_FORMS
+        two = len(item) == 2 and item[1] in _PARTICLES
+        return first in _STATE_PREPOSITIONS or (participle and two)
+    return first.endswith(("ed", "en", "ing")) or first in PAST_FORMS
+
+
 _ITEM = r"[A-Za-z]+(?:[ -][A-Za-z]+){0,2}"
 _STATE_LIST = re.compile(rf"\(\s*({_ITEM}(?:\s*(?:,|\bor\b|\band\b)\s*{_ITEM})+)\s*\)")
 """A parenthesised list of items of one to three words ("(requested, approved, on loan)")."""
@@ -59,3 +86,47 @@ def _values_dropped(found: re.Match[str]) -> str:
     items = [item.split() for item in re.split(r"\s*(?:,|/|\bor\b)\s*", values) if item]
     listed = len(items) > 1 and all(len(item) <= 2 for item in items)
     return found.group(1) if listed else found.group(0)
+
+
+_RELATIVE_OPENERS = frozenset({"that", "which", "who"})
+"""Words that open a relative clause about the noun before them."""
+
+
+def leading_state(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
+    """The places of participles that describe a noun: leading it, after it, or in a relative.
+
+    No imperative is a participle: "Sent messages in a mailbox" lists messages, and so do
+    "Addresses that unsubscribed" and "Log entries: notifications sent, escalations".
+    """
+    acts = [hit is not None and hit[0] != "read" for hit in found]  # a read stays a read
+    out = {
+        i
+        for i in range(1, len(words))
+        if acts[i] and (_relative(words, i) or _after_plural(words, i))
+    }
+    first, after = (words[0], words[1]) if len(words) > 1 else ("", "")
+    if acts[:1] == [True] and _participle(first) and can_be_noun(after):
+        out.add(0)
+    return out
+
+
+def _participle(word: str) -> bool:
+    """Whether a word is a past participle ("published", "sent", "written")."""
+    return word.endswith(("ed", "en")) or word in PAST_FORMS
+
+
+def _relative(words: Sequence[str], i: int) -> bool:
+    """Whether `words[i]` is a past verb opening a relative clause ("that unsubscribed")."""
+    return words[i - 1] in _RELATIVE_OPENERS and words[i].endswith("ed")
+
+
+def _after_plural(words: Sequence[str], i: int) -> bool:
+    """Whether `words[i]` is a participle closing a listed item ("notifications sent,").
+
+    Only before another item: "with their accounts terminated." and "stale jobs killed." end a
+    sentence by saying what the call does.
+    """
+    after = words[i + 1] if i + 1 < len(words) else ""
+    before = words[i - 1]
+    plural = before.endswith("s") and can_be_noun(before) and not singular_noun(before)
+    return _participle(words[i]) and plural and after == ","

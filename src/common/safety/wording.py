@@ -466,9 +466,13 @@ def first_sentence(description: str | None) -> str:
     return sentence
 
 
+_FIELD = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)*_(?:at|by|on|id|ids|time|date|ts|count)\b")
+"""A field's name in prose (`created_at`, `updated_by`); `delete_after_read` may be a verb's."""
+
+
 def words_of(text: str) -> list[str]:
-    """The lower-case words of a text, commas and semicolons kept as words."""
-    return re.findall(r"[a-z]+|[,;]", text.lower())
+    """The lower-case words of a text, commas and semicolons kept as words, field names not."""
+    return re.findall(r"[a-z]+|[,;]", _FIELD.sub(" ", text.lower()))
 
 
 def acting_words(description: str | None) -> list[str]:
