@@ -167,9 +167,10 @@ FOURTH = Path(__file__).parents[1] / "data" / "guard_attack_fourth.txt"
 `before` is the verdict of the guard before the stop (H held, C cleared)."""
 
 
-def test_the_fourth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+def _against_before(path: Path) -> tuple[set[str], set[str]]:
+    """The writes the guard before held that it clears now, and the reads it cleared and holds."""
     cleared, held_reads = set(), set()
-    for line in FOURTH.read_text().splitlines():
+    for line in path.read_text().splitlines():
         label, before, server, name, description, schema = line.split("|", 5)
         properties = json.loads(schema) if schema else {"type": "object"}
         tool = Tool(name=name, description=description or None, inputSchema=properties)
@@ -178,9 +179,30 @@ def test_the_fourth_attack_finds_no_write_cleared_that_the_guard_before_held() -
             cleared.add(f"{server}|{name}")
         if label == "R" and before == "C" and waits:
             held_reads.add(f"{server}|{name}")
+    return cleared, held_reads
+
+
+def test_the_fourth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    cleared, held_reads = _against_before(FOURTH)
     assert cleared == set()
     # "tip" became a change word for `driver_tips` "Tips for a delivery driver: amount in cents".
     assert held_reads == {"doordash|driver_tips_history"}
+
+
+FIFTH = Path(__file__).parents[1] / "data" / "guard_attack_fifth.txt"
+"""A fifth attack, on the participles, field names and declarations of the fourteenth set's
+mends, in the fourth's format."""
+
+
+def test_the_fifth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    cleared, held_reads = _against_before(FIFTH)
+    assert cleared == set()
+    # Left: a noun after "and" before "its"/"their" read as a verb with its object. Each is a
+    # sentence written to find it ("Get a message's headers and label its thread carries").
+    assert held_reads == {
+        "gmail|get_message", "crm|get_deal", "smarthome|get_device", "smarthome|get_lock",
+        "notion|get_page", "shopify|get_customer",
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -193,8 +215,15 @@ def test_the_fourth_attack_finds_no_write_cleared_that_the_guard_before_held() -
         ("board_tool", "Archive boards in a team space.", True),
         ("list_bounces", "Recipients that bounced, with their reasons.", False),
         ("list_jobs", "List jobs; stale jobs killed.", True),
-        ("list_entries", "Audit entries for an order: receipts sent, notes, reminders.", False),
+        (
+            "list_entries",
+            "Audit entries for an order: receipts sent, escalations, annotations.",
+            False,
+        ),
         ("list_entries", "Audit entries with their invoices sent.", True),
+        ("list_invoices", "List open invoices, invoices paid, customers emailed.", True),
+        # A field name a verb leads may be written as the verb ("and send_at the given time").
+        ("get_campaign", "Get the campaign and send_at the given time to its audience.", True),
         (
             "page_text",
             "Page text rendered as HTML. Read-only export; nothing is written back.",

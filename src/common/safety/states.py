@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 
 from common.safety import vocabulary as vocab
-from common.safety.parts import can_be_noun, can_be_verb, only_a_verb, singular_noun
+from common.safety.parts import can_be_noun, can_be_verb, only_a_verb
 
 Hit = tuple[str, str] | None
 """A word's vocabulary and verb where it stands as one (`wording.found_verbs`), or None."""
@@ -33,9 +33,11 @@ _PARTICLES = frozenset({"down", "in", "off", "out", "over", "up"})
 def names_a_state(item: list[str]) -> bool:
     """Whether a list item names a state: a participle or a phrase a preposition opens.
 
-    "sent", "checked in", "paid", "washing"; "in service", "on loan".
+    "sent", "checked in", "paid", "washing"; "in service", "on loan"; "notifications sent".
     """
     first = item[0]
+    if len(item) == 2 and _participle(item[1]) and can_be_noun(first):
+        return True  # "notifications sent", in a list of what a log holds
     if len(item) > 1:  # "checked in", "on loan"; not "removed from pending", a whole act
         participle = first.endswith(("ed", "en")) or first in PAST_FORMS
         two = len(item) == 2 and item[1] in _PARTICLES
@@ -93,17 +95,13 @@ _RELATIVE_OPENERS = frozenset({"that", "which", "who"})
 
 
 def leading_state(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
-    """The places of participles that describe a noun: leading it, after it, or in a relative.
+    """The places of participles that describe a noun: leading it, or in a relative clause.
 
-    No imperative is a participle: "Sent messages in a mailbox" lists messages, and so do
-    "Addresses that unsubscribed" and "Log entries: notifications sent, escalations".
+    No imperative is a participle: "Sent messages in a mailbox" lists messages, and so does
+    "Addresses that unsubscribed".
     """
     acts = [hit is not None and hit[0] != "read" for hit in found]  # a read stays a read
-    out = {
-        i
-        for i in range(1, len(words))
-        if acts[i] and (_relative(words, i) or _after_plural(words, i))
-    }
+    out = {i for i in range(1, len(words)) if acts[i] and _relative(words, i)}
     first, after = (words[0], words[1]) if len(words) > 1 else ("", "")
     if acts[:1] == [True] and _participle(first) and can_be_noun(after):
         out.add(0)
@@ -120,13 +118,20 @@ def _relative(words: Sequence[str], i: int) -> bool:
     return words[i - 1] in _RELATIVE_OPENERS and words[i].endswith("ed")
 
 
-def _after_plural(words: Sequence[str], i: int) -> bool:
-    """Whether `words[i]` is a participle closing a listed item ("notifications sent,").
+_FIELD = re.compile(r"\b([a-z]+)(?:_[a-z0-9]+)*_(?:at|by|on|id|ids|time|date|ts|count)\b")
+"""A snake_case field name in prose (`created_at`, `updated_by`, `customer_id`)."""
 
-    Only before another item: "with their accounts terminated." and "stale jobs killed." end a
-    sentence by saying what the call does.
+
+def without_fields(text: str) -> str:
+    """Lower-case text without the field names that no verb leads (`created_at`, `sent_at`).
+
+    `send_at`, `pay_on` and `adjust_by` may be written as verbs ("... and send_at the given
+    time"): they stay, and their words are read.
     """
-    after = words[i + 1] if i + 1 < len(words) else ""
-    before = words[i - 1]
-    plural = before.endswith("s") and can_be_noun(before) and not singular_noun(before)
-    return _participle(words[i]) and plural and after == ","
+
+    def dropped(found: re.Match[str]) -> str:
+        first = found.group(1)
+        state = _participle(first) or not can_be_verb(first)
+        return " " if state else found.group(0)
+
+    return _FIELD.sub(dropped, text)

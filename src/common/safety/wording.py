@@ -52,7 +52,7 @@ from common.safety.parts import can_be_verb, in_noun_phrase, modifier_or_head, o
 from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
 from common.safety.phrases import asks, ends_in_a_verb, not_acting, noun_adjuncts
 from common.safety.phrases import possible as _possible
-from common.safety.states import without_states
+from common.safety.states import without_fields, without_states
 
 DESTRUCTIVE_VERBS = vocab.words("verbs", "destructive")
 """Verbs whose call cannot be undone, and that tool names rarely use as nouns: they win anywhere."""
@@ -466,13 +466,9 @@ def first_sentence(description: str | None) -> str:
     return sentence
 
 
-_FIELD = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)*_(?:at|by|on|id|ids|time|date|ts|count)\b")
-"""A field's name in prose (`created_at`, `updated_by`); `delete_after_read` may be a verb's."""
-
-
 def words_of(text: str) -> list[str]:
     """The lower-case words of a text, commas and semicolons kept as words, field names not."""
-    return re.findall(r"[a-z]+|[,;]", _FIELD.sub(" ", text.lower()))
+    return re.findall(r"[a-z]+|[,;]", without_fields(text.lower()))
 
 
 def acting_words(description: str | None) -> list[str]:
