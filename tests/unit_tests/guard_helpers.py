@@ -31,6 +31,13 @@ def held(server: str, name: str, description: str | None = None) -> bool:
     return classify_tool(server, tool, PLAIN)["irreversible"]
 
 
+def held_by(server: str, name: str, description: str | None, **arguments: Any) -> bool:
+    """Whether the guard holds a tool whose arguments are `arguments` (name -> JSON schema)."""
+    schema = {"type": "object", "properties": arguments}
+    tool = Tool(name=name, description=description, inputSchema=schema)
+    return classify_tool(server, tool, PLAIN)["irreversible"]
+
+
 @dataclass
 class Executions:
     """What an in-process server actually ran, in order."""

@@ -17,7 +17,7 @@ import pytest
 from mcp.types import Tool
 
 from common.safety.classify import classify_tool
-from tests.unit_tests.guard_helpers import PLAIN, held
+from tests.unit_tests.guard_helpers import PLAIN, held, held_by
 
 ATTACK = Path(__file__).parents[1] / "data" / "guard_attack_third.txt"
 
@@ -25,13 +25,6 @@ _S = {"type": "string"}
 _N = {"type": "number"}
 _B = {"type": "boolean"}
 _A = {"type": "array", "items": {"type": "string"}}
-
-
-def held_by(server: str, name: str, description: str | None, **arguments: Any) -> bool:
-    """Whether the guard holds a tool whose arguments are `arguments` (name -> JSON schema)."""
-    schema = {"type": "object", "properties": arguments}
-    tool = Tool(name=name, description=description, inputSchema=schema)
-    return classify_tool(server, tool, PLAIN)["irreversible"]
 
 
 @pytest.mark.parametrize(
