@@ -117,6 +117,12 @@ read blind after the third attack's mends it MISSED 1 write, `postwick_verify_do
 the DNS records for a domain and update its verification state", and held 8 of 90 reads, 8.9%;
 then SEEN: a bare verb and its object after "and", participles that describe a noun, field
 names in prose, "Read-only export", leaving 0 missed and 3 of 90 held, 3.3%)."""
+MAX_PREFIXED15_HELD = 0.09
+"""At most this share of the fifteenth product-prefixed set's reversible tools waits (issue 44:
+read blind after the fifth attack's mends it MISSED 3 writes, two on a server named with a read
+verb (`check.item.public_token.exchange`, `check.sandbox.item.fire_webhook`: "check" was read
+as their verb) and `boxly_get_temporary_link`, a grant of access, and held 7 of 82 reads, 8.5%;
+then SEEN for those two classes only, leaving 0 missed and 7 of 82 held)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -423,6 +429,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed13.json", (174, 90), MAX_PREFIXED13_HELD),
         # Written by someone who had not read the guard; held out: 1 missed, 8 of 90 held.
         ("guard_blind_set_prefixed14.json", (173, 83), MAX_PREFIXED14_HELD),
+        # Written by someone who had not read the guard; held out: 3 missed, 7 of 82 held.
+        ("guard_blind_set_prefixed15.json", (164, 82), MAX_PREFIXED15_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

@@ -227,3 +227,24 @@ def test_the_fifth_attack_finds_no_write_cleared_that_the_guard_before_held() ->
 )
 def test_the_fourteenth_sets_classes(name: str, description: str, waits: bool) -> None:
     assert held("Desk", name, description) is waits
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "waits"),
+    [
+        # The fifteenth set's misses, in other words: a server named with a read verb.
+        ("Check", "check.card.token.swap", "Swap a one-off card token for a stored one.", True),
+        ("Check", "check.sandbox.fire_event", None, True),
+        ("Check", "check.cards.get", "Cards on an account: last four digits, expiry.", False),
+        ("fetch", "fetch_url", "Fetch a URL and return its text.", False),
+        ("search", "search_posts", "Search posts by keyword.", False),
+        # A link, a URL, a token or a key that grants access, whatever the verb.
+        ("Drive", "drive_get_temporary_link", "A direct link to a file, valid for an hour.", True),
+        ("Drive", "drive_get_presigned_url", None, True),
+        ("Drive", "drive_get_link_metadata", "Metadata of a shared link.", False),
+    ],
+)
+def test_the_fifteenth_sets_classes(
+    server: str, name: str, description: str | None, waits: bool
+) -> None:
+    assert held(server, name, description) is waits

@@ -33,7 +33,14 @@ from common.safety.clauses import (
 )
 from common.safety.declarations import declared_read_only, sent_elsewhere
 from common.safety.likeness import likeness_reason
-from common.safety.names import READ_HEADS, own_words, product_verb, read_as, read_tool_name
+from common.safety.names import (
+    READ_HEADS,
+    grants_access,
+    own_words,
+    product_verb,
+    read_as,
+    read_tool_name,
+)
 from common.safety.noun_reads import (
     DATA_NOUNS,
     asks_an_answerer,
@@ -221,6 +228,9 @@ def _read_name_verdict(
     valued = _value_set(tool, verb, server)
     if valued is not None:
         return True, "heuristic", f"its name names a value its argument {valued!r} sets"
+    granted = grants_access(own_words(server, tool.name)[1])
+    if granted is not None:
+        return True, "heuristic", f"its name issues access to whoever holds it ({granted!r})"
     acted = acted_on_prefix(read_as(server, tool.name), tool.description)
     if acted is not None:
         return True, "heuristic", f"its description does what its name calls a noun ({acted!r})"

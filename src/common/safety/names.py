@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import pairwise
 
 from common.safety import vocabulary as vocab
 from common.safety.parts import can_be_noun, can_be_verb, only_a_verb, singular_noun
@@ -147,15 +148,32 @@ def own_words(server: str, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]
     """A tool name's words as (the server's own name at its front, the rest to read).
 
     Nothing is set aside when the front does not spell the server's name, when nothing would
-    remain, or when the front is one read verb (`fetch_url` on fetch: the tool's verb may be its
-    server's name). A read verb inside a longer product name is the product's, not the tool's:
-    `WattViewPayBill` pays, `WattViewSwitchTariff` is read as "switch tariff".
+    remain, or when the front is one read verb before nouns only (`fetch_url` on fetch: the
+    tool's verb may be its server's name). A read verb inside a longer product name is the
+    product's, not the tool's: `WattViewPayBill` pays, `WattViewSwitchTariff` is read as
+    "switch tariff".
     """
     words = name_tokens(name)
     k = _prefix_length(_spellings(server), words)
     if k == 1 and (hit := verb_of(words[0], False)) is not None and hit[0] == "read":
-        k = 0
+        # `fetch_url` on fetch reads a URL, `search_posts` posts; on Check,
+        # `check.item.public_token.exchange` exchanges: a rest with a word that may be its own
+        # verb keeps the read word the product's, which must not clear the tool alone.
+        own_verb = any(can_be_verb(w) and not _plural_noun(w) for w in words[1:])
+        k = 1 if own_verb else 0
     return tuple(words[:k]), tuple(words[k:])
+
+
+_ACCESS_GRANTS = vocab.words("data", "access_grants")
+_GRANTED = frozenset({"key", "keys", "link", "links", "token", "tokens", "url", "urls"})
+
+
+def grants_access(words: tuple[str, ...]) -> str | None:
+    """The words of a name that issue access whatever its verb (`get_temporary_link`), or None."""
+    for first, second in pairwise(words):
+        if first in _ACCESS_GRANTS and second in _GRANTED:
+            return f"{first} {second}"
+    return None
 
 
 def _verb_like(word: str) -> bool:

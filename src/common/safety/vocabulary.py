@@ -108,6 +108,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "value_keys": "words",
         "filter_words": "words",
         "setting_heads": "words",
+        "access_grants": "words",
         "switch_keys": "words",
         "leaving_marks": "words",
         "issued_things": "words",
