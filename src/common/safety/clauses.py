@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
+from common.safety.names import GIVING_BACK
 from common.safety.parts import only_a_verb
 from common.safety.phrases import NEGATED_SUBJECTS
 from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
@@ -136,8 +137,6 @@ _DETERMINED = _OBJECT_STARTS - {"to", "new", "one", "that", "it", "them", "some"
 """Determiners that open the object of a bare verb after "and" ("and update its state")."""
 _CONDITIONS = frozenset({"if", "unless", "when", "whenever"})
 """Words after which a participle is what the call does on a condition, not a criterion."""
-_GIVERS = vocab.words("sentences", "response_verbs")
-"""Verbs that give something back ("Returns"): they lead a sentence as verbs."""
 _LATER_ADVERBS = frozenset(
     {"also", "then", "immediately", "automatically", "permanently", "afterwards", "instantly"}
 )
@@ -267,7 +266,7 @@ def _verb_led(sentence: str) -> bool:
     if not first:
         return False
     word = first[0]
-    return verb_of(word, False) is not None or only_a_verb(word) or bool(stems(word) & _GIVERS)
+    return verb_of(word, False) is not None or only_a_verb(word) or bool(stems(word) & GIVING_BACK)
 
 
 _INSTRUCTION = vocab.pattern("sentences", "instruction")

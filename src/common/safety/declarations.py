@@ -16,7 +16,7 @@ import re
 
 from common.safety import vocabulary as vocab
 from common.safety.clauses import also_changes, later_change
-from common.safety.names import ASKERS, VALUE_MAKERS
+from common.safety.names import ASKERS, GIVING_BACK, VALUE_MAKERS
 from common.safety.parts import only_a_verb, unknown_word
 from common.safety.wording import first_sentence, stems, verb_of
 
@@ -40,8 +40,6 @@ ISSUED_THINGS = vocab.words("data", "issued_things")
 """Things a value maker may issue and keep ("key", "coupon", "voucher", "invoice")."""
 _NOT_KEPT = frozenset({"saved", "stored", "kept", "written", "filed"})
 """The participles by which a declaration says the made thing itself is not kept."""
-RESPONSE_VERBS = vocab.words("sentences", "response_verbs")
-"""Verbs that give their output back to the caller ("Returns", "Exports")."""
 ADVICE_VERBS = vocab.words("sentences", "advice_verbs")
 """Verbs that give advice back ("Suggest crops ..."): a declaration is believed after them."""
 
@@ -161,4 +159,4 @@ def _gives_back(word: str) -> bool:
     hit = verb_of(word, False)
     if hit is not None:
         return hit[0] == "read"
-    return bool(stems(word) & RESPONSE_VERBS)
+    return bool(stems(word) & GIVING_BACK)
