@@ -35,14 +35,17 @@ from common.safety.declarations import declared_read_only, sent_elsewhere
 from common.safety.likeness import likeness_reason
 from common.safety.names import (
     READ_HEADS,
+    converts_record,
     grants_access,
     own_words,
+    plural_noun,
     product_verb,
     read_as,
     read_tool_name,
 )
 from common.safety.noun_reads import (
     DATA_NOUNS,
+    SETTING_HEADS,
     asks_an_answerer,
     described_as_data,
     named_by_arguments,
@@ -59,8 +62,10 @@ from common.safety.readings import (
     simulated_switch,
     tab_action,
 )
+from common.safety.word_order import read_verb_last, verbs_last
 from common.safety.wording import (
     NOUN_LIKE_READS,
+    Reading,
     acted_on_prefix,
     leading_change,
     mentions_change,
@@ -228,6 +233,9 @@ def _read_name_verdict(
     valued = _value_set(tool, verb, server)
     if valued is not None:
         return True, "heuristic", f"its name names a value its argument {valued!r} sets"
+    converted = converts_record(own_words(server, tool.name)[1], tool.input_schema)
+    if converted is not None:
+        return True, "heuristic", f"it turns a stored record into another ({converted!r})"
     granted = grants_access(own_words(server, tool.name)[1])
     if granted is not None:
         return True, "heuristic", f"its name issues access to whoever holds it ({granted!r})"
@@ -263,6 +271,8 @@ def _value_set(tool: Tool, verb: str | None, server: str) -> str | None:
     rest = own_words(server, tool.name)[1]
     if not rest or rest[-1] != verb or (len(rest) == 1 and can_be_verb(verb)):
         return None
+    if len(rest) > 1 and plural_noun(rest[-2]) and verb not in SETTING_HEADS:
+        return None  # `conversations_list(state)`: what is listed comes first, a state filters it
     return named_value(rest, tool.input_schema)
 
 
@@ -279,15 +289,17 @@ def _default_reason(tool: Tool, untrusted_hint: str) -> str:
     return reason
 
 
-def _by_words(tool: Tool, server: str, untrusted_hint: str) -> tuple[bool, VerdictSource, str]:
+def _by_words(
+    tool: Tool, server: str, name: Reading, untrusted_hint: str
+) -> tuple[bool, VerdictSource, str]:
     """The decision when no annotation decides: a read name, the description, then a default.
 
     A name with no verb but its server's own name, which is a change word (`book-room` on book),
     is held by that word when its description says nothing either: the product's name does not
     decide alone, but nothing else says the tool only reads. A description that declares the tool
     only reads ("Reports only.", "Read-only.") clears it when nothing else signals a change.
+    `name` is the name's reading on its server (`_name_reading`).
     """
-    name = read_tool_name(server, tool.name, tool.description)
     description = read_description(tool.description)
     if name.leaning == "read":
         return _read_name_verdict(tool, name.verb, name.why, server)
@@ -343,9 +355,19 @@ def _callers_next_step(tool: Tool, name_leaning: str | None) -> bool:
     return dropped != tool.description and read_description(dropped).leaning != "destructive"
 
 
-def _decide(tool: Tool, cfg: ServerConfig, server: str) -> tuple[bool, VerdictSource, str]:
-    """The deterministic decision below config: annotations, name, description, default."""
+def _name_reading(tool: Tool, server: str, verbs_last: bool) -> Reading:
+    """The tool's name read on its server; on one that names verbs last, its last word first."""
     name = read_tool_name(server, tool.name, tool.description)
+    if verbs_last and name.leaning == "change":
+        return read_verb_last(server, tool.name, tool.description) or name
+    return name
+
+
+def _decide(
+    tool: Tool, cfg: ServerConfig, server: str, verbs_last: bool
+) -> tuple[bool, VerdictSource, str]:
+    """The deterministic decision below config: annotations, name, description, default."""
+    name = _name_reading(tool, server, verbs_last)
     description = read_description(tool.description)
     by_annotation = _annotation_verdict(tool, cfg, server)
     if by_annotation is not None and cfg.trust_annotations:
@@ -381,17 +403,23 @@ def _decide(tool: Tool, cfg: ServerConfig, server: str) -> tuple[bool, VerdictSo
         return True, "heuristic", f"its description's preamble names {service!r}" + untrusted_hint
     if by_annotation is not None:
         return by_annotation[0], "annotation", by_annotation[1]
-    return _by_words(tool, server, untrusted_hint)
+    return _by_words(tool, server, name, untrusted_hint)
 
 
-def classify_tool(server: str, tool: Tool, cfg: ServerConfig) -> ToolVerdict:
-    """Classify one tool by the deterministic signals, in order of precedence."""
+def classify_tool(
+    server: str, tool: Tool, cfg: ServerConfig, *, verbs_last: bool = False
+) -> ToolVerdict:
+    """Classify one tool by the deterministic signals, in order of precedence.
+
+    `verbs_last`: whether its server names tools resource first and verb last
+    (`common.safety.word_order`); a tool classified alone is read verb first.
+    """
     by_config = _config_verdict(tool.name, cfg)
     source: VerdictSource
     if by_config is not None:
         irreversible, source, reason = by_config[0], "config", by_config[1]
     else:
-        irreversible, source, reason = _decide(tool, cfg, server)
+        irreversible, source, reason = _decide(tool, cfg, server, verbs_last)
     return ToolVerdict(
         server=server,
         tool=tool.name,
@@ -402,5 +430,6 @@ def classify_tool(server: str, tool: Tool, cfg: ServerConfig) -> ToolVerdict:
 
 
 def classify_tools(server: str, tools: list[Tool], cfg: ServerConfig) -> list[ToolVerdict]:
-    """Classify every tool of one server."""
-    return [classify_tool(server, t, cfg) for t in tools]
+    """Classify every tool of one server, its names read in the order the server writes them."""
+    last = verbs_last(server, [t.name for t in tools])
+    return [classify_tool(server, t, cfg, verbs_last=last) for t in tools]

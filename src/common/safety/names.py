@@ -159,7 +159,7 @@ def own_words(server: str, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]
         # `fetch_url` on fetch reads a URL, `search_posts` posts; on Check,
         # `check.item.public_token.exchange` exchanges: a rest with a word that may be its own
         # verb keeps the read word the product's, which must not clear the tool alone.
-        own_verb = any(can_be_verb(w) and not _plural_noun(w) for w in words[1:])
+        own_verb = any(can_be_verb(w) and not plural_noun(w) for w in words[1:])
         k = 1 if own_verb else 0
     return tuple(words[:k]), tuple(words[k:])
 
@@ -173,6 +173,24 @@ def grants_access(words: tuple[str, ...]) -> str | None:
     for first, second in pairwise(words):
         if first in _ACCESS_GRANTS and second in _GRANTED:
             return f"{first} {second}"
+    return None
+
+
+_CONVERTERS = vocab.words("names", "record_converters")
+
+
+def converts_record(words: tuple[str, ...], schema: dict[str, object] | None) -> str | None:
+    """The argument picking the stored record a converting name turns into another, or None.
+
+    `convert_lead(lead_id)`: the lead becomes an account; `convert_units(value)` only computes.
+    """
+    if len(words) < 2 or not stems(words[0]) & _CONVERTERS:
+        return None
+    properties = (schema or {}).get("properties") or {}
+    for key in properties if isinstance(properties, dict) else ():
+        parts = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+", str(key))]
+        if parts[-1:] == ["id"] and set(parts[:-1]) & set(words[1:]):
+            return str(key)
     return None
 
 
@@ -478,9 +496,27 @@ def _echoed_object(words: tuple[str, ...], description: str | None) -> Reading |
     return Reading("read", said[0], f"its description reads what its name names ({shown!r})")
 
 
-def _plural_noun(word: str) -> bool:
+def plural_noun(word: str) -> bool:
     """Whether the word can be a plural noun ("posts", "tips"), which no name's verb is."""
     return word.endswith("s") and can_be_noun(word) and not singular_noun(word)
+
+
+def record_plural(word: str) -> bool:
+    """Whether the word is the plural of a change verb that is also a record's noun.
+
+    `issues`, `orders`, `runs`, `schedules`, `replies` (`[verbs] noun_like_changes`) name the
+    records a list returns; a name's verb is never a plural, and the acts made by a suffix
+    (`bookings`, `payments`, `deletions`) are not among them.
+    """
+    return plural_noun(word) and bool(stems(word) & NOUN_LIKE_CHANGES)
+
+
+def _records_only(words: tuple[str, ...]) -> Reading | None:
+    """A name whose only change words are record plurals (`issues`, `workflow_runs`): no verb."""
+    changing = [w for w in words if (hit := verb_of(w, False)) is not None and hit[0] != "read"]
+    if not changing or not all(map(record_plural, changing)) or any(map(only_a_verb, words)):
+        return None
+    return Reading(None, None, f"its name names records ({' '.join(words)!r}) and no verb")
 
 
 def _resource_first(words: tuple[str, ...], description: str | None) -> Reading | None:
@@ -495,7 +531,7 @@ def _resource_first(words: tuple[str, ...], description: str | None) -> Reading 
         return None
     if read_description(description).leaning not in (None, "read") or mentions_change(description):
         return None
-    if not _plural_noun(words[0]) or _changes(words[1:-1]):
+    if not plural_noun(words[0]) or _changes(words[1:-1]):
         return None
     shown = " ".join(words)
     return Reading("read", last[1], f"its name reads a plural resource it names first ({shown!r})")
@@ -519,7 +555,7 @@ def read_tool_name(server: str, name: str, description: str | None = None) -> Re
             reading = _read_head(words, description)
         if reading is None and base.leaning == "change":
             reading = _record_of(words, description) or _resource_first(words, description)
-            reading = reading or _echoed_object(words, description)
+            reading = reading or _echoed_object(words, description) or _records_only(words)
     reading = reading or base
     if prefix and reading.leaning is not None:
         aside = " ".join(prefix)

@@ -21,7 +21,14 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
-from common.safety.names import ACTING_HEADS, ANSWERERS, ASKERS, READ_HEADS, VALUE_MAKERS
+from common.safety.names import (
+    ACTING_HEADS,
+    ANSWERERS,
+    ASKERS,
+    READ_HEADS,
+    VALUE_MAKERS,
+    record_plural,
+)
 from common.safety.parts import (
     can_be_noun,
     can_be_verb,
@@ -31,6 +38,7 @@ from common.safety.parts import (
     singular_noun,
     unknown_word,
 )
+from common.safety.states import without_contents
 from common.safety.wording import first_sentence, stems, verb_of
 
 _STOPS = vocab.words("data", "stops")
@@ -46,7 +54,9 @@ _LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
 _WINDOW_KEYS = vocab.words("data", "window_keys")
 _VALUE_KEYS = vocab.words("data", "value_keys")
 _FILTER_WORDS = vocab.words("data", "filter_words")
-_SETTING_HEADS = vocab.words("data", "setting_heads")
+_LIST_KEYS = vocab.words("data", "list_keys")
+SETTING_HEADS = vocab.words("data", "setting_heads")
+"""Heads that name a state a call may set (`service_status(bay_id, status)`)."""
 _SWITCH_KEYS = vocab.words("data", "switch_keys")
 _LEAVING_MARKS = vocab.words("data", "leaving_marks")
 _NUMBERS = frozenset({"number", "integer"})
@@ -95,6 +105,11 @@ def act_noun(word: str) -> str | None:
                 if _changes(stem):
                     return stem
     return None
+
+
+def _act(word: str) -> bool:
+    """Whether a word of a verbless name or phrase names an act (`refunds`; not `issues`)."""
+    return act_noun(word) is not None and not record_plural(word)
 
 
 def _names_data(word: str) -> bool:
@@ -203,12 +218,15 @@ def described_as_data(
     follows it ("Returns today's walks for a walker"). An argument of `schema` that carries the
     value the phrase names keeps the tool held (`_sets_a_value`).
     """
-    if any(_changes(w) or (only_a_verb(w) and not w.endswith("ing")) for w in name_words):
+    if any(
+        (_changes(w) and not record_plural(w)) or (only_a_verb(w) and not w.endswith("ing"))
+        for w in name_words
+    ):
         return None  # a gerund names an activity: `tasting_notes`
-    said = _TOKEN.findall(first_sentence(description).lower())
+    said = _TOKEN.findall(without_contents(first_sentence(description)).lower())
     words = _given_back(said, name_words)
     phrase = _opening_phrase(words, given_back=words is not said)
-    if phrase is None or any(act_noun(w) is not None for w in phrase):
+    if phrase is None or any(_act(w) for w in phrase):
         return None
     if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase)):
         return None
@@ -256,7 +274,7 @@ def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -
     head = name_words[-1]
     repeated = _repeats_head(head, properties, any_word=True)
     repeated = repeated or _written(properties, False)
-    if repeated is None and stems(head) & _SETTING_HEADS:
+    if repeated is None and stems(head) & SETTING_HEADS:
         repeated = _switch(properties)  # not `browser_snapshot(boxes)`: an option of a read
     if repeated is not None or not stems(head) & DATA_NOUNS:
         return repeated
@@ -414,15 +432,26 @@ def _plural(word: str) -> bool:
     return can_be_noun(word) and not singular_noun(word)
 
 
-def _selects_only(schema: dict[str, object] | None) -> bool:
-    """Whether every argument only chooses what to read (`patron_id`, `date`, `page_size`)."""
-    ids = 0
+def _shapes_a_list(words: list[str]) -> bool:
+    """Whether an argument only shapes a list: its query, a page of it, how many, a filter."""
+    last = words[-1:]
+    return bool(set(last) & (_LIST_KEYS | _WINDOW_KEYS) or _FILTER_WORDS & {words[0], *last})
+
+
+def _selects_only(schema: dict[str, object] | None) -> bool | None:
+    """Whether every argument only chooses what to read (`patron_id`, `date`, `page_size`).
+
+    None when some argument only shapes a list (`query`, `max_results`) and the rest choose.
+    """
+    ids, shaped = 0, False
     for key in _properties(schema):
         words = _key_words(key)
-        if not _selects(words):
+        if words and _shapes_a_list(words) and not _selects(words):
+            shaped = True
+        elif not _selects(words):
             return False
         ids += words[-1] in ("id", "uuid")
-    return ids <= 1  # a second id may be what the call links (`subscription_items`)
+    return ids <= 1 and (None if shaped else True)  # a second id may be what the call links
 
 
 def named_by_arguments(
@@ -434,15 +463,27 @@ def named_by_arguments(
     none a change word or a noun made from one (`refunds`, `booking_history` stay held), the
     first no bare verb (`export_report` may export), the head names data (a plural, a data noun),
     and every argument an id, a code, a date or a page. A `message` or an `amount` may be written.
+    Arguments that shape a list (a query, a page, how many: `_shapes_a_list`) say the name lists
+    records, so a record plural (`schedules(query)`) and a first word no verb vocabulary knows
+    (`sprint_issues(sprint_id, jql, max_results)`) may stand in it.
     """
-    if first_sentence(description) or not name_words or not _selects_only(schema):
+    selects = _selects_only(schema)
+    if first_sentence(description) or not name_words or selects is False:
         return None
-    if any(act_noun(w) is not None or not _modifier(w) or _paid_out(w) for w in name_words):
+    listed = selects is None
+    if listed and _repeats_head(name_words[-1], _properties(schema), any_word=True) is not None:
+        return None  # `spending_limits(card_id, limit)`: the list's own word is the value set
+    if any(
+        (_changes(w) if listed else act_noun(w) is not None) or not _modifier(w) or _paid_out(w)
+        for w in name_words
+        if not (listed and record_plural(w))
+    ):
         return None
     if unknown_word(name_words[0]) and len(name_words) > 1:
         return None  # `onboard_customers`: a word no lexicon knows may be the verb
     first, head = name_words[0], name_words[-1]
     bare = can_be_verb(first) and not _plural(first) and not first.endswith("ing")
+    bare = bare and not (listed and verb_of(first, False) is None and can_be_noun(first))
     if bare or not (_plural(head) or stems(head) & DATA_NOUNS):
         return None  # `export_report`, `user_report`: the verb may be the first or last word
     return " ".join(name_words)

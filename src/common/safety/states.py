@@ -75,7 +75,72 @@ def without_states(text: str) -> str:
         return " " if nouns or (plain and 2 * named >= len(items)) else match.group(0)
 
     text = _STATUS_VALUES.sub(_values_dropped, text)
-    return _COLON_LIST.sub(keep, _STATE_LIST.sub(keep, text))
+    return _COLON_LIST.sub(keep, _STATE_LIST.sub(keep, without_contents(text)))
+
+
+def without_contents(text: str) -> str:
+    """A sentence without the fields its colon lists, nor the kinds a plural lists in brackets.
+
+    "Shop settings: name, currency, plan", "transactions (charges, refunds, fees)": what a read
+    returns, not what it does.
+    """
+    return _CONTENTS.sub(_contents_dropped, _KINDS.sub(_kinds_dropped, text))
+
+
+_CONTENTS = re.compile(r"^([^:.;]{3,80}):([^:;]+?)(?=\.\s|\.?$|;)")
+"""A sentence's opening and the list after its colon ("Shop settings: name, currency, plan")."""
+_KINDS = re.compile(r"\b([a-z]+s) \(([a-z ,]+)\)", re.IGNORECASE)
+"""A plural and the kinds of it in parentheses ("transactions (charges, refunds, fees)")."""
+_NO_FIELD = frozenset(
+    {"a", "an", "the", "its", "their", "every", "each", "it", "them", "this", "these", "your"}
+)
+"""Words no item of a list of fields holds: an item with one says what is done to something."""
+
+
+def _item_words(items: str) -> list[list[str]] | None:
+    """A list's items as words, or None when one is no field ("charges the card", "resolve it")."""
+    parts = re.split(r"\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+", items.strip().lower())
+    words = [p.split() for p in parts if p.strip()]
+    if len(words) < 3 or any(len(item) > 5 or _NO_FIELD & set(item) for item in words):
+        return None
+    return None if any(map(_acts, words)) else words
+
+
+def _acts(item: list[str]) -> bool:
+    """Whether a listed item says what is done, so the list is no list of fields.
+
+    A verb in -s with its object ("charges card"), a verb alone ("create"), a next step ("then
+    archive"), or a participle that names no noun after it ("acknowledged", "deleted on read";
+    not "removed issues").
+    """
+    first, after = item[0], item[1] if len(item) > 1 else ""
+    if first == "then":
+        return True
+    if "_" in first:
+        return False  # a field's name (`away_mode_enabled`)
+    if first.endswith(("ed", "en")) or first in PAST_FORMS:
+        return can_be_verb(first) and not (after and can_be_noun(after))
+    if only_a_verb(first):
+        return True
+    return bool(after) and first.endswith("s") and can_be_verb(first)
+
+
+def _contents_dropped(found: re.Match[str]) -> str:
+    """A sentence's opening without the fields its colon lists: what a read returns.
+
+    "Teammates in the workspace: id, name, email, away_mode_enabled and team_ids.", "Timeline of
+    an incident: triggers, notifications sent, acknowledgements, escalations, notes." Three
+    items at least, each at most five words with no determiner or pronoun, none a verb in -s
+    with its object; the opening is still read.
+    """
+    return found.group(1) if _item_words(found.group(2)) is not None else found.group(0)
+
+
+def _kinds_dropped(found: re.Match[str]) -> str:
+    """A plural without the plurals in parentheses after it, which name its kinds."""
+    kinds = _item_words(found.group(2))
+    named = kinds is not None and all(len(k) == 1 and k[0].endswith("s") for k in kinds)
+    return found.group(1) if named and can_be_noun(found.group(1)) else found.group(0)
 
 
 def _values_dropped(found: re.Match[str]) -> str:

@@ -73,6 +73,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
     },
     "names": {
         "server_words": "words",
+        "record_converters": "words",
         "questions": "words",
         "state_questions": "words",
         "rehearsals": "words",
@@ -105,6 +106,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "selector_keys": "words",
         "leading_adjectives": "words",
         "window_keys": "words",
+        "list_keys": "words",
         "value_keys": "words",
         "filter_words": "words",
         "setting_heads": "words",
