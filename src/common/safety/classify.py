@@ -33,10 +33,9 @@ from common.safety.clauses import (
 )
 from common.safety.declarations import declared_read_only, sent_elsewhere
 from common.safety.likeness import likeness_reason
+from common.safety.made_things import converts_record, grants_access
 from common.safety.names import (
     READ_HEADS,
-    converts_record,
-    grants_access,
     own_words,
     plural_noun,
     product_verb,
@@ -62,7 +61,7 @@ from common.safety.readings import (
     simulated_switch,
     tab_action,
 )
-from common.safety.word_order import read_verb_last, verbs_last
+from common.safety.word_order import led_by_product, read_verb_last, verbs_last
 from common.safety.wording import (
     NOUN_LIKE_READS,
     Reading,
@@ -228,12 +227,12 @@ def _read_name_verdict(
 ) -> tuple[bool, VerdictSource, str]:
     """A read-named tool's verdict: cleared unless its own sentence leads with or adds a change."""
     leading = leading_change(tool.description)
-    if leading is not None:
+    if leading is not None and not led_by_product(server, tool.description):
         return True, "heuristic", f"{leading.why}, over its name's {verb!r}"
     valued = _value_set(tool, verb, server)
     if valued is not None:
         return True, "heuristic", f"its name names a value its argument {valued!r} sets"
-    converted = converts_record(own_words(server, tool.name)[1], tool.input_schema)
+    converted = converts_record(own_words(server, tool.name)[1], verb, tool.input_schema)
     if converted is not None:
         return True, "heuristic", f"it turns a stored record into another ({converted!r})"
     granted = grants_access(own_words(server, tool.name)[1])

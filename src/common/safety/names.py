@@ -49,10 +49,15 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from itertools import pairwise
 
 from common.safety import vocabulary as vocab
-from common.safety.parts import can_be_noun, can_be_verb, only_a_verb, singular_noun
+from common.safety.parts import (
+    can_be_noun,
+    can_be_verb,
+    only_a_verb,
+    singular_noun,
+    unknown_word,
+)
 from common.safety.phrases import OBJECT_STARTS, QUESTIONS, REHEARSAL_PAIRS, rehearsal_width
 from common.safety.wording import (
     CONJUNCTIONS,
@@ -159,39 +164,32 @@ def own_words(server: str, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]
         # `fetch_url` on fetch reads a URL, `search_posts` posts; on Check,
         # `check.item.public_token.exchange` exchanges: a rest with a word that may be its own
         # verb keeps the read word the product's, which must not clear the tool alone.
-        own_verb = any(can_be_verb(w) and not plural_noun(w) for w in words[1:])
+        rest = words[1:]
+        own_verb = any(_may_be_its_verb(w) for w in rest)
+        own_verb = own_verb or (
+            len(rest) > 1 and unknown_word(rest[-1]) and not plural_noun(rest[-1])
+        )
         k = 1 if own_verb else 0
     return tuple(words[:k]), tuple(words[k:])
 
 
-_ACCESS_GRANTS = vocab.words("data", "access_grants")
-_GRANTED = frozenset({"key", "keys", "link", "links", "token", "tokens", "url", "urls"})
+_TRAILING_READS = vocab.words("names", "trailing_reads")
 
 
-def grants_access(words: tuple[str, ...]) -> str | None:
-    """The words of a name that issue access whatever its verb (`get_temporary_link`), or None."""
-    for first, second in pairwise(words):
-        if first in _ACCESS_GRANTS and second in _GRANTED:
-            return f"{first} {second}"
-    return None
+def _may_be_its_verb(word: str) -> bool:
+    """Whether a word after a read-verb server name may be the tool's own verb.
 
-
-_CONVERTERS = vocab.words("names", "record_converters")
-
-
-def converts_record(words: tuple[str, ...], schema: dict[str, object] | None) -> str | None:
-    """The argument picking the stored record a converting name turns into another, or None.
-
-    `convert_lead(lead_id)`: the lead becomes an account; `convert_units(value)` only computes.
+    A verb of the lexicon or the vocabularies (`exchange`, `snapshot`), but no plural and no
+    head a read names (`metrics`, `status`).
     """
-    if len(words) < 2 or not stems(words[0]) & _CONVERTERS:
-        return None
-    properties = (schema or {}).get("properties") or {}
-    for key in properties if isinstance(properties, dict) else ():
-        parts = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+", str(key))]
-        if parts[-1:] == ["id"] and set(parts[:-1]) & set(words[1:]):
-            return str(key)
-    return None
+    if plural_noun(word) or word in READ_HEADS:
+        return False
+    return can_be_verb(word) or verb_of(word, False) is not None
+
+
+def _unknown_verb(word: str) -> bool:
+    """Whether a name's last word no lexicon knows may be its verb (`resize`; not `cpu`, `dns`)."""
+    return len(word) > 4 and unknown_word(word) and not plural_noun(word)
 
 
 def _verb_like(word: str) -> bool:
@@ -531,7 +529,7 @@ def _resource_first(words: tuple[str, ...], description: str | None) -> Reading 
         return None
     if read_description(description).leaning not in (None, "read") or mentions_change(description):
         return None
-    if not plural_noun(words[0]) or _changes(words[1:-1]):
+    if not (plural_noun(words[0]) or words[-1] in _TRAILING_READS) or _changes(words[1:-1]):
         return None
     shown = " ".join(words)
     return Reading("read", last[1], f"its name reads a plural resource it names first ({shown!r})")

@@ -74,6 +74,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
     "names": {
         "server_words": "words",
         "record_converters": "words",
+        "trailing_reads": "words",
         "questions": "words",
         "state_questions": "words",
         "rehearsals": "words",

@@ -16,7 +16,13 @@ from collections.abc import Iterable
 
 from common.safety.names import own_words, plural_noun
 from common.safety.parts import can_be_noun
-from common.safety.wording import Reading, mentions_change, read_description, verb_of
+from common.safety.wording import (
+    Reading,
+    first_sentence,
+    mentions_change,
+    read_description,
+    verb_of,
+)
 
 _HABIT = 3
 """How many names must show the verb-last order, at least twice as many as show the other."""
@@ -66,3 +72,19 @@ def read_verb_last(server: str, name: str, description: str | None) -> Reading |
     shown = " ".join(words)
     why = f"its server names verbs last, and its name's last word reads ({shown!r})"
     return Reading("read", last[1], why)
+
+
+_DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "its", "their", "my"})
+
+
+def led_by_product(server: str, description: str | None) -> bool:
+    """Whether a sentence opens with the server's own name before a noun ("Call recordings ...").
+
+    On Call, "Call recordings on the account" names the product's recordings; "Call a number"
+    (a determiner after it) still leads with the verb.
+    """
+    words = first_sentence(description).split()[:2]
+    if len(words) < 2 or words[1].lower() in _DETERMINERS:
+        return False
+    head, after = words[0].strip(",:;"), words[1].strip(",:;.").lower()
+    return bool(own_words(server, f"{head}_{after}")[0]) and can_be_noun(after)
