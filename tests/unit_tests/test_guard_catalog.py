@@ -123,6 +123,18 @@ read blind after the fifth attack's mends it MISSED 3 writes, two on a server na
 verb (`check.item.public_token.exchange`, `check.sandbox.item.fire_webhook`: "check" was read
 as their verb) and `boxly_get_temporary_link`, a grant of access, and held 7 of 82 reads, 8.5%;
 then SEEN for those two classes only, leaving 0 missed and 7 of 82 held)."""
+MAX_PREFIXED16_HELD = 0.23
+"""At most this share of the sixteenth product-prefixed set's reversible tools waits (issue 44:
+read blind after the fifteenth set's mends it MISSED 1 write, `relatiaConvertLead` (convert was
+read), and held 31 of 90 reads, 34.4%, mostly names that are only plural nouns of change verbs
+(`merge_issues`, `page-schedules`) and a server that names verbs last (`storefold.order.list`);
+then SEEN, leaving 0 missed and 20 of 90 held, 22.2%)."""
+MAX_PREFIXED17_HELD = 0.24
+"""At most this share of the seventeenth product-prefixed set's reversible tools waits (issue 44:
+read blind after the sixteenth set's mends it MISSED 2 writes on a server named with a read verb
+(`monitor.droplet.resize`, a verb no lexicon knows, and `monitor.droplet.snapshot`, which stores
+an image), and held 22 of 84 reads, 26.2%; then SEEN, leaving 0 missed and 20 of 84 held,
+23.8%)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -431,6 +443,10 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed14.json", (173, 83), MAX_PREFIXED14_HELD),
         # Written by someone who had not read the guard; held out: 3 missed, 7 of 82 held.
         ("guard_blind_set_prefixed15.json", (164, 82), MAX_PREFIXED15_HELD),
+        # Written by someone who had not read the guard; held out: 1 missed, 31 of 90 held.
+        ("guard_blind_set_prefixed16.json", (176, 86), MAX_PREFIXED16_HELD),
+        # Written by someone who had not read the guard; held out: 2 missed, 22 of 84 held.
+        ("guard_blind_set_prefixed17.json", (174, 90), MAX_PREFIXED17_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

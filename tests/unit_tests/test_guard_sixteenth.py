@@ -1,0 +1,146 @@
+"""Issue 44's sixteenth and seventeenth held-out sets: the classes they brought, and the writes of
+the same shapes that must stay held.
+
+Each read here was held by the guard the sets were read blind against; each write is a call a
+person would want to approve. The sets themselves are bounded in test_guard_catalog.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp.types import Tool
+
+from common.safety.classify import classify_tools
+from common.safety.states import without_contents, without_states
+from common.safety.word_order import verbs_last
+from tests.unit_tests.guard_helpers import PLAIN, held_by
+
+S = {"type": "string"}
+N = {"type": "integer"}
+
+
+def _server(server: str, tools: list[tuple[str, str | None, dict[str, Any]]]) -> dict[str, bool]:
+    """The guard's hold on each tool of one server, its whole list classified together."""
+    listed = [
+        Tool(name=n, description=d, inputSchema={"type": "object", "properties": p})
+        for n, d, p in tools
+    ]
+    return {v["tool"]: v["irreversible"] for v in classify_tools(server, listed, PLAIN)}
+
+
+SHOP = [
+    ("storefold.product.list", "List products.", {"query": S}),
+    ("storefold.product.create", "Create a product.", {"title": S}),
+    ("storefold.product.archive", "Archive a product.", {"id": S}),
+    ("storefold.inventory.adjust", "Adjust stock at a location.", {"item_id": S, "delta": N}),
+    ("storefold.order.list", "List orders. financial_status: pending, paid, refunded.", {}),
+    ("storefold.order.get", None, {"id": S}),
+    ("storefold.order.cancel", "Cancel an order and restock.", {"id": S}),
+    ("storefold.order.refund", "Refund an order.", {"id": S, "amount": N}),
+]
+
+
+def test_a_server_that_names_verbs_last_is_read_in_its_own_order() -> None:
+    verdicts = _server("Storefold", SHOP)
+    assert not verdicts["storefold.order.list"]
+    assert not verdicts["storefold.order.get"]
+    assert verdicts["storefold.order.cancel"]
+    assert verdicts["storefold.order.refund"]
+    assert verdicts["storefold.product.create"]
+    assert verdicts["storefold.inventory.adjust"]
+
+
+def test_the_habit_needs_the_servers_own_names_and_a_lone_tool_is_read_verb_first() -> None:
+    assert verbs_last("Storefold", [n for n, _, _ in SHOP])
+    assert not verbs_last("Storefold", ["storefold.order.list", "storefold.list_orders"])
+    assert not verbs_last("Merge", ["merge_list_commits", "merge_create_issue", "merge_get_file"])
+    # Classified alone (a tool that appeared after the guard ran), the order is not assumed.
+    alone = _server("Storefold", [SHOP[4]])
+    assert alone["storefold.order.list"]
+
+
+def test_a_verbs_last_server_still_holds_a_read_word_whose_sentence_changes() -> None:
+    tools = [*SHOP, ("storefold.order.list", "List orders and mark them exported.", {})]
+    verdicts = _server("Storefold", tools[:4] + tools[-1:])
+    assert verdicts["storefold.order.list"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "arguments"),
+    [
+        # Record plurals of change verbs name records, not acts.
+        ("Merge", "merge_workflow_runs", "Recent workflow runs for a repository.", {"repo": S}),
+        ("Page", "page-schedules", None, {"query": S}),
+        ("Tallyo", "TallyoSprintIssues", None, {"sprintId": N, "jql": S, "maxResults": N}),
+        # A verbless plural with no description, its arguments only shaping a list.
+        ("Storefold", "storefold.customers", None, {"query": S, "first": N, "after": S}),
+        ("Page", "page-escalation-policies", None, {"query": S, "include": S}),
+        # A state under a plural's list or search filters it.
+        ("Chatterly", "chatterly_conversations_list", "List conversations.", {"state": S}),
+        ("Ship", "ship_deployments_list", "List deployments.", {"state": S, "limit": N}),
+        # A colon's list of fields is what the read returns.
+        (
+            "Chatterly",
+            "chatterly_admins",
+            "Teammates in the workspace: id, name, email, away_mode_enabled and team_ids.",
+            {},
+        ),
+        ("Pipewright", "pipewright_run_get", "A single run with its jobs.", {"run_id": N}),
+        ("Call", "CallListRecordings", "Call recordings on the account.", {"limit": N}),
+        ("Monitor", "monitor.droplets.list", "Lists droplets.", {"tag": S}),
+        ("x", "convert_currency", "Convert an amount.", {"amount": N, "to": S}),
+    ],
+)
+def test_reads_of_the_sixteenth_and_seventeenth_sets_clear(
+    server: str, name: str, description: str | None, arguments: dict[str, Any]
+) -> None:
+    assert not held_by(server, name, description, **arguments)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "arguments"),
+    [
+        # The misses: convert over a record picked by id; verbs after a read-verb server name.
+        ("Relatia", "relatiaConvertLead", "Convert a lead into an account.", {"leadId": S}),
+        ("Monitor", "monitor.droplet.resize", "Resizes a droplet.", {"droplet_id": N}),
+        (
+            "Monitor",
+            "monitor.droplet.snapshot",
+            "Takes a snapshot of a droplet.",
+            {"droplet_id": N},
+        ),
+        # A list's own word is the value its argument sets.
+        ("stripe", "spending_limits", None, {"card_id": S, "limit": N}),
+        # Two ids: what the call may link.
+        ("Quillbox", "quillbox-audit-events", None, {"accountId": S, "envelopeId": S}),
+        # A record plural with no list-shaping argument may still be a verb's object.
+        ("Post", "postThreadReplies", None, {"channel_id": S, "thread_ts": S}),
+        # A state set on one record.
+        ("Chatterly", "chatterly_conversation_state", None, {"id": S, "state": S}),
+        # A list after a colon that says what is done.
+        ("Shop", "shop_batch", "Apply the batch: create, update, delete.", {}),
+        ("Q", "get_messages", "Gets messages: body, receipt handle, deleted after read.", {}),
+        ("Shop", "get_new_orders", "Gets pending orders: id, total, acknowledged.", {}),
+        ("Shop", "checkout", "Checkout: charges card, emails receipt, ships order.", {}),
+        # The server's name leading with a determiner after it is its verb.
+        ("Call", "CallGetNumber", "Call a number and play the message.", {"to": S}),
+    ],
+)
+def test_writes_of_the_same_shapes_stay_held(
+    server: str, name: str, description: str | None, arguments: dict[str, Any]
+) -> None:
+    assert held_by(server, name, description, **arguments)
+
+
+def test_a_colons_fields_and_a_plurals_kinds_drop_but_actions_stay() -> None:
+    assert without_contents("Shop settings: name, currency, plan and enabled features") == (
+        "Shop settings"
+    )
+    kinds = "Balance transactions (charges, refunds, fees, payouts) on the account"
+    assert "refunds" not in without_states(kinds)
+    assert without_contents("Checkout: charges the card, emails receipt, ships") == (
+        "Checkout: charges the card, emails receipt, ships"
+    )
+    assert "delete" in without_states("Apply the batch: create, update, delete.")
