@@ -259,3 +259,22 @@ def test_the_schema_validator_is_preloaded_once_in_a_worker_thread() -> None:
     )
 
     assert result.stdout.split() == ["False", "1", "True", "True"], result.stderr
+
+
+def test_the_guards_lexicon_is_preloaded_once_in_a_worker_thread() -> None:
+    # `run` begins it as its servers start, the planner node while its model is asked: the
+    # guard reads every tool's name right after the plan, and loading the lexicon then held
+    # up the first approval by about 0.4 s.
+    code = (
+        "import sys, threading, common.safety.parts as parts; "
+        "before = 'lemminflect' in sys.modules; "
+        "parts.preload_lexicon(); parts.preload_lexicon(); "
+        "threads = list(parts._preloads); [t.join(60) for t in threads]; "
+        "print(before, len(threads), threads[0] is not threading.main_thread(), "
+        "'lemminflect' in sys.modules, parts.can_be_noun('lock'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+
+    assert result.stdout.split() == ["False", "1", "True", "True", "True"], result.stderr

@@ -25,15 +25,48 @@ re-upload of one; tool names are not sentences, and taggers trained on prose rea
 
 from __future__ import annotations
 
+import logging
+import threading
 from functools import lru_cache
+
+logger = logging.getLogger(__name__)
+
+_LOADING = threading.Lock()
+"""Held while the lexicon loads: lemminflect's lazy load is no safer than a dict under threads."""
 
 
 @lru_cache(maxsize=8192)
 def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
     """The parts of speech a word can take, with its lemma for each (lemminflect's lexicon)."""
-    from lemminflect import getAllLemmas  # imported on first use: the CLI lists tools without it
+    with _LOADING:
+        from lemminflect import getAllLemmas  # imported on first use: `tools` lists without it
 
-    return dict(getAllLemmas(word))
+        return dict(getAllLemmas(word))
+
+
+_preloads: list[threading.Thread] = []
+
+
+def preload_lexicon() -> None:
+    """Begin loading the lexicon (about 0.4 CPU-seconds) in a worker thread, once per process.
+
+    The first guard after a plan asks it of every tool name; loaded then, it holds up the
+    approval. Begun while the process waits (its servers starting, the planner's model asked),
+    it overlaps the wait. Nothing else changes: `_lemmas` loads it as before, waiting for this
+    load if it is still under way, or failing as before if it cannot load.
+    """
+    if _preloads:
+        return
+    thread = threading.Thread(target=_load, name="preload-lexicon", daemon=True)
+    _preloads.append(thread)
+    thread.start()
+
+
+def _load() -> None:
+    try:
+        _lemmas("a")
+    except Exception:  # reported by the guard, which loads it again when it is needed
+        logger.debug("the lexicon could not be preloaded", exc_info=True)
 
 
 def can_be_noun(word: str) -> bool:

@@ -261,6 +261,7 @@ async def _run_and_show(
     """
     from common.mcp.loader import prestart
     from common.mcp.registry import shutdown_pool
+    from common.safety.parts import preload_lexicon
     from strategies.cli.records import nothing_saved
 
     if existing and nothing_saved("checkpoints"):
@@ -269,7 +270,9 @@ async def _run_and_show(
         raise no_thread(thread, new_hint=True)
     try:
         # Launched before the driver, the graph and persistence are imported: they start meanwhile.
-        await prestart(ctx.mcp_config)
+        registry = await prestart(ctx.mcp_config)
+        if not all(cfg.sandboxed for cfg in registry.config.servers.values()):
+            preload_lexicon()  # the guard's lexicon loads while this process waits on them
         from strategies.cli.drive import run_thread
 
         outcome = await run_thread(

@@ -19,6 +19,7 @@ from common.messages import last_human, last_request
 from common.model_text import entities_in, sent_texts, unescaped
 from common.models import model_errors
 from common.safety.approval import PendingCall
+from common.safety.parts import preload_lexicon
 from common.served import caller
 from common.settings import get_settings
 from common.structured import BadOutput, structured_call
@@ -278,6 +279,7 @@ async def _plan(state: State, runtime: Runtime[Context]) -> PlannerUpdate:
         reachable = {name: list(tools) for name, tools in catalog.items() if tools is not None}
         analysing = asyncio.ensure_future(prefetch_analysis(state, runtime, registry, reachable))
     preload_validator()  # the answer's direct steps are checked against their tools' schemas
+    preload_lexicon()  # the guard reads every tool's name right after the plan
     try:
         async with model_errors("planner", ctx.model_for("planner")):
             result = await structured_call(model_for(ctx, "planner"), PlannerResult, messages)
