@@ -7,6 +7,8 @@ person would want to approve. The sets themselves are bounded in test_guard_cata
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -76,7 +78,6 @@ def test_a_verbs_last_server_still_holds_a_read_word_whose_sentence_changes() ->
         ("Tallyo", "TallyoSprintIssues", None, {"sprintId": N, "jql": S, "maxResults": N}),
         # A verbless plural with no description, its arguments only shaping a list.
         ("Storefold", "storefold.customers", None, {"query": S, "first": N, "after": S}),
-        ("Page", "page-escalation-policies", None, {"query": S, "include": S}),
         # A state under a plural's list or search filters it.
         ("Chatterly", "chatterly_conversations_list", "List conversations.", {"state": S}),
         ("Ship", "ship_deployments_list", "List deployments.", {"state": S, "limit": N}),
@@ -88,7 +89,6 @@ def test_a_verbs_last_server_still_holds_a_read_word_whose_sentence_changes() ->
             {},
         ),
         ("Pipewright", "pipewright_run_get", "A single run with its jobs.", {"run_id": N}),
-        ("Call", "CallListRecordings", "Call recordings on the account.", {"limit": N}),
         ("Monitor", "monitor.droplets.list", "Lists droplets.", {"tag": S}),
         ("x", "convert_currency", "Convert an amount.", {"amount": N, "to": S}),
     ],
@@ -144,3 +144,57 @@ def test_a_colons_fields_and_a_plurals_kinds_drop_but_actions_stay() -> None:
         "Checkout: charges the card, emails receipt, ships"
     )
     assert "delete" in without_states("Apply the batch: create, update, delete.")
+
+
+SIXTH = Path(__file__).parents[1] / "data" / "guard_attack_sixth.txt"
+"""A sixth attack, on this stop's clearing rules: `label|before|server|name|...` (W write, R read,
+D doubtful; `before` the verdict of the guard before the stop, H held, C cleared), grouped by
+server, as the word-order habit is read from a server's whole list."""
+
+OLDER_GAPS = {
+    # Read words that act on what precedes them: a test or a ping sends an event, a log records,
+    # a monitor is created, a read is marked, a verification spends microdeposits or a code.
+    "shipyard|shipyard.webhook.test", "shipyard|shipyard.webhook.ping",
+    "shipyard|shipyard.time_entry.log", "shipyard|shipyard.uptime.monitor",
+    "shipyard|shipyard.notification.read",
+    "payfold|payfold.bank_account.verify", "payfold|payfold.webhook_endpoint.test",
+    "payfold|payfold.payment_method.check", "mailfold|mailfold.sender_identity.verify",
+    "mailfold|mailfold.verification_code.check", "mailfold|mailfold.alert_rule.test",
+    # A session or a one-time code got is made.
+    "authkit|session_get", "authkit|otp_get",
+}  # fmt: skip
+"""The attack's writes the guard before the stop cleared too, left as they were."""
+DOUBTS_CLEARED = {
+    "authkit|book_slot_get", "crm|customer_segments", "crm|report_schedules", "crm|exports",
+    "crm|sprint_issues",
+}  # fmt: skip
+"""Doubtful lines the stop's rules clear: lists by a query, which may also save it."""
+
+
+def _sixth() -> dict[str, list[tuple[str, str, Tool]]]:
+    """The sixth attack's tools by server: label, verdict before the stop, tool."""
+    servers: dict[str, list[tuple[str, str, Tool]]] = {}
+    for line in SIXTH.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        label, before, server, name, description, schema = line.split("|", 5)
+        tool = Tool(name=name, description=description or None, inputSchema=json.loads(schema))
+        servers.setdefault(server, []).append((label, before, tool))
+    return servers
+
+
+def test_the_sixth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    cleared: dict[str, set[str]] = {"W": set(), "D": set(), "older": set()}
+    reads_held_anew = set()
+    for server, cases in _sixth().items():
+        verdicts = classify_tools(server, [tool for _, _, tool in cases], PLAIN)
+        for (label, before, tool), verdict in zip(cases, verdicts, strict=True):
+            key = f"{server}|{tool.name}"
+            if label in "WD" and not verdict["irreversible"]:
+                cleared["older" if before == "C" else label].add(key)
+            if label == "R" and before == "C" and verdict["irreversible"]:
+                reads_held_anew.add(key)
+    assert cleared["W"] == set()
+    assert cleared["older"] == OLDER_GAPS
+    assert cleared["D"] == DOUBTS_CLEARED
+    assert reads_held_anew == set()

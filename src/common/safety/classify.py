@@ -35,6 +35,7 @@ from common.safety.declarations import declared_read_only, sent_elsewhere
 from common.safety.likeness import likeness_reason
 from common.safety.made_things import converts_record, grants_access
 from common.safety.names import (
+    LISTING_VERBS,
     READ_HEADS,
     own_words,
     plural_noun,
@@ -44,7 +45,6 @@ from common.safety.names import (
 )
 from common.safety.noun_reads import (
     DATA_NOUNS,
-    SETTING_HEADS,
     asks_an_answerer,
     described_as_data,
     named_by_arguments,
@@ -61,7 +61,7 @@ from common.safety.readings import (
     simulated_switch,
     tab_action,
 )
-from common.safety.word_order import led_by_product, read_verb_last, verbs_last
+from common.safety.word_order import read_verb_last, verbs_last
 from common.safety.wording import (
     NOUN_LIKE_READS,
     Reading,
@@ -227,7 +227,7 @@ def _read_name_verdict(
 ) -> tuple[bool, VerdictSource, str]:
     """A read-named tool's verdict: cleared unless its own sentence leads with or adds a change."""
     leading = leading_change(tool.description)
-    if leading is not None and not led_by_product(server, tool.description):
+    if leading is not None:
         return True, "heuristic", f"{leading.why}, over its name's {verb!r}"
     valued = _value_set(tool, verb, server)
     if valued is not None:
@@ -270,7 +270,7 @@ def _value_set(tool: Tool, verb: str | None, server: str) -> str | None:
     rest = own_words(server, tool.name)[1]
     if not rest or rest[-1] != verb or (len(rest) == 1 and can_be_verb(verb)):
         return None
-    if len(rest) > 1 and plural_noun(rest[-2]) and verb not in SETTING_HEADS:
+    if len(rest) > 1 and plural_noun(rest[-2]) and verb in LISTING_VERBS:
         return None  # `conversations_list(state)`: what is listed comes first, a state filters it
     return named_value(rest, tool.input_schema)
 

@@ -174,6 +174,14 @@ def own_words(server: str, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]
 
 
 _TRAILING_READS = vocab.words("names", "trailing_reads")
+LISTING_VERBS = vocab.words("names", "listing_verbs")
+"""Read verbs that list many things: a `state` after a plural and one of them filters."""
+_ISSUED_THINGS = vocab.words("data", "issued_things")
+
+
+def issues_something(words: tuple[str, ...]) -> bool:
+    """Whether a name's resource is a thing a read of it may issue (a link, a code, a token)."""
+    return bool(set(words) & _ISSUED_THINGS)
 
 
 def _may_be_its_verb(word: str) -> bool:
@@ -531,6 +539,8 @@ def _resource_first(words: tuple[str, ...], description: str | None) -> Reading 
         return None
     if not (plural_noun(words[0]) or words[-1] in _TRAILING_READS) or _changes(words[1:-1]):
         return None
+    if issues_something(words[:-1]):
+        return None  # `upload_url_get`, `magic_link_get`: getting one makes one
     shown = " ".join(words)
     return Reading("read", last[1], f"its name reads a plural resource it names first ({shown!r})")
 

@@ -55,8 +55,7 @@ _WINDOW_KEYS = vocab.words("data", "window_keys")
 _VALUE_KEYS = vocab.words("data", "value_keys")
 _FILTER_WORDS = vocab.words("data", "filter_words")
 _LIST_KEYS = vocab.words("data", "list_keys")
-SETTING_HEADS = vocab.words("data", "setting_heads")
-"""Heads that name a state a call may set (`service_status(bay_id, status)`)."""
+_SETTING_HEADS = vocab.words("data", "setting_heads")
 _SWITCH_KEYS = vocab.words("data", "switch_keys")
 _LEAVING_MARKS = vocab.words("data", "leaving_marks")
 _NUMBERS = frozenset({"number", "integer"})
@@ -274,7 +273,7 @@ def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -
     head = name_words[-1]
     repeated = _repeats_head(head, properties, any_word=True)
     repeated = repeated or _written(properties, False)
-    if repeated is None and stems(head) & SETTING_HEADS:
+    if repeated is None and stems(head) & _SETTING_HEADS:
         repeated = _switch(properties)  # not `browser_snapshot(boxes)`: an option of a read
     if repeated is not None or not stems(head) & DATA_NOUNS:
         return repeated
@@ -433,25 +432,32 @@ def _plural(word: str) -> bool:
 
 
 def _shapes_a_list(words: list[str]) -> bool:
-    """Whether an argument only shapes a list: its query, a page of it, how many, a filter."""
-    last = words[-1:]
-    return bool(set(last) & (_LIST_KEYS | _WINDOW_KEYS) or _FILTER_WORDS & {words[0], *last})
+    """Whether an argument only shapes a list: its query or a page of it (`[data] list_keys`)."""
+    return bool(set(words[-1:]) & _LIST_KEYS) or words[-2:] in (
+        ["page", "token"],
+        ["next", "token"],
+    )
 
 
 def _selects_only(schema: dict[str, object] | None) -> bool | None:
     """Whether every argument only chooses what to read (`patron_id`, `date`, `page_size`).
 
-    None when some argument only shapes a list (`query`, `max_results`) and the rest choose.
+    None when an argument shapes a list (`query`, `max_results`, `page_token`) and the rest
+    choose or bound it (`limit`); a bound with no query may be the value set (`limit`).
     """
-    ids, shaped = 0, False
+    ids, shaped, bounded = 0, False, False
     for key in _properties(schema):
         words = _key_words(key)
-        if words and _shapes_a_list(words) and not _selects(words):
+        if words and _shapes_a_list(words):
             shaped = True
+        elif words and words[-1] in _WINDOW_KEYS:
+            bounded = True
         elif not _selects(words):
             return False
         ids += words[-1] in ("id", "uuid")
-    return ids <= 1 and (None if shaped else True)  # a second id may be what the call links
+    if ids > 1 or (bounded and not shaped):
+        return False  # a second id may be what the call links (`subscription_items`)
+    return None if shaped else True
 
 
 def named_by_arguments(

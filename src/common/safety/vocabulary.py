@@ -75,6 +75,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "server_words": "words",
         "record_converters": "words",
         "trailing_reads": "words",
+        "last_reads": "words",
+        "listing_verbs": "words",
         "questions": "words",
         "state_questions": "words",
         "rehearsals": "words",

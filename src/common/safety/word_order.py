@@ -14,16 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from common.safety.names import own_words, plural_noun
+from common.safety import vocabulary as vocab
+from common.safety.names import issues_something, own_words, plural_noun
 from common.safety.parts import can_be_noun
 from common.safety.wording import (
     Reading,
-    first_sentence,
     mentions_change,
     read_description,
     verb_of,
 )
 
+LAST_READS = vocab.words("names", "last_reads")
+"""Verbs that read whatever precedes them in a name (list, get, search; not check or test)."""
 _HABIT = 3
 """How many names must show the verb-last order, at least twice as many as show the other."""
 
@@ -59,32 +61,18 @@ def verbs_last(server: str, names: Iterable[str]) -> bool:
 def read_verb_last(server: str, name: str, description: str | None) -> Reading | None:
     """A name read by its last word on a server that names verbs last, or None.
 
-    Only a read verb last, every other word a noun (`order`, `workflow_run`), and no change in
-    the description (`storefold.order.list`: "List orders ..."), clears.
+    Only a verb that reads whatever precedes it (`[names] last_reads`: list, get, search; not
+    check, test or verify) last, every other word a noun (`order`, `workflow_run`) and none a
+    thing a read may issue (a link, a token), and no change in the description
+    (`storefold.order.list`: "List orders ..."), clears.
     """
     words = own_words(server, name)[1]
-    if len(words) < 2 or (last := verb_of(words[-1], True)) is None or last[0] != "read":
+    if len(words) < 2 or words[-1] not in LAST_READS or (last := verb_of(words[-1], True)) is None:
         return None
-    if not all(can_be_noun(word) for word in words[:-1]):
-        return None
+    if not all(can_be_noun(word) for word in words[:-1]) or issues_something(words[:-1]):
+        return None  # `payment_link.get` makes a link
     if read_description(description).leaning not in (None, "read") or mentions_change(description):
         return None
     shown = " ".join(words)
     why = f"its server names verbs last, and its name's last word reads ({shown!r})"
     return Reading("read", last[1], why)
-
-
-_DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "its", "their", "my"})
-
-
-def led_by_product(server: str, description: str | None) -> bool:
-    """Whether a sentence opens with the server's own name before a noun ("Call recordings ...").
-
-    On Call, "Call recordings on the account" names the product's recordings; "Call a number"
-    (a determiner after it) still leads with the verb.
-    """
-    words = first_sentence(description).split()[:2]
-    if len(words) < 2 or words[1].lower() in _DETERMINERS:
-        return False
-    head, after = words[0].strip(",:;"), words[1].strip(",:;.").lower()
-    return bool(own_words(server, f"{head}_{after}")[0]) and can_be_noun(after)
