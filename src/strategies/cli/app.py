@@ -259,9 +259,8 @@ async def _run_and_show(
     Shown before the experts are closed (closing stdio servers takes a moment nobody need wait
     for). `existing` True refuses an unknown thread, False a known one (None: either).
     """
-    from common.mcp.loader import prestart
     from common.mcp.registry import shutdown_pool
-    from common.safety.parts import preload_lexicon
+    from strategies.cli.experts import start_experts
     from strategies.cli.records import nothing_saved
 
     if existing and nothing_saved("checkpoints"):
@@ -270,9 +269,7 @@ async def _run_and_show(
         raise no_thread(thread, new_hint=True)
     try:
         # Launched before the driver, the graph and persistence are imported: they start meanwhile.
-        registry = await prestart(ctx.mcp_config)
-        if not all(cfg.sandboxed for cfg in registry.config.servers.values()):
-            preload_lexicon()  # the guard's lexicon loads while this process waits on them
+        await start_experts(ctx.mcp_config)
         from strategies.cli.drive import run_thread
 
         outcome = await run_thread(

@@ -6,7 +6,6 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing, asynccontextmanager
 from typing import TYPE_CHECKING, Any, cast
 
-from common.mcp.loader import prestart
 from common.mcp.registry import shutdown_pool
 from common.models import ModelCallError
 from strategies.cli import prompts, startup_done
@@ -19,6 +18,7 @@ from strategies.cli.answers import (
     preset_values,
 )
 from strategies.cli.exits import CliProblem
+from strategies.cli.experts import start_experts
 from strategies.cli.outcome import Outcome, finished, model_failed, waiting
 from strategies.cli.render import PlanBoard, line, notice, out, render_event, render_update
 from strategies.cli.thread_lock import thread_lock
@@ -197,7 +197,7 @@ async def experts_started(ctx: Context, close: bool) -> AsyncIterator[None]:
     With `close`, every session is closed at the end (a chat keeps them for its next turn).
     """
     try:
-        await prestart(ctx.mcp_config)
+        await start_experts(ctx.mcp_config)
         yield
     finally:
         if close:
