@@ -137,6 +137,13 @@ read blind after the sixteenth set's mends it MISSED 2 writes on a server named 
 an image), and held 22 of 84 reads, 26.2%; then SEEN, leaving 0 missed and 20 of 84 held,
 23.8%; 22 after the sixth attack's mends took back a description that opens with the server's
 own name ("Call customers waiting in the queue" calls them))."""
+MAX_PREFIXED18_HELD = 0.33
+"""At most this share of the eighteenth product-prefixed set's reversible tools waits (issue 44:
+read blind after the sixth attack's mends it missed NOTHING and held 32 of 83 reads, 38.6%,
+mostly verbless names and noun-phrase descriptions; then SEEN for three classes (details,
+metadata, health and info as read heads; a change verb's participle before its noun; the
+fields a description lists being its own arguments), leaving 0 missed and 27 of 83 held,
+32.5%)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -449,6 +456,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed16.json", (176, 86), MAX_PREFIXED16_HELD),
         # Written by someone who had not read the guard; held out: 2 missed, 22 of 84 held.
         ("guard_blind_set_prefixed17.json", (174, 90), MAX_PREFIXED17_HELD),
+        # Written by someone who had not read the guard; held out: 0 missed, 32 of 83 held.
+        ("guard_blind_set_prefixed18.json", (174, 91), MAX_PREFIXED18_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

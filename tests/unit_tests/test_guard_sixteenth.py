@@ -1,5 +1,5 @@
-"""Issue 44's sixteenth and seventeenth held-out sets: the classes they brought, and the writes of
-the same shapes that must stay held.
+"""Issue 44's sixteenth, seventeenth and eighteenth held-out sets: the classes they brought, and
+the writes of the same shapes that must stay held.
 
 Each read here was held by the guard the sets were read blind against; each write is a call a
 person would want to approve. The sets themselves are bounded in test_guard_catalog.py.
@@ -91,6 +91,16 @@ def test_a_verbs_last_server_still_holds_a_read_word_whose_sentence_changes() ->
         ("Pipewright", "pipewright_run_get", "A single run with its jobs.", {"run_id": N}),
         ("Monitor", "monitor.droplets.list", "Lists droplets.", {"tag": S}),
         ("x", "convert_currency", "Convert an amount.", {"amount": N, "to": S}),
+        # The eighteenth set's: details, metadata, health and info head a read's name; a change
+        # verb's participle before its noun describes it.
+        (
+            "Groceroo",
+            "grocerooProductDetails",
+            "Product details at a retailer: brand, size, price per unit and dietary tags.",
+            {"retailer_id": S, "product_id": S},
+        ),
+        ("Keyvaro", "keyvaro.secrets.metadata", "Metadata for a secret path.", {"path": S}),
+        ("Hire", "HireScorecards", "Submitted scorecards for an application.", {"app_id": N}),
     ],
 )
 def test_reads_of_the_sixteenth_and_seventeenth_sets_clear(
@@ -124,6 +134,9 @@ def test_reads_of_the_sixteenth_and_seventeenth_sets_clear(
         ("Q", "get_messages", "Gets messages: body, receipt handle, deleted after read.", {}),
         ("Shop", "get_new_orders", "Gets pending orders: id, total, acknowledged.", {}),
         ("Shop", "checkout", "Checkout: charges card, emails receipt, ships order.", {}),
+        # The fields a description lists are the arguments the call writes; a participle of no
+        # change verb ("Desired") names a value to set.
+        ("aws", "asg_capacity", "Desired capacity of a group", {"group_name": S, "desired": S}),
         # The server's name leading with a determiner after it is its verb.
         ("Call", "CallGetNumber", "Call a number and play the message.", {"to": S}),
     ],
@@ -198,3 +211,17 @@ def test_the_sixth_attack_finds_no_write_cleared_that_the_guard_before_held() ->
     assert cleared["older"] == OLDER_GAPS
     assert cleared["D"] == DOUBTS_CLEARED
     assert reads_held_anew == set()
+
+
+def test_the_fields_a_description_lists_may_be_the_arguments_it_writes() -> None:
+    schema = {"type": "object", "properties": {"video_id": S, "title": S, "description": S}}
+    tool = Tool(
+        name="video_metadata", description="Video metadata: title, tags", inputSchema=schema
+    )
+    assert classify_tools("youtube", [tool], PLAIN)[0]["irreversible"]
+    read = Tool(
+        name="video_metadata",
+        description="Video metadata: title, tags",
+        inputSchema={"type": "object", "properties": {"video_id": S}},
+    )
+    assert not classify_tools("youtube", [read], PLAIN)[0]["irreversible"]

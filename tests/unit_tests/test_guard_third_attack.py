@@ -127,8 +127,7 @@ ATTACK_LEFT = {
     "grafana|viewer_seat", "shopify|discounts", "ha|tts_announcements",
     # Left: a value whose key names neither the data nor a payload (`unit_amount_decimal`,
     # `available`, `hard_limit_usd`, `price` and `quantity` on items, `location_id`).
-    "stripe|price", "shopify|stock", "openai|usage_quota", "stripe|subscription_items",
-    "shopify|pickup_location",
+    "stripe|price", "shopify|stock", "openai|usage_quota", "shopify|pickup_location",
 }  # fmt: skip
 """The attack's writes the guard still clears, each judged doubtful or left, with why."""
 

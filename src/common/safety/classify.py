@@ -47,6 +47,7 @@ from common.safety.noun_reads import (
     DATA_NOUNS,
     asks_an_answerer,
     described_as_data,
+    lists_its_arguments,
     named_by_arguments,
     named_value,
 )
@@ -272,7 +273,9 @@ def _value_set(tool: Tool, verb: str | None, server: str) -> str | None:
         return None
     if len(rest) > 1 and plural_noun(rest[-2]) and verb in LISTING_VERBS:
         return None  # `conversations_list(state)`: what is listed comes first, a state filters it
-    return named_value(rest, tool.input_schema)
+    return named_value(rest, tool.input_schema) or lists_its_arguments(
+        tool.description, tool.input_schema
+    )
 
 
 def _default_reason(tool: Tool, untrusted_hint: str) -> str:

@@ -127,9 +127,13 @@ def _opening_phrase(words: list[str], given_back: bool = False) -> list[str] | N
         return None  # "Pager alerts to the on-call engineer", "New discount codes": sent, made
     phrase = [w for w in words[:end] if w not in (",", "and", "or")]
     first = words[0].removesuffix("'s") if words else ""  # "Today's ...": a possessive
-    if not phrase or _may_lead_as_verb(first) or not _known(first):
+    # "Enrolled MFA factors", "Submitted scorecards": a participle before its noun describes it.
+    described = _changes(first) and first.endswith("ed") and len(phrase) > 1
+    described = described and _noun_like(phrase[1])  # not "Desired capacity": a value to set
+    if not phrase or (_may_lead_as_verb(first) and not described) or not _known(first):
         return None  # "Onboards customers": a word no lexicon knows may be the verb
-    if not all(map(_modifier, phrase)) or ";" in words or _trailing_participle(words[:end]):
+    modifiers = phrase[1:] if described else phrase
+    if not all(map(_modifier, modifiers)) or ";" in words or _trailing_participle(words[:end]):
         return None  # "Onboards a new customer ...", "balance, credited by ...": acts
     bare = not words[0].endswith(("ing", "ed"))  # "Cupping scores": no imperative's form
     imperative = bare and can_be_verb(words[0]) and words[0] not in _LEADING_ADJECTIVES
@@ -140,6 +144,11 @@ def _opening_phrase(words: list[str], given_back: bool = False) -> list[str] | N
     if end > 1 and not noun_or_adjective(first) and can_be_verb(words[1]):
         return None  # "Temporarily hold tickets": an adverb before an imperative
     return phrase
+
+
+def _noun_like(word: str) -> bool:
+    """Whether a word may stand in a noun phrase: a noun, or a word no lexicon knows (`MFA`)."""
+    return can_be_noun(word) or unknown_word(word)
 
 
 def _known(word: str) -> bool:
@@ -225,12 +234,19 @@ def described_as_data(
     said = _TOKEN.findall(without_contents(first_sentence(description)).lower())
     words = _given_back(said, name_words)
     phrase = _opening_phrase(words, given_back=words is not said)
-    if phrase is None or any(_act(w) for w in phrase):
+    if phrase is None:
+        return None
+    described = phrase[0].endswith("ed") and len(phrase) > 1  # "Submitted scorecards"
+    if described and _changes(phrase[0]) and _selects_only(schema) is False:
+        return None  # "Posted announcements ..." (text), "Replaced topics ..." (names): acts
+    if any(_act(w) for w in phrase[1:] if described) or (not described and any(map(_act, phrase))):
         return None
     if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase)):
         return None
     if set(words) & _LEAVING_MARKS or _sets_a_value(phrase, schema) is not None:
         return None  # "... for an outgoing payment"; "Price of a variant" (variant_id, price)
+    if lists_its_arguments(description, schema) is not None:
+        return None  # "Video metadata: title, description" (video_id, title, description)
     return " ".join(phrase)
 
 
@@ -255,6 +271,24 @@ def _sets_a_value(phrase: list[str], schema: dict[str, object] | None) -> str | 
     numbers = [key for key, spec in properties.items() if _a_value(key, spec)]
     if numbers and single and (gerund or len(numbers) < len(properties)):
         return numbers[0]
+    return None
+
+
+_LISTED = re.compile(r"[:(]([^:()]+)")
+
+
+def lists_its_arguments(description: str | None, schema: dict[str, object] | None) -> str | None:
+    """An argument that is no selector named in the fields a description lists, or None.
+
+    "Video metadata: title, description, tags" (video_id, title, description): the fields it
+    lists are what the call writes.
+    """
+    keys = {" ".join(_key_words(k)): str(k) for k in _properties(schema)}
+    for listed in _LISTED.findall(first_sentence(description).lower()):
+        for item in re.split(r"\s*,\s*|\s+and\s+|\s+or\s+", listed):
+            key = keys.get(item.strip().replace("_", " "))
+            if key is not None and not _selects(_key_words(key)):
+                return key
     return None
 
 
