@@ -91,15 +91,7 @@ def test_a_verbs_last_server_still_holds_a_read_word_whose_sentence_changes() ->
         ("Pipewright", "pipewright_run_get", "A single run with its jobs.", {"run_id": N}),
         ("Monitor", "monitor.droplets.list", "Lists droplets.", {"tag": S}),
         ("x", "convert_currency", "Convert an amount.", {"amount": N, "to": S}),
-        # The eighteenth set's: details, metadata, health and info head a read's name; a change
-        # verb's participle before its noun describes it.
-        (
-            "Groceroo",
-            "grocerooProductDetails",
-            "Product details at a retailer: brand, size, price per unit and dietary tags.",
-            {"retailer_id": S, "product_id": S},
-        ),
-        ("Keyvaro", "keyvaro.secrets.metadata", "Metadata for a secret path.", {"path": S}),
+        # The eighteenth set's: a change verb's participle before its noun describes it.
         ("Hire", "HireScorecards", "Submitted scorecards for an application.", {"app_id": N}),
     ],
 )
@@ -184,10 +176,10 @@ DOUBTS_CLEARED = {
 """Doubtful lines the stop's rules clear: lists by a query, which may also save it."""
 
 
-def _sixth() -> dict[str, list[tuple[str, str, Tool]]]:
-    """The sixth attack's tools by server: label, verdict before the stop, tool."""
+def _sixth(path: Path = SIXTH) -> dict[str, list[tuple[str, str, Tool]]]:
+    """An attack file's tools by server: label, verdict before the stop, tool."""
     servers: dict[str, list[tuple[str, str, Tool]]] = {}
-    for line in SIXTH.read_text().splitlines():
+    for line in path.read_text().splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         label, before, server, name, description, schema = line.split("|", 5)
@@ -214,14 +206,35 @@ def test_the_sixth_attack_finds_no_write_cleared_that_the_guard_before_held() ->
 
 
 def test_the_fields_a_description_lists_may_be_the_arguments_it_writes() -> None:
-    schema = {"type": "object", "properties": {"video_id": S, "title": S, "description": S}}
-    tool = Tool(
-        name="video_metadata", description="Video metadata: title, tags", inputSchema=schema
-    )
-    assert classify_tools("youtube", [tool], PLAIN)[0]["irreversible"]
-    read = Tool(
-        name="video_metadata",
-        description="Video metadata: title, tags",
-        inputSchema={"type": "object", "properties": {"video_id": S}},
-    )
-    assert not classify_tools("youtube", [read], PLAIN)[0]["irreversible"]
+    sentence = "Images of a product variant: url, alt_text, position."
+    writes = {"type": "object", "properties": {"variant_id": S, "alt_text": S}}
+    reads = {"type": "object", "properties": {"variant_id": S}}
+    tool = Tool(name="variant_images", description=sentence, inputSchema=writes)
+    assert classify_tools("shop", [tool], PLAIN)[0]["irreversible"]
+    read = Tool(name="variant_images", description=sentence, inputSchema=reads)
+    assert not classify_tools("shop", [read], PLAIN)[0]["irreversible"]
+
+
+SEVENTH = Path(__file__).parents[1] / "data" / "guard_attack_seventh.txt"
+"""A seventh attack, on the eighteenth set's mends, in the sixth's format (`before`: the guard
+just before them). It found 25 writes cleared by details, health and metadata as read heads
+("Update customer details.", `bank_details(employee_id, account_number)`): those heads were
+taken back."""
+
+
+def test_the_seventh_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    cleared: dict[str, set[str]] = {"W": set(), "D": set(), "older": set()}
+    for server, cases in _sixth(SEVENTH).items():
+        verdicts = classify_tools(server, [tool for _, _, tool in cases], PLAIN)
+        for (label, before, tool), verdict in zip(cases, verdicts, strict=True):
+            if label in "WD" and not verdict["irreversible"]:
+                cleared["older" if before == "C" else label].add(f"{server}|{tool.name}")
+    assert cleared["W"] == set()
+    # "info" reads as a noun at a name's end (`repo_info`); left as before this stop.
+    assert cleared["older"] == {
+        "bamboohr|emergency_contact_info", "gh|repo_info", "yt|video_info", "wp|user_info",
+        "wp|site_info", "car|vehicle_info", "acct|account_info",
+    }  # fmt: skip
+    # A change verb's participle before its noun, every argument choosing: "Approved expense
+    # report for the given report ID." is doubtful; "Enrolled MFA factors" reads.
+    assert cleared["D"] == {"okta|factors", "expensify|report_approval"}
