@@ -91,6 +91,8 @@ def test_a_verbs_last_server_still_holds_a_read_word_whose_sentence_changes() ->
         ("Pipewright", "pipewright_run_get", "A single run with its jobs.", {"run_id": N}),
         ("Monitor", "monitor.droplets.list", "Lists droplets.", {"tag": S}),
         ("x", "convert_currency", "Convert an amount.", {"amount": N, "to": S}),
+        # The same bare word that the name holds is its noun ("Order details ...").
+        ("shop", "get_order_details", "Order details for the given ID.", {"order_id": S}),
         # The eighteenth set's: a change verb's participle before its noun describes it.
         ("Hire", "HireScorecards", "Submitted scorecards for an application.", {"app_id": N}),
     ],
@@ -129,6 +131,8 @@ def test_reads_of_the_sixteenth_and_seventeenth_sets_clear(
         # The fields a description lists are the arguments the call writes; a participle of no
         # change verb ("Desired") names a value to set.
         ("aws", "asg_capacity", "Desired capacity of a group", {"group_name": S, "desired": S}),
+        # A bare change verb leading the sentence, not a word of the name, is its verb.
+        ("acct", "account_info", "Update account info.", {"display_name": S, "email": S}),
         # The server's name leading with a determiner after it is its verb.
         ("Call", "CallGetNumber", "Call a number and play the message.", {"to": S}),
     ],
@@ -230,10 +234,12 @@ def test_the_seventh_attack_finds_no_write_cleared_that_the_guard_before_held() 
             if label in "WD" and not verdict["irreversible"]:
                 cleared["older" if before == "C" else label].add(f"{server}|{tool.name}")
     assert cleared["W"] == set()
-    # "info" reads as a noun at a name's end (`repo_info`); left as before this stop.
+    # "info" reads as a noun at a name's end (`repo_info`), its value arguments unread; left as
+    # before this stop. "Update account info." and "Update site title and tagline." are held:
+    # a bare change verb leading the sentence that the name does not hold.
     assert cleared["older"] == {
         "bamboohr|emergency_contact_info", "gh|repo_info", "yt|video_info", "wp|user_info",
-        "wp|site_info", "car|vehicle_info", "acct|account_info",
+        "car|vehicle_info",
     }  # fmt: skip
     # A change verb's participle before its noun, every argument choosing: "Approved expense
     # report for the given report ID." is doubtful; "Enrolled MFA factors" reads.

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 from common.mcp.config import ServerConfig
 from common.safety.clauses import (
     also_changes,
+    bare_imperative,
     delivered,
     later_change,
     records_something,
@@ -230,6 +231,10 @@ def _read_name_verdict(
     leading = leading_change(tool.description)
     if leading is not None:
         return True, "heuristic", f"{leading.why}, over its name's {verb!r}"
+    bare = bare_imperative(tool.description, own_words(server, tool.name)[1])
+    if bare is not None:
+        why = f"its description leads with the bare verb {bare!r}, which its name does not hold"
+        return True, "heuristic", why
     valued = _value_set(tool, verb, server)
     if valued is not None:
         return True, "heuristic", f"its name names a value its argument {valued!r} sets"

@@ -21,6 +21,7 @@ from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
 from common.safety.states import PAST_FORMS
 from common.safety.wording import (
     CONJUNCTIONS,
+    MANNER_VERBS,
     NOUN_LIKE_CHANGES,
     acting_words,
     first_sentence,
@@ -287,3 +288,18 @@ def later_sentences_quiet(description: str | None) -> bool:
         if not _INSTRUCTION.match(sentence) and read_description(sentence).leaning == "change":
             return False
     return True
+
+
+def bare_imperative(description: str | None, name_words: tuple[str, ...]) -> str | None:
+    """A change verb that is also a noun leading the sentence bare, not a word of the name.
+
+    "Update account info." for `account_info` updates it; "Order details for the given ID" for
+    `order_details` and "Release notes ..." for `release_notes` name the name's own noun.
+    """
+    words = acting_words(description)
+    if len(words) < 2 or words[0] not in NOUN_LIKE_CHANGES or words[0] in MANNER_VERBS:
+        return None  # "Run a read-only query": how a read works (`leading_change`)
+    if words[1] in _OBJECT_STARTS or words[1] in (",", ";"):
+        return None  # "Update the account": `leading_change` reads a verb before its object
+    named = set().union(*(stems(w) for w in name_words)) if name_words else set()
+    return None if stems(words[0]) & named else words[0]
