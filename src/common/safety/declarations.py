@@ -16,7 +16,7 @@ import re
 
 from common.safety import vocabulary as vocab
 from common.safety.clauses import also_changes, later_change
-from common.safety.names import ASKERS, GIVING_BACK, VALUE_MAKERS
+from common.safety.names import ASKERS, GIVING_BACK, ISSUED_THINGS, VALUE_MAKERS
 from common.safety.parts import only_a_verb, unknown_word
 from common.safety.wording import first_sentence, stems, verb_of
 
@@ -36,8 +36,6 @@ DESTINATIONS = vocab.words("sentences", "destinations")
 """Prepositions that name where a sentence's object goes ("to Mailchimp", "into Xero")."""
 ISSUED = vocab.words("data", "act_marks")
 """Words of things a call makes or hands out ("credentials", "token", "new")."""
-ISSUED_THINGS = vocab.words("data", "issued_things")
-"""Things a value maker may issue and keep ("key", "coupon", "voucher", "invoice")."""
 _NOT_KEPT = frozenset({"saved", "stored", "kept", "written", "filed"})
 """The participles by which a declaration says the made thing itself is not kept."""
 ADVICE_VERBS = vocab.words("sentences", "advice_verbs")

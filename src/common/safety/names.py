@@ -176,12 +176,13 @@ def own_words(server: str, name: str) -> tuple[tuple[str, ...], tuple[str, ...]]
 _TRAILING_READS = vocab.words("names", "trailing_reads")
 LISTING_VERBS = vocab.words("names", "listing_verbs")
 """Read verbs that list many things: a `state` after a plural and one of them filters."""
-_ISSUED_THINGS = vocab.words("data", "issued_things")
+ISSUED_THINGS = vocab.words("data", "issued_things")
+"""Things a call may issue (a code, a link, a token, a session): read once, here."""
 
 
 def issues_something(words: tuple[str, ...]) -> bool:
     """Whether a name's resource is a thing a read of it may issue (a link, a code, a token)."""
-    return bool(set(words) & _ISSUED_THINGS)
+    return bool(set(words) & ISSUED_THINGS)
 
 
 def _may_be_its_verb(word: str) -> bool:
