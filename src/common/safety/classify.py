@@ -52,6 +52,7 @@ from common.safety.noun_reads import (
     named_by_arguments,
     named_value,
 )
+from common.safety.paging import paged_list
 from common.safety.parts import can_be_verb
 from common.safety.phrases import without_caller_time
 from common.safety.readings import (
@@ -397,6 +398,10 @@ def _decide(
         if tool.annotations is not None and tool.annotations.read_only_hint
         else ""
     )
+    paged = paged_list(server, tool.name, tool.description, tool.input_schema)
+    if paged is not None and physical_effect(tool.description) is None:
+        why = f"it hands back a page of a list (its argument {paged!r} asks for the next)"
+        return False, "heuristic", why + " and no word of its name or sentence acts"
     if name.leaning in ("destructive", "change"):
         return True, "heuristic", name.why + untrusted_hint
     physical = physical_effect(tool.description)

@@ -117,6 +117,9 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "switch_keys": "words",
         "leaving_marks": "words",
         "issued_things": "words",
+        "paging_tokens": "words",
+        "paging_numbers": "words",
+        "written_keys": "words",
     },
     "session": {
         "verbs": "words",

@@ -1,0 +1,120 @@
+"""Arguments that page through a list: the call hands back one page of records.
+
+A cursor, a page token or a page number is what a caller passes to get the next page of what a
+call returns; a call that changes something has no next page. Of the project's labelled tool
+lists (the catalog and the held-out sets, some 3,500 tools), 168 reads take one and one write
+does, and that write's name carries its verb (`firecrawl_monitor_create`). Many real servers name
+such lists with a plural alone, often a plural of a change verb (`HireApplications`,
+`mailvane_single_sends`, `RecordPayments`), and describe them with no verb at all, so the page
+is often the only thing that says the call lists. A paged call is read as a list unless:
+
+- a word of its name is a change verb in its own form: `purchase_orders`, `transactions_sync`
+  and `bulk_update_tickets` may act, where a plural (`single_sends`, `bank_transfers`, `runs`)
+  or a participle (`saved_tracks`) names records;
+- an argument carries what a write would write (`[data] written_keys`: a body, a text, an
+  amount; a `state` beside a page filters the list);
+- its description leads with a change, adds one later, or leads with a bare change verb the
+  name does not hold ("Pull requests for a repository" stays held: "pull" may be the verb).
+
+The argument names are matched as data (`[data] paging_tokens`, `paging_numbers`); a number is a
+page only when the schema types it as one (a string `page` may be a page's content).
+"""
+
+from __future__ import annotations
+
+import re
+
+from common.safety import vocabulary as vocab
+from common.safety.clauses import also_changes, bare_imperative, later_change
+from common.safety.names import own_words
+from common.safety.wording import acting_words, stems, verb_of
+
+_TOKENS = vocab.words("data", "paging_tokens")
+_NUMBERS = vocab.words("data", "paging_numbers")
+_WRITTEN = vocab.words("data", "written_keys")
+_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
+_NUMBER_TYPES = frozenset({"integer", "number"})
+
+
+def _key(key: str) -> tuple[str, list[str]]:
+    """An argument's words joined with "-" (`pageToken` -> page-token), and the words."""
+    words = [w.lower() for w in _KEY_WORD.findall(key)]
+    return "-".join(words), words
+
+
+def paging_argument(schema: dict[str, object] | None) -> str | None:
+    """The argument by which a call asks for a page of its results, or None."""
+    properties = (schema or {}).get("properties")
+    if not isinstance(properties, dict):
+        return None
+    for key, spec in properties.items():
+        joined, _ = _key(str(key))
+        kind = spec.get("type") if isinstance(spec, dict) else None
+        if joined in _TOKENS or (joined in _NUMBERS and kind in _NUMBER_TYPES):
+            return str(key)
+    return None
+
+
+def _written_argument(schema: dict[str, object] | None) -> str | None:
+    """An argument that carries what a write would write (`body`, `message_text`), or None."""
+    properties = (schema or {}).get("properties")
+    for key in properties if isinstance(properties, dict) else {}:
+        words = _key(str(key))[1]
+        if words and words[-1] in _WRITTEN:
+            return str(key)
+    return None
+
+
+def _acting_word(words: tuple[str, ...]) -> str | None:
+    """A word of the name that is a change verb in its own form (`update`, not `updates`)."""
+    for word in words:
+        hit = verb_of(word, False)
+        if hit is not None and hit[0] != "read" and hit[1] == word:
+            return word
+    return None
+
+
+def _leads_with_act(words: list[str], named: set[str]) -> str | None:
+    """A change verb among a sentence's first three words that acts there, or None.
+
+    Its own form acts ("Delete ...", "Sales and purchase invoices" may purchase), and so does a
+    third person's ("Sends ...") unless the name holds it as its records' plural ("Single sends
+    (marketing emails)" for `single_sends`, "Calls, with status" for `calls.list`); a gerund
+    acts when it destroys ("Bulk deleting ...").
+    """
+    for word in words[:3]:
+        hit = verb_of(word, False)
+        if hit is None or hit[0] == "read":
+            continue
+        own = hit[1] == word
+        third = word.endswith("s") and not stems(word) & named
+        if own or third or (word.endswith("ing") and hit[0] == "destructive"):
+            return word
+    return None
+
+
+def _description_acts(description: str | None, words: tuple[str, ...]) -> str | None:
+    """What in a paged call's description may act, or None; the name's own records do not."""
+    named = set().union(*(stems(w) for w in words))
+    added = also_changes(description)
+    if added is not None and stems(added) & named:
+        added = None  # "Single sends ... sent to a list": the name's own records
+    return (
+        _leads_with_act(acting_words(description), named)
+        or bare_imperative(description, words)
+        or added
+        or later_change(description)
+    )
+
+
+def paged_list(
+    server: str, name: str, description: str | None, schema: dict[str, object] | None
+) -> str | None:
+    """The paging argument of a call that lists, when nothing else in it may act; else None."""
+    paging = paging_argument(schema)
+    if paging is None or _written_argument(schema) is not None:
+        return None
+    words = own_words(server, name)[1]
+    if not words or _acting_word(words) is not None or _description_acts(description, words):
+        return None
+    return paging

@@ -1,0 +1,118 @@
+"""Issue 44, the nineteenth pass: a call that takes a page of its results lists them.
+
+The reads are of the shapes the twentieth held-out set and the earlier ones held (made-up tools,
+not the sets' own); the writes are calls a person would want to approve that take a page too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from mcp.types import Tool
+
+from common.safety.classify import classify_tools
+from common.safety.paging import paging_argument
+from tests.unit_tests.guard_helpers import PLAIN
+
+S = {"type": "string"}
+N = {"type": "integer"}
+A = {"type": "array", "items": S}
+
+
+def _held(server: str, name: str, description: str | None, props: dict[str, Any]) -> bool:
+    """Whether the guard holds one tool, classified with a write beside it on its server."""
+    tools = [
+        Tool(
+            name=name, description=description, inputSchema={"type": "object", "properties": props}
+        ),
+        Tool(name=f"{server.lower()}_delete_item", description="Delete an item.", inputSchema={}),
+    ]
+    return classify_tools(server, tools, PLAIN)[0]["irreversible"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        ("Booker", "BookerPayments", None, {"where": S, "page": N, "pageSize": N}),
+        (
+            "Mailfox",
+            "mailfox_single_sends",
+            "Single sends with status draft or scheduled.",
+            {"page_size": N, "page_token": S, "status": A},
+        ),
+        (
+            "Buildly",
+            "buildly.pipelines.runs",
+            "Pipeline runs for a repository: number, state.",
+            {"repo": S, "pagelen": N, "page": N},
+        ),
+        (
+            "Crate",
+            "crate-folder-invites-list",
+            "Pending invites to shared folders.",
+            {"limit": N, "cursor": S},
+        ),
+        ("Dial", "dial.calls.list", "Calls, with status, duration and price.", {"page_size": N}),
+        (
+            "Chirp",
+            "chirp-followers",
+            "Accounts following a user, 1000 per page.",
+            {"user_id": S, "pagination_token": S},
+        ),
+        (
+            "Ship",
+            "shipApplications",
+            "Applications across jobs. status: active, rejected.",
+            {"job_id": S, "status": S, "per_page": N},
+        ),
+        ("Post", "postPages", "", {"spaceId": S, "status": S, "cursor": S, "limit": N}),
+    ],
+)
+def test_a_paged_call_whose_words_only_name_records_lists(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    assert not _held(server, name, description, props)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # a word of the name is a change verb in its own form
+        ("Booker", "BookerPurchaseOrders", None, {"status": S, "page": N}),
+        ("Desk", "desk_bulk_update_tickets", None, {"query": S, "page": N, "status": S}),
+        ("Bank", "bank.transactions.sync", "Transactions since the cursor.", {"cursor": S}),
+        ("Crawl", "crawl_monitor_create", "A recurring scrape.", {"url": S, "page": N}),
+        # an argument carries what would be written
+        ("Chat", "chat_channel_messages", None, {"channel_id": S, "cursor": S, "text": S}),
+        ("Fund", "fund_payouts", None, {"cursor": S, "amount": N}),
+        # the description acts
+        ("Chat", "chat_old_messages", "Deletes messages older than a date.", {"cursor": S}),
+        ("Chat", "chat_history", "Bulk delete a channel's history, page by page.", {"cursor": S}),
+        (
+            "Mail",
+            "mail_digest",
+            "Sends the weekly digest to each page of subscribers.",
+            {"cursor": S},
+        ),
+        ("Jobs", "jobs_stale", "Stale jobs; each one returned is cancelled.", {"offset": N}),
+        ("Ledger", "LedgerInvoices", "Sales and purchase invoices.", {"page": N}),
+        # a string `page` is a page's content, not a page of results
+        ("Wiki", "wiki_page", "A page of the wiki.", {"space": S, "page": S}),
+    ],
+)
+def test_a_paged_call_that_may_act_stays_held(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    assert _held(server, name, description, props)
+
+
+def test_a_page_is_told_by_its_argument_and_its_type() -> None:
+    def schema(props: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "object", "properties": props}
+
+    assert paging_argument(schema({"nextPageToken": S})) == "nextPageToken"
+    assert paging_argument(schema({"per_page": N})) == "per_page"
+    assert paging_argument(schema({"page": S})) is None
+    assert paging_argument(schema({"limit": N, "before": S})) is None
+    assert paging_argument({"type": "object"}) is None
