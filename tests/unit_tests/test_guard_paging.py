@@ -116,3 +116,67 @@ def test_a_page_is_told_by_its_argument_and_its_type() -> None:
     assert paging_argument(schema({"page": S})) is None
     assert paging_argument(schema({"limit": N, "before": S})) is None
     assert paging_argument({"type": "object"}) is None
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # content handed back in the call's own result
+        (
+            "Sheetly",
+            "sheetly_export",
+            "Export a sheet as csv or pdf and return the file content.",
+            {"sheet_id": S, "format": S},
+        ),
+        ("Box", "box-file-download", "Download a file's contents (binary as base64).", {"path": S}),
+        ("Plan", "plan_state_download", "Download the current state as raw JSON.", {"ws_id": S}),
+        # who the caller is
+        ("Chat", "chatWhoami", "Signed-in user profile (id, displayName, mail).", {}),
+        # a verbless phrase headed by what it gives back, its arguments only choosing
+        (
+            "Shop",
+            "shopProductDetails",
+            "Product details at a store: brand, size, price.",
+            {"store_id": S, "product_id": S},
+        ),
+    ],
+)
+def test_content_handed_back_and_data_named_by_its_head_read(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    assert not _held(server, name, description, props)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # the content goes somewhere else
+        (
+            "Mail",
+            "mail_download_attachment",
+            "Download an attachment to a folder as base64.",
+            {"attachment_id": S, "folder": S},
+        ),
+        ("Sheetly", "sheetly_export_table", "Export the table as CSV.", {"table": S}),
+        # the details may be what is set
+        (
+            "Crm",
+            "crm_contact_details",
+            "Contact details.",
+            {"contact_id": S, "email": S, "phone": S},
+        ),
+        (
+            "Shop",
+            "shop_billing_info",
+            "Billing info for a customer.",
+            {"customer_id": S, "card_token": S},
+        ),
+        # a verb the guard knows leads the phrase
+        ("Ware", "ware_load", "Load data from S3 to Redshift.", {"table": S}),
+        ("Acct", "acct_account_info", "Update account info.", {"account_id": S}),
+    ],
+)
+def test_content_sent_elsewhere_and_details_that_may_be_set_stay_held(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    assert _held(server, name, description, props)

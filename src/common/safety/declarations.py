@@ -32,6 +32,8 @@ UNCHANGED_DECLARATION = vocab.pattern("sentences", "unchanged_declaration", re.I
 """A clause saying one thing is left as it was ("The memory is not changed.")."""
 RETURNED_BACK = vocab.pattern("sentences", "returned_back", re.IGNORECASE)
 """A first sentence's closing "and returns it": its object goes back to the caller."""
+HANDED_BACK = vocab.pattern("sentences", "handed_back", re.IGNORECASE)
+"""Words that put the content in the call's own result ("as base64", "returned inline")."""
 DESTINATIONS = vocab.words("sentences", "destinations")
 """Prepositions that name where a sentence's object goes ("to Mailchimp", "into Xero")."""
 ISSUED = vocab.words("data", "act_marks")
@@ -71,6 +73,9 @@ def declared_read_only(description: str | None) -> str | None:
     response = TO_THE_RESPONSE.search(sentence) or _returned_back(sentence, words)
     if response and not set(words) & ELSEWHERE:
         return response.group(0).strip(" .;!?")
+    handed = HANDED_BACK.search(sentence)  # "Download a file's contents ... as base64"
+    if handed and not set(words) & DESTINATIONS:
+        return handed.group(0).strip(" .;!?")
     return None
 
 

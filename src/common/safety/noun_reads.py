@@ -39,7 +39,7 @@ from common.safety.parts import (
     unknown_word,
 )
 from common.safety.states import without_contents
-from common.safety.wording import first_sentence, stems, verb_of
+from common.safety.wording import SOURCE_READS, first_sentence, stems, verb_of
 
 _STOPS = vocab.words("data", "stops")
 DATA_NOUNS = vocab.words("data", "data_nouns")
@@ -65,6 +65,9 @@ _SENT_TO = frozenset({"to", "into", "onto", "with", "by", "via"})
 _DESTRUCTIVE_STEMS = frozenset(w for w in vocab.words("verbs", "destructive") if len(w) > 2)
 _ACCOUNTS = READ_HEADS - ACTING_HEADS
 """Read heads nothing files or writes ("status", "history"; not "report", "log", "queue")."""
+_HEADS = vocab.words("data", "data_heads")
+_DATA_HEADS = READ_HEADS | _HEADS
+"""Heads of a phrase that name what is given back ("Product details", "Profit and loss report")."""
 _FUNCTION_WORDS = (
     _DETERMINERS | _STOPS | frozenset({"and", "but", "if", "into", "nor", "onto", "upon"})
 )
@@ -113,7 +116,7 @@ def _act(word: str) -> bool:
 
 def _names_data(word: str) -> bool:
     """Whether a noun of the opening phrase names data: a plural, a data noun, a read head."""
-    return _plural(word) or bool(stems(word) & (DATA_NOUNS | READ_HEADS))
+    return _plural(word) or bool(stems(word) & (DATA_NOUNS | _DATA_HEADS))
 
 
 def _opening_phrase(words: list[str], given_back: bool = False) -> list[str] | None:
@@ -139,6 +142,11 @@ def _opening_phrase(words: list[str], given_back: bool = False) -> list[str] | N
     imperative = bare and can_be_verb(words[0]) and words[0] not in _LEADING_ADJECTIVES
     imperative = imperative and not given_back
     accounted = len(phrase) > 1 and bool(stems(phrase[-1]) & _ACCOUNTS)  # "Service status"
+    # "Product details at a retailer", "Profit and loss report": a head naming what is given
+    # back, after a first word no verb vocabulary knows ("Update account info", "Load data").
+    headed = len(phrase) > 1 and bool(stems(phrase[-1]) & (_ACCOUNTS | _HEADS))
+    headed = headed and verb_of(first, False) is None and not stems(first) & SOURCE_READS
+    accounted = accounted or headed
     if imperative and not accounted and end > 1 and words[1] not in (",", "and", "or"):
         return None  # "Stock the shelves", "Stock items": an imperative with its object
     if end > 1 and not noun_or_adjective(first) and can_be_verb(words[1]):
@@ -154,7 +162,10 @@ def _noun_like(word: str) -> bool:
 def _known(word: str) -> bool:
     """Whether the lexicon knows the word, or each part of a hyphenated one ("end-of-day")."""
     parts = word.split("-")
-    return all((part and not unknown_word(part)) or part in _FUNCTION_WORDS for part in parts)
+    return all(
+        (part and not unknown_word(part)) or part in _FUNCTION_WORDS or part in _DATA_HEADS
+        for part in parts
+    )
 
 
 def _may_lead_as_verb(word: str) -> bool:
@@ -243,6 +254,8 @@ def described_as_data(
         return None
     if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase)):
         return None
+    if stems(phrase[-1]) & _HEADS and not _only_chooses(_properties(schema)):
+        return None  # "Contact details." (contact_id, email, phone): the details may be set
     if set(words) & _LEAVING_MARKS or _sets_a_value(phrase, schema) is not None:
         return None  # "... for an outgoing payment"; "Price of a variant" (variant_id, price)
     if lists_its_arguments(description, schema) is not None:
@@ -368,6 +381,17 @@ def _switch(properties: dict[str, object]) -> str | None:
         if flag and words and len(properties) > 1 and words[-1] in _SWITCH_KEYS:
             return str(key)
     return None
+
+
+def _only_chooses(properties: dict[str, object]) -> bool:
+    """Whether every argument picks, bounds or filters what is read (ids, dates, a page)."""
+    for key in properties:
+        words = _key_words(key)
+        if not words or not (
+            _selects(words) or words[-1] in _WINDOW_KEYS or _FILTER_WORDS & {words[0], words[-1]}
+        ):
+            return False
+    return True
 
 
 def _written(properties: dict[str, object], lists: bool = True) -> str | None:

@@ -63,6 +63,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "used_up": "pattern",
         "unchanged_declaration": "pattern",
         "response_verbs": "words",
+        "handed_back": "pattern",
         "advice_verbs": "words",
         "hypotheticals": "words",
         "past_be": "words",
@@ -104,6 +105,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
     "data": {
         "stops": "words",
         "data_nouns": "words",
+        "data_heads": "words",
         "act_suffixes": "sequence",
         "act_marks": "words",
         "selector_keys": "words",
