@@ -64,6 +64,7 @@ from common.safety.readings import (
     simulated_switch,
     tab_action,
 )
+from common.safety.state_heads import reported_state
 from common.safety.word_order import read_verb_last, verbs_last
 from common.safety.wording import (
     NOUN_LIKE_READS,
@@ -402,6 +403,10 @@ def _decide(
     if paged is not None and physical_effect(tool.description) is None:
         why = f"it hands back a page of a list (its argument {paged!r} asks for the next)"
         return False, "heuristic", why + " and no word of its name or sentence acts"
+    state = reported_state(server, tool.name, tool.description, tool.input_schema)
+    if state is not None:
+        why = f"its name reports a record's state ({state!r}) and its arguments only choose it"
+        return False, "heuristic", why
     if name.leaning in ("destructive", "change"):
         return True, "heuristic", name.why + untrusted_hint
     physical = physical_effect(tool.description)

@@ -254,7 +254,7 @@ def described_as_data(
         return None
     if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase)):
         return None
-    if stems(phrase[-1]) & _HEADS and not _only_chooses(_properties(schema)):
+    if stems(phrase[-1]) & _HEADS and not only_chooses(_properties(schema)):
         return None  # "Contact details." (contact_id, email, phone): the details may be set
     if set(words) & _LEAVING_MARKS or _sets_a_value(phrase, schema) is not None:
         return None  # "... for an outgoing payment"; "Price of a variant" (variant_id, price)
@@ -383,7 +383,7 @@ def _switch(properties: dict[str, object]) -> str | None:
     return None
 
 
-def _only_chooses(properties: dict[str, object]) -> bool:
+def only_chooses(properties: dict[str, object]) -> bool:
     """Whether every argument picks, bounds or filters what is read (ids, dates, a page)."""
     for key in properties:
         words = _key_words(key)

@@ -93,8 +93,8 @@ def _leads_with_act(words: list[str], named: set[str]) -> str | None:
     return None
 
 
-def _description_acts(description: str | None, words: tuple[str, ...]) -> str | None:
-    """What in a paged call's description may act, or None; the name's own records do not."""
+def description_acts(description: str | None, words: tuple[str, ...]) -> str | None:
+    """What in a description may act, or None; the records its name holds do not (`words`)."""
     named = set().union(*(stems(w) for w in words))
     added = also_changes(description)
     if added is not None and stems(added) & named:
@@ -115,6 +115,6 @@ def paged_list(
     if paging is None or _written_argument(schema) is not None:
         return None
     words = own_words(server, name)[1]
-    if not words or _acting_word(words) is not None or _description_acts(description, words):
+    if not words or _acting_word(words) is not None or description_acts(description, words):
         return None
     return paging

@@ -74,6 +74,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
     },
     "names": {
         "server_words": "words",
+        "state_heads": "words",
+        "stateful_acts": "words",
         "record_converters": "words",
         "trailing_reads": "words",
         "last_reads": "words",

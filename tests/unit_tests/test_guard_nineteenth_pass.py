@@ -1,7 +1,8 @@
-"""Issue 44, the nineteenth pass: a call that takes a page of its results lists them.
+"""Issue 44, the nineteenth pass: pages of results, content handed back, data named by its
+head, and a record's state named by the record.
 
-The reads are of the shapes the twentieth held-out set and the earlier ones held (made-up tools,
-not the sets' own); the writes are calls a person would want to approve that take a page too.
+The reads are of the shapes the eighteenth and twentieth held-out sets held (made-up tools, not
+the sets' own); the writes are calls of the same shapes a person would want to approve.
 """
 
 from __future__ import annotations
@@ -177,6 +178,48 @@ def test_content_handed_back_and_data_named_by_its_head_read(
     ],
 )
 def test_content_sent_elsewhere_and_details_that_may_be_set_stay_held(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    assert _held(server, name, description, props)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        ("Cartly", "cartlyOrderStatus", None, {"order_id": S}),
+        ("Car", "car.charge.state", None, {"vehicle_id": S}),
+        ("Blog", "blogSiteHealth", None, {}),
+        (
+            "Infra",
+            "infra_deploy_status",
+            "Status of a deployment: pending, live, failed.",
+            {"deployment_id": S},
+        ),
+    ],
+)
+def test_a_name_ending_in_its_records_state_reads(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    assert not _held(server, name, description, props)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # a verb that sets a state keeps its own
+        ("Phone", "phone_set_wifi_status", None, {}),
+        ("Chat", "chat_clear_status", None, {"user_id": S}),
+        ("Jobs", "jobs_reset_state", None, {"job_id": S}),
+        # an argument sets the state
+        ("Cartly", "cartlyOrderStatus", None, {"order_id": S, "status": S}),
+        ("Car", "car.lock.state", None, {"vehicle_id": S, "locked": {"type": "boolean"}}),
+        # the description acts
+        ("Cartly", "cartlyOrderStatus", "Mark an order as shipped.", {"order_id": S}),
+        # one noun against its server's change word
+        ("Send", "SendStatus", None, {}),
+    ],
+)
+def test_a_state_name_that_may_set_the_state_stays_held(
     server: str, name: str, description: str | None, props: dict[str, Any]
 ) -> None:
     assert _held(server, name, description, props)
