@@ -7,6 +7,7 @@ the sets' own); the writes are calls of the same shapes a person would want to a
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from mcp.types import Tool
 from common.safety.classify import classify_tools
 from common.safety.paging import paging_argument
 from tests.unit_tests.guard_helpers import PLAIN
+from tests.unit_tests.test_guard_sixteenth import _sixth as attack_file
 
 S = {"type": "string"}
 N = {"type": "integer"}
@@ -38,8 +40,8 @@ def _held(server: str, name: str, description: str | None, props: dict[str, Any]
         ("Booker", "BookerPayments", None, {"where": S, "page": N, "pageSize": N}),
         (
             "Mailfox",
-            "mailfox_single_sends",
-            "Single sends with status draft or scheduled.",
+            "mailfox_marketing_sends",
+            "Marketing sends with status draft or scheduled.",
             {"page_size": N, "page_token": S, "status": A},
         ),
         (
@@ -223,3 +225,52 @@ def test_a_state_name_that_may_set_the_state_stays_held(
     server: str, name: str, description: str | None, props: dict[str, Any]
 ) -> None:
     assert _held(server, name, description, props)
+
+
+def test_a_noun_made_from_an_act_that_only_names_which_data_reads() -> None:
+    slots = "Available delivery and pickup slots for an address, with fees per slot."
+    assert not _held("Cart", "cart_delivery_slots", slots, {"address_id": S})
+    # an act at the head, or among heads listed side by side, still names the act
+    assert _held("Cart", "cart_refunds", "Refunds for an order.", {"order_id": S})
+    assert _held("Cart", "cart_ledger", "Charges, refunds and payments.", {"account_id": S})
+    # an object argument is what the call sets
+    prefs = "Notification preferences of the user: channels, keywords."
+    assert _held("Chat", "chat_notification_prefs", prefs, {"prefs": {"type": "object"}})
+
+
+def test_a_name_that_writes_two_words_as_one_holds_them() -> None:
+    listed = "Pull requests for a repository. state: OPEN, MERGED."
+    props = {"repo": S, "state": A, "pagelen": N}
+    assert not _held("Gitzo", "gitzo.pullrequests.list", listed, props)
+    # without the page, a state beside a listing verb may still be set; a bare verb still acts
+    assert _held("Gitzo", "gitzo.pullrequests.list", listed, {"repo": S, "state": A})
+    assert _held("Gitzo", "gitzo.requests.list", listed, props)
+
+
+EIGHTH = Path(__file__).parents[1] / "data" / "guard_attack_eighth.txt"
+"""An eighth attack, on this pass's first clearings, in the sixth's format (`before`: the guard
+just before them). It found 53 writes cleared, most saying what they do in a passive, an "each
+..." clause, a later sentence or a verb no vocabulary holds; `common.safety.quiet` holds them."""
+
+
+def test_the_eighth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    cleared: dict[str, set[str]] = {"W": set(), "D": set(), "older": set()}
+    reads = {"held": 0, "all": 0}
+    for server, cases in attack_file(EIGHTH).items():
+        verdicts = classify_tools(server, [tool for _, _, tool in cases], PLAIN)
+        for (label, before, tool), verdict in zip(cases, verdicts, strict=True):
+            if label in "WD" and not verdict["irreversible"]:
+                cleared["older" if before == "C" else label].add(f"{server}|{tool.name}")
+            if label == "R":
+                reads["all"] += 1
+                reads["held"] += verdict["irreversible"]
+    assert cleared["W"] == set()
+    assert cleared["D"] == set()
+    # Cleared before this pass too, by the verb-led readings ("get", "access", a summary, a
+    # history) or a verbless description whose later clause the old reading did not see.
+    assert cleared["older"] == {
+        "Auth|whoami", "Telegram|get_updates", "Slack|channels_history", "DO|droplet_backup",
+        "Escrow|deal_escrow", "Tax|filing_summary", "Plaid|item_access", "AWS|access_key",
+    }  # fmt: skip
+    # Its reads: 19 of 22 were held before this pass.
+    assert reads == {"held": 8, "all": 22}

@@ -24,6 +24,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Literal, TypedDict
 
 from common.mcp.config import ServerConfig
+from common.safety.answerers import asks_an_answerer
 from common.safety.clauses import (
     also_changes,
     bare_imperative,
@@ -46,13 +47,12 @@ from common.safety.names import (
 )
 from common.safety.noun_reads import (
     DATA_NOUNS,
-    asks_an_answerer,
     described_as_data,
     lists_its_arguments,
     named_by_arguments,
     named_value,
 )
-from common.safety.paging import paged_list
+from common.safety.paging import paged_list, paging_argument
 from common.safety.parts import can_be_verb
 from common.safety.phrases import without_caller_time
 from common.safety.readings import (
@@ -280,6 +280,8 @@ def _value_set(tool: Tool, verb: str | None, server: str) -> str | None:
         return None
     if len(rest) > 1 and plural_noun(rest[-2]) and verb in LISTING_VERBS:
         return None  # `conversations_list(state)`: what is listed comes first, a state filters it
+    if verb in LISTING_VERBS and paging_argument(tool.input_schema) is not None:
+        return None  # `pullrequests_list(state, page)`: a state beside a page filters the list
     return named_value(rest, tool.input_schema) or lists_its_arguments(
         tool.description, tool.input_schema
     )

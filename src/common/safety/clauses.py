@@ -294,7 +294,8 @@ def bare_imperative(description: str | None, name_words: tuple[str, ...]) -> str
     """A change verb that is also a noun leading the sentence bare, not a word of the name.
 
     "Update account info." for `account_info` updates it; "Order details for the given ID" for
-    `order_details` and "Release notes ..." for `release_notes` name the name's own noun.
+    `order_details` and "Release notes ..." for `release_notes` name the name's own noun, and so
+    does "Pull requests ..." for `pullrequests_list`, whose name writes the two words as one.
     """
     words = acting_words(description)
     if len(words) < 2 or words[0] not in NOUN_LIKE_CHANGES or words[0] in MANNER_VERBS:
@@ -302,4 +303,5 @@ def bare_imperative(description: str | None, name_words: tuple[str, ...]) -> str
     if words[1] in _OBJECT_STARTS or words[1] in (",", ";"):
         return None  # "Update the account": `leading_change` reads a verb before its object
     named = set().union(*(stems(w) for w in name_words)) if name_words else set()
-    return None if stems(words[0]) & named else words[0]
+    joined = words[0] + words[1]  # "Pull requests for a repository" for `pullrequests.list`
+    return None if stems(words[0]) & named or joined in name_words else words[0]

@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 
 from common.safety import vocabulary as vocab
-from common.safety.clauses import also_changes, later_change
+from common.safety.clauses import also_changes, later_change, used_up
 from common.safety.names import ASKERS, GIVING_BACK, ISSUED_THINGS, VALUE_MAKERS
 from common.safety.parts import only_a_verb, unknown_word
+from common.safety.quiet import said_later
 from common.safety.wording import first_sentence, stems, verb_of
 
 READ_ONLY_DECLARATION = vocab.pattern("sentences", "read_only_declaration", re.IGNORECASE)
@@ -74,7 +75,7 @@ def declared_read_only(description: str | None) -> str | None:
     if response and not set(words) & ELSEWHERE:
         return response.group(0).strip(" .;!?")
     handed = HANDED_BACK.search(sentence)  # "Download a file's contents ... as base64"
-    if handed and not set(words) & DESTINATIONS:
+    if handed and not set(words) & DESTINATIONS and _nothing_else(description):
         return handed.group(0).strip(" .;!?")
     return None
 
@@ -163,3 +164,12 @@ def _gives_back(word: str) -> bool:
     if hit is not None:
         return hit[0] == "read"
     return bool(stems(word) & GIVING_BACK)
+
+
+def _nothing_else(description: str | None) -> bool:
+    """Whether content handed back is all the call does: nothing kept, used up or sent after.
+
+    "Dump the database as base64 and keep a copy in the bucket", "Export the secret as raw text.
+    The secret is destroyed after export." and "... behind a one-time share link" do more.
+    """
+    return said_later(description, ()) is None and used_up(description) is None

@@ -1,4 +1,4 @@
-"""Readings of descriptions that name data without a verb, and of questions put to an assistant.
+"""Readings of descriptions that name data without a verb.
 
 Many servers describe a read by what it returns, with no verb at all: "Upcoming hearings for a
 judge or courtroom.", "Temperature and humidity readings for a store.", "Malt, hops, yeast and
@@ -23,8 +23,6 @@ from functools import lru_cache
 from common.safety import vocabulary as vocab
 from common.safety.names import (
     ACTING_HEADS,
-    ANSWERERS,
-    ASKERS,
     READ_HEADS,
     VALUE_MAKERS,
     record_plural,
@@ -38,6 +36,7 @@ from common.safety.parts import (
     singular_noun,
     unknown_word,
 )
+from common.safety.quiet import said_later
 from common.safety.states import without_contents
 from common.safety.wording import SOURCE_READS, first_sentence, stems, verb_of
 
@@ -119,8 +118,14 @@ def _names_data(word: str) -> bool:
     return _plural(word) or bool(stems(word) & (DATA_NOUNS | _DATA_HEADS))
 
 
-def _opening_phrase(words: list[str], given_back: bool = False) -> list[str] | None:
+def _opening_phrase(
+    words: list[str], given_back: bool = False, name_head: str = ""
+) -> list[str] | None:
     """The sentence's opening noun phrase, or None when it may open with a verb.
+
+    A phrase headed by what it gives back opens with no imperative when the name ends with the
+    same head (`ProductDetails`: "Product details at a store"); `node_drain`'s "Drain info for
+    a node" drains.
 
     After "Returns" (`given_back`) the phrase is that verb's object: "free lane slots" is no
     imperative.
@@ -144,7 +149,7 @@ def _opening_phrase(words: list[str], given_back: bool = False) -> list[str] | N
     accounted = len(phrase) > 1 and bool(stems(phrase[-1]) & _ACCOUNTS)  # "Service status"
     # "Product details at a retailer", "Profit and loss report": a head naming what is given
     # back, after a first word no verb vocabulary knows ("Update account info", "Load data").
-    headed = len(phrase) > 1 and bool(stems(phrase[-1]) & (_ACCOUNTS | _HEADS))
+    headed = len(phrase) > 1 and bool(stems(phrase[-1]) & (_ACCOUNTS | _HEADS) & stems(name_head))
     headed = headed and verb_of(first, False) is None and not stems(first) & SOURCE_READS
     accounted = accounted or headed
     if imperative and not accounted and end > 1 and words[1] not in (",", "and", "or"):
@@ -244,13 +249,17 @@ def described_as_data(
         return None  # a gerund names an activity: `tasting_notes`
     said = _TOKEN.findall(without_contents(first_sentence(description)).lower())
     words = _given_back(said, name_words)
-    phrase = _opening_phrase(words, given_back=words is not said)
+    head = name_words[-1] if name_words else ""
+    phrase = _opening_phrase(words, given_back=words is not said, name_head=head)
+    if phrase is not None and said_later(description, name_words) is not None:
+        return None  # "Backup data for an instance. A new backup is taken at call time."
     if phrase is None:
         return None
     described = phrase[0].endswith("ed") and len(phrase) > 1  # "Submitted scorecards"
     if described and _changes(phrase[0]) and _selects_only(schema) is False:
         return None  # "Posted announcements ..." (text), "Replaced topics ..." (names): acts
-    if any(_act(w) for w in phrase[1:] if described) or (not described and any(map(_act, phrase))):
+    heads = _heads(words)
+    if any(_act(w) for w in phrase[1 if described else 0 :] if w in heads):
         return None
     if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase)):
         return None
@@ -261,6 +270,37 @@ def described_as_data(
     if lists_its_arguments(description, schema) is not None:
         return None  # "Video metadata: title, description" (video_id, title, description)
     return " ".join(phrase)
+
+
+_QUERY_OBJECTS = frozenset({"filter", "filters", "options", "params", "query", "where"})
+
+
+def _an_object(properties: dict[str, object]) -> str | None:
+    """An object argument that is no query's filter: what a verbless description's call sets."""
+    for key, spec in properties.items():
+        words = _key_words(key)
+        shaped = isinstance(spec, dict) and spec.get("type") == "object"
+        if shaped and words and not {words[-1]} & (_QUERY_OBJECTS | _FILTER_WORDS):
+            return str(key)
+    return None
+
+
+def _heads(words: list[str]) -> set[str]:
+    """The heads of a sentence's opening phrase: its last noun, and those coordinated with it.
+
+    "Available delivery and pickup windows": the windows; "delivery" names which, as "payment"
+    does in "payment methods". "Payments, refunds and fees" lists three heads: a one-word last
+    part makes the words before each "and", "or" or "," heads too.
+    """
+    end = next((i for i, w in enumerate(words) if w in _STOPS or w in _CLAUSE_MARKS), len(words))
+    raw = words[:end]
+    joins = [i for i, w in enumerate(raw) if w in (",", "and", "or")]
+    if not raw:
+        return set()
+    heads = {raw[-1]}
+    if joins and len(raw) - joins[-1] - 1 == 1:
+        heads |= {raw[i - 1] for i in joins if i > 0 and raw[i - 1] not in (",", "and", "or")}
+    return heads
 
 
 def _sets_a_value(phrase: list[str], schema: dict[str, object] | None) -> str | None:
@@ -280,6 +320,9 @@ def _sets_a_value(phrase: list[str], schema: dict[str, object] | None) -> str | 
     repeated = _repeats_head(phrase[-1], properties) or _written(properties)
     if repeated is not None:
         return repeated
+    shaped = _an_object(properties)  # "Notification preferences of the user" (prefs: object)
+    if shaped is not None:
+        return shaped
     gerund, single = phrase[0].endswith("ing"), not _plural(phrase[-1])
     numbers = [key for key, spec in properties.items() if _a_value(key, spec)]
     if numbers and single and (gerund or len(numbers) < len(properties)):
@@ -551,24 +594,3 @@ def named_by_arguments(
     if bare or not (_plural(head) or stems(head) & DATA_NOUNS):
         return None  # `export_report`, `user_report`: the verb may be the first or last word
     return " ".join(name_words)
-
-
-def asks_an_answerer(name_words: tuple[str, ...], description: str | None) -> str | None:
-    """The answerer an `ask_*` tool's description says it asks ("Ask the onboard assistant").
-
-    The name leads with an asking verb and the description's first sentence with the same verb,
-    whose object's head, within four words, is an automated answerer: `ask_purser` on a ferry
-    line asks its assistant; "Ask the purser to hold a seat" names a person, and "Ask the assistant
-    to book ..." sends it on an errand: both stay held.
-    """
-    if not name_words or not stems(name_words[0]) & ASKERS:
-        return None
-    words = _TOKEN.findall(first_sentence(description).lower())
-    if not words or not stems(words[0]) & ASKERS or "to" in words:
-        return None  # "Ask the assistant to hold a seat": an errand, not a question
-    for word in words[1:6]:
-        if stems(word) & ANSWERERS:
-            return str(word)
-        if word in _STOPS or word in _CLAUSE_MARKS or word == ",":
-            return None
-    return None

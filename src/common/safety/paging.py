@@ -13,8 +13,9 @@ is often the only thing that says the call lists. A paged call is read as a list
   or a participle (`saved_tracks`) names records;
 - an argument carries what a write would write (`[data] written_keys`: a body, a text, an
   amount; a `state` beside a page filters the list);
-- its description leads with a change, adds one later, or leads with a bare change verb the
-  name does not hold ("Pull requests for a repository" stays held: "pull" may be the verb).
+- its description says anywhere that it does something (`common.safety.quiet`): "Pull requests
+  for a repository" (a bare "pull" the name does not hold), "Unassigned conversations. Each
+  conversation on the page is assigned to the caller."
 
 The argument names are matched as data (`[data] paging_tokens`, `paging_numbers`); a number is a
 page only when the schema types it as one (a string `page` may be a page's content).
@@ -25,9 +26,9 @@ from __future__ import annotations
 import re
 
 from common.safety import vocabulary as vocab
-from common.safety.clauses import also_changes, bare_imperative, later_change
 from common.safety.names import own_words
-from common.safety.wording import acting_words, stems, verb_of
+from common.safety.quiet import description_acts, name_acts
+from common.safety.wording import verb_of
 
 _TOKENS = vocab.words("data", "paging_tokens")
 _NUMBERS = vocab.words("data", "paging_numbers")
@@ -74,39 +75,6 @@ def _acting_word(words: tuple[str, ...]) -> str | None:
     return None
 
 
-def _leads_with_act(words: list[str], named: set[str]) -> str | None:
-    """A change verb among a sentence's first three words that acts there, or None.
-
-    Its own form acts ("Delete ...", "Sales and purchase invoices" may purchase), and so does a
-    third person's ("Sends ...") unless the name holds it as its records' plural ("Single sends
-    (marketing emails)" for `single_sends`, "Calls, with status" for `calls.list`); a gerund
-    acts when it destroys ("Bulk deleting ...").
-    """
-    for word in words[:3]:
-        hit = verb_of(word, False)
-        if hit is None or hit[0] == "read":
-            continue
-        own = hit[1] == word
-        third = word.endswith("s") and not stems(word) & named
-        if own or third or (word.endswith("ing") and hit[0] == "destructive"):
-            return word
-    return None
-
-
-def description_acts(description: str | None, words: tuple[str, ...]) -> str | None:
-    """What in a description may act, or None; the records its name holds do not (`words`)."""
-    named = set().union(*(stems(w) for w in words))
-    added = also_changes(description)
-    if added is not None and stems(added) & named:
-        added = None  # "Single sends ... sent to a list": the name's own records
-    return (
-        _leads_with_act(acting_words(description), named)
-        or bare_imperative(description, words)
-        or added
-        or later_change(description)
-    )
-
-
 def paged_list(
     server: str, name: str, description: str | None, schema: dict[str, object] | None
 ) -> str | None:
@@ -115,6 +83,8 @@ def paged_list(
     if paging is None or _written_argument(schema) is not None:
         return None
     words = own_words(server, name)[1]
-    if not words or _acting_word(words) is not None or description_acts(description, words):
+    if not words or _acting_word(words) is not None or name_acts(words) is not None:
+        return None
+    if description_acts(description, words):
         return None
     return paging

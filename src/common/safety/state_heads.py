@@ -1,9 +1,10 @@
-"""A name that ends in the state it reports: `site_health`, `order_status`, `charge.state`.
+"""A name that reports a state (`site_health`, `order_status`, `charge.state`) or who calls.
 
-Many servers name the read of a record's state by the record and a state word, and the record is
-often an act (`grocerooOrderStatus(order_id)`, `drive.charge.state(vehicle_id)`), so the name
-reads as "order" or "charge" to a guard that looks for verbs. A person reads the order's status.
-Such a name is read as a state's report when:
+A name that asks who the caller is (`[names] identity_questions`: `user_whoami`) is read the
+same way. Many servers name the read of a record's state by the record and a state word, and the
+record is often an act (`grocerooOrderStatus(order_id)`, `drive.charge.state(vehicle_id)`), so
+the name reads as "order" or "charge" to a guard that looks for verbs. A person reads the
+order's status. Such a name is read as a state's report when:
 
 - its last word is a state head (`[names] state_heads`: status, state, health), after one or
   two words naming whose (a lone `SendStatus` on a server named Send is one noun against its
@@ -14,7 +15,7 @@ Such a name is read as a state's report when:
   change word the list does not name;
 - every argument only chooses the record (ids, dates, a page, filters): `order_status(order_id,
   status)` sets it;
-- its description, if any, does not act (`common.safety.paging.description_acts`).
+- its description, if any, does not act (`common.safety.quiet.description_acts`).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from __future__ import annotations
 from common.safety import vocabulary as vocab
 from common.safety.names import own_words
 from common.safety.noun_reads import only_chooses
-from common.safety.paging import description_acts
+from common.safety.quiet import description_acts
 from common.safety.wording import stems, verb_of
 
 _HEADS = vocab.words("names", "state_heads")
 _STATEFUL = vocab.words("names", "stateful_acts")
+_IDENTITY = vocab.words("names", "identity_questions")
 
 
 def reported_state(
@@ -34,7 +36,8 @@ def reported_state(
 ) -> str | None:
     """The name's words when it reports a record's state and nothing in it may act; else None."""
     words = own_words(server, name)[1]
-    if not 2 <= len(words) <= 3 or words[-1] not in _HEADS:
+    asks = bool(set(words) & _IDENTITY) and len(words) <= 3  # `user_whoami`: who the caller is
+    if not asks and (not 2 <= len(words) <= 3 or words[-1] not in _HEADS):
         return None
     for word in words[:-1]:
         hit = verb_of(word, False)

@@ -64,6 +64,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "unchanged_declaration": "pattern",
         "response_verbs": "words",
         "handed_back": "pattern",
+        "note_verbs": "words",
         "advice_verbs": "words",
         "hypotheticals": "words",
         "past_be": "words",
@@ -75,6 +76,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
     "names": {
         "server_words": "words",
         "state_heads": "words",
+        "identity_questions": "words",
         "stateful_acts": "words",
         "record_converters": "words",
         "trailing_reads": "words",
