@@ -273,4 +273,80 @@ def test_the_eighth_attack_finds_no_write_cleared_that_the_guard_before_held() -
         "Escrow|deal_escrow", "Tax|filing_summary", "Plaid|item_access", "AWS|access_key",
     }  # fmt: skip
     # Its reads: 19 of 22 were held before this pass.
-    assert reads == {"held": 8, "all": 22}
+    assert reads == {"held": 7, "all": 22}
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        (
+            "Shop",
+            "shop.order.calculate_refund",
+            "Calculate refund amounts for an order without creating a refund.",
+            {"orderId": S},
+        ),
+        (
+            "Broker",
+            "brokerPreviewOrder",
+            "Estimates cost of an order without submitting it.",
+            {"symbol": S, "qty": N},
+        ),
+        (
+            "Air",
+            "air-refund-estimate",
+            "Estimated refund if the booking were cancelled now.",
+            {"booking_reference": S},
+        ),
+        (
+            "Cart",
+            "cartCheckoutQuote",
+            "Price quote for the cart. Does not place the order.",
+            {"address_id": S},
+        ),
+        (
+            "Crm",
+            "crmValidateDeploy",
+            "Validate a deployment (check-only); nothing is saved.",
+            {"zipFile": S},
+        ),
+    ],
+)
+def test_a_what_if_whose_description_says_the_act_is_not_done_reads(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    assert not _held(server, name, description, props)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # no word of the name only works the act out
+        ("Shop", "shop_refund", "Refund an order without notifying the customer.", {"id": S}),
+        # the negation holds only sometimes
+        (
+            "Exp",
+            "exp.reports.export",
+            "Export reports. Does not mark them as exported unless mark_as_exported is set.",
+            {"report_ids": A, "mark_as_exported": {"type": "boolean"}},
+        ),
+        # another clause acts
+        (
+            "Pm",
+            "pm_suggest_estimate",
+            "Suggest an estimate for an issue and set it. Nothing is saved.",
+            {"issueId": S},
+        ),
+        (
+            "Crm",
+            "crm_run_report",
+            "Run a report and email it to the team. Nothing is saved.",
+            {"reportId": S},
+        ),
+        # no negation at all
+        ("Air", "air-refund-estimate", "Refund estimate for a booking.", {"booking_reference": S}),
+    ],
+)
+def test_a_what_if_that_may_still_act_stays_held(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    assert _held(server, name, description, props)

@@ -65,6 +65,7 @@ from common.safety.readings import (
     tab_action,
 )
 from common.safety.state_heads import reported_state
+from common.safety.what_if import what_if
 from common.safety.word_order import read_verb_last, verbs_last
 from common.safety.wording import (
     NOUN_LIKE_READS,
@@ -405,6 +406,13 @@ def _decide(
     if paged is not None and physical_effect(tool.description) is None:
         why = f"it hands back a page of a list (its argument {paged!r} asks for the next)"
         return False, "heuristic", why + " and no word of its name or sentence acts"
+    undone = what_if(server, tool.name, tool.description, tool.input_schema)
+    if undone is not None:
+        return (
+            False,
+            "heuristic",
+            f"it works out an act its description says is not done ({undone!r})",
+        )
     state = reported_state(server, tool.name, tool.description, tool.input_schema)
     if state is not None:
         why = f"its name reports a record's state ({state!r}) and its arguments only choose it"

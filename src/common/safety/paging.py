@@ -27,12 +27,11 @@ import re
 
 from common.safety import vocabulary as vocab
 from common.safety.names import own_words
-from common.safety.quiet import description_acts, name_acts
+from common.safety.quiet import description_acts, name_acts, written_argument
 from common.safety.wording import verb_of
 
 _TOKENS = vocab.words("data", "paging_tokens")
 _NUMBERS = vocab.words("data", "paging_numbers")
-_WRITTEN = vocab.words("data", "written_keys")
 _KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
 _NUMBER_TYPES = frozenset({"integer", "number"})
 
@@ -56,16 +55,6 @@ def paging_argument(schema: dict[str, object] | None) -> str | None:
     return None
 
 
-def _written_argument(schema: dict[str, object] | None) -> str | None:
-    """An argument that carries what a write would write (`body`, `message_text`), or None."""
-    properties = (schema or {}).get("properties")
-    for key in properties if isinstance(properties, dict) else {}:
-        words = _key(str(key))[1]
-        if words and words[-1] in _WRITTEN:
-            return str(key)
-    return None
-
-
 def _acting_word(words: tuple[str, ...]) -> str | None:
     """A word of the name that is a change verb in its own form (`update`, not `updates`)."""
     for word in words:
@@ -80,7 +69,7 @@ def paged_list(
 ) -> str | None:
     """The paging argument of a call that lists, when nothing else in it may act; else None."""
     paging = paging_argument(schema)
-    if paging is None or _written_argument(schema) is not None:
+    if paging is None or written_argument(schema) is not None:
         return None
     words = own_words(server, name)[1]
     if not words or _acting_word(words) is not None or name_acts(words) is not None:

@@ -28,6 +28,8 @@ from common.safety.wording import own_description, stems, verb_of
 _CLAUSES = re.compile(r"[.;!?\n]+|,\s+(?=(?:each|every|then|which|and then)\b)|,\s+(?=[a-z]+ed\b)")
 """Where a description's clauses end: sentences, ";", and ", each ...", ", received ..."."""
 _TOKEN = re.compile(r"[A-Za-z_]+(?:-[a-z]+)?")
+_ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.", re.IGNORECASE)
+_LABEL = re.compile(r"^\s*[A-Za-z_]+\s*:\s*[\w/-]+(?:\s*(?:,|\bor\b|\band\b)\s*[\w/-]+)*\s*$")
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got"})
 _HAVE = frozenset({"has", "have", "had"})
 _OPENERS = frozenset({"a", "an", "the", "all", "up", "each", "every", "your", "its", "their"})
@@ -89,6 +91,8 @@ def _opening_acts(words: list[str], records: set[str]) -> str | None:
     return first
 
 
+_NEGATES = frozenset({"not", "never", "nothing", "without", "nor", "neither", "t"})
+_AUX = frozenset({"do", "does", "did", "will", "would", "can", "could", "may", "might", "should"})
 _FUNCTION = frozenset({"up", "down", "out", "off", "over", "back", "near", "round", "further"})
 """Words a lexicon knows as verbs that a description uses as particles ("Up to 100.")."""
 _NOTE_LEADS = frozenset({"filter", "sort", "order", "include", "exclude", "limit", "paginate"})
@@ -120,7 +124,15 @@ def _later_acts(words: list[str], records: set[str]) -> str | None:
     """
     if _note(words):
         return None
+    negation = False
     for i, word in enumerate(words):
+        if word in _NEGATES or word in _AUX:
+            negation = negation or word in _NEGATES
+            continue  # "Does not place the order or hold a window": nothing after it is done
+        if word in ("and", "but"):
+            negation = False
+        if negation:
+            continue
         nxt = words[i + 1] if i + 1 < len(words) else ""
         if [word, nxt] in (["count", "as"], ["counts", "as"], ["mark", "as"]):
             return word  # "Notifications on the page count as read": the call marks them
@@ -130,7 +142,11 @@ def _later_acts(words: list[str], records: set[str]) -> str | None:
         if not _may_act(word, records):
             continue
         if i == 0:
-            subject = nxt in _BE or nxt in _HAVE or (nxt.endswith("s") and can_be_verb(nxt))
+            # "Replies are not included", "Report output is returned", "rev downloads ...":
+            # the clause's subject, its verb within the next three words
+            subject = bool(set(words[1:4]) & (_BE | _HAVE)) or (
+                nxt.endswith("s") and can_be_verb(nxt)
+            )
             plural = word.endswith("s") and can_be_noun(word)
             if not (subject or (plural and stems(word) & records)):
                 return word  # "Signs in ...", "Keeps a copy"; not "Replies are not included"
@@ -188,8 +204,11 @@ def said_later(description: str | None, words: tuple[str, ...]) -> str | None:
 
 def _clauses(description: str | None) -> list[list[str]]:
     """A description's clauses as word lists, its lists of states set aside."""
-    text = without_states(own_description(description))  # "status: active, rejected, hired"
-    return [c for c in (_words(part) for part in _CLAUSES.split(text)) if c]
+    text = _ABBREVIATIONS.sub(" ", own_description(description))  # "(e.g. lastChanged)"
+    text = without_states(text)  # "status: active, rejected, hired"
+    clauses = [_words(_LABEL.sub("", part)) for part in _CLAUSES.split(text)]
+    # A lone word left of a label whose values were set aside ("format: JSON, CSV") says nothing.
+    return [c for c in clauses if c and not (len(c) == 1 and c is not clauses[0])]
 
 
 def description_acts(description: str | None, words: tuple[str, ...]) -> str | None:
@@ -209,3 +228,17 @@ def description_acts(description: str | None, words: tuple[str, ...]) -> str | N
         or added
         or later_change(description)
     )
+
+
+_WRITTEN = vocab.words("data", "written_keys")
+_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
+
+
+def written_argument(schema: dict[str, object] | None) -> str | None:
+    """An argument that carries what a write would write (`body`, `message_text`), or None."""
+    properties = (schema or {}).get("properties")
+    for key in properties if isinstance(properties, dict) else {}:
+        words = [w.lower() for w in _KEY_WORD.findall(str(key))]
+        if words and words[-1] in _WRITTEN:
+            return str(key)
+    return None

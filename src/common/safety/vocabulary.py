@@ -76,6 +76,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
     "names": {
         "server_words": "words",
         "state_heads": "words",
+        "what_if": "words",
+        "what_if_heads": "words",
         "identity_questions": "words",
         "stateful_acts": "words",
         "record_converters": "words",
