@@ -350,3 +350,11 @@ def test_a_what_if_that_may_still_act_stays_held(
     server: str, name: str, description: str | None, props: dict[str, Any]
 ) -> None:
     assert _held(server, name, description, props)
+
+
+def test_a_phrase_after_its_article_or_led_by_an_unknown_word_before_a_count_reads() -> None:
+    assert not _held("Broker", "brokerWatchlists", "The account's watchlists.", {})
+    cpu = "CPU utilisation metrics for a droplet over a time window."
+    assert not _held("Cloud", "cloud.metrics.cpu", cpu, {"host_id": S, "start": S})
+    # a word no lexicon knows before anything but a count may be the verb
+    assert _held("Crm", "crm_customers", "Onboards customers from a CSV file.", {"file": S})

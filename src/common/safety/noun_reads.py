@@ -130,6 +130,8 @@ def _opening_phrase(
     After "Returns" (`given_back`) the phrase is that verb's object: "free lane slots" is no
     imperative.
     """
+    while words[:1] and words[0] in _DETERMINERS:
+        words = words[1:]  # "The account's watchlists."
     end = next((i for i, w in enumerate(words) if w in _STOPS or w in _CLAUSE_MARKS), len(words))
     if words[end : end + 1] == ["to"] or set(words[:end]) & _ACT_MARKS:
         return None  # "Pager alerts to the on-call engineer", "New discount codes": sent, made
@@ -138,7 +140,10 @@ def _opening_phrase(
     # "Enrolled MFA factors", "Submitted scorecards": a participle before its noun describes it.
     described = _changes(first) and first.endswith("ed") and len(phrase) > 1
     described = described and _noun_like(phrase[1])  # not "Desired capacity": a value to set
-    if not phrase or (_may_lead_as_verb(first) and not described) or not _known(first):
+    counted = len(phrase) > 1 and bool(stems(phrase[-1]) & _ACCOUNTS)  # "CPU utilisation metrics"
+    if not phrase or (_may_lead_as_verb(first) and not described):
+        return None
+    if not _known(first) and not counted:
         return None  # "Onboards customers": a word no lexicon knows may be the verb
     modifiers = phrase[1:] if described else phrase
     if not all(map(_modifier, modifiers)) or ";" in words or _trailing_participle(words[:end]):
@@ -146,7 +151,7 @@ def _opening_phrase(
     bare = not words[0].endswith(("ing", "ed"))  # "Cupping scores": no imperative's form
     imperative = bare and can_be_verb(words[0]) and words[0] not in _LEADING_ADJECTIVES
     imperative = imperative and not given_back
-    accounted = len(phrase) > 1 and bool(stems(phrase[-1]) & _ACCOUNTS)  # "Service status"
+    accounted = counted  # "Service status"
     # "Product details at a retailer", "Profit and loss report": a head naming what is given
     # back, after a first word no verb vocabulary knows ("Update account info", "Load data").
     headed = len(phrase) > 1 and bool(stems(phrase[-1]) & (_ACCOUNTS | _HEADS) & stems(name_head))
