@@ -353,7 +353,7 @@ def test_a_what_if_that_may_still_act_stays_held(
 
 
 def test_a_phrase_after_its_article_or_led_by_an_unknown_word_before_a_count_reads() -> None:
-    assert not _held("Broker", "brokerWatchlists", "The account's watchlists.", {})
+    assert not _held("Broker", "brokerPortfolios", "The account's portfolios.", {})
     cpu = "CPU utilisation metrics for a droplet over a time window."
     assert not _held("Cloud", "cloud.metrics.cpu", cpu, {"host_id": S, "start": S})
     # a word no lexicon knows before anything but a count may be the verb
