@@ -19,7 +19,7 @@ from common.safety.clauses import also_changes, later_change, used_up
 from common.safety.names import ASKERS, GIVING_BACK, ISSUED_THINGS, VALUE_MAKERS
 from common.safety.parts import only_a_verb, unknown_word
 from common.safety.quiet import said_later
-from common.safety.wording import first_sentence, stems, verb_of
+from common.safety.wording import first_sentence, own_description, stems, verb_of
 
 READ_ONLY_DECLARATION = vocab.pattern("sentences", "read_only_declaration", re.IGNORECASE)
 """A clause that declares the tool only reads ("Read-only.", "Reports only.")."""
@@ -74,7 +74,7 @@ def declared_read_only(description: str | None) -> str | None:
     response = TO_THE_RESPONSE.search(sentence) or _returned_back(sentence, words)
     if response and not set(words) & ELSEWHERE:
         return response.group(0).strip(" .;!?")
-    handed = HANDED_BACK.search(sentence)  # "Download a file's contents ... as base64"
+    handed = HANDED_BACK.search(own_description(description))  # "... as base64"
     if handed and not set(words) & DESTINATIONS and _nothing_else(description):
         return handed.group(0).strip(" .;!?")
     return None

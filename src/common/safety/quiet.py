@@ -25,11 +25,13 @@ from common.safety.parts import can_be_noun, can_be_verb, unknown_word
 from common.safety.states import without_states
 from common.safety.wording import own_description, stems, verb_of
 
-_CLAUSES = re.compile(r"[.;!?\n]+|,\s+(?=(?:each|every|then|which|and then)\b)|,\s+(?=[a-z]+ed\b)")
+_CLAUSES = re.compile(
+    r"[.;!?\n]+|\s+but\s+|,\s+(?=(?:each|every|then|which|and then)\b)|,\s+(?=[a-z]+ed\b)"
+)
 """Where a description's clauses end: sentences, ";", and ", each ...", ", received ..."."""
 _TOKEN = re.compile(r"[A-Za-z_]+(?:-[a-z]+)?")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.", re.IGNORECASE)
-_LABEL = re.compile(r"^\s*[A-Za-z_]+\s*:\s*[\w/-]+(?:\s*(?:,|\bor\b|\band\b)\s*[\w/-]+)*\s*$")
+_LABEL = re.compile(r"^\s*[A-Za-z_]+\s*:\s*[\w/-]+(?:\s*(?:,|\||\bor\b|\band\b)\s*[\w/-]+)+\s*$")
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got"})
 _HAVE = frozenset({"has", "have", "had"})
 _OPENERS = frozenset({"a", "an", "the", "all", "up", "each", "every", "your", "its", "their"})
@@ -50,6 +52,12 @@ def _plural(word: str) -> bool:
         return False
     hit = verb_of(word, False)
     return can_be_noun(word) or (hit is not None and hit[1] != word)
+
+
+def _participle(word: str) -> bool:
+    """Whether a name's word is a change verb's irregular past form (`sent`, `paid`, `won`)."""
+    hit = verb_of(word, False)
+    return hit is not None and hit[1] != word and not word.endswith(("s", "ing"))
 
 
 def _records(words: tuple[str, ...]) -> set[str]:
@@ -95,6 +103,7 @@ _NEGATES = frozenset({"not", "never", "nothing", "without", "nor", "neither", "t
 _AUX = frozenset({"do", "does", "did", "will", "would", "can", "could", "may", "might", "should"})
 _FUNCTION = frozenset({"up", "down", "out", "off", "over", "back", "near", "round", "further"})
 """Words a lexicon knows as verbs that a description uses as particles ("Up to 100.")."""
+_RELATIVES = frozenset({"that", "which", "who", "any", "ones", "those", "whose"})
 _NOTE_LEADS = frozenset({"filter", "sort", "order", "include", "exclude", "limit", "paginate"})
 """Verbs whose clause only says how to read the list ("Filter archived with archived=true")."""
 _GIVEN_TO = frozenset({"get", "gets", "receive", "receives"})
@@ -124,15 +133,20 @@ def _later_acts(words: list[str], records: set[str]) -> str | None:
     """
     if _note(words):
         return None
-    negation = False
+    negation, negated = False, False
     for i, word in enumerate(words):
         if word in _NEGATES or word in _AUX:
-            negation = negation or word in _NEGATES
-            continue  # "Does not place the order or hold a window": nothing after it is done
-        if word in ("and", "but"):
-            negation = False
+            negation, negated = negation or word in _NEGATES, False
+            continue  # "Does not place the order or hold a window": its verbs are not done
         if negation:
-            continue
+            # A negation holds to "and", "but", or a "be" after its verb ("Payments not retried
+            # yet are retried", "has not been verified ... is restored").
+            ended = word in ("and", "but") or (negated and word in _BE | _HAVE)
+            if not ended:
+                negated = negated or bool(verb_of(word, False) or can_be_verb(word))
+                negated = negated and word not in _BE | _HAVE
+                continue
+            negation = False
         nxt = words[i + 1] if i + 1 < len(words) else ""
         if [word, nxt] in (["count", "as"], ["counts", "as"], ["mark", "as"]):
             return word  # "Notifications on the page count as read": the call marks them
@@ -144,9 +158,9 @@ def _later_acts(words: list[str], records: set[str]) -> str | None:
         if i == 0:
             # "Replies are not included", "Report output is returned", "rev downloads ...":
             # the clause's subject, its verb within the next three words
-            subject = bool(set(words[1:4]) & (_BE | _HAVE)) or (
-                nxt.endswith("s") and can_be_verb(nxt)
-            )
+            be_at = next((j for j in (1, 2) if j < len(words) and words[j] in _BE | _HAVE), 0)
+            relative = bool(set(words[1:be_at]) & _RELATIVES)  # "Deletes any that are merged"
+            subject = (be_at and not relative) or (nxt.endswith("s") and can_be_verb(nxt))
             plural = word.endswith("s") and can_be_noun(word)
             if not (subject or (plural and stems(word) & records)):
                 return word  # "Signs in ...", "Keeps a copy"; not "Replies are not included"
@@ -172,7 +186,7 @@ def name_acts(words: tuple[str, ...]) -> str | None:
     last = verb_of(words[-1], False)
     places = [] if last is not None and last[0] == "read" else [words[-1], words[0]]
     for word in places:
-        plural = _plural(word)
+        plural = _plural(word) or _participle(word)  # `single_sends`, `sent_to`
         unknown = unknown_word(word) and verb_of(word, False) is None  # `records_backfill`
         unknown = unknown or bool(stems(word) & GIVING_BACK)  # `contacts_export`: to where?
         modifier = word.endswith("ed") or (word.endswith("ing") and verb_of(word, False) is None)
@@ -204,7 +218,7 @@ def said_later(description: str | None, words: tuple[str, ...]) -> str | None:
 
 def _clauses(description: str | None) -> list[list[str]]:
     """A description's clauses as word lists, its lists of states set aside."""
-    text = _ABBREVIATIONS.sub(" ", own_description(description))  # "(e.g. lastChanged)"
+    text = _ABBREVIATIONS.sub(";", own_description(description))  # "(i.e. leases them ...)"
     text = without_states(text)  # "status: active, rejected, hired"
     clauses = [_words(_LABEL.sub("", part)) for part in _CLAUSES.split(text)]
     # A lone word left of a label whose values were set aside ("format: JSON, CSV") says nothing.

@@ -23,6 +23,7 @@ from __future__ import annotations
 from common.safety import vocabulary as vocab
 from common.safety.names import own_words
 from common.safety.noun_reads import only_chooses
+from common.safety.parts import can_be_verb
 from common.safety.quiet import description_acts
 from common.safety.wording import stems, verb_of
 
@@ -37,6 +38,8 @@ def reported_state(
     """The name's words when it reports a record's state and nothing in it may act; else None."""
     words = own_words(server, name)[1]
     asks = bool(set(words) & _IDENTITY) and len(words) <= 3  # `user_whoami`: who the caller is
+    asks = asks and all(w in _IDENTITY or _names_whose(w) for w in words)  # not `page_me`
+    asks = asks and (len(words) > 1 or bool(description and description.strip()))  # not a bare `me`
     if not asks and (not 2 <= len(words) <= 3 or words[-1] not in _HEADS):
         return None
     for word in words[:-1]:
@@ -49,3 +52,9 @@ def reported_state(
     if description_acts(description, words) is not None:
         return None
     return " ".join(words)
+
+
+def _names_whose(word: str) -> bool:
+    """Whether a word beside an identity question names whose (`users_me`, `get_me`), no verb."""
+    hit = verb_of(word, False)
+    return (hit is not None and hit[0] == "read") or not can_be_verb(word) or word.endswith("s")

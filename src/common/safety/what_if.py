@@ -20,9 +20,10 @@ from itertools import pairwise
 from common.safety import vocabulary as vocab
 from common.safety.clauses import also_changes, later_change
 from common.safety.names import own_words
+from common.safety.parts import can_be_noun, can_be_verb
 from common.safety.phrases import NEGATED_SUBJECTS, NEGATORS
 from common.safety.quiet import said_later, written_argument
-from common.safety.wording import sentences, stems, verb_of, words_of
+from common.safety.wording import leading_change, sentences, stems, verb_of, words_of
 
 _WORKED_OUT = vocab.words("names", "rehearsals") | vocab.words("names", "what_if")
 _PAIRS = vocab.pairs("names", "rehearsal_pairs")
@@ -33,14 +34,35 @@ _HYPOTHETICAL = re.compile(r"\bif\b[^.;]*\b(?:were|would)\b")
 
 
 def _works_out(words: tuple[str, ...]) -> bool:
-    """Whether a name holds a word that only works an act out (`refund_estimate`, `dry_run`).
+    """Whether a name holds a word that only works an act out, and no verb before it.
 
-    A head (`[names] what_if_heads`: report) does so only as the name's last word, singular:
-    `run_report`, not `reports.export`, whose reports are its records.
+    The word may stand anywhere (`calculate_refund`, `order.calculate_refund`,
+    `refund_estimate`, `checkout_quote`; `[names] what_if_heads` only last: `run_report`); what
+    follows it is its object (`validate_deploy`), and what precedes it must name the act as a
+    noun: `delete_estimate`, `send_test_preview` and `compare_and_merge` act.
     """
-    if words[-1] in _HEADS or any(stems(w) & _WORKED_OUT for w in words):
-        return True
-    return any(pair in _PAIRS for pair in pairwise(words))
+    if set(words) & {"and", "or", "then"}:
+        return False
+    for p, word in enumerate(words):
+        last = p == len(words) - 1
+        worked = bool(stems(word) & _WORKED_OUT) or (last and word in _HEADS)
+        worked = worked or tuple(words[p : p + 2]) in _PAIRS
+        if worked:
+            return not any(_acts_as_verb(w) for w in words[:p])
+    return False
+
+
+def _acts_as_verb(word: str) -> bool:
+    """Whether a word before a what-if's word may be the name's verb.
+
+    A verb in its own form that is a read (`convert_estimate_to_invoice`) or no noun
+    (`delete_estimate`, `complete_calculated_draft_order`); a change that is also a noun names
+    the act worked out (`refund_estimate`, `checkout_quote`).
+    """
+    hit = verb_of(word, False)
+    if hit is not None and hit[1] == word:
+        return hit[0] == "read" or not can_be_noun(word)
+    return hit is None and can_be_verb(word) and not can_be_noun(word)
 
 
 def no_effect(description: str | None) -> str | None:
@@ -79,4 +101,17 @@ def what_if(
         return None
     if also_changes(description) or later_change(description):
         return None  # "Suggest an estimate for an issue and set it. Nothing is saved."
+    if leading_change(description) is not None or _by_doing(description):
+        return None  # "Places the previewed order.", "Validate it by sending micro-deposits"
     return undone
+
+
+def _by_doing(description: str | None) -> bool:
+    """Whether the description says how the call works by a change ("by sending two deposits")."""
+    for sentence in sentences(description):
+        words = words_of(sentence)
+        for before, word in pairwise(words):
+            hit = verb_of(word, False)
+            if before == "by" and word.endswith("ing") and hit is not None and hit[0] != "read":
+                return True
+    return False

@@ -21,6 +21,7 @@ from common.safety.wording import (
     Reading,
     mentions_change,
     read_description,
+    stems,
     verb_of,
 )
 
@@ -71,7 +72,11 @@ def read_verb_last(server: str, name: str, description: str | None) -> Reading |
         return None
     if not all(can_be_noun(word) for word in words[:-1]) or issues_something(words[:-1]):
         return None  # `payment_link.get` makes a link
-    if read_description(description).leaning not in (None, "read") or mentions_change(description):
+    named = set().union(*(stems(w) for w in words))  # "Issue details by id" for `issue_get`
+    reading = read_description(description)
+    changed = reading.verb if reading.leaning not in (None, "read") else None
+    mentioned = mentions_change(description)
+    if any(w is not None and not stems(w) & named for w in (changed, mentioned)):
         return None
     shown = " ".join(words)
     why = f"its server names verbs last, and its name's last word reads ({shown!r})"
