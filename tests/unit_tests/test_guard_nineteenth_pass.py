@@ -358,3 +358,23 @@ def test_a_phrase_after_its_article_or_led_by_an_unknown_word_before_a_count_rea
     assert not _held("Cloud", "cloud.metrics.cpu", cpu, {"host_id": S, "start": S})
     # a word no lexicon knows before anything but a count may be the verb
     assert _held("Crm", "crm_customers", "Onboards customers from a CSV file.", {"file": S})
+
+
+NINTH = Path(__file__).parents[1] / "data" / "guard_attack_ninth.txt"
+"""A ninth attack, on the what-if rule and the strict test's leniencies (`before`: the guard
+before the pass). It found 46 writes cleared: what-ifs led by their act (`delete_estimate`,
+`send_test_preview`), negations that reached too far ("Payments not retried yet are retried")."""
+
+
+def test_the_ninth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    cleared: dict[str, set[str]] = {"W": set(), "D": set(), "older": set()}
+    for server, cases in attack_file(NINTH).items():
+        verdicts = classify_tools(server, [tool for _, _, tool in cases], PLAIN)
+        for (label, before, tool), verdict in zip(cases, verdicts, strict=True):
+            if label in "WD" and not verdict["irreversible"]:
+                cleared["older" if before == "C" else label].add(f"{server}|{tool.name}")
+    assert cleared["W"] == set()
+    assert cleared["D"] == set()
+    # Cleared before the pass too: rehearsal and state names whose later sentence acts, a
+    # label with one value ("Acknowledgement: automatic"), "calculate" and "validate" names.
+    assert len(cleared["older"]) == 13, cleared["older"]

@@ -415,7 +415,7 @@ def _decide(
         )
     state = reported_state(server, tool.name, tool.description, tool.input_schema)
     if state is not None:
-        why = f"its name reports a record's state ({state!r}) and its arguments only choose it"
+        why = f"its name reports a state or asks who calls ({state!r}); its arguments only choose"
         return False, "heuristic", why
     if name.leaning in ("destructive", "change"):
         return True, "heuristic", name.why + untrusted_hint

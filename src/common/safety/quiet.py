@@ -103,6 +103,10 @@ _NEGATES = frozenset({"not", "never", "nothing", "without", "nor", "neither", "t
 _AUX = frozenset({"do", "does", "did", "will", "would", "can", "could", "may", "might", "should"})
 _FUNCTION = frozenset({"up", "down", "out", "off", "over", "back", "near", "round", "further"})
 """Words a lexicon knows as verbs that a description uses as particles ("Up to 100.")."""
+_CLAUSE_OPENERS = frozenset(
+    {"and", "but", "since", "because", "so", "while", "they", "it", "we", "which", "as"}
+)
+"""Words that end a negation's reach: a new clause ("..., since the call locks them")."""
 _RELATIVES = frozenset({"that", "which", "who", "any", "ones", "those", "whose"})
 _NOTE_LEADS = frozenset({"filter", "sort", "order", "include", "exclude", "limit", "paginate"})
 """Verbs whose clause only says how to read the list ("Filter archived with archived=true")."""
@@ -141,7 +145,8 @@ def _later_acts(words: list[str], records: set[str]) -> str | None:
         if negation:
             # A negation holds to "and", "but", or a "be" after its verb ("Payments not retried
             # yet are retried", "has not been verified ... is restored").
-            ended = word in ("and", "but") or (negated and word in _BE | _HAVE)
+            ended = word in _CLAUSE_OPENERS or (negated and word in _BE | _HAVE)
+            ended = ended or (not negated and i > 3 and words[i - 4] in _NEGATES)
             if not ended:
                 negated = negated or bool(verb_of(word, False) or can_be_verb(word))
                 negated = negated and word not in _BE | _HAVE

@@ -23,7 +23,7 @@ from __future__ import annotations
 from common.safety import vocabulary as vocab
 from common.safety.names import own_words
 from common.safety.noun_reads import only_chooses
-from common.safety.parts import can_be_verb
+from common.safety.parts import can_be_verb, unknown_word
 from common.safety.quiet import description_acts
 from common.safety.wording import stems, verb_of
 
@@ -57,4 +57,7 @@ def reported_state(
 def _names_whose(word: str) -> bool:
     """Whether a word beside an identity question names whose (`users_me`, `get_me`), no verb."""
     hit = verb_of(word, False)
-    return (hit is not None and hit[0] == "read") or not can_be_verb(word) or word.endswith("s")
+    if hit is not None:
+        return hit[0] == "read"
+    known = word.isalpha() and not unknown_word(word)
+    return known and (not can_be_verb(word) or word.endswith("s"))
