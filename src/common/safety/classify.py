@@ -375,6 +375,26 @@ def _name_reading(tool: Tool, server: str, verbs_last: bool) -> Reading:
     return name
 
 
+def _by_shape(tool: Tool, server: str) -> str | None:
+    """Why a tool's shape clears it though a word of it may change, or None.
+
+    A page of a list, a what-if, a record's state; each asks its description the strict test
+    (`common.safety.quiet`).
+    """
+    args = (server, tool.name, tool.description, tool.input_schema)
+    paged = paged_list(*args)
+    if paged is not None and physical_effect(tool.description) is None:
+        why = f"it hands back a page of a list (its argument {paged!r} asks for the next)"
+        return why + " and no word of its name or sentence acts"
+    undone = what_if(*args)
+    if undone is not None:
+        return f"it works out an act its description says is not done ({undone!r})"
+    state = reported_state(*args)
+    if state is not None:
+        return f"its name reports a state or asks who calls ({state!r}); its arguments only choose"
+    return None
+
+
 def _decide(
     tool: Tool, cfg: ServerConfig, server: str, verbs_last: bool
 ) -> tuple[bool, VerdictSource, str]:
@@ -402,21 +422,9 @@ def _decide(
         if tool.annotations is not None and tool.annotations.read_only_hint
         else ""
     )
-    paged = paged_list(server, tool.name, tool.description, tool.input_schema)
-    if paged is not None and physical_effect(tool.description) is None:
-        why = f"it hands back a page of a list (its argument {paged!r} asks for the next)"
-        return False, "heuristic", why + " and no word of its name or sentence acts"
-    undone = what_if(server, tool.name, tool.description, tool.input_schema)
-    if undone is not None:
-        return (
-            False,
-            "heuristic",
-            f"it works out an act its description says is not done ({undone!r})",
-        )
-    state = reported_state(server, tool.name, tool.description, tool.input_schema)
-    if state is not None:
-        why = f"its name reports a state or asks who calls ({state!r}); its arguments only choose"
-        return False, "heuristic", why
+    shaped = _by_shape(tool, server)
+    if shaped is not None:
+        return False, "heuristic", shaped
     if name.leaning in ("destructive", "change"):
         return True, "heuristic", name.why + untrusted_hint
     physical = physical_effect(tool.description)

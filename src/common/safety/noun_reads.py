@@ -140,7 +140,7 @@ def _opening_phrase(
     # "Enrolled MFA factors", "Submitted scorecards": a participle before its noun describes it.
     described = _changes(first) and first.endswith("ed") and len(phrase) > 1
     described = described and _noun_like(phrase[1])  # not "Desired capacity": a value to set
-    counted = len(phrase) > 1 and bool(stems(phrase[-1]) & _ACCOUNTS)  # "CPU utilisation metrics"
+    counted = len(phrase) > 1 and bool(stems(phrase[-1]) & _ACCOUNTS)  # "CPU usage metrics"
     if not phrase or (_may_lead_as_verb(first) and not described):
         return None
     if not _known(first) and not counted:
@@ -152,8 +152,7 @@ def _opening_phrase(
     imperative = bare and can_be_verb(words[0]) and words[0] not in _LEADING_ADJECTIVES
     imperative = imperative and not given_back
     accounted = counted  # "Service status"
-    # "Product details at a retailer", "Profit and loss report": a head naming what is given
-    # back, after a first word no verb vocabulary knows ("Update account info", "Load data").
+    # "Product details at a store": a head the name ends with, after a word no verb list knows
     headed = len(phrase) > 1 and bool(stems(phrase[-1]) & (_ACCOUNTS | _HEADS) & stems(name_head))
     headed = headed and verb_of(first, False) is None and not stems(first) & SOURCE_READS
     accounted = accounted or headed

@@ -126,6 +126,32 @@ def _note(words: list[str]) -> bool:
     return bool({base, base + "e"} & _NOTE_LEADS) and (first in _NOTE_LEADS or first.endswith("ed"))
 
 
+def _negated_out(words: list[str]) -> set[int]:
+    """The places a negation covers, the negator included.
+
+    It holds to "and", "but", a new clause, or a "be" after its verb ("Payments not retried yet
+    are retried", "has not been verified ... is restored"); with no verb in four words it ends.
+    """
+    out: set[int] = set()
+    negation, negated = False, False
+    for i, word in enumerate(words):
+        if word in _NEGATES or word in _AUX:
+            negation, negated = negation or word in _NEGATES, False
+            out.add(i)
+            continue
+        if not negation:
+            continue
+        ended = word in _CLAUSE_OPENERS or (negated and word in _BE | _HAVE)
+        ended = ended or (not negated and i > 3 and words[i - 4] in _NEGATES)
+        if ended:
+            negation = False
+            continue
+        negated = negated or bool(verb_of(word, False) or can_be_verb(word))
+        negated = negated and word not in _BE | _HAVE
+        out.add(i)
+    return out
+
+
 def _later_acts(words: list[str], records: set[str]) -> str | None:
     """A word of a later clause that says the call does something, or None.
 
@@ -137,21 +163,10 @@ def _later_acts(words: list[str], records: set[str]) -> str | None:
     """
     if _note(words):
         return None
-    negation, negated = False, False
+    out = _negated_out(words)
     for i, word in enumerate(words):
-        if word in _NEGATES or word in _AUX:
-            negation, negated = negation or word in _NEGATES, False
+        if i in out:
             continue  # "Does not place the order or hold a window": its verbs are not done
-        if negation:
-            # A negation holds to "and", "but", or a "be" after its verb ("Payments not retried
-            # yet are retried", "has not been verified ... is restored").
-            ended = word in _CLAUSE_OPENERS or (negated and word in _BE | _HAVE)
-            ended = ended or (not negated and i > 3 and words[i - 4] in _NEGATES)
-            if not ended:
-                negated = negated or bool(verb_of(word, False) or can_be_verb(word))
-                negated = negated and word not in _BE | _HAVE
-                continue
-            negation = False
         nxt = words[i + 1] if i + 1 < len(words) else ""
         if [word, nxt] in (["count", "as"], ["counts", "as"], ["mark", "as"]):
             return word  # "Notifications on the page count as read": the call marks them
