@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -16,7 +17,7 @@ from mcp.types import Tool, ToolAnnotations
 
 from common.mcp.config import ServerConfig
 from common.mcp.inprocess import register_inprocess_server
-from common.safety.classify import classify_tool
+from common.safety.classify import classify_tool, classify_tools
 from tests.unit_tests.helpers import unique
 
 READ_ONLY = ToolAnnotations(readOnlyHint=True)
@@ -170,3 +171,34 @@ def verdict(state: dict[str, Any], server: str, tool: str) -> dict[str, Any]:
 def blocked(state: dict[str, Any], server: str) -> set[str]:
     """Tools of `server` that need approval this turn."""
     return set(state["guard"]["irreversible"].get(server, []))
+
+
+def attack_verdicts(path: Path) -> dict[str, set[str]]:
+    """What the guard makes of an attack file (`label|before|server|name|description|schema`).
+
+    By kind, the `server|name` keys of: writes ("W") and doubtful tools ("D") it clears that
+    the guard before held, writes or doubtful tools cleared before too ("older"), reads it
+    holds ("R held") and holds anew though the guard before cleared them ("R anew"), and every
+    read ("R"). Each server's tools are classified together, as a server lists them.
+    """
+    servers: dict[str, list[tuple[str, str, Tool]]] = {}
+    for line in path.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        label, before, server, name, description, schema = line.split("|", 5)
+        tool = Tool(name=name, description=description or None, inputSchema=json.loads(schema))
+        servers.setdefault(server, []).append((label, before, tool))
+    out: dict[str, set[str]] = {k: set() for k in ("W", "D", "older", "R", "R held", "R anew")}
+    for server, cases in servers.items():
+        verdicts = classify_tools(server, [tool for _, _, tool in cases], PLAIN)
+        for (label, before, tool), verdict in zip(cases, verdicts, strict=True):
+            key, held = f"{server}|{tool.name}", verdict["irreversible"]
+            if label in "WD" and not held:
+                out["older" if before == "C" else label].add(key)
+            if label == "R":
+                out["R"].add(key)
+                if held:
+                    out["R held"].add(key)
+                    if before == "C":
+                        out["R anew"].add(key)
+    return out

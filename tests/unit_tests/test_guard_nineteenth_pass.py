@@ -15,8 +15,7 @@ from mcp.types import Tool
 
 from common.safety.classify import classify_tools
 from common.safety.paging import paging_argument
-from tests.unit_tests.guard_helpers import PLAIN
-from tests.unit_tests.test_guard_sixteenth import _sixth as attack_file
+from tests.unit_tests.guard_helpers import PLAIN, attack_verdicts
 
 S = {"type": "string"}
 N = {"type": "integer"}
@@ -254,16 +253,7 @@ just before them). It found 53 writes cleared, most saying what they do in a pas
 
 
 def test_the_eighth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
-    cleared: dict[str, set[str]] = {"W": set(), "D": set(), "older": set()}
-    reads = {"held": 0, "all": 0}
-    for server, cases in attack_file(EIGHTH).items():
-        verdicts = classify_tools(server, [tool for _, _, tool in cases], PLAIN)
-        for (label, before, tool), verdict in zip(cases, verdicts, strict=True):
-            if label in "WD" and not verdict["irreversible"]:
-                cleared["older" if before == "C" else label].add(f"{server}|{tool.name}")
-            if label == "R":
-                reads["all"] += 1
-                reads["held"] += verdict["irreversible"]
+    cleared = attack_verdicts(EIGHTH)
     assert cleared["W"] == set()
     assert cleared["D"] == set()
     # Cleared before this pass too, by the verb-led readings ("get", "access", a summary, a
@@ -273,7 +263,7 @@ def test_the_eighth_attack_finds_no_write_cleared_that_the_guard_before_held() -
         "Escrow|deal_escrow", "Tax|filing_summary", "Plaid|item_access", "AWS|access_key",
     }  # fmt: skip
     # Its reads: 19 of 22 were held before this pass.
-    assert reads == {"held": 7, "all": 22}
+    assert (len(cleared["R held"]), len(cleared["R"])) == (7, 22)
 
 
 @pytest.mark.parametrize(
@@ -367,12 +357,7 @@ before the pass). It found 46 writes cleared: what-ifs led by their act (`delete
 
 
 def test_the_ninth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
-    cleared: dict[str, set[str]] = {"W": set(), "D": set(), "older": set()}
-    for server, cases in attack_file(NINTH).items():
-        verdicts = classify_tools(server, [tool for _, _, tool in cases], PLAIN)
-        for (label, before, tool), verdict in zip(cases, verdicts, strict=True):
-            if label in "WD" and not verdict["irreversible"]:
-                cleared["older" if before == "C" else label].add(f"{server}|{tool.name}")
+    cleared = attack_verdicts(NINTH)
     assert cleared["W"] == set()
     assert cleared["D"] == set()
     # Cleared before the pass too: rehearsal and state names whose later sentence acts, a

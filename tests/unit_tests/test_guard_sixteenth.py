@@ -7,7 +7,6 @@ person would want to approve. The sets themselves are bounded in test_guard_cata
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from mcp.types import Tool
 from common.safety.classify import classify_tools
 from common.safety.states import without_contents, without_states
 from common.safety.word_order import verbs_last
-from tests.unit_tests.guard_helpers import PLAIN, held_by
+from tests.unit_tests.guard_helpers import PLAIN, attack_verdicts, held_by
 
 S = {"type": "string"}
 N = {"type": "integer"}
@@ -180,33 +179,12 @@ DOUBTS_CLEARED = {
 """Doubtful lines the stop's rules clear: lists by a query, which may also save it."""
 
 
-def _sixth(path: Path = SIXTH) -> dict[str, list[tuple[str, str, Tool]]]:
-    """An attack file's tools by server: label, verdict before the stop, tool."""
-    servers: dict[str, list[tuple[str, str, Tool]]] = {}
-    for line in path.read_text().splitlines():
-        if not line.strip() or line.startswith("#"):
-            continue
-        label, before, server, name, description, schema = line.split("|", 5)
-        tool = Tool(name=name, description=description or None, inputSchema=json.loads(schema))
-        servers.setdefault(server, []).append((label, before, tool))
-    return servers
-
-
 def test_the_sixth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
-    cleared: dict[str, set[str]] = {"W": set(), "D": set(), "older": set()}
-    reads_held_anew = set()
-    for server, cases in _sixth().items():
-        verdicts = classify_tools(server, [tool for _, _, tool in cases], PLAIN)
-        for (label, before, tool), verdict in zip(cases, verdicts, strict=True):
-            key = f"{server}|{tool.name}"
-            if label in "WD" and not verdict["irreversible"]:
-                cleared["older" if before == "C" else label].add(key)
-            if label == "R" and before == "C" and verdict["irreversible"]:
-                reads_held_anew.add(key)
-    assert cleared["W"] == set()
-    assert cleared["older"] == OLDER_GAPS
-    assert cleared["D"] == DOUBTS_CLEARED
-    assert reads_held_anew == set()
+    found = attack_verdicts(SIXTH)
+    assert found["W"] == set()
+    assert found["older"] == OLDER_GAPS
+    assert found["D"] == DOUBTS_CLEARED
+    assert found["R anew"] == set()
 
 
 def test_the_fields_a_description_lists_may_be_the_arguments_it_writes() -> None:
@@ -227,12 +205,7 @@ taken back."""
 
 
 def test_the_seventh_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
-    cleared: dict[str, set[str]] = {"W": set(), "D": set(), "older": set()}
-    for server, cases in _sixth(SEVENTH).items():
-        verdicts = classify_tools(server, [tool for _, _, tool in cases], PLAIN)
-        for (label, before, tool), verdict in zip(cases, verdicts, strict=True):
-            if label in "WD" and not verdict["irreversible"]:
-                cleared["older" if before == "C" else label].add(f"{server}|{tool.name}")
+    cleared = attack_verdicts(SEVENTH)
     assert cleared["W"] == set()
     # "info" reads as a noun at a name's end (`repo_info`), its value arguments unread; left as
     # before this stop. "Update account info." and "Update site title and tagline." are held:
