@@ -117,6 +117,11 @@ def test_a_page_is_told_by_its_argument_and_its_type() -> None:
     assert paging_argument(schema({"per_page": N})) == "per_page"
     assert paging_argument(schema({"page": S})) is None
     assert paging_argument(schema({"limit": N, "before": S})) is None
+    # a position is a page beside a size typed as a number, not alone nor beside a string size
+    assert paging_argument(schema({"first": N, "after": S})) == "after"
+    assert paging_argument(schema({"startPosition": N, "maxResults": N})) == "startPosition"
+    assert paging_argument(schema({"after": S})) is None
+    assert paging_argument(schema({"limit": S, "after": S})) is None
     assert paging_argument({"type": "object"}) is None
 
 

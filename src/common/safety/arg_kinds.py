@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from common.safety.wording import name_tokens, with_stems
 
+_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
+
 ArgumentKind = Literal["sql", "shell", "code", "text"]
 """How an argument is read: by the SQL parser, as a shell command, by the eager patterns, or
 not at all."""
@@ -34,6 +36,17 @@ COMMAND_NAME_TOKENS = frozenset(
     ).split()
 )
 """Words in a tool's name that say it runs queries or commands."""
+
+
+def key_words(key: object) -> list[str]:
+    """An argument name's words in lower case (`pageToken`, `page_token` -> page, token).
+
+    Capitals alone are left out (`URLPath` -> path): the shape rules read the words an argument
+    is named by, not its acronyms.
+    """
+    return [w.lower() for w in _KEY_WORD.findall(str(key))]
+
+
 RUNNER_NAME_TOKENS = COMMAND_NAME_TOKENS - {"query", "queries"}
 """Words in a tool's name that make every argument of it code (`run_query`, `exec`).
 

@@ -21,6 +21,7 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
+from common.safety.arg_kinds import key_words
 from common.safety.names import (
     ACTING_HEADS,
     READ_HEADS,
@@ -71,7 +72,6 @@ _FUNCTION_WORDS = (
     _DETERMINERS | _STOPS | frozenset({"and", "but", "if", "into", "nor", "onto", "upon"})
 )
 """Words the lexicon leaves unknown that are never a noun phrase's ("a", "the", "with", "into")."""
-_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
 
 
 def _changes(word: str) -> bool:
@@ -383,7 +383,7 @@ def _properties(schema: dict[str, object] | None) -> dict[str, object]:
 
 def _key_words(key: object) -> list[str]:
     """An argument name's words, lower case, a unit set aside (`price_per_day` -> price)."""
-    words = [w.lower() for w in _KEY_WORD.findall(str(key))]
+    words = key_words(key)
     return words[: words.index("per")] if "per" in words[1:] else words
 
 

@@ -18,27 +18,30 @@ is often the only thing that says the call lists. A paged call is read as a list
   conversation on the page is assigned to the caller."
 
 The argument names are matched as data (`[data] paging_tokens`, `paging_numbers`); a number is a
-page only when the schema types it as one (a string `page` may be a page's content).
+page only when the schema types it as one (a string `page` may be a page's content). A position
+(`[data] paging_marks`: `after`, `since_id`, `startPosition`) is a page only beside a size typed
+as a number (`paging_sizes`: `first`, `limit`, `maxResults`), as GraphQL's connections and
+Stripe-, QuickBooks- and Twitter-like lists take them: alone, `after` may be a date a call sets.
 """
 
 from __future__ import annotations
 
-import re
-
 from common.safety import vocabulary as vocab
+from common.safety.arg_kinds import key_words
 from common.safety.names import own_words
 from common.safety.quiet import description_acts, name_acts, written_argument
 from common.safety.wording import verb_of
 
 _TOKENS = vocab.words("data", "paging_tokens")
 _NUMBERS = vocab.words("data", "paging_numbers")
-_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
+_MARKS = vocab.words("data", "paging_marks")
+_SIZES = vocab.words("data", "paging_sizes")
 _NUMBER_TYPES = frozenset({"integer", "number"})
 
 
 def _key(key: str) -> tuple[str, list[str]]:
     """An argument's words joined with "-" (`pageToken` -> page-token), and the words."""
-    words = [w.lower() for w in _KEY_WORD.findall(key)]
+    words = key_words(key)
     return "-".join(words), words
 
 
@@ -47,12 +50,15 @@ def paging_argument(schema: dict[str, object] | None) -> str | None:
     properties = (schema or {}).get("properties")
     if not isinstance(properties, dict):
         return None
+    marks, sized = [], False
     for key, spec in properties.items():
         joined, _ = _key(str(key))
         kind = spec.get("type") if isinstance(spec, dict) else None
         if joined in _TOKENS or (joined in _NUMBERS and kind in _NUMBER_TYPES):
             return str(key)
-    return None
+        marks += [str(key)] if joined in _MARKS else []
+        sized = sized or (joined in _SIZES and kind in _NUMBER_TYPES)
+    return marks[0] if marks and sized else None
 
 
 def _acting_word(words: tuple[str, ...]) -> str | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from common.safety import vocabulary as vocab
+from common.safety.arg_kinds import key_words
 from common.safety.clauses import also_changes, bare_imperative, later_change
 from common.safety.names import GIVING_BACK
 from common.safety.parts import can_be_noun, can_be_verb, unknown_word
@@ -265,14 +266,13 @@ def description_acts(description: str | None, words: tuple[str, ...]) -> str | N
 
 
 _WRITTEN = vocab.words("data", "written_keys")
-_KEY_WORD = re.compile(r"[A-Z]?[a-z]+|[0-9]+")
 
 
 def written_argument(schema: dict[str, object] | None) -> str | None:
     """An argument that carries what a write would write (`body`, `message_text`), or None."""
     properties = (schema or {}).get("properties")
     for key in properties if isinstance(properties, dict) else {}:
-        words = [w.lower() for w in _KEY_WORD.findall(str(key))]
+        words = key_words(key)
         if words and words[-1] in _WRITTEN:
             return str(key)
     return None

@@ -127,6 +127,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "issued_things": "words",
         "paging_tokens": "words",
         "paging_numbers": "words",
+        "paging_marks": "words",
+        "paging_sizes": "words",
         "written_keys": "words",
     },
     "session": {
