@@ -137,15 +137,15 @@ read blind after the sixteenth set's mends it MISSED 2 writes on a server named 
 an image), and held 22 of 84 reads, 26.2%; then SEEN, leaving 0 missed and 20 of 84 held,
 23.8%; 22 after the sixth attack's mends took back a description that opens with the server's
 own name ("Call customers waiting in the queue" calls them); 18 after the nineteenth pass)."""
-MAX_PREFIXED18_HELD = 0.21
+MAX_PREFIXED18_HELD = 0.20
 """At most this share of the eighteenth product-prefixed set's reversible tools waits (issue 44:
 read blind after the sixth attack's mends it missed NOTHING and held 32 of 83 reads, 38.6%,
 mostly verbless names and noun-phrase descriptions; then SEEN for two classes (a change verb's
 participle before its noun; the fields a description lists being its own arguments), leaving
 0 missed and 30 of 83 held, 36.1%; 27 while details, metadata and health headed a read's name,
 which the seventh attack turned into 25 misses; 18 after the nineteenth pass: pages, state
-heads, data heads, content handed back, what-ifs; 17 after the twentieth: a position beside a
-size is a page)."""
+heads, data heads, content handed back, what-ifs; 16 after the twentieth: a position beside a
+size is a page, a report over a period)."""
 MAX_PREFIXED19_HELD = 0.16
 """At most this share of the nineteenth product-prefixed set's reversible tools waits (issue 44:
 written before the nineteenth pass began, read blind at its end: 0 missed, 18 of 86 reads held,
@@ -161,6 +161,12 @@ MAX_PREFIXED20_HELD = 0.15
 read blind after the eighteenth set's mends it missed NOTHING and held 25 of 84 reads, 29.8%,
 many of them lists named by a plural only and paged; then SEEN, leaving 0 missed and 12 of 84
 held, 14.3%)."""
+MAX_PREFIXED22_HELD = 0.15
+"""At most this share of the twenty-second product-prefixed set's reversible tools waits (issue
+44: written at the twentieth pass's start, read blind after its first rule (a position beside a
+size is a page), the same figure as the guard before the pass: 1 missed (`VoxtelCheckVerification`:
+"A correct code approves the verification"), 12 of 82 reads held, 14.6%; then SEEN for that one
+class, a later sentence whose subject acts on its object, which holds it and costs no read)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -481,6 +487,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed19.json", (178, 92), MAX_PREFIXED19_HELD),
         # Written by someone who had not read the guard; held out: 0 missed, 24 of 66 held.
         ("guard_blind_set_prefixed21.json", (130, 64), MAX_PREFIXED21_HELD),
+        # Written by someone who had not read the guard; held out: 1 missed, 12 of 82 held.
+        ("guard_blind_set_prefixed22.json", (164, 82), MAX_PREFIXED22_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

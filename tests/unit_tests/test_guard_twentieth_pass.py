@@ -80,3 +80,95 @@ def test_a_paged_shape_that_may_act_stays_held(
 ) -> None:
     verdict = _verdict(server, name, description, props)
     assert verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        ("Roast", "RoastDailyReport", None, {"date": S}),
+        ("Hire", "HirePipelineReport", None, {"job_id": S, "start_date": S, "end_date": S}),
+        (
+            "Till",
+            "till_takings_summary",
+            "Takings per till for a day.",
+            {"store_id": S, "day": S, "currency": {"type": "string", "enum": ["eur", "usd"]}},
+        ),
+    ],
+)
+def test_a_report_over_a_period_reads(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    verdict = _verdict(server, name, description, props)
+    assert not verdict["irreversible"], verdict["reason"]
+    assert "over the period" in verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # what a filing says happened is written
+        ("Herd", "herd_movement_report", None, {"date": S, "notes": S}),
+        # no period: a report on a message may be its filing
+        ("Mail", "mail_spam_report", None, {"message_id": S}),
+        # a noun made from an act names what a filing reports, or what a call may pay out
+        ("Herd", "herd_movement_report", None, {"date": S}),
+        ("Shop", "shop_payout_report", None, {"from_date": S, "to_date": S}),
+        # the description sends it
+        ("Ops", "ops_daily_report", "Sends the daily report to the team.", {"date": S}),
+        # `to` may be whom it goes to
+        ("Ops", "ops_weekly_report", None, {"week": N, "to": S}),
+    ],
+)
+def test_a_report_that_may_be_filed_or_sent_stays_held(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    verdict = _verdict(server, name, description, props)
+    assert verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props", "held"),
+    [
+        (
+            "Voxa",
+            "VoxaCheckCode",
+            "Check a code the user entered. A correct code approves the verification.",
+            {"to": S, "code": S},
+            True,
+        ),
+        (
+            "Vault",
+            "vault_get_token",
+            "Get the token's details. A new token replaces the current one.",
+            {"token_id": S},
+            True,
+        ),
+        # a subject whose verb reads, or is denied, or has no object, changes nothing
+        (
+            "Ledger",
+            "ledger_get_invoice",
+            "Get an invoice. The response includes the line items.",
+            {"invoice_id": S},
+            False,
+        ),
+        (
+            "Ledger",
+            "ledger_get_entry",
+            "Get a journal entry. No call changes the ledger.",
+            {"entry_id": S},
+            False,
+        ),
+        (
+            "Voxa",
+            "VoxaGetVerification",
+            "Get a verification's status. A pending verification expires after ten minutes.",
+            {"sid": S},
+            False,
+        ),
+    ],
+)
+def test_a_later_sentence_whose_subject_acts_on_an_object_holds(
+    server: str, name: str, description: str, props: dict[str, Any], held: bool
+) -> None:
+    verdict = _verdict(server, name, description, props)
+    assert verdict["irreversible"] is held, verdict["reason"]

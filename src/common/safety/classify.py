@@ -54,6 +54,7 @@ from common.safety.noun_reads import (
 )
 from common.safety.paging import paged_list, paging_argument
 from common.safety.parts import can_be_verb
+from common.safety.periods import period_report
 from common.safety.phrases import without_caller_time
 from common.safety.readings import (
     computation,
@@ -392,6 +393,9 @@ def _by_shape(tool: Tool, server: str) -> str | None:
     state = reported_state(*args)
     if state is not None:
         return f"its name reports a state or asks who calls ({state!r}); its arguments only choose"
+    period = period_report(*args)
+    if period is not None:
+        return f"its name reads an account over the period its argument {period!r} names"
     return None
 
 

@@ -179,7 +179,19 @@ def _later_act(words: list[str]) -> str | None:
         hit = verb_of(rest[0], False)
         if word in _PRONOUNS and i == 0 and rest[0].endswith("s") and hit and hit[0] != "read":
             return hit[1]
+        acted = _subject_acts(words, i) if words[0] in _SUBJECT_STARTS else None
+        if acted is not None and not negated:
+            return acted
     return None
+
+
+def _subject_acts(words: list[str], i: int) -> str | None:
+    """The change a subject's verb makes to its object: "A correct code approves the check"."""
+    hit = verb_of(words[i], False)
+    after = words[i + 1] if i + 1 < len(words) else ""
+    if not 1 < i <= 4 or not words[i].endswith("s") or hit is None or hit[0] == "read":
+        return None
+    return hit[1] if after in _OBJECT_STARTS and hit[1] != words[i] else None
 
 
 def _changed(rest: list[str]) -> str | None:
