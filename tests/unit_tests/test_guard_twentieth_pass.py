@@ -46,6 +46,12 @@ def _verdict(server: str, name: str, description: str | None, props: dict[str, A
             {"active": {"type": "boolean"}, "startPosition": N, "maxResults": N},
         ),
         ("Chirp", "chirp-replies", None, {"user_id": S, "since_id": S, "max_results": N}),
+        (
+            "Trackr",
+            "trackrSprints",
+            "Sprints on a board.",
+            {"boardId": N, "startAt": N, "maxResults": N},
+        ),
     ],
 )
 def test_a_position_beside_a_size_lists(
