@@ -9,10 +9,18 @@ name's leading verb, the sentence's main verb) says what the tool does.
 
 The lexicon is `lemminflect`'s (MIT, about 0.8 MB, data shipped in its wheel, no download at run
 time): for each English word, which parts of speech it can take (NOUN, VERB, ADJ, ADV) and their
-lemmas, so "instances" is a plural noun and "submit" is never a noun. It is imported on first use,
+lemmas, so "instances" is a plural noun and "submit" is never a noun. It is loaded on first use,
 so a process that never classifies a tool never loads it. It is enough here because the readings
 only ask lexical questions about words at known places ("can the word after the leading verb be a
 noun?"); the places come from the name's order and the sentence's few function words.
+
+Its table is read here, not through `lemminflect.getAllLemmas`: importing the package loads
+numpy and the models it uses for words outside the table (which the guard never asks), and its
+loader parses the table's 80,000 lines into nested dicts, 0.65-0.7 CPU-seconds together on the
+way to a new process's first approval (issue 45's cold start). This module reads the same file
+(`resources/lemma_lu.csv.gz`, sorted by word) and its overrides, found without importing the
+package, in about 0.1 CPU-seconds, and looks a word up by bisection; `getAllLemmas`'s answer,
+capital letters included, is what `test_parts_lexicon.py` holds it to over the whole table.
 
 Where it falls short: it is a lexicon, not a tagger, so it cannot tell a word's part of speech
 from context alone. A name made only of ambiguous words (`order_status`, `lock_door`) still
@@ -25,23 +33,69 @@ re-upload of one; tool names are not sentences, and taggers trained on prose rea
 
 from __future__ import annotations
 
+import gzip
+import importlib.util
 import logging
 import threading
+from bisect import bisect_left
 from functools import lru_cache
+from pathlib import Path
 
 logger = logging.getLogger(__name__)
 
 _LOADING = threading.Lock()
-"""Held while the lexicon loads: lemminflect's lazy load is no safer than a dict under threads."""
+"""Held while the lexicon loads, so that two threads asking first read the table once."""
+
+
+def _resource(name: str) -> Path:
+    """A data file of lemminflect's wheel, found without importing the package (and numpy)."""
+    spec = importlib.util.find_spec("lemminflect")
+    places = list(spec.submodule_search_locations or []) if spec is not None else []
+    if not places:
+        raise ModuleNotFoundError("the guard's lexicon needs lemminflect", name="lemminflect")
+    return Path(places[0]) / "resources" / name
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[list[str], list[str]]:
+    """The lexicon's words (sorted, one per row) and its rows: `word,category,lemma/lemma`."""
+    rows = gzip.decompress(_resource("lemma_lu.csv.gz").read_bytes()).decode().splitlines()
+    return [row[: row.index(",")] for row in rows], rows
+
+
+@lru_cache(maxsize=1)
+def _overrides() -> dict[str, dict[str, tuple[str, ...]]]:
+    """The lexicon's own corrections (`all,NOUN,all`), which win over its table."""
+    found: dict[str, dict[str, tuple[str, ...]]] = {}
+    for line in _resource("lemma_overrides.csv").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            word, upos, lemma = line.strip().split(",")
+            found.setdefault(word, {})[upos] = (lemma,)
+    return found
+
+
+def _cased(lemma: str, word: str) -> str:
+    """The lemma in the word's capitals, as lemminflect gives it ("Orders" -> "Order")."""
+    if word.isupper():
+        return lemma.upper()
+    return lemma.capitalize() if word[:1].isupper() else lemma.lower()
 
 
 @lru_cache(maxsize=8192)
 def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
     """The parts of speech a word can take, with its lemma for each (lemminflect's lexicon)."""
     with _LOADING:
-        from lemminflect import getAllLemmas  # imported on first use: `tools` lists without it
-
-        return dict(getAllLemmas(word))
+        words, rows = _table()
+        overrides = _overrides()
+    lower = word.lower()
+    found: dict[str, tuple[str, ...]] = {}
+    for i in range(bisect_left(words, lower), len(words)):
+        if words[i] != lower:
+            break
+        category, lemmas = rows[i].split(",")[1:]
+        found["AUX" if category == "modal" else category.upper()] = tuple(lemmas.split("/"))
+    found.update(overrides.get(lower, {}))
+    return {upos: tuple(_cased(lemma, word) for lemma in got) for upos, got in found.items()}
 
 
 _preloads: list[threading.Thread] = []
