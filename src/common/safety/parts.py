@@ -56,22 +56,33 @@ def _resource(name: str) -> Path:
     return Path(places[0]) / "resources" / name
 
 
-@lru_cache(maxsize=1)
-def _table() -> tuple[list[str], list[str]]:
-    """The lexicon's words (sorted, one per row) and its rows: `word,category,lemma/lemma`."""
-    rows = gzip.decompress(_resource("lemma_lu.csv.gz").read_bytes()).decode().splitlines()
-    return [row[: row.index(",")] for row in rows], rows
+_LOADED: list[tuple[list[str], list[str], dict[str, dict[str, tuple[str, ...]]]]] = []
+"""The lexicon once read: its words, its rows and its overrides (a per-process load, like a
+module's, which clearing the lookups' caches leaves in place)."""
 
 
-@lru_cache(maxsize=1)
-def _overrides() -> dict[str, dict[str, tuple[str, ...]]]:
-    """The lexicon's own corrections (`all,NOUN,all`), which win over its table."""
-    found: dict[str, dict[str, tuple[str, ...]]] = {}
-    for line in _resource("lemma_overrides.csv").read_text().splitlines():
-        if line.strip() and not line.startswith("#"):
-            word, upos, lemma = line.strip().split(",")
-            found.setdefault(word, {})[upos] = (lemma,)
-    return found
+def loaded() -> bool:
+    """Whether this process has read the lexicon's table."""
+    return bool(_LOADED)
+
+
+def _table() -> tuple[list[str], list[str], dict[str, dict[str, tuple[str, ...]]]]:
+    """The lexicon's words (sorted), its rows and its corrections, read once under `_LOADING`.
+
+    A row is `word,category,lemma/lemma`; a correction (`all,NOUN,all`) wins over the table.
+    """
+    if _LOADED:
+        return _LOADED[0]
+    with _LOADING:
+        if not _LOADED:
+            rows = gzip.decompress(_resource("lemma_lu.csv.gz").read_bytes()).decode().splitlines()
+            overrides: dict[str, dict[str, tuple[str, ...]]] = {}
+            for line in _resource("lemma_overrides.csv").read_text().splitlines():
+                if line.strip() and not line.startswith("#"):
+                    word, upos, lemma = line.strip().split(",")
+                    overrides.setdefault(word, {})[upos] = (lemma,)
+            _LOADED.append(([row[: row.index(",")] for row in rows], rows, overrides))
+    return _LOADED[0]
 
 
 def _cased(lemma: str, word: str) -> str:
@@ -84,9 +95,7 @@ def _cased(lemma: str, word: str) -> str:
 @lru_cache(maxsize=8192)
 def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
     """The parts of speech a word can take, with its lemma for each (lemminflect's lexicon)."""
-    with _LOADING:
-        words, rows = _table()
-        overrides = _overrides()
+    words, rows, overrides = _table()
     lower = word.lower()
     found: dict[str, tuple[str, ...]] = {}
     for i in range(bisect_left(words, lower), len(words)):
