@@ -121,7 +121,9 @@ ATTACK_LEFT = {
     "slack|presence_status", "ha|fan_level", "aws|bucket_acl", "nest|eco_status",
     # Left: a name read by its verb whose description sends or prints ("Preview email ... to the
     # reviewers' inboxes"; "to a phone number" may be a test's target, "to the database" too).
-    "hubspot|list_export", "mailchimp|campaign_preview", "twilio|voice_test", "sms|sms_preview",
+    # (`hubspot|list_export`, "Exports the contact list to Mailchimp as an audience", is held
+    # since the twentieth pass: an audience keeps what is sent to it.)
+    "mailchimp|campaign_preview", "twilio|voice_test", "sms|sms_preview",
     "printer|test_page",
     # Left: a verbless description of something granted, billed or scheduled ("billed monthly").
     "grafana|viewer_seat", "shopify|discounts", "ha|tts_announcements",

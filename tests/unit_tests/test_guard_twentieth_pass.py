@@ -10,13 +10,14 @@ same shapes a person would want to approve: the page rule's other conditions sti
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.types import Tool
 
 from common.safety.classify import classify_tools
-from tests.unit_tests.guard_helpers import PLAIN
+from tests.unit_tests.guard_helpers import PLAIN, attack_verdicts
 
 S = {"type": "string"}
 N = {"type": "integer"}
@@ -37,7 +38,17 @@ def _verdict(server: str, name: str, description: str | None, props: dict[str, A
     ("server", "name", "description", "props"),
     [
         ("Tracko", "trackoIssues", None, {"teamId": S, "assigneeId": S, "first": N, "after": S}),
-        ("Tracko", "trackoCycles", None, {"teamId": S, "state": S, "first": N, "after": S}),
+        (
+            "Tracko",
+            "trackoCycles",
+            None,
+            {
+                "teamId": S,
+                "state": {"type": "string", "enum": ["active", "done"]},
+                "first": N,
+                "after": S,
+            },
+        ),
         ("Hubba", "hubba_imports", "Recent import jobs with state.", {"limit": N, "after": S}),
         (
             "Charge",
@@ -178,3 +189,73 @@ def test_a_later_sentence_whose_subject_acts_on_an_object_holds(
 ) -> None:
     verdict = _verdict(server, name, description, props)
     assert verdict["irreversible"] is held, verdict["reason"]
+
+
+TENTH = Path(__file__).parents[1] / "data" / "guard_attack_tenth.txt"
+"""A tenth attack, on this pass's page of a position beside a size (`before`: the guard at the
+end of the nineteenth pass). It found 62 writes cleared: descriptions that open with the name's
+plural as their verb ("Refunds charges ..."), creates whose fields no vocabulary knows beside a
+`limit` and an `after`, a `count` the name sets, a page sent to an audience."""
+
+
+def test_the_tenth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    cleared = attack_verdicts(TENTH)
+    assert cleared["W"] == set()
+    assert cleared["D"] == set()
+    # Cleared before this pass too, by a verbless list reading whose later sentence the old
+    # readings do not see ("DELETE on each." is read as a value in capitals; "Boosts each.").
+    assert cleared["older"] == {
+        "Chat|chat_messages", "Chat|chat_unread", "Mastodon|favourites", "Mastodon|statuses",
+    }  # fmt: skip
+    # Its reads: 9 of 10 held, as before the pass (hubspot_deleted_contacts is cleared).
+    assert (len(cleared["R held"]), len(cleared["R"]), len(cleared["R anew"])) == (9, 10, 0)
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        (
+            "Shop",
+            "shop_refunds",
+            "Refunds charges disputed after the given id, up to limit per call.",
+            {"reason": S, "limit": N, "after": S},
+        ),
+        (
+            "Pay",
+            "pay_captures",
+            "Captures authorized payments after an id.",
+            {"first": N, "after": S},
+        ),
+        (
+            "Bank",
+            "bank_transfers",
+            None,
+            {"destination": S, "amount_cents": N, "limit": N, "after": S},
+        ),
+        ("Retail", "stock_count", None, {"sku": S, "count": N, "after": S}),
+        (
+            "Crm",
+            "crm_exports",
+            "Exports contacts created after the given id to the Mailchimp audience.",
+            {"audience_id": S, "limit": N, "after": S},
+        ),
+    ],
+)
+def test_a_position_beside_a_size_with_a_write_beside_it_stays_held(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    verdict = _verdict(server, name, description, props)
+    assert verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    "description",
+    [
+        "Refunds issued after the given id, newest first.",  # a participle, then a preposition
+        "Refunds in the account, newest first.",
+        "Refunds, filtered by status.",
+    ],
+)
+def test_a_names_plural_opening_a_list_still_names_its_records(description: str) -> None:
+    verdict = _verdict("Shop", "shop_refunds", description, {"limit": N, "after": S})
+    assert not verdict["irreversible"], verdict["reason"]

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 from common.safety import vocabulary as vocab
 from common.safety.arg_kinds import key_words
+from common.safety.declarations import sent_elsewhere
 from common.safety.names import own_words
+from common.safety.noun_reads import only_chooses
 from common.safety.quiet import description_acts, name_acts, written_argument
 from common.safety.wording import verb_of
 
@@ -45,20 +47,34 @@ def _key(key: str) -> tuple[str, list[str]]:
     return "-".join(words), words
 
 
-def paging_argument(schema: dict[str, object] | None) -> str | None:
-    """The argument by which a call asks for a page of its results, or None."""
+def _properties(schema: dict[str, object] | None) -> dict[str, object]:
+    """A schema's properties, or none."""
     properties = (schema or {}).get("properties")
-    if not isinstance(properties, dict):
-        return None
-    marks, sized = [], False
+    return properties if isinstance(properties, dict) else {}
+
+
+def _page_keys(properties: dict[str, object]) -> list[str]:
+    """The arguments that ask for a page: a token or a page number, else a position and a size."""
+    marks, sizes = [], []
     for key, spec in properties.items():
         joined, _ = _key(str(key))
         kind = spec.get("type") if isinstance(spec, dict) else None
         if joined in _TOKENS or (joined in _NUMBERS and kind in _NUMBER_TYPES):
-            return str(key)
+            return [str(key)]
         marks += [str(key)] if joined in _MARKS else []
-        sized = sized or (joined in _SIZES and kind in _NUMBER_TYPES)
-    return marks[0] if marks and sized else None
+        sizes += [str(key)] if joined in _SIZES and kind in _NUMBER_TYPES else []
+    return [marks[0], sizes[0]] if marks and sizes else []
+
+
+def _a_choice(spec: object) -> bool:
+    """Whether an argument is a choice among named values: an enum or a switch."""
+    return isinstance(spec, dict) and ("enum" in spec or spec.get("type") == "boolean")
+
+
+def paging_argument(schema: dict[str, object] | None) -> str | None:
+    """The argument by which a call asks for a page of its results, or None."""
+    keys = _page_keys(_properties(schema))
+    return keys[0] if keys else None
 
 
 def _acting_word(words: tuple[str, ...]) -> str | None:
@@ -74,12 +90,17 @@ def paged_list(
     server: str, name: str, description: str | None, schema: dict[str, object] | None
 ) -> str | None:
     """The paging argument of a call that lists, when nothing else in it may act; else None."""
-    paging = paging_argument(schema)
-    if paging is None or written_argument(schema) is not None:
+    properties = _properties(schema)
+    keys = _page_keys(properties)
+    if not keys or written_argument(schema) is not None:
         return None
+    if len(keys) == 2 and not only_chooses(
+        {k: v for k, v in properties.items() if k not in keys and not _a_choice(v)}
+    ):
+        return None  # `transfers(destination, amount_cents, limit, after)`: a weaker sign
     words = own_words(server, name)[1]
     if not words or _acting_word(words) is not None or name_acts(words) is not None:
         return None
-    if description_acts(description, words):
-        return None
-    return paging
+    if description_acts(description, words) or sent_elsewhere(words, description):
+        return None  # "Exports contacts ... to the Mailchimp audience": a page sent on
+    return keys[0]

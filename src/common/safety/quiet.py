@@ -89,6 +89,8 @@ def _opening_acts(words: list[str], records: set[str]) -> str | None:
     first, following = words[0], words[1] if len(words) > 1 else ""
     if following in _OPENERS and _may_act(first, set()):
         return first
+    if first.endswith("s") and stems(first) & records and _bare_object(words):
+        return first  # "Refunds charges disputed after ..." for `refunds`: a verb and its object
     if first.endswith("ed") or stems(first) & records or not _may_act(first, records):
         return None
     if verb_of(first, False) is not None:
@@ -98,6 +100,22 @@ def _opening_acts(words: list[str], records: set[str]) -> str | None:
     if following.endswith(("ing", "ed")) and can_be_verb(following):
         return None  # "Accounts following a user", "Payments applied to invoices"
     return first
+
+
+def _bare_object(words: list[str]) -> bool:
+    """Whether a name's plural opening a description is a verb before a bare noun object.
+
+    A plural does not modify the noun after it (a noun adjunct is singular: "refund charges"),
+    so "Refunds charges ...", "Bans members ...", "Captures authorized payments ..." act (a
+    participle before a noun is its adjective); "Deals filtered by ...", "Orders placed in ..."
+    and "Issues in a team" name the records.
+    """
+    following = words[1:3]
+    if following and following[0].endswith(("ed", "ing")):
+        following = following[1:]  # "authorized payments": the noun after the adjective
+    if not following or following[0].endswith(("ed", "ing")) or not can_be_noun(following[0]):
+        return False
+    return _may_act(words[0], set())
 
 
 _NEGATES = frozenset({"not", "never", "nothing", "without", "nor", "neither", "t"})
