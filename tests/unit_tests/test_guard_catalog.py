@@ -169,6 +169,11 @@ size is a page), the same figure as the guard before the pass: 1 missed (`Voxtel
 "A correct code approves the verification"), 12 of 82 reads held, 14.6%; then SEEN for that one
 class, a later sentence whose subject acts on its object, which holds it and costs no read, and
 for Jira's `startAt` beside `maxResults`, a page: 11 of 82 held, 13.4%)."""
+MAX_PREFIXED23_HELD = 0.13
+"""At most this share of the twenty-third product-prefixed set's reversible tools waits (issue
+44: written during the twentieth pass, committed before the guard ran on it and read after the
+pass's rules and the tenth attack's mends: 0 missed, 11 of 86 reads held, 12.8%, the same as the
+guard before the pass; not tuned on)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -491,6 +496,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed21.json", (130, 64), MAX_PREFIXED21_HELD),
         # Written by someone who had not read the guard; held out: 1 missed, 12 of 82 held.
         ("guard_blind_set_prefixed22.json", (164, 82), MAX_PREFIXED22_HELD),
+        # Written by someone who had not read the guard; held out: 0 missed, 11 of 86 held.
+        ("guard_blind_set_prefixed23.json", (166, 80), MAX_PREFIXED23_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(
