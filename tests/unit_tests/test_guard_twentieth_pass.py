@@ -102,27 +102,6 @@ def test_a_paged_shape_that_may_act_stays_held(
 @pytest.mark.parametrize(
     ("server", "name", "description", "props"),
     [
-        ("Roast", "RoastDailyReport", None, {"date": S}),
-        ("Hire", "HirePipelineReport", None, {"job_id": S, "start_date": S, "end_date": S}),
-        (
-            "Till",
-            "till_takings_summary",
-            "Takings per till for a day.",
-            {"store_id": S, "day": S, "currency": {"type": "string", "enum": ["eur", "usd"]}},
-        ),
-    ],
-)
-def test_a_report_over_a_period_reads(
-    server: str, name: str, description: str | None, props: dict[str, Any]
-) -> None:
-    verdict = _verdict(server, name, description, props)
-    assert not verdict["irreversible"], verdict["reason"]
-    assert "over the period" in verdict["reason"]
-
-
-@pytest.mark.parametrize(
-    ("server", "name", "description", "props"),
-    [
         # what a filing says happened is written
         ("Herd", "herd_movement_report", None, {"date": S, "notes": S}),
         # no period: a report on a message may be its filing
@@ -136,7 +115,7 @@ def test_a_report_over_a_period_reads(
         ("Ops", "ops_weekly_report", None, {"week": N, "to": S}),
     ],
 )
-def test_a_report_that_may_be_filed_or_sent_stays_held(
+def test_a_report_that_may_be_filed_or_sent_stays_held(  # a period rule was taken back for these
     server: str, name: str, description: str | None, props: dict[str, Any]
 ) -> None:
     verdict = _verdict(server, name, description, props)
@@ -148,7 +127,7 @@ def test_a_report_that_may_be_filed_or_sent_stays_held(
     [
         (
             "Voxa",
-            "VoxaCheckCode",
+            "VoxaCheckVerification",
             "Check a code the user entered. A correct code approves the verification.",
             {"to": S, "code": S},
             True,
@@ -156,11 +135,25 @@ def test_a_report_that_may_be_filed_or_sent_stays_held(
         (
             "Vault",
             "vault_get_token",
-            "Get the token's details. A new token replaces the current one.",
+            "Get the token's details. A second call revokes the token.",
             {"token_id": S},
             True,
         ),
-        # a subject whose verb reads, or is denied, or has no object, changes nothing
+        # a subject whose verb reads, is denied, has no object or acts on something else
+        (
+            "Vault",
+            "vault_get_token",
+            "Get the token's details. A new token replaces the current one.",
+            {"token_id": S},
+            False,
+        ),
+        (
+            "Code",
+            "code_search_issues",
+            "Search issues. The sort parameter orders the results by date.",
+            {"q": S},
+            False,
+        ),
         (
             "Ledger",
             "ledger_get_invoice",
@@ -184,7 +177,7 @@ def test_a_report_that_may_be_filed_or_sent_stays_held(
         ),
     ],
 )
-def test_a_later_sentence_whose_subject_acts_on_an_object_holds(
+def test_a_later_sentence_whose_subject_acts_on_the_tools_record_holds(
     server: str, name: str, description: str, props: dict[str, Any], held: bool
 ) -> None:
     verdict = _verdict(server, name, description, props)
@@ -259,3 +252,19 @@ def test_a_position_beside_a_size_with_a_write_beside_it_stays_held(
 def test_a_names_plural_opening_a_list_still_names_its_records(description: str) -> None:
     verdict = _verdict("Shop", "shop_refunds", description, {"limit": N, "after": S})
     assert not verdict["irreversible"], verdict["reason"]
+
+
+ELEVENTH = Path(__file__).parents[1] / "data" / "guard_attack_eleventh.txt"
+"""An eleventh attack, on a report-over-a-period rule (taken back) and the later subject's act
+(`before`: the guard at a087645). It found 46 writes the report rule cleared and 22 reads the
+first version of the subject rule held."""
+
+
+def test_the_eleventh_attack_finds_no_write_cleared_and_one_read_held() -> None:
+    cleared = attack_verdicts(ELEVENTH)
+    assert cleared["W"] == set()
+    assert cleared["D"] == set()
+    assert cleared["older"] == set()
+    # "List charges. The starting_after cursor skips the charges already seen.": its own record.
+    assert cleared["R anew"] == {"Stripe|list_charges"}
+    assert len(cleared["R"]) == 22

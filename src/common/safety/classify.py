@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 from common.mcp.config import ServerConfig
 from common.safety.answerers import asks_an_answerer
 from common.safety.clauses import (
+    acts_on_its_record,
     also_changes,
     bare_imperative,
     delivered,
@@ -54,7 +55,6 @@ from common.safety.noun_reads import (
 )
 from common.safety.paging import paged_list, paging_argument
 from common.safety.parts import can_be_verb
-from common.safety.periods import period_report
 from common.safety.phrases import without_caller_time
 from common.safety.readings import (
     computation,
@@ -255,6 +255,7 @@ def _read_name_verdict(
     if sent is not None:
         return True, "heuristic", f"its description sends what its name names ({sent!r})"
     added = also_changes(tool.description) or later_change(tool.description)
+    added = added or acts_on_its_record(tool.description, own_words(server, tool.name)[1])
     if added is not None:
         return True, "heuristic", f"its description says it also changes something ({added!r})"
     recorded = records_something(tool.description)
@@ -393,9 +394,6 @@ def _by_shape(tool: Tool, server: str) -> str | None:
     state = reported_state(*args)
     if state is not None:
         return f"its name reports a state or asks who calls ({state!r}); its arguments only choose"
-    period = period_report(*args)
-    if period is not None:
-        return f"its name reads an account over the period its argument {period!r} names"
     return None
 
 

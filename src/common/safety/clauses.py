@@ -179,19 +179,33 @@ def _later_act(words: list[str]) -> str | None:
         hit = verb_of(rest[0], False)
         if word in _PRONOUNS and i == 0 and rest[0].endswith("s") and hit and hit[0] != "read":
             return hit[1]
-        acted = _subject_acts(words, i) if words[0] in _SUBJECT_STARTS else None
-        if acted is not None and not negated:
-            return acted
     return None
 
 
-def _subject_acts(words: list[str], i: int) -> str | None:
-    """The change a subject's verb makes to its object: "A correct code approves the check"."""
-    hit = verb_of(words[i], False)
-    after = words[i + 1] if i + 1 < len(words) else ""
-    if not 1 < i <= 4 or not words[i].endswith("s") or hit is None or hit[0] == "read":
-        return None
-    return hit[1] if after in _OBJECT_STARTS and hit[1] != words[i] else None
+def acts_on_its_record(description: str | None, name_words: tuple[str, ...]) -> str | None:
+    """The change a later sentence's subject makes to the tool's own record, or None.
+
+    "Check a code the user entered. A correct code approves the verification." for
+    `check_verification`: the record the name reads is what the sentence's verb changes. A
+    subject acting on anything else describes a part of the request or of what is read ("The
+    sort parameter orders the results", "Each rule blocks the matching traffic"), and a denied
+    subject ("No call changes the verification") says nothing happens.
+    """
+    named = set().union(*(stems(w) for w in name_words)) if name_words else set()
+    for sentence in sentences(description)[1:]:
+        words = re.findall(r"[a-z]+", _IDENTIFIER.sub(" ", sentence.lower()))
+        if not words or words[0] not in _SUBJECT_STARTS - {"no"}:
+            continue
+        for i in range(2, min(len(words) - 1, 5)):
+            hit = verb_of(words[i], False)
+            if hit is None or hit[0] == "read" or hit[1] == words[i] or not words[i].endswith("s"):
+                continue
+            if words[i + 1] in _OBJECT_STARTS and any(
+                stems(w) & named for w in words[i + 2 : i + 5]
+            ):
+                return hit[1]
+            break
+    return None
 
 
 def _changed(rest: list[str]) -> str | None:

@@ -521,7 +521,7 @@ def _after_preposition(words: list[str], i: int) -> bool:
     return False
 
 
-def paid_out(word: str) -> bool:
+def _paid_out(word: str) -> bool:
     """Whether a word is made on a destructive verb ("payouts", "sendouts"): money or mail left."""
     return any(word.startswith(verb) for verb in _DESTRUCTIVE_STEMS)
 
@@ -585,7 +585,7 @@ def named_by_arguments(
     if listed and _repeats_head(name_words[-1], _properties(schema), any_word=True) is not None:
         return None  # `spending_limits(card_id, limit)`: the list's own word is the value set
     if any(
-        (_changes(w) if listed else act_noun(w) is not None) or not _modifier(w) or paid_out(w)
+        (_changes(w) if listed else act_noun(w) is not None) or not _modifier(w) or _paid_out(w)
         for w in name_words
         if not (listed and record_plural(w))
     ):

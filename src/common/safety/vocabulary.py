@@ -76,7 +76,6 @@ SCHEMA: dict[str, dict[str, Shape]] = {
     "names": {
         "server_words": "words",
         "state_heads": "words",
-        "period_heads": "words",
         "what_if": "words",
         "what_if_heads": "words",
         "identity_questions": "words",
@@ -129,7 +128,6 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "paging_tokens": "words",
         "paging_numbers": "words",
         "paging_marks": "words",
-        "period_keys": "words",
         "paging_sizes": "words",
         "written_keys": "words",
     },
