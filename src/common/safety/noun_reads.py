@@ -267,7 +267,7 @@ def described_as_data(
         return None
     if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase)):
         return None
-    if stems(phrase[-1]) & _HEADS and not only_chooses(_properties(schema)):
+    if stems(phrase[-1]) & _HEADS and not only_chooses(properties_of(schema)):
         return None  # "Contact details." (contact_id, email, phone): the details may be set
     if set(words) & _LEAVING_MARKS or _sets_a_value(phrase, schema) is not None:
         return None  # "... for an outgoing payment"; "Price of a variant" (variant_id, price)
@@ -320,7 +320,7 @@ def _sets_a_value(phrase: list[str], schema: dict[str, object] | None) -> str | 
     Numbers alone may still choose what to read ("Stations near a point" (lat, lng, radius)),
     and so may a number for a series ("Soil moisture readings" (field_id, depth_cm)).
     """
-    properties = _properties(schema)
+    properties = properties_of(schema)
     repeated = _repeats_head(phrase[-1], properties) or _written(properties)
     if repeated is not None:
         return repeated
@@ -343,7 +343,7 @@ def lists_its_arguments(description: str | None, schema: dict[str, object] | Non
     "Video metadata: title, description, tags" (video_id, title, description): the fields it
     lists are what the call writes.
     """
-    keys = {" ".join(_key_words(k)): str(k) for k in _properties(schema)}
+    keys = {" ".join(_key_words(k)): str(k) for k in properties_of(schema)}
     for listed in _LISTED.findall(first_sentence(description).lower()):
         for item in re.split(r"\s*,\s*|\s+and\s+|\s+or\s+", listed):
             key = keys.get(item.strip().replace("_", " "))
@@ -363,7 +363,7 @@ def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -
     """
     if not name_words:
         return None
-    properties = _properties(schema)
+    properties = properties_of(schema)
     head = name_words[-1]
     repeated = _repeats_head(head, properties, any_word=True)
     repeated = repeated or _written(properties, False)
@@ -375,7 +375,7 @@ def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -
     return numbers[0] if numbers and len(numbers) < len(properties) else None
 
 
-def _properties(schema: dict[str, object] | None) -> dict[str, object]:
+def properties_of(schema: dict[str, object] | None) -> dict[str, object]:
     """A schema's arguments by name; none when it has no object of them."""
     properties = (schema or {}).get("properties") or {}
     return properties if isinstance(properties, dict) else {}
@@ -551,7 +551,7 @@ def _selects_only(schema: dict[str, object] | None) -> bool | None:
     choose or bound it (`limit`); a bound with no query may be the value set (`limit`).
     """
     ids, shaped, bounded = 0, False, False
-    for key in _properties(schema):
+    for key in properties_of(schema):
         words = _key_words(key)
         if words and _shapes_a_list(words):
             shaped = True
@@ -582,7 +582,7 @@ def named_by_arguments(
     if first_sentence(description) or not name_words or selects is False:
         return None
     listed = selects is None
-    if listed and _repeats_head(name_words[-1], _properties(schema), any_word=True) is not None:
+    if listed and _repeats_head(name_words[-1], properties_of(schema), any_word=True) is not None:
         return None  # `spending_limits(card_id, limit)`: the list's own word is the value set
     if any(
         (_changes(w) if listed else act_noun(w) is not None) or not _modifier(w) or _paid_out(w)

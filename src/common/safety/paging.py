@@ -30,7 +30,7 @@ from common.safety import vocabulary as vocab
 from common.safety.arg_kinds import key_words
 from common.safety.declarations import sent_elsewhere
 from common.safety.names import own_words
-from common.safety.noun_reads import only_chooses
+from common.safety.noun_reads import only_chooses, properties_of
 from common.safety.quiet import description_acts, name_acts, written_argument
 from common.safety.wording import verb_of
 
@@ -45,12 +45,6 @@ def _key(key: str) -> tuple[str, list[str]]:
     """An argument's words joined with "-" (`pageToken` -> page-token), and the words."""
     words = key_words(key)
     return "-".join(words), words
-
-
-def _properties(schema: dict[str, object] | None) -> dict[str, object]:
-    """A schema's properties, or none."""
-    properties = (schema or {}).get("properties")
-    return properties if isinstance(properties, dict) else {}
 
 
 def _page_keys(properties: dict[str, object]) -> list[str]:
@@ -73,7 +67,7 @@ def _a_choice(spec: object) -> bool:
 
 def paging_argument(schema: dict[str, object] | None) -> str | None:
     """The argument by which a call asks for a page of its results, or None."""
-    keys = _page_keys(_properties(schema))
+    keys = _page_keys(properties_of(schema))
     return keys[0] if keys else None
 
 
@@ -90,7 +84,7 @@ def paged_list(
     server: str, name: str, description: str | None, schema: dict[str, object] | None
 ) -> str | None:
     """The paging argument of a call that lists, when nothing else in it may act; else None."""
-    properties = _properties(schema)
+    properties = properties_of(schema)
     keys = _page_keys(properties)
     if not keys or written_argument(schema) is not None:
         return None
