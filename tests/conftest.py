@@ -17,6 +17,7 @@ from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
 from common.mcp.registry import shutdown_pool
+from tests.bounds import HANG_GUARD_S
 from tests.doubles import ScriptedChatModel, install_scripted
 
 # Importing the project reads no settings (they are read on first use), so this holds for
@@ -27,6 +28,10 @@ os.environ.pop("OPENAI_BASE_URL", None)
 # The planner may plan from cached tool lists: tests never see an entry left by another checkout
 # (a folder of this session's own; subprocesses started by tests inherit it).
 os.environ["MCP_TOOL_CACHE_DIR"] = tempfile.mkdtemp(prefix="mcp-tool-cache-")
+# An expert's first answer is the product's 30 s default for a user; a loaded CI machine
+# starting many servers side by side has taken longer, so the suite waits as long as any run
+# may (tests of the startup timeout itself set their own; subprocesses inherit this one).
+os.environ["MCP_STARTUP_TIMEOUT_S"] = str(HANG_GUARD_S)
 
 # No test may depend on machine speed: CI machines are loaded, so Hypothesis gets no deadline
 # and no "too slow" health check anywhere (a test's own @settings may still add more).

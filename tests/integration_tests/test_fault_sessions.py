@@ -23,7 +23,7 @@ from common.mcp import ExpertRegistry, ExpertUnavailable, ToolOutcome
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import shutdown_pool
 from common.safety.execution import CallLedger, CallSpec, refuse_before_call, run_once
-from tests.bounds import sooner_than
+from tests.bounds import HANG_GUARD_S, sooner_than
 from tests.doubles import calls, tool_call
 from tests.integration_tests.helpers import child_servers, pid_alive, tagged
 from tests.unit_tests.helpers import Thread, done, plan, task
@@ -54,7 +54,7 @@ def _faultkit_config(log: Path) -> tuple[dict[str, Any], str]:
 def _faultkit(log: Path) -> tuple[ExpertRegistry, str]:
     """A registry over a fresh fault-test server process logging to `log`, and its process tag."""
     raw, tag = _faultkit_config(log)
-    return ExpertRegistry(parse_mcp_config(raw), startup_timeout_s=20), tag
+    return ExpertRegistry(parse_mcp_config(raw), startup_timeout_s=HANG_GUARD_S), tag
 
 
 def _lines(log: Path) -> list[str]:

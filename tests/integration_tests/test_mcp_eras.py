@@ -34,6 +34,7 @@ from mcp_types.version import LATEST_HANDSHAKE_VERSION
 from common.mcp.config import McpConfigError, parse_mcp_config
 from common.mcp.errors import ExpertUnavailable
 from common.mcp.registry import get_registry
+from tests.bounds import HANG_GUARD_S
 from tests.conftest import service_unavailable
 from tests.integration_tests.helpers import drop_pooled, free_port, pooled
 from tests.unit_tests.helpers import Thread, plan, unique
@@ -46,7 +47,7 @@ MCP1_PYTHON = Path(os.environ.get("MCP1_PYTHON", ROOT / ".venv-mcp1" / "bin" / "
 """The interpreter of the 1.x SDK's venv (`make third-party`)."""
 EXPERT = "shop"
 MODERN = "2026-07-28"
-STARTUP_S = 30.0
+STARTUP_S = HANG_GUARD_S
 APPROVE = {"decisions": [{"type": "approve"}]}
 ANSWER = "The note is written."
 

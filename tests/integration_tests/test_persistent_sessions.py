@@ -31,7 +31,7 @@ INTERPRETER_ADDED = {"LC_CTYPE"}
 
 
 def _registry(raw: dict[str, Any]) -> ExpertRegistry:
-    return ExpertRegistry(parse_mcp_config(raw), startup_timeout_s=20)
+    return ExpertRegistry(parse_mcp_config(raw), startup_timeout_s=HANG_GUARD_S)
 
 
 async def _stock_run(graph: Any, scripted: Any, raw: dict[str, Any], thread: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import pytest
 
 from common.mcp import ExpertRegistry, ExpertUnavailable
 from common.mcp.config import parse_mcp_config
+from tests.bounds import HANG_GUARD_S
 
 pytestmark = pytest.mark.integration
 
@@ -26,7 +27,7 @@ def _broken_registry() -> ExpertRegistry:
             },
         }
     }
-    return ExpertRegistry(parse_mcp_config(raw), startup_timeout_s=20)
+    return ExpertRegistry(parse_mcp_config(raw), startup_timeout_s=HANG_GUARD_S)
 
 
 async def test_tools_raises_expert_unavailable_with_stderr_tail() -> None:

@@ -17,12 +17,13 @@ import pytest
 from common.mcp import ExpertRegistry
 from common.mcp.config import parse_mcp_config
 from common.mcp.registry import shutdown_pool
+from tests.bounds import HANG_GUARD_S
 from tests.unit_tests.helpers import run_cli
 
 pytestmark = pytest.mark.integration
 
 SERVER = Path(__file__).resolve().parents[1] / "servers" / "stdout_banner.py"
-STARTUP_S = 60.0
+STARTUP_S = HANG_GUARD_S
 """Long enough that a failure naming the output cannot be the start-up timeout."""
 
 

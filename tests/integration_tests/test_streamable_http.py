@@ -15,12 +15,13 @@ from langgraph.checkpoint.memory import InMemorySaver
 from common.mcp import ExpertRegistry
 from common.mcp.config import parse_mcp_config
 from strategies.with_planner.graph import build_graph
+from tests.bounds import HANG_GUARD_S
 from tests.doubles import calls, tool_call
 from tests.integration_tests.helpers import drop_pooled, free_port
 
 pytestmark = pytest.mark.integration
 
-STARTUP_S = 30.0
+STARTUP_S = HANG_GUARD_S
 
 
 def _wait_for_port(port: int, proc: subprocess.Popen[bytes]) -> None:
@@ -64,7 +65,7 @@ async def http_config() -> AsyncIterator[dict[str, Any]]:
 
 
 async def test_registry_over_http(http_config: dict[str, Any]) -> None:
-    registry = ExpertRegistry(parse_mcp_config(http_config), startup_timeout_s=20)
+    registry = ExpertRegistry(parse_mcp_config(http_config), startup_timeout_s=HANG_GUARD_S)
 
     tools = await registry.tools("shop")
     outcome = await registry.call("shop", "get_stock", {"sku": "bolt-m6"}, 10, retry_safe=True)
