@@ -196,9 +196,10 @@ def test_the_tenth_attack_finds_no_write_cleared_that_the_guard_before_held() ->
     assert cleared["W"] == set()
     assert cleared["D"] == set()
     # Cleared before this pass too, by a verbless list reading whose later sentence the old
-    # readings do not see ("DELETE on each." is read as a value in capitals; "Boosts each.").
+    # readings do not see ("DELETE on each." is read as a value in capitals). "Boosts each."
+    # (Mastodon|statuses) is held since the twenty-first pass: a later sentence led by a change.
     assert cleared["older"] == {
-        "Chat|chat_messages", "Chat|chat_unread", "Mastodon|favourites", "Mastodon|statuses",
+        "Chat|chat_messages", "Chat|chat_unread", "Mastodon|favourites",
     }  # fmt: skip
     # Its reads: 9 of 10 held, as before the pass (hubspot_deleted_contacts is cleared).
     assert (len(cleared["R held"]), len(cleared["R"]), len(cleared["R anew"])) == (9, 10, 0)

@@ -179,7 +179,26 @@ def _later_act(words: list[str]) -> str | None:
         hit = verb_of(rest[0], False)
         if word in _PRONOUNS and i == 0 and rest[0].endswith("s") and hit and hit[0] != "read":
             return hit[1]
+        if i == 0 and rest[0] in _DETERMINED | {"it", "them"} and word.endswith("s"):
+            return _third_person_act(word)  # "Sends a real test message ...": the tool, unnamed
     return None
+
+
+_NOTE_VERBS = vocab.words("sentences", "note_verbs")
+
+
+def _third_person_act(word: str) -> str | None:
+    """The change a later sentence's leading third-person verb names, or None.
+
+    "Sends a real test message", "Records the view in the audit log"; a note on how the
+    result is read ("Orders the results by date", "Includes ...") is no act.
+    """
+    if stems(word) & _NOTE_VERBS:
+        return None
+    if stems(word) & RECORDING_VERBS:
+        return word
+    led = verb_of(word, False)
+    return led[1] if led is not None and led[0] != "read" and led[1] != word else None
 
 
 def acts_on_its_record(description: str | None, name_words: tuple[str, ...]) -> str | None:

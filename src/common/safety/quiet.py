@@ -26,15 +26,19 @@ from common.safety.parts import can_be_noun, can_be_verb, unknown_word
 from common.safety.states import without_states
 from common.safety.wording import own_description, stems, verb_of
 
+_PAST = "|".join(sorted(vocab.mapping("verbs", "irregular")))
 _CLAUSES = re.compile(
     r"[.;!?\n]+|\s+but\s+|,\s+(?=(?:each|every|then|which|and then)\b)|,\s+(?=[a-z]+ed\b)"
+    rf"|,\s+(?=(?:{_PAST})\b)"
 )
-"""Where a description's clauses end: sentences, ";", and ", each ...", ", received ..."."""
+"""Where a description's clauses end: sentences, ";", ", each ...", ", received ...", ", sent"."""
 _TOKEN = re.compile(r"[A-Za-z_]+(?:-[a-z]+)?")
 _ABBREVIATIONS = re.compile(r"\b(?:e\.g|i\.e|etc|vs)\.", re.IGNORECASE)
 _LABEL = re.compile(r"^\s*[A-Za-z_]+\s*:\s*[\w/-]+(?:\s*(?:,|\||\bor\b|\band\b)\s*[\w/-]+)+\s*$")
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being", "get", "gets", "got"})
 _HAVE = frozenset({"has", "have", "had"})
+_DONE_NOW = frozenset({"is", "are", "be", "get", "gets"})
+"""The forms of "be" whose passive says what a call does as it runs (not "was", "been")."""
 _OPENERS = frozenset({"a", "an", "the", "all", "up", "each", "every", "your", "its", "their"})
 """Words after a first word that make it a verb with its object: "Claims the next batch"."""
 NOTE_VERBS = vocab.words("sentences", "note_verbs")
@@ -204,6 +208,8 @@ def _later_acts(words: list[str], records: set[str]) -> str | None:
             if not (subject or (plural and stems(word) & records)):
                 return word  # "Signs in ...", "Keeps a copy"; not "Replies are not included"
             continue
+        if prev.endswith("s") and can_be_noun(prev) and verb_of(word, False) == ("change", word):
+            return word  # "due ones run now": a plural subject and a change in its base form
         third = word.endswith("s") and verb_of(word, False) is not None
         placed = prev in _BE or prev in _LINKS or nxt in _OPENERS or nxt in _PARTICLES
         if placed and (prev != "to" or verb_of(word, False) in (None, ("change", word))):
@@ -264,6 +270,29 @@ def _clauses(description: str | None) -> list[list[str]]:
     return [c for c in clauses if c and not (len(c) == 1 and c is not clauses[0])]
 
 
+def _passive_acts(words: list[str], records: set[str]) -> str | None:
+    """A passive in the first clause that says what the call does, or None.
+
+    "Failed jobs, oldest first, are retried.": the subject is what the call lists, and the
+    call acts on it. A past one says what was done before ("Recipients a campaign was sent
+    to"), one after a relative word which records ("Jobs that are retried"), one after a
+    subject of its own ("the owner is notified") is `said_later`'s, and a negated one is not
+    done ("Replies are not included").
+    """
+    out = _negated_out(words)
+    for i, word in enumerate(words[1:-1], start=1):
+        before = set(words[max(0, i - 2) : i])
+        if word not in _DONE_NOW or i in out or before & (_RELATIVES | _DETERMINERS):
+            continue
+        done = words[i + 1]
+        if done in _LINKS and i + 2 < len(words):
+            done = words[i + 2]  # "are then archived", "are automatically deleted"
+        passive = done.endswith(("ed", "en")) or _participle(done)
+        if passive and _may_act(done, records) and i + 1 not in out:
+            return done
+    return None
+
+
 def description_acts(description: str | None, words: tuple[str, ...]) -> str | None:
     """What in a description may act, or None: the strict test of the shape-based clearings.
 
@@ -276,6 +305,7 @@ def description_acts(description: str | None, words: tuple[str, ...]) -> str | N
     clauses = _clauses(description)
     return (
         (_opening_acts(clauses[0], _records(words)) if clauses else None)
+        or (_passive_acts(clauses[0], _records(words)) if clauses else None)
         or said_later(description, words)
         or bare_imperative(description, words)
         or added
