@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import json
 import os
 import shutil
 import signal
@@ -127,6 +128,25 @@ def served_folder(folder: Path) -> Path:
     return folder
 
 
+async def _ui_bundled(root: Path, deadline: float, log: Path) -> None:
+    """Wait until the server's UI bundler has written the components langgraph.json declares.
+
+    langgraph_api reads `.langgraph_api/ui/schemas.json` once, on the first `POST /ui/...`,
+    and keeps what it found: a plan card asked for before the bundler wrote the file is "UI not
+    found" for the server's whole life. On a loaded machine the bundler (node) may finish after
+    the first plan, so a test's server is ready only once the file names every component.
+    """
+    declared = set(json.loads((root / "langgraph.json").read_text()).get("ui") or {})
+    schemas = root / ".langgraph_api" / "ui" / "schemas.json"
+    while declared and time.monotonic() < deadline:
+        with contextlib.suppress(FileNotFoundError, ValueError):
+            if declared <= set(json.loads(schemas.read_text())):
+                return
+        await asyncio.sleep(0.5)
+    if declared:
+        pytest.fail(f"the UI bundler wrote no {sorted(declared)}:\n{log.read_text()[-3000:]}")
+
+
 @asynccontextmanager
 async def langgraph_dev(
     logs: Path, env: dict[str, str] | None = None
@@ -181,6 +201,7 @@ async def langgraph_dev(
                 await asyncio.sleep(0.5)
         else:
             pytest.fail(f"dev server did not start:\n{log.read_text()[-3000:]}")
+        await _ui_bundled(root, time.monotonic() + HANG_GUARD_S, log)
         yield url, client
     finally:
         await client.aclose()
