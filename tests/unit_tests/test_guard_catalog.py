@@ -182,6 +182,13 @@ the pass's order rule: 1 missed (`ring_test_sms_delivery`: "Sends a real test me
 later sentence), 18 of 86 reads held, 20.9%, the same as the guard before the pass; then SEEN
 for that one class, a later sentence led by a change in the third person, which holds it and
 costs no read on any labelled list)."""
+MAX_PREFIXED25_HELD = 0.24
+"""At most this share of the twenty-fifth product-prefixed set's reversible tools waits (issue
+44: written during the twenty-first pass, committed before the guard ran on it, read after the
+twelfth attack's mends: 2 missed (`ZentroGetMe`: "Also marks that admin as active";
+`lumio-identify-light`: "Blinks a light once"), 22 of 92 reads held, 23.9%, the same as the guard
+before the pass; then SEEN for those two: "Also" before a change holds, and "blink" is a change;
+no read newly held)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -508,6 +515,8 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed23.json", (166, 80), MAX_PREFIXED23_HELD),
         # Written by someone who had not read the guard; held out: 1 missed, 18 of 86 held.
         ("guard_blind_set_prefixed24.json", (172, 86), MAX_PREFIXED24_HELD),
+        # Written by someone who had not read the guard; held out: 2 missed, 22 of 92 held.
+        ("guard_blind_set_prefixed25.json", (174, 82), MAX_PREFIXED25_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

@@ -1,24 +1,24 @@
-"""Issue 44, the twenty-first pass: records given back in an order are a list.
+"""Issue 44, the twenty-first pass: what the strict test and a read name's later sentence see.
 
-"Deployments for a project or team, newest first.": an order is something a list has, and a
-call that changes something has none to give. Every one of the 60 descriptions of the labelled
-lists that order what they return is a read's. The order clears a call only under the strict
-test of a page (`common.safety.paging`): the reads below are of the shapes the held-out sets
-held (made-up tools, not the sets' own); the writes are of the same shapes, and two of them
-(a passive in the first clause, a plural subject before a change) were cleared by the page rule
-before this pass too.
+A rule that read records given back in an order ("Deployments for a project, newest first.") as
+a list was tried and taken back: the twelfth attack (below) found 57 writes it cleared, through
+an enum or a switch that turns the effect on, a value under a choosing name, and clauses the
+strict test did not read. What stays: the strict test of a call's shape (`common.safety.quiet`)
+reads a passive in the first clause, a change after a plural subject and ", sent ..."; and a
+later sentence led by a change in the third person holds a read-named tool (set 24's miss).
+The writes below are of the shapes the order rule would have cleared; they stay held.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.types import Tool
 
 from common.safety.classify import classify_tools
-from common.safety.ordering import order_given
-from tests.unit_tests.guard_helpers import PLAIN
+from tests.unit_tests.guard_helpers import PLAIN, attack_verdicts
 
 S = {"type": "string"}
 N = {"type": "integer"}
@@ -34,29 +34,6 @@ def _verdict(server: str, name: str, description: str | None, props: dict[str, A
         Tool(name=f"{server.lower()}_delete_item", description="Delete an item.", inputSchema={}),
     ]
     return dict(classify_tools(server, tools, PLAIN)[0])
-
-
-@pytest.mark.parametrize(
-    ("server", "name", "description", "props"),
-    [
-        ("Ship", "ship_deployments", "Deployments of a site, newest first.", {"siteId": S}),
-        (
-            "Launch",
-            "launch_builds",
-            "Builds for a project or team, most recent first.",
-            {"projectId": S, "target": E},
-        ),
-        ("Crate", "CrateBookings", "Bookings for a depot, oldest first.", {"depot_id": S}),
-        ("Hatch", "hatch-installations", "Installations on an account. Sorted by date.", {}),
-        ("Relay", "relay.payments", "Payments in chronological order.", {"limit": N}),
-    ],
-)
-def test_records_given_back_in_an_order_are_read(
-    server: str, name: str, description: str, props: dict[str, Any]
-) -> None:
-    verdict = _verdict(server, name, description, props)
-    assert not verdict["irreversible"], verdict["reason"]
-    assert "in an order" in verdict["reason"]
 
 
 @pytest.mark.parametrize(
@@ -119,14 +96,6 @@ def test_a_passive_that_says_which_records_or_is_not_done_leaves_the_list_read(
     assert not verdict["irreversible"], verdict["reason"]
 
 
-def test_the_order_words_are_found_in_any_case_and_only_as_an_order() -> None:
-    assert order_given("Charges, Newest First.") == "newest first"
-    assert order_given("Rows sorted by last edit.") == "sorted by"
-    assert order_given("Events in reverse chronological order.") == "chronological order"
-    assert order_given("First the newest build is deployed.") is None
-    assert order_given("Sort the rows by date.") is None
-
-
 @pytest.mark.parametrize(
     ("name", "description"),
     [
@@ -136,8 +105,15 @@ def test_the_order_words_are_found_in_any_case_and_only_as_an_order() -> None:
             "sender to the recipient and reports the delivery result.",
         ),
         ("hook_validate_endpoint", "Validates a webhook endpoint. Posts a sample event to it."),
-        ("vault_get_secret", "Gets a secret. Rotates the old version afterwards."),
+        ("vault_get_secret", "Gets a secret. Rotates it afterwards."),
         ("docs_view_page", "Views a page. Records the view in the page's history."),
+        # Set 25's misses (held out): another act after "Also", a device's light blinked.
+        (
+            "desk_get_me",
+            "Returns the admin that owns the access token. Also marks that admin as active, "
+            "turning off away mode.",
+        ),
+        ("lamp_identify_light", "Blinks a light once so you can find it."),
     ],
 )
 def test_a_later_sentence_led_by_a_change_holds_a_read_named_tool(
@@ -155,8 +131,35 @@ def test_a_later_sentence_led_by_a_change_holds_a_read_named_tool(
         "Gets a record. Includes the deleted ones when asked.",
         "Gets a record. Updates to it are listed in its history.",  # no object after the verb
         "Gets a record. Returns the fields a caller may read.",
+        # A change to a definite part of the call: how it reads (the twelfth attack's reads).
+        "Gets a record. Retries the request up to three times on rate limits.",
+        "Gets a record. Signs the request with the configured credentials.",
+        "Gets a record. Replaces the account ids with display names.",
     ],
 )
 def test_a_later_sentence_that_notes_how_the_result_reads_leaves_it_read(description: str) -> None:
     verdict = _verdict("Crm", "crm_get_record", description, {"record_id": S})
     assert not verdict["irreversible"], verdict["reason"]
+
+
+TWELFTH = Path(__file__).parents[1] / "data" / "guard_attack_twelfth.txt"
+"""A twelfth attack, on the order rule (taken back) and the later sentence led by a change
+(`before`: the guard at 8d48760). It found 57 writes the order rule cleared and 20 reads the
+first versions of the two other rules held."""
+
+
+def test_the_twelfth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    cleared = attack_verdicts(TWELFTH)
+    assert cleared["W"] == set()
+    assert cleared["D"] == set()
+    # Cleared by the guard before the pass too: verbless lists whose effect is an enum, a switch,
+    # a value under a choosing name, or a clause no reading sees ("... with a lease on each").
+    assert len(cleared["older"]) == 27
+    # Reads held anew: a change after a plural subject ("Jobs run in UTC", "plans renew") and a
+    # destructive verb on the call's own request or result ("Sends the request through the
+    # configured proxy", "Truncates each line", "Merges the segments").
+    assert cleared["R anew"] == {
+        "Cron|cron_jobs", "Kube|get_pod_logs", "Meet|get_transcript", "Subs|subs_plans",
+        "Subs|subs_subscriptions", "Web|fetch_url",
+    }  # fmt: skip
+    assert (len(cleared["R held"]), len(cleared["R"])) == (10, 28)

@@ -53,7 +53,6 @@ from common.safety.noun_reads import (
     named_by_arguments,
     named_value,
 )
-from common.safety.ordering import ordered_list
 from common.safety.paging import paged_list, paging_argument
 from common.safety.parts import can_be_verb
 from common.safety.phrases import without_caller_time
@@ -381,17 +380,14 @@ def _name_reading(tool: Tool, server: str, verbs_last: bool) -> Reading:
 def _by_shape(tool: Tool, server: str) -> str | None:
     """Why a tool's shape clears it though a word of it may change, or None.
 
-    A page of a list, records in an order, a what-if, a record's state; each asks its
-    description the strict test (`common.safety.quiet`).
+    A page of a list, a what-if, a record's state; each asks its description the strict test
+    (`common.safety.quiet`).
     """
     args = (server, tool.name, tool.description, tool.input_schema)
     paged = paged_list(*args)
     if paged is not None and physical_effect(tool.description) is None:
         why = f"it hands back a page of a list (its argument {paged!r} asks for the next)"
         return why + " and no word of its name or sentence acts"
-    order = ordered_list(*args)
-    if order is not None and physical_effect(tool.description) is None:
-        return f"it gives back records in an order ({order!r}) and no word of it acts"
     undone = what_if(*args)
     if undone is not None:
         return f"it works out an act its description says is not done ({undone!r})"

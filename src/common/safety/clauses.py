@@ -180,25 +180,46 @@ def _later_act(words: list[str]) -> str | None:
         if word in _PRONOUNS and i == 0 and rest[0].endswith("s") and hit and hit[0] != "read":
             return hit[1]
         if i == 0 and rest[0] in _DETERMINED | {"it", "them"} and word.endswith("s"):
-            return _third_person_act(word)  # "Sends a real test message ...": the tool, unnamed
+            return _third_person_act(word, rest)  # "Sends a real test message ...": the tool
+        if i == 0 and word in _ALSO and (also := _added_act(rest[0])) is not None:
+            return also  # "Also marks that admin as active": another act, whatever it acts on
     return None
 
 
 _NOTE_VERBS = vocab.words("sentences", "note_verbs")
 
 
-def _third_person_act(word: str) -> str | None:
+def _third_person_act(word: str, rest: list[str]) -> str | None:
     """The change a later sentence's leading third-person verb names, or None.
 
-    "Sends a real test message", "Records the view in the audit log"; a note on how the
-    result is read ("Orders the results by date", "Includes ...") is no act.
+    "Sends a real test message", "Records the view in the audit log", "Posts a sample event",
+    "Boosts each.": a destructive or recording verb, or a change whose object is something new
+    or the records themselves (`_NEW_OBJECTS`, a lone "each"). A change to a definite part of the
+    call is how it reads ("Retries the request", "Scales the image", "Sets the user agent"), and
+    a note on the result is no act ("Orders the results by date", "Includes ...").
     """
     if stems(word) & _NOTE_VERBS:
         return None
     if stems(word) & RECORDING_VERBS:
         return word
     led = verb_of(word, False)
-    return led[1] if led is not None and led[0] != "read" and led[1] != word else None
+    if led is None or led[0] == "read" or led[1] == word:
+        return None
+    lone = rest[0] in ("each", "every", "all") and len(rest) == 1
+    return led[1] if led[0] == "destructive" or rest[0] in _NEW_OBJECTS or lone else None
+
+
+def _added_act(word: str) -> str | None:
+    """The change a third-person verb after "Also" or "Then" names, or None."""
+    hit = verb_of(word, False)
+    changes = hit is not None and hit[0] != "read" and hit[1] != word and word.endswith("s")
+    return hit[1] if changes and hit is not None else None
+
+
+_ALSO = frozenset({"also", "additionally", "then"})
+"""Words opening a later sentence that adds another act to the call's ("Also marks ...")."""
+_NEW_OBJECTS = frozenset({"a", "an", "another", "new", "it", "them"})
+"""Words opening an object that is made by the call or is what it handles ("a real test")."""
 
 
 def acts_on_its_record(description: str | None, name_words: tuple[str, ...]) -> str | None:

@@ -60,7 +60,7 @@ def _page_keys(properties: dict[str, object]) -> list[str]:
     return [marks[0], sizes[0]] if marks and sizes else []
 
 
-def a_choice(spec: object) -> bool:
+def _a_choice(spec: object) -> bool:
     """Whether an argument is a choice among named values: an enum or a switch."""
     return isinstance(spec, dict) and ("enum" in spec or spec.get("type") == "boolean")
 
@@ -89,17 +89,17 @@ def paged_list(
     if not keys or written_argument(schema) is not None:
         return None
     if len(keys) == 2 and not only_chooses(
-        {k: v for k, v in properties.items() if k not in keys and not a_choice(v)}
+        {k: v for k, v in properties.items() if k not in keys and not _a_choice(v)}
     ):
         return None  # `transfers(destination, amount_cents, limit, after)`: a weaker sign
-    return keys[0] if lists_quietly(server, name, description) else None
+    return keys[0] if _lists_quietly(server, name, description) else None
 
 
-def lists_quietly(server: str, name: str, description: str | None) -> bool:
+def _lists_quietly(server: str, name: str, description: str | None) -> bool:
     """Whether no word of a name's own part or of its description may act or send on.
 
-    The strict test of a list's shape (a page asked for, an order given back): a name's word
-    in a change verb's own form, a verb in its verb place, or any act in its description.
+    The strict test of a list's shape (a page asked for): a name's word in a change verb's own
+    form, a verb in its verb place, or any act in its description.
     """
     words = own_words(server, name)[1]
     if not words or _acting_word(words) is not None or name_acts(words) is not None:

@@ -128,8 +128,6 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "paging_tokens": "words",
         "paging_numbers": "words",
         "paging_marks": "words",
-        "order_firsts": "sequence",
-        "order_participles": "sequence",
         "paging_sizes": "words",
         "written_keys": "words",
     },
