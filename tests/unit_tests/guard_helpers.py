@@ -32,6 +32,19 @@ def held(server: str, name: str, description: str | None = None) -> bool:
     return classify_tool(server, tool, PLAIN)["irreversible"]
 
 
+def verdict_beside_a_write(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> dict[str, Any]:
+    """The guard's verdict on one tool, classified with a write beside it on its server."""
+    tools = [
+        Tool(
+            name=name, description=description, inputSchema={"type": "object", "properties": props}
+        ),
+        Tool(name=f"{server.lower()}_delete_item", description="Delete an item.", inputSchema={}),
+    ]
+    return dict(classify_tools(server, tools, PLAIN)[0])
+
+
 def held_by(server: str, name: str, description: str | None, **arguments: Any) -> bool:
     """Whether the guard holds a tool whose arguments are `arguments` (name -> JSON schema)."""
     schema = {"type": "object", "properties": arguments}

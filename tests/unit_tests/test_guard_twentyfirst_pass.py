@@ -15,25 +15,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp.types import Tool
 
-from common.safety.classify import classify_tools
-from tests.unit_tests.guard_helpers import PLAIN, attack_verdicts
+from tests.unit_tests.guard_helpers import attack_verdicts, verdict_beside_a_write
 
 S = {"type": "string"}
 N = {"type": "integer"}
 E = {"type": "string", "enum": ["production", "preview"]}
 
 
-def _verdict(server: str, name: str, description: str | None, props: dict[str, Any]) -> dict:
-    """The guard's verdict on one tool, classified with a write beside it on its server."""
-    tools = [
-        Tool(
-            name=name, description=description, inputSchema={"type": "object", "properties": props}
-        ),
-        Tool(name=f"{server.lower()}_delete_item", description="Delete an item.", inputSchema={}),
-    ]
-    return dict(classify_tools(server, tools, PLAIN)[0])
+_verdict = verdict_beside_a_write
 
 
 @pytest.mark.parametrize(

@@ -181,12 +181,13 @@ def _later_act(words: list[str]) -> str | None:
             return hit[1]
         if i == 0 and rest[0] in _DETERMINED | {"it", "them"} and word.endswith("s"):
             return _third_person_act(word, rest)  # "Sends a real test message ...": the tool
-        if i == 0 and word in _ALSO and (also := _added_act(rest[0])) is not None:
-            return also  # "Also marks that admin as active": another act, whatever it acts on
+        if i == 0 and word in _ALSO and (also := _third_person_change(rest[0])) is not None:
+            return also[1]  # "Also marks that admin as active": another act, whatever it acts on
     return None
 
 
-_NOTE_VERBS = vocab.words("sentences", "note_verbs")
+NOTE_VERBS = vocab.words("sentences", "note_verbs")
+"""Verbs a note on a list may use and still only read ("Filter by status", "Sort with ...")."""
 
 
 def _third_person_act(word: str, rest: list[str]) -> str | None:
@@ -198,22 +199,23 @@ def _third_person_act(word: str, rest: list[str]) -> str | None:
     call is how it reads ("Retries the request", "Scales the image", "Sets the user agent"), and
     a note on the result is no act ("Orders the results by date", "Includes ...").
     """
-    if stems(word) & _NOTE_VERBS:
+    if stems(word) & NOTE_VERBS:
         return None
     if stems(word) & RECORDING_VERBS:
         return word
-    led = verb_of(word, False)
-    if led is None or led[0] == "read" or led[1] == word:
-        return None
+    changed = _third_person_change(word)
     lone = rest[0] in ("each", "every", "all") and len(rest) == 1
-    return led[1] if led[0] == "destructive" or rest[0] in _NEW_OBJECTS or lone else None
+    if changed is None or not (changed[0] == "destructive" or rest[0] in _NEW_OBJECTS or lone):
+        return None
+    return changed[1]
 
 
-def _added_act(word: str) -> str | None:
-    """The change a third-person verb after "Also" or "Then" names, or None."""
+def _third_person_change(word: str) -> tuple[str, str] | None:
+    """The (kind, verb) of a change or destructive verb in its third person ("sends"), or None."""
     hit = verb_of(word, False)
-    changes = hit is not None and hit[0] != "read" and hit[1] != word and word.endswith("s")
-    return hit[1] if changes and hit is not None else None
+    if hit is None or hit[0] == "read" or hit[1] == word or not word.endswith("s"):
+        return None
+    return hit
 
 
 _ALSO = frozenset({"also", "additionally", "then"})

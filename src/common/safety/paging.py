@@ -92,17 +92,9 @@ def paged_list(
         {k: v for k, v in properties.items() if k not in keys and not _a_choice(v)}
     ):
         return None  # `transfers(destination, amount_cents, limit, after)`: a weaker sign
-    return keys[0] if _lists_quietly(server, name, description) else None
-
-
-def _lists_quietly(server: str, name: str, description: str | None) -> bool:
-    """Whether no word of a name's own part or of its description may act or send on.
-
-    The strict test of a list's shape (a page asked for): a name's word in a change verb's own
-    form, a verb in its verb place, or any act in its description.
-    """
     words = own_words(server, name)[1]
     if not words or _acting_word(words) is not None or name_acts(words) is not None:
-        return False
-    # "Exports contacts ... to the Mailchimp audience": a page sent on
-    return not (description_acts(description, words) or sent_elsewhere(words, description))
+        return None
+    if description_acts(description, words) or sent_elsewhere(words, description):
+        return None  # "Exports contacts ... to the Mailchimp audience": a page sent on
+    return keys[0]

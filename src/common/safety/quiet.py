@@ -20,7 +20,7 @@ import re
 
 from common.safety import vocabulary as vocab
 from common.safety.arg_kinds import key_words
-from common.safety.clauses import also_changes, bare_imperative, later_change
+from common.safety.clauses import NOTE_VERBS, also_changes, bare_imperative, later_change
 from common.safety.names import GIVING_BACK
 from common.safety.parts import can_be_noun, can_be_verb, unknown_word
 from common.safety.states import without_states
@@ -41,8 +41,6 @@ _DONE_NOW = frozenset({"is", "are", "be", "get", "gets"})
 """The forms of "be" whose passive says what a call does as it runs (not "was", "been")."""
 _OPENERS = frozenset({"a", "an", "the", "all", "up", "each", "every", "your", "its", "their"})
 """Words after a first word that make it a verb with its object: "Claims the next batch"."""
-NOTE_VERBS = vocab.words("sentences", "note_verbs")
-"""Verbs a note on a list may use and still only read ("Filter by status", "Sort with ...")."""
 
 
 def _words(part: str) -> list[str]:
@@ -302,10 +300,10 @@ def description_acts(description: str | None, words: tuple[str, ...]) -> str | N
     added = also_changes(description)
     if added is not None and stems(added) & named:
         added = None  # "Single sends ... sent to a list": the name's own records
-    clauses = _clauses(description)
+    clauses, records = _clauses(description), _records(words)
     return (
-        (_opening_acts(clauses[0], _records(words)) if clauses else None)
-        or (_passive_acts(clauses[0], _records(words)) if clauses else None)
+        (_opening_acts(clauses[0], records) if clauses else None)
+        or (_passive_acts(clauses[0], records) if clauses else None)
         or said_later(description, words)
         or bare_imperative(description, words)
         or added
