@@ -49,6 +49,7 @@ from common.safety.names import (
 from common.safety.noun_reads import (
     DATA_NOUNS,
     described_as_data,
+    headed_by_data,
     lists_its_arguments,
     named_by_arguments,
     named_value,
@@ -342,7 +343,8 @@ def _named_data(tool: Tool, server: str) -> str | None:
     """
     rest = own_words(server, tool.name)[1]
     by_name = named_by_arguments(rest, tool.description, tool.input_schema)
-    if by_name is not None and product_verb(server, tool.name, tool.description) is None:
+    product = product_verb(server, tool.name, tool.description)
+    if by_name is not None and (product is None or headed_by_data(rest)):
         return f"its verbless name names data ({by_name!r}) and its arguments only choose it"
     data = described_as_data(rest, tool.description, tool.input_schema)
     asked = None if data is not None else asks_an_answerer(rest, tool.description)

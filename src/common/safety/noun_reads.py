@@ -37,6 +37,7 @@ from common.safety.parts import (
     singular_noun,
     unknown_word,
 )
+from common.safety.phrases import before_its_plural
 from common.safety.quiet import said_later
 from common.safety.states import without_contents
 from common.safety.wording import SOURCE_READS, first_sentence, stems, verb_of
@@ -50,6 +51,10 @@ _TOKEN = re.compile(r"[a-z][a-z'-]*|[,:;()]")
 _CLAUSE_MARKS = frozenset({":", ";", "(", ")"})
 _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "their", "your", "our"})
 _SELECTOR_KEYS = vocab.words("data", "selector_keys")
+_SCOPE_KEYS = vocab.words("data", "scope_keys")
+_PROVENANCE = vocab.words("sentences", "provenance_verbs")
+_IDS = frozenset({"id", "uuid", "uid", "gid"}) | _SCOPE_KEYS
+"""Last words of arguments that each name one record or container: a second may be linked."""
 _LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
 _WINDOW_KEYS = vocab.words("data", "window_keys")
 _VALUE_KEYS = vocab.words("data", "value_keys")
@@ -119,7 +124,7 @@ def _names_data(word: str) -> bool:
 
 
 def _opening_phrase(
-    words: list[str], given_back: bool = False, name_head: str = ""
+    words: list[str], given_back: bool = False, name_head: str = "", chosen: bool = False
 ) -> list[str] | None:
     """The sentence's opening noun phrase, or None when it may open with a verb.
 
@@ -128,13 +133,16 @@ def _opening_phrase(
     a node" drains.
 
     After "Returns" (`given_back`) the phrase is that verb's object: "free lane slots" is no
-    imperative.
+    imperative. When the arguments only choose (`chosen`), a plural's participle that places
+    its records ends the phrase (`_placed_records`).
     """
     while words[:1] and words[0] in _DETERMINERS:
         words = words[1:]  # "The account's watchlists."
     end = next((i for i, w in enumerate(words) if w in _STOPS or w in _CLAUSE_MARKS), len(words))
     if words[end : end + 1] == ["to"] or set(words[:end]) & _ACT_MARKS:
         return None  # "Pager alerts to the on-call engineer", "New discount codes": sent, made
+    if chosen and _placed_records(words, end):
+        end -= 1  # "Credits consumed per warehouse": the phrase is "Credits"
     phrase = [w for w in words[:end] if w not in (",", "and", "or")]
     first = words[0].removesuffix("'s") if words else ""  # "Today's ...": a possessive
     # "Enrolled MFA factors", "Submitted scorecards": a participle before its noun describes it.
@@ -145,7 +153,14 @@ def _opening_phrase(
         return None
     if not _known(first) and not counted:
         return None  # "Onboards customers": a word no lexicon knows may be the verb
-    modifiers = phrase[1:] if described else phrase
+    # "Submitted scorecards", "including expired and deleted ones": participles name which
+    modifiers = [
+        w
+        for i, w in enumerate(words[:end])
+        if w not in (",", "and", "or")
+        and not (described and i == 0)
+        and not before_its_plural(words[:end], i)
+    ]
     if not all(map(_modifier, modifiers)) or ";" in words or _trailing_participle(words[:end]):
         return None  # "Onboards a new customer ...", "balance, credited by ...": acts
     bare = not words[0].endswith(("ing", "ed"))  # "Cupping scores": no imperative's form
@@ -158,7 +173,7 @@ def _opening_phrase(
     accounted = accounted or headed
     if imperative and not accounted and end > 1 and words[1] not in (",", "and", "or"):
         return None  # "Stock the shelves", "Stock items": an imperative with its object
-    if end > 1 and not noun_or_adjective(first) and can_be_verb(words[1]):
+    if end > 1 and not described and not noun_or_adjective(first) and can_be_verb(words[1]):
         return None  # "Temporarily hold tickets": an adverb before an imperative
     return phrase
 
@@ -193,6 +208,29 @@ def _participle(word: str) -> bool:
     if word.endswith("en"):
         return only_a_verb(word)  # "overwritten", "written"; not "given", "open"
     return word.endswith("ed") and (can_be_verb(word) or unknown_word(word))
+
+
+_PLACES = frozenset(
+    {"across", "at", "between", "by", "during", "for", "in", "on", "over", "per", "since", "within"}
+)
+"""Prepositions after a plural's participle that say where or when its records came to be.
+
+Not "from": "Jobs claimed from the queue" may be the claim."""
+
+
+def _placed_records(words: list[str], end: int) -> bool:
+    """Whether the phrase ends in a plural and its participle, placed by the next word.
+
+    "Credits consumed per warehouse", "Timers and routines configured on the bridge", "Scores
+    recorded for a coffee": the participle of a verb that makes records (`provenance_verbs`)
+    says how they came to be (only when the arguments only choose them). Not another verb's
+    ("Invoices voided for a customer"), not a destination ("Payments sent to a friend"), not a
+    singular ("Message posted in a channel" may be the post).
+    """
+    if end < 2 or end >= len(words) or words[end] not in _PLACES:
+        return False
+    done = words[end - 1]
+    return _participle(done) and bool(stems(done) & _PROVENANCE) and _plural(words[end - 2])
 
 
 def _trailing_participle(words: list[str]) -> bool:
@@ -254,7 +292,8 @@ def described_as_data(
     said = _TOKEN.findall(without_contents(first_sentence(description)).lower())
     words = _given_back(said, name_words)
     head = name_words[-1] if name_words else ""
-    phrase = _opening_phrase(words, given_back=words is not said, name_head=head)
+    chosen = _selects_only(schema) is not False
+    phrase = _opening_phrase(words, words is not said, head, chosen)
     if phrase is not None and said_later(description, name_words) is not None:
         return None  # "Backup data for an instance. A new backup is taken at call time."
     if phrase is None:
@@ -265,7 +304,7 @@ def described_as_data(
     heads = _heads(words)
     if any(_act(w) for w in phrase[1 if described else 0 :] if w in heads):
         return None
-    if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase)):
+    if not any(_names_data(w) for w in phrase) or _acts_later(words, len(phrase), chosen):
         return None
     if stems(phrase[-1]) & _HEADS and not only_chooses(properties_of(schema)):
         return None  # "Contact details." (contact_id, email, phone): the details may be set
@@ -375,6 +414,15 @@ def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -
     return numbers[0] if numbers and len(numbers) < len(properties) else None
 
 
+def headed_by_data(name_words: tuple[str, ...]) -> bool:
+    """Whether a name ends in a head nothing acts on: `boat_details`, `job_timeline`, `status`.
+
+    On a server named by a change word (Book, Dispatch, Post) such a name is no act's object
+    (`BerthBookBoatDetails`, `DispatchJobTimeline`); `book_room`, `charge_customers` may be.
+    """
+    return bool(name_words) and bool(stems(name_words[-1]) & (_ACCOUNTS | _HEADS))
+
+
 def properties_of(schema: dict[str, object] | None) -> dict[str, object]:
     """A schema's arguments by name; none when it has no object of them."""
     properties = (schema or {}).get("properties") or {}
@@ -392,7 +440,7 @@ def _selects(words: list[str]) -> bool:
 
     A `size` alone (`node_pool_size`) is a value; a page's size bounds the read.
     """
-    if not words or words[-1] not in _SELECTOR_KEYS:
+    if not words or words[-1] not in _SELECTOR_KEYS | _SCOPE_KEYS:
         return False
     return words[-1] != "size" or "page" in words
 
@@ -462,7 +510,7 @@ def _written(properties: dict[str, object], lists: bool = True) -> str | None:
     return None
 
 
-def _acts_later(words: list[str], start: int) -> bool:
+def _acts_later(words: list[str], start: int, chosen: bool = False) -> bool:
     """Whether a change word past the opening phrase may say what the tool does.
 
     Any form counts ("the round is fixed and every player is emailed"), except a bare noun
@@ -470,14 +518,16 @@ def _acts_later(words: list[str], start: int) -> bool:
     one noun ("in pickup order").
     """
     for i in range(start, len(words)):
+        if chosen and _placed_records(words, i + 1):
+            continue  # "Timers configured on the bridge" (no argument but a choice)
         if _participle(words[i]) and not _reads(words[i]):
             after = words[i + 1] if i + 1 < len(words) else ""
             if words[i - 1] == "," or after in _SENT_TO:
                 return True  # ", texted to the roaster", "logged to the sheet", "increased by"
         if words[i + 1 : i + 2] in (["to"], ["into"]) and _verb_not_plural(words[i]):
             return True  # "with end-of-day sweep to savings": something goes somewhere
-        if not _changes(words[i]):
-            continue
+        if not _changes(words[i]) or before_its_plural(words, i):
+            continue  # "including expired and deleted ones": which records, not an act
         if words[i].endswith("ed") and not _before_its_noun(words, i):
             return True  # "is fixed"; not "for a saved roast profile"
         if words[i - 1] in _DETERMINERS:
@@ -559,7 +609,7 @@ def _selects_only(schema: dict[str, object] | None) -> bool | None:
             bounded = True
         elif not _selects(words):
             return False
-        ids += words[-1] in ("id", "uuid")
+        ids += words[-1] in _IDS
     if ids > 1 or (bounded and not shaped):
         return False  # a second id may be what the call links (`subscription_items`)
     return None if shaped else True
@@ -593,8 +643,10 @@ def named_by_arguments(
     if unknown_word(name_words[0]) and len(name_words) > 1:
         return None  # `onboard_customers`: a word no lexicon knows may be the verb
     first, head = name_words[0], name_words[-1]
+    headed = len(name_words) > 1 and headed_by_data(name_words)  # `boat_details`
     bare = can_be_verb(first) and not _plural(first) and not first.endswith("ing")
-    bare = bare and not (listed and verb_of(first, False) is None and can_be_noun(first))
-    if bare or not (_plural(head) or stems(head) & DATA_NOUNS):
+    noun = verb_of(first, False) is None and can_be_noun(first)
+    bare = bare and not ((listed or headed) and noun)
+    if bare or not (_plural(head) or stems(head) & DATA_NOUNS or headed):
         return None  # `export_report`, `user_report`: the verb may be the first or last word
     return " ".join(name_words)

@@ -42,7 +42,13 @@ import re
 from collections.abc import Sequence
 
 from common.safety import vocabulary as vocab
-from common.safety.parts import can_be_noun, can_be_verb, only_a_verb, singular_noun
+from common.safety.parts import (
+    can_be_noun,
+    can_be_verb,
+    only_a_verb,
+    singular_noun,
+    unknown_word,
+)
 from common.safety.states import Hit, leading_state, names_a_state
 
 OBJECT_STARTS = frozenset(
@@ -140,14 +146,30 @@ def possible(words: Sequence[str], i: int) -> bool:
     """Whether the participle at `i` describes rather than acts: what can be done or when.
 
     "whether it can still be refunded", "which records would be merged"; what happened before
-    the call ("rides that were charged", "had been deleted"); "fees charged over a period"
+    the call ("rides that were charged", "had been deleted", "whether it has been published");
+    "fees charged over a period"
     (`in_a_period`). A tool says what it does in the present: "is deleted", "has been sent" act.
     """
     before = [w for w in words[:i] if w not in _MODAL_ADVERBS]
     while before and (before[-1] in _LIST_JOINS | {","} or names_a_state([before[-1]])):
         before.pop()  # "were charged, refunded or disputed": each is what happened
     can_be = before[-2:-1] != [] and before[-1] == "be" and before[-2] in QUESTIONS
-    return can_be or _would_be(before) or _past_of_a_noun(before) or in_a_period(words, i)
+    past = _past_of_a_noun(before) or _whether_done(before)
+    return can_be or _would_be(before) or past or in_a_period(words, i)
+
+
+def _whether_done(before: list[str]) -> bool:
+    """Whether the words before a participle end "whether <subject> has been" (or "have").
+
+    "Checks whether an indexing task has been published" asks what happened before the call;
+    "Publishes the task and checks it has been published" acts by its own verb.
+    """
+    if before[-1:] == ["been"]:
+        before = before[:-1]  # a state word, which `possible` may already have set aside
+    if before[-1:] not in (["has"], ["have"]):
+        return False
+    asked = [k for k, w in enumerate(before[:-1]) if w == "whether"]
+    return bool(asked) and not {",", ";", "and", "then"} & set(before[asked[-1] :])
 
 
 def _would_be(before: list[str]) -> bool:
@@ -510,14 +532,55 @@ _FUNCTION_WORDS = frozenset(
 """Prepositions and joins, which no verb is."""
 
 
+_IRREGULAR = vocab.mapping("verbs", "irregular")
+_AUXILIARIES = _BE | {"has", "have", "had", "will", "would", "been"}
+"""Words after which a participle is a verb: "is deleted", "has sent", "will be charged"."""
+
+
+def _participle(word: str) -> bool:
+    """Whether a word may be a past participle ("deleted", "hidden", "sent")."""
+    if word in _IRREGULAR:
+        return True
+    if word.endswith("en"):
+        return only_a_verb(word)  # "hidden", "written"; not "open"
+    return word.endswith("ed") and (can_be_verb(word) or unknown_word(word))
+
+
+def before_its_plural(words: Sequence[str], i: int) -> bool:
+    """Whether the participle at `i` describes the plural after it, not what the call does.
+
+    "including expired and deleted ones", "hidden and dropped events", "markers for deleted
+    comments", "Saved cohorts": a participle before a plural noun (other participles and "and"
+    or "or" between) names which records. After "be" or "have" it is a verb ("are deleted",
+    "has deleted files"); a singular after it may be an object ("Deleted file restored"), and a
+    plural after a comma may be a headline's next subject ("Doors locked, alarms armed").
+    """
+    if not _participle(words[i]) or (i and words[i - 1] in _AUXILIARIES):
+        return False
+    for j, following in enumerate(words[i + 1 : i + 6], start=i + 1):
+        listed = following == "," and j + 1 < len(words) and _participle(words[j + 1])
+        if following in ("and", "or") or listed or _participle(following):
+            continue  # "hidden, expired and deleted ones"; not "Doors locked, alarms armed"
+        plural = following.endswith("s") and not following.endswith("ss")
+        return following == "ones" or (
+            plural and can_be_noun(following) and not singular_noun(following)
+        )
+    return False
+
+
 def not_acting(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
     """The places of a sentence's change words that say nothing the tool does.
 
     Listed nouns ("including returns", "orders, revenue, refunds"), negated verbs ("sends
-    nothing"), owned nouns ("its current charge"), activities ("the fee for sending").
+    nothing"), owned nouns ("its current charge"), activities ("the fee for sending"),
+    participles before their plural ("archived projects are excluded").
     """
+    described = {
+        i for i, hit in enumerate(found) if hit and hit[0] != "read" and before_its_plural(words, i)
+    }
     return (
-        listed(words, found)
+        described
+        | listed(words, found)
         | negated(words, found)
         | owned(words, found)
         | activities(words, found)

@@ -1,0 +1,159 @@
+"""Issue 44, the twenty-second pass: verbless names and noun-phrase descriptions a person reads.
+
+The largest class still held on the held-out sets was a verbless name ("tasko_users",
+"quorvel_credit_usage") or a description that names data ("Backups and their status, including
+expired and deleted ones."), held by one word: a participle that says which records ("deleted
+ones", "Saved cohorts"), how they came to be ("Credits consumed per warehouse"), or an argument
+that names where to look (`workspace`, `folder_uid`) and was not known as a choice. Each rule
+below clears only with the rest of the strict tests passing, and the writes of the same shapes
+stay held: a destination, a verb that may be the call's act, a value among the arguments.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.unit_tests.guard_helpers import verdict_beside_a_write
+
+S = {"type": "string"}
+N = {"type": "integer"}
+A = {"type": "array", "items": {"type": "string"}}
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # A participle before the plural it describes names which records.
+        (
+            "Vault",
+            "vault_backups",
+            "Backups and their status, including expired and deleted ones.",
+            {"cluster_id": S, "limit": N},
+        ),
+        (
+            "Lex",
+            "lex_lexicon",
+            "Event definitions from the Lexicon, including hidden and dropped events.",
+            {"project_id": N},
+        ),
+        (
+            "Cohort",
+            "cohort_segments",
+            "Saved segments in the project with member counts.",
+            {"project_id": N},
+        ),
+        ("Wiki", "WikiListArticles", "Help center articles, published and drafts.", {"state": S}),
+        # A plural's participle of a verb that makes records, placed by a preposition.
+        ("Hub", "hub-schedules", "Timers and wake-up routines configured on the bridge.", {}),
+        (
+            "Snow",
+            "snow_credit_usage",
+            "Credits consumed per warehouse per day.",
+            {"start_date": S, "end_date": S, "warehouse": S},
+        ),
+        ("Cup", "CupScores", "Cupping scores recorded for a coffee.", {"bean_id": S}),
+        # Whether something has been done is asked, not done.
+        (
+            "Find",
+            "find_check_task",
+            "Checks whether an indexing task has been published.",
+            {"task_id": N},
+        ),
+    ],
+)
+def test_a_description_naming_records_by_what_happened_to_them_reads(
+    server: str, name: str, description: str, props: dict[str, Any]
+) -> None:
+    verdict = verdict_beside_a_write(server, name, description, props)
+    assert not verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "props"),
+    [
+        # An argument naming the container to look in chooses, like an id; an offset pages.
+        ("Tasko", "tasko_users", {"workspace": S, "limit": N, "offset": S}),
+        ("Quor", "quor_databases", {"database": S}),
+        # On a server named by a change word, a name headed by data is no act's object.
+        ("BerthBook", "BerthBookBoatDetails", {"boat_id": S}),
+        ("Dispatch", "DispatchJobTimeline", {"job_id": S}),
+        ("Post", "post_user_profile", {"user_id": S}),
+    ],
+)
+def test_a_verbless_name_whose_arguments_only_choose_reads(
+    server: str, name: str, props: dict[str, Any]
+) -> None:
+    verdict = verdict_beside_a_write(server, name, None, props)
+    assert not verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # A participle after its plural that may be the call's act, or goes somewhere.
+        ("X", "x_invoices", "Invoices voided for a customer.", {"customer_id": S}),
+        ("X", "x_jobs", "Jobs claimed from the queue.", {"queue_id": S}),
+        ("X", "x_sessions", "Sessions terminated on the cluster.", {"cluster": S}),
+        ("X", "x_reminders", "Reminders sent for an event.", {"event_id": S}),
+        ("X", "x_tasks", "Tasks assigned to the caller.", {"project": S}),
+        ("X", "x_locks", "Locks acquired on the workspace for this session.", {"workspace": S}),
+        ("X", "x_members", "Members invited to the workspace.", {"workspace": S}),
+        # A value beside the choice: what the call may write.
+        ("X", "x_messages", "Messages posted in a channel.", {"channel": S, "text": S}),
+        ("X", "x_members", "Members added in the workspace.", {"workspace": S, "email": S}),
+        ("Pay", "pay_payments", "Payments recorded for a friend.", {"friend_id": S, "dollars": N}),
+        # A headline's participles after their plurals, and a clause that acts after the list.
+        ("Home", "door_locks", "Doors locked, alarms armed, for every entrance.", {"home_id": S}),
+        (
+            "Bill",
+            "list_invoices",
+            "List open invoices, invoices paid, customers emailed.",
+            {"customer_id": S},
+        ),
+        (
+            "X",
+            "x_files",
+            "Files in a bucket, including expired and deleted ones, which are purged.",
+            {"bucket": S},
+        ),
+        ("X", "x_files", "Expired and deleted files, purged on read.", {"bucket": S}),
+        # "Whether ... has been" asks; a verb of the call's own still acts.
+        (
+            "X",
+            "x_check_payment",
+            "Checks whether the payment has been captured and captures it.",
+            {"id": S},
+        ),
+        ("X", "x_task", "Whether the task has been deleted, and deletes it otherwise.", {"id": S}),
+    ],
+)
+def test_the_same_shapes_that_may_act_stay_held(
+    server: str, name: str, description: str, props: dict[str, Any]
+) -> None:
+    verdict = verdict_beside_a_write(server, name, description, props)
+    assert verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "props"),
+    [
+        # Two containers may be what the call links; a bound with no page may be the value.
+        ("X", "x_users", {"workspace": S, "project": S}),
+        ("X", "x_quotas", {"project": S, "limit": N}),
+        ("X", "x_webhooks", {"workspace": S, "url": S}),
+        ("X", "x_users", {"workspace": S, "role": S}),
+        # The change word of the server's name before an object, not a head of data.
+        ("Book", "book_room", {"room_id": S}),
+        ("Charge", "charge_customers", {"customer_id": S}),
+        ("Send", "send_message_details", {"message_id": S, "text": S}),
+        ("X", "run_details", {"job_id": S}),
+        ("X", "archive_summary", {"job_id": S}),
+    ],
+)
+def test_a_verbless_name_with_a_link_a_value_or_a_verb_stays_held(
+    server: str, name: str, props: dict[str, Any]
+) -> None:
+    verdict = verdict_beside_a_write(server, name, None, props)
+    assert verdict["irreversible"], verdict["reason"]
