@@ -157,3 +157,115 @@ def test_a_verbless_name_with_a_link_a_value_or_a_verb_stays_held(
 ) -> None:
     verdict = verdict_beside_a_write(server, name, None, props)
     assert verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # Participles listed before a status or a plural are its values.
+        (
+            "Seal",
+            "seal_get_envelope_status",
+            "Sent, delivered, declined, voided or completed status of an envelope.",
+            {"envelope_id": S},
+        ),
+        (
+            "Seal",
+            "seal_list_audit_events",
+            "Audit trail for an envelope: sent, viewed, signed, declined and voided events.",
+            {"envelope_id": S},
+        ),
+        # The fields a search matches, after "by".
+        (
+            "Shop",
+            "shop_customers",
+            "Searches customers by name, email, phone or tag.",
+            {"query": S, "limit": N},
+        ),
+        ("Idp", "idp_get_user", "Gets a user by ID or login.", {"user_id": S}),
+        # A record's quoted message, and listed event names, are what the record says.
+        (
+            "Ride",
+            "rideGetUploadStatus",
+            "Status of an upload: 'Your activity is still being processed.', ready, or "
+            "'The created activity has been deleted.'",
+            {"upload_id": N},
+        ),
+        (
+            "Idp",
+            "idp_list_system_logs",
+            "System log events such as user.account.lock or app.user_membership.remove.",
+            {"since": S, "limit": N, "after": S},
+        ),
+    ],
+)
+def test_values_fields_and_quoted_messages_of_a_read_are_not_its_acts(
+    server: str, name: str, description: str, props: dict[str, Any]
+) -> None:
+    verdict = verdict_beside_a_write(server, name, description, props)
+    assert not verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # A "by" list ends at an inflected verb or a change after "and".
+        (
+            "Shop",
+            "get_order",
+            "Get an order by id, or cancelled when cancel is true.",
+            {"order_id": S, "cancel": {"type": "boolean"}},
+        ),
+        ("X", "x_find", "Finds orders by customer and cancel.", {"team_id": S}),
+        ("X", "x_search", "Searches items by tag and deletes.", {"team_id": S}),
+        # A quote of one or two words, or one dotted name, is still read; so is a verb outside.
+        (
+            "X",
+            "x_get_order",
+            "Gets an order and posts 'Order was viewed' to the timeline.",
+            {"id": S},
+        ),
+        (
+            "X",
+            "x_events",
+            "Events such as user.account.lock or user.account.delete; each is acknowledged.",
+            {"id": S},
+        ),
+        # A later sentence's second clause with its own subject (set 27's `selvane_chart_get`).
+        (
+            "Chart",
+            "chart_get",
+            "Opens a patient's chart summary. For restricted charts, set override with a reason; "
+            "the override is logged and the privacy office is notified.",
+            {"patient_id": S, "override": {"type": "boolean"}, "reason": S},
+        ),
+        (
+            "X",
+            "x_get_chart",
+            "Gets a chart. The access is logged and the owner is notified.",
+            {"id": S},
+        ),
+        # Converting the money a stored balance holds (set 27's `wire_convert_balance`).
+        (
+            "Wire",
+            "wire_convert_balance",
+            "Converts money between two currency balances.",
+            {"profile_id": N, "quote_id": S},
+        ),
+    ],
+)
+def test_a_read_whose_list_or_later_clause_acts_stays_held(
+    server: str, name: str, description: str, props: dict[str, Any]
+) -> None:
+    verdict = verdict_beside_a_write(server, name, description, props)
+    assert verdict["irreversible"], verdict["reason"]
+
+
+def test_converting_a_sum_given_only_computes() -> None:
+    verdict = verdict_beside_a_write(
+        "Fx",
+        "convert_currency",
+        "Converts an amount between currencies.",
+        {"amount": {"type": "number"}, "from": S, "to": S},
+    )
+    assert not verdict["irreversible"], verdict["reason"]

@@ -277,13 +277,22 @@ def later_change(description: str | None) -> str | None:
     # The first sentence's clauses after a semicolon are later too: "Lists open orders; stale
     # ones are cancelled and restocked".
     clauses = every[:1][0].split(";")[1:] if every else []
-    for sentence in [*clauses, *every[1:]]:
+    # A later sentence's clauses joined by "and" with a subject each: "the override is logged
+    # and the privacy office is notified".
+    parts = [part for sentence in every[1:] for part in _SUBCLAUSE.split(sentence)]
+    for sentence in [*clauses, *parts]:
         # A later sentence may name a field (`updated_at`): no verb of the tool's.
         words = re.findall(r"[a-z]+", _IDENTIFIER.sub(" ", sentence.lower()))
         found = _later_act(words)
         if found is not None:
             return found
     return None
+
+
+_SUBCLAUSE = re.compile(
+    r",?\s+(?:and|but)\s+(?=(?:the|a|an|it|they|its|their|each|every|this|these)\b)"
+)
+"""Where a later sentence's clause ends and another with its own subject begins."""
 
 
 RECORDING_VERBS = vocab.words("sentences", "recording_verbs")

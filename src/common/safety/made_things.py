@@ -27,6 +27,8 @@ def grants_access(words: tuple[str, ...]) -> str | None:
 
 
 _CONVERTERS = vocab.words("names", "record_converters")
+_HELD_VALUES = vocab.words("names", "held_values")
+"""What a stored balance holds (`balance`, `funds`): converting one picked by an id moves it."""
 
 
 def converts_record(
@@ -35,7 +37,8 @@ def converts_record(
     """The argument picking the stored record a converting `verb` makes something of, or None.
 
     `convert_lead(lead_id)`: the lead becomes an account; `droplet_snapshot(droplet_id)` stores
-    an image; `convert_units(value)` only computes.
+    an image; `convert_balance(profile_id, quote_id)` exchanges the money a stored balance
+    holds; `convert_units(value)` and `convert_currency(amount)` only compute.
     """
     if verb is None or not stems(verb) & _CONVERTERS:
         return None
@@ -43,6 +46,6 @@ def converts_record(
     properties = (schema or {}).get("properties") or {}
     for key in properties if isinstance(properties, dict) else ():
         parts = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+", str(key))]
-        if parts[-1:] == ["id"] and set(parts[:-1]) & named:
+        if parts[-1:] == ["id"] and (set(parts[:-1]) & named or named & _HELD_VALUES):
             return str(key)
     return None

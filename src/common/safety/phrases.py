@@ -96,8 +96,29 @@ def _opener(words: Sequence[str], i: int) -> int:
     return 2 if tuple(words[i : i + 2]) in ENUMERATION_PAIRS else 0
 
 
+def _fields(words: Sequence[str], start: int, found: Sequence[Hit]) -> int:
+    """Where a list after "by" ends: fields a search matches ("by name, email, phone or tag").
+
+    Its items are nouns: any inflected verb ends it ("by id, or cancelled when ..."), and so
+    does a change word after "and" ("by customer and cancel"); one after "or" is an item.
+    """
+    end = start
+    while end < len(words):
+        word, hit = words[end], found[end]
+        inflected = hit is not None and hit[1] != word
+        after_and = end > start and words[end - 1] == "and" and hit is not None
+        if word in _LIST_ENDS or inflected or word.endswith("ing") or after_and:
+            break
+        if word not in _LIST_JOINS | {","} and not can_be_noun(word):
+            break
+        end += 1
+    return end
+
+
 def _items(words: Sequence[str], start: int, found: Sequence[Hit]) -> int:
     """Where the list opened before `start` ends: after its last item, or at a clause."""
+    if words[start - 1 : start] == ["by"]:
+        return _fields(words, start, found)
     joined = False
     end = start
     while end < len(words):
@@ -533,6 +554,8 @@ _FUNCTION_WORDS = frozenset(
 
 
 _IRREGULAR = vocab.mapping("verbs", "irregular")
+_STATE_WORDS = frozenset({"ones", "state", "states", "status", "statuses"})
+"""Words after participles that make them values: "Sent, voided or completed status"."""
 _AUXILIARIES = _BE | {"has", "have", "had", "will", "would", "been"}
 """Words after which a participle is a verb: "is deleted", "has sent", "will be charged"."""
 
@@ -552,19 +575,19 @@ def before_its_plural(words: Sequence[str], i: int) -> bool:
     "including expired and deleted ones", "hidden and dropped events", "markers for deleted
     comments", "Saved cohorts": a participle before a plural noun (other participles and "and"
     or "or" between) names which records. After "be" or "have" it is a verb ("are deleted",
-    "has deleted files"); a singular after it may be an object ("Deleted file restored"), and a
+    "has deleted files"); a status after it names its values ("Sent, delivered or voided
+    status"); a singular after it may be an object ("Deleted file restored"), and a
     plural after a comma may be a headline's next subject ("Doors locked, alarms armed").
     """
     if not _participle(words[i]) or (i and words[i - 1] in _AUXILIARIES):
         return False
-    for j, following in enumerate(words[i + 1 : i + 6], start=i + 1):
+    for j, following in enumerate(words[i + 1 :], start=i + 1):
         listed = following == "," and j + 1 < len(words) and _participle(words[j + 1])
         if following in ("and", "or") or listed or _participle(following):
             continue  # "hidden, expired and deleted ones"; not "Doors locked, alarms armed"
         plural = following.endswith("s") and not following.endswith("ss")
-        return following == "ones" or (
-            plural and can_be_noun(following) and not singular_noun(following)
-        )
+        plural = plural and can_be_noun(following) and not singular_noun(following)
+        return following in _STATE_WORDS or plural
     return False
 
 

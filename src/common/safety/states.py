@@ -183,6 +183,30 @@ def _relative(words: Sequence[str], i: int) -> bool:
     return words[i - 1] in _RELATIVE_OPENERS and words[i].endswith("ed")
 
 
+_QUOTED = re.compile(
+    r"""(?<!\w)(['"\u2018\u201c])([^'"\u2018\u2019\u201c\u201d\n]{3,300}?)['"\u2019\u201d](?!\w)"""
+)
+"""A quoted span: a message a record carries ("'The created activity has been deleted.'")."""
+_IDENTIFIER = r"[a-z][a-z0-9_]+(?:\.[a-z][a-z0-9_]+)+"
+_IDENTIFIERS = re.compile(rf"\b{_IDENTIFIER}(?:\s*(?:,|\bor\b|\band\b)\s*{_IDENTIFIER})+\b")
+"""Two or more dotted names listed ("user.account.lock, app.user_membership.remove")."""
+
+
+def without_quoted(text: str) -> str:
+    """Text without the messages it quotes and the dotted event names it lists.
+
+    "Status of an upload: 'Your activity is still being processed.', ready, error": a record's
+    message says what happened to it, not what the call does; so does an event type's name
+    ("such as user.account.lock or app.user_membership.remove"). A quote of one or two words
+    ("use 'delete' to ...") and a lone dotted name ("calls charges.create") stay.
+    """
+
+    def quoted(found: re.Match[str]) -> str:
+        return " a literal " if len(found.group(2).split()) >= 3 else found.group(0)
+
+    return _IDENTIFIERS.sub(" identifiers ", _QUOTED.sub(quoted, text))
+
+
 _FIELD = re.compile(r"\b([a-z]+)(?:_[a-z0-9]+)*_(?:at|by|on|id|ids|time|date|ts|count)\b")
 """A snake_case field name in prose (`created_at`, `updated_by`, `customer_id`)."""
 

@@ -82,6 +82,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "identity_questions": "words",
         "stateful_acts": "words",
         "record_converters": "words",
+        "held_values": "words",
         "trailing_reads": "words",
         "last_reads": "words",
         "listing_verbs": "words",

@@ -52,7 +52,7 @@ from common.safety.parts import can_be_verb, in_noun_phrase, modifier_or_head, o
 from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
 from common.safety.phrases import asks, ends_in_a_verb, not_acting, noun_adjuncts
 from common.safety.phrases import possible as _possible
-from common.safety.states import without_fields, without_states
+from common.safety.states import without_fields, without_quoted, without_states
 
 DESTRUCTIVE_VERBS = vocab.words("verbs", "destructive")
 """Verbs whose call cannot be undone, and that tool names rarely use as nouns: they win anywhere."""
@@ -427,7 +427,7 @@ def own_description(description: str | None) -> str:
     service's, and so, after such a sentence, is everything before "Tool description:": their
     verbs are the service's, not this tool's.
     """
-    text = (description or "").strip()
+    text = without_quoted((description or "").strip())
     signature = _SIGNATURE.match(text)
     if signature is not None and text[signature.end() :].strip():
         text = text[signature.end() :].strip()  # its parameter names are not verbs
