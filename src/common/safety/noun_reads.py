@@ -21,7 +21,17 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
-from common.safety.arg_kinds import key_words
+from common.safety.choices import (
+    a_value,
+    argument_words,
+    only_chooses,
+    properties_of,
+    repeats_head,
+    selects,
+    selects_only,
+    switch,
+)
+from common.safety.modifiers import before_its_plural
 from common.safety.names import (
     ACTING_HEADS,
     READ_HEADS,
@@ -37,7 +47,6 @@ from common.safety.parts import (
     singular_noun,
     unknown_word,
 )
-from common.safety.phrases import before_its_plural
 from common.safety.quiet import said_later
 from common.safety.states import without_contents
 from common.safety.wording import SOURCE_READS, first_sentence, stems, verb_of
@@ -50,20 +59,12 @@ _ACT_MARKS = vocab.words("data", "act_marks")
 _TOKEN = re.compile(r"[a-z][a-z'-]*|[,:;()]")
 _CLAUSE_MARKS = frozenset({":", ";", "(", ")"})
 _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "their", "your", "our"})
-_SELECTOR_KEYS = vocab.words("data", "selector_keys")
-_SCOPE_KEYS = vocab.words("data", "scope_keys")
 _PROVENANCE = vocab.words("sentences", "provenance_verbs")
-_IDS = frozenset({"id", "uuid", "uid", "gid"}) | _SCOPE_KEYS
-"""Last words of arguments that each name one record or container: a second may be linked."""
 _LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
-_WINDOW_KEYS = vocab.words("data", "window_keys")
 _VALUE_KEYS = vocab.words("data", "value_keys")
 _FILTER_WORDS = vocab.words("data", "filter_words")
-_LIST_KEYS = vocab.words("data", "list_keys")
 _SETTING_HEADS = vocab.words("data", "setting_heads")
-_SWITCH_KEYS = vocab.words("data", "switch_keys")
 _LEAVING_MARKS = vocab.words("data", "leaving_marks")
-_NUMBERS = frozenset({"number", "integer"})
 _GIVEN_BACK = frozenset({"return", "returns"})
 _SENT_TO = frozenset({"to", "into", "onto", "with", "by", "via"})
 """Words after a participle that name where the data went or what changed it."""
@@ -153,14 +154,7 @@ def _opening_phrase(
         return None
     if not _known(first) and not counted:
         return None  # "Onboards customers": a word no lexicon knows may be the verb
-    # "Submitted scorecards", "including expired and deleted ones": participles name which
-    modifiers = [
-        w
-        for i, w in enumerate(words[:end])
-        if w not in (",", "and", "or")
-        and not (described and i == 0)
-        and not before_its_plural(words[:end], i)
-    ]
+    modifiers = _modifiers(words[:end], described)
     if not all(map(_modifier, modifiers)) or ";" in words or _trailing_participle(words[:end]):
         return None  # "Onboards a new customer ...", "balance, credited by ...": acts
     bare = not words[0].endswith(("ing", "ed"))  # "Cupping scores": no imperative's form
@@ -176,6 +170,21 @@ def _opening_phrase(
     if end > 1 and not described and not noun_or_adjective(first) and can_be_verb(words[1]):
         return None  # "Temporarily hold tickets": an adverb before an imperative
     return phrase
+
+
+def _modifiers(phrase: list[str], described: bool) -> list[str]:
+    """The words of an opening phrase that must each modify or head it.
+
+    Not a participle that names which records ("Submitted scorecards" when `described`,
+    "including expired and deleted ones"), nor the joins of a list.
+    """
+    return [
+        w
+        for i, w in enumerate(phrase)
+        if w not in (",", "and", "or")
+        and not (described and i == 0)
+        and not before_its_plural(phrase, i)
+    ]
 
 
 def _noun_like(word: str) -> bool:
@@ -292,14 +301,14 @@ def described_as_data(
     said = _TOKEN.findall(without_contents(first_sentence(description)).lower())
     words = _given_back(said, name_words)
     head = name_words[-1] if name_words else ""
-    chosen = _selects_only(schema) is not False
+    chosen = selects_only(schema) is not False
     phrase = _opening_phrase(words, words is not said, head, chosen)
     if phrase is not None and said_later(description, name_words) is not None:
         return None  # "Backup data for an instance. A new backup is taken at call time."
     if phrase is None:
         return None
     described = phrase[0].endswith("ed") and len(phrase) > 1  # "Submitted scorecards"
-    if described and _changes(phrase[0]) and _selects_only(schema) is False:
+    if described and _changes(phrase[0]) and selects_only(schema) is False:
         return None  # "Posted announcements ..." (text), "Replaced topics ..." (names): acts
     heads = _heads(words)
     if any(_act(w) for w in phrase[1 if described else 0 :] if w in heads):
@@ -321,7 +330,7 @@ _QUERY_OBJECTS = frozenset({"filter", "filters", "options", "params", "query", "
 def _an_object(properties: dict[str, object]) -> str | None:
     """An object argument that is no query's filter: what a verbless description's call sets."""
     for key, spec in properties.items():
-        words = _key_words(key)
+        words = argument_words(key)
         shaped = isinstance(spec, dict) and spec.get("type") == "object"
         if shaped and words and not {words[-1]} & (_QUERY_OBJECTS | _FILTER_WORDS):
             return str(key)
@@ -360,14 +369,14 @@ def _sets_a_value(phrase: list[str], schema: dict[str, object] | None) -> str | 
     and so may a number for a series ("Soil moisture readings" (field_id, depth_cm)).
     """
     properties = properties_of(schema)
-    repeated = _repeats_head(phrase[-1], properties) or _written(properties)
+    repeated = repeats_head(phrase[-1], properties) or _written(properties)
     if repeated is not None:
         return repeated
     shaped = _an_object(properties)  # "Notification preferences of the user" (prefs: object)
     if shaped is not None:
         return shaped
     gerund, single = phrase[0].endswith("ing"), not _plural(phrase[-1])
-    numbers = [key for key, spec in properties.items() if _a_value(key, spec)]
+    numbers = [key for key, spec in properties.items() if a_value(key, spec)]
     if numbers and single and (gerund or len(numbers) < len(properties)):
         return numbers[0]
     return None
@@ -382,11 +391,11 @@ def lists_its_arguments(description: str | None, schema: dict[str, object] | Non
     "Video metadata: title, description, tags" (video_id, title, description): the fields it
     lists are what the call writes.
     """
-    keys = {" ".join(_key_words(k)): str(k) for k in properties_of(schema)}
+    keys = {" ".join(argument_words(k)): str(k) for k in properties_of(schema)}
     for listed in _LISTED.findall(first_sentence(description).lower()):
         for item in re.split(r"\s*,\s*|\s+and\s+|\s+or\s+", listed):
             key = keys.get(item.strip().replace("_", " "))
-            if key is not None and not _selects(_key_words(key)):
+            if key is not None and not selects(argument_words(key)):
                 return key
     return None
 
@@ -404,13 +413,13 @@ def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -
         return None
     properties = properties_of(schema)
     head = name_words[-1]
-    repeated = _repeats_head(head, properties, any_word=True)
+    repeated = repeats_head(head, properties, any_word=True)
     repeated = repeated or _written(properties, False)
     if repeated is None and stems(head) & _SETTING_HEADS:
-        repeated = _switch(properties)  # not `browser_snapshot(boxes)`: an option of a read
+        repeated = switch(properties)  # not `browser_snapshot(boxes)`: an option of a read
     if repeated is not None or not stems(head) & DATA_NOUNS:
         return repeated
-    numbers = [key for key, spec in properties.items() if _a_value(key, spec)]
+    numbers = [key for key, spec in properties.items() if a_value(key, spec)]
     return numbers[0] if numbers and len(numbers) < len(properties) else None
 
 
@@ -423,72 +432,6 @@ def headed_by_data(name_words: tuple[str, ...]) -> bool:
     return bool(name_words) and bool(stems(name_words[-1]) & (_ACCOUNTS | _HEADS))
 
 
-def properties_of(schema: dict[str, object] | None) -> dict[str, object]:
-    """A schema's arguments by name; none when it has no object of them."""
-    properties = (schema or {}).get("properties") or {}
-    return properties if isinstance(properties, dict) else {}
-
-
-def _key_words(key: object) -> list[str]:
-    """An argument name's words, lower case, a unit set aside (`price_per_day` -> price)."""
-    words = key_words(key)
-    return words[: words.index("per")] if "per" in words[1:] else words
-
-
-def _selects(words: list[str]) -> bool:
-    """Whether an argument's words name a choice of what to read (`patron_id`, `page_size`).
-
-    A `size` alone (`node_pool_size`) is a value; a page's size bounds the read.
-    """
-    if not words or words[-1] not in _SELECTOR_KEYS | _SCOPE_KEYS:
-        return False
-    return words[-1] != "size" or "page" in words
-
-
-def _repeats_head(head: str, properties: dict[str, object], any_word: bool = False) -> str | None:
-    """The argument that is no selector and is named by `head` (its last word, or `any_word`)."""
-    for key in properties:
-        words = _key_words(key)
-        if not words or _selects(words):
-            continue
-        if any(stems(w) & stems(head) for w in (words if any_word else words[-1:])):
-            return str(key)
-    return None
-
-
-def _a_value(key: object, spec: object) -> bool:
-    """Whether an argument is a number or a flag that neither selects nor bounds what is read."""
-    words = _key_words(key)
-    if not words or _selects(words) or words[-1] in _WINDOW_KEYS:
-        return False
-    kind = spec.get("type") if isinstance(spec, dict) else None
-    return kind in _NUMBERS or (kind == "boolean" and words[-1] in _SWITCH_KEYS)
-
-
-def _switch(properties: dict[str, object]) -> str | None:
-    """A flag beside another argument that names a state (`switch_keys`): what the call sets.
-
-    `sentry_status(vehicle_id, enabled)`; not `pod_status(pod, previous)`, an option of the read.
-    """
-    for key, spec in properties.items():
-        words = _key_words(key)
-        flag = isinstance(spec, dict) and spec.get("type") == "boolean"
-        if flag and words and len(properties) > 1 and words[-1] in _SWITCH_KEYS:
-            return str(key)
-    return None
-
-
-def only_chooses(properties: dict[str, object]) -> bool:
-    """Whether every argument picks, bounds or filters what is read (ids, dates, a page)."""
-    for key in properties:
-        words = _key_words(key)
-        if not words or not (
-            _selects(words) or words[-1] in _WINDOW_KEYS or _FILTER_WORDS & {words[0], words[-1]}
-        ):
-            return False
-    return True
-
-
 def _written(properties: dict[str, object], lists: bool = True) -> str | None:
     """The argument that carries what a call writes, whatever the phrase names, or None.
 
@@ -498,9 +441,9 @@ def _written(properties: dict[str, object], lists: bool = True) -> str | None:
     A name read by its verb (`plan_estimate(plan_id, procedures)`) takes lists as its input, so
     `named_value` leaves them out.
     """
-    ids = [k for k in properties if _key_words(k)[-1:] in (["id"], ["uuid"])]
+    ids = [k for k in properties if argument_words(k)[-1:] in (["id"], ["uuid"])]
     for key, spec in properties.items():
-        words = _key_words(key)
+        words = argument_words(key)
         if words and words[-1] in _VALUE_KEYS:
             return str(key)
         listed = lists and isinstance(spec, dict) and spec.get("type") == "array"
@@ -586,35 +529,6 @@ def _plural(word: str) -> bool:
     return can_be_noun(word) and not singular_noun(word)
 
 
-def _shapes_a_list(words: list[str]) -> bool:
-    """Whether an argument only shapes a list: its query or a page of it (`[data] list_keys`)."""
-    return bool(set(words[-1:]) & _LIST_KEYS) or words[-2:] in (
-        ["page", "token"],
-        ["next", "token"],
-    )
-
-
-def _selects_only(schema: dict[str, object] | None) -> bool | None:
-    """Whether every argument only chooses what to read (`patron_id`, `date`, `page_size`).
-
-    None when an argument shapes a list (`query`, `max_results`, `page_token`) and the rest
-    choose or bound it (`limit`); a bound with no query may be the value set (`limit`).
-    """
-    ids, shaped, bounded = 0, False, False
-    for key in properties_of(schema):
-        words = _key_words(key)
-        if words and _shapes_a_list(words):
-            shaped = True
-        elif words and words[-1] in _WINDOW_KEYS:
-            bounded = True
-        elif not _selects(words):
-            return False
-        ids += words[-1] in _IDS
-    if ids > 1 or (bounded and not shaped):
-        return False  # a second id may be what the call links (`subscription_items`)
-    return None if shaped else True
-
-
 def named_by_arguments(
     name_words: tuple[str, ...], description: str | None, schema: dict[str, object] | None
 ) -> str | None:
@@ -628,11 +542,11 @@ def named_by_arguments(
     records, so a record plural (`schedules(query)`) and a first word no verb vocabulary knows
     (`sprint_issues(sprint_id, jql, max_results)`) may stand in it.
     """
-    selects = _selects_only(schema)
+    selects = selects_only(schema)
     if first_sentence(description) or not name_words or selects is False:
         return None
     listed = selects is None
-    if listed and _repeats_head(name_words[-1], properties_of(schema), any_word=True) is not None:
+    if listed and repeats_head(name_words[-1], properties_of(schema), any_word=True) is not None:
         return None  # `spending_limits(card_id, limit)`: the list's own word is the value set
     if any(
         (_changes(w) if listed else act_noun(w) is not None) or not _modifier(w) or _paid_out(w)

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from common.safety import vocabulary as vocab
 from common.safety.arg_kinds import key_words
+from common.safety.choices import only_chooses, properties_of
 from common.safety.declarations import sent_elsewhere
 from common.safety.names import own_words
-from common.safety.noun_reads import only_chooses, properties_of
 from common.safety.quiet import description_acts, name_acts, written_argument
 from common.safety.wording import verb_of
 

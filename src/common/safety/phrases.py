@@ -42,12 +42,12 @@ import re
 from collections.abc import Sequence
 
 from common.safety import vocabulary as vocab
+from common.safety.modifiers import LIST_ENDS, before_its_plural, fields_end
 from common.safety.parts import (
     can_be_noun,
     can_be_verb,
     only_a_verb,
     singular_noun,
-    unknown_word,
 )
 from common.safety.states import Hit, leading_state, names_a_state
 
@@ -72,8 +72,6 @@ _ASKING = frozenset({"what", "whether", "which", "who"})
 """Words that open an indirect question ("shows which records would be merged")."""
 _MODAL_ADVERBS = frozenset({"also", "not", "still", "yet"})
 """Words that may stand between "can" and "be" ("can still be refunded")."""
-_LIST_ENDS = frozenset({";", "that", "then", "which", "who", "to"})
-"""Words that end a list and start a clause ("including drafts; then deletes them")."""
 _LIST_JOINS = frozenset({"and", "or"})
 """Words before a list's last item."""
 _OBJECTS = OBJECT_STARTS - {"to"}
@@ -96,29 +94,10 @@ def _opener(words: Sequence[str], i: int) -> int:
     return 2 if tuple(words[i : i + 2]) in ENUMERATION_PAIRS else 0
 
 
-def _fields(words: Sequence[str], start: int, found: Sequence[Hit]) -> int:
-    """Where a list after "by" ends: fields a search matches ("by name, email, phone or tag").
-
-    Its items are nouns: any inflected verb ends it ("by id, or cancelled when ..."), and so
-    does a change word after "and" ("by customer and cancel"); one after "or" is an item.
-    """
-    end = start
-    while end < len(words):
-        word, hit = words[end], found[end]
-        inflected = hit is not None and hit[1] != word
-        after_and = end > start and words[end - 1] == "and" and hit is not None
-        if word in _LIST_ENDS or inflected or word.endswith("ing") or after_and:
-            break
-        if word not in _LIST_JOINS | {","} and not can_be_noun(word):
-            break
-        end += 1
-    return end
-
-
 def _items(words: Sequence[str], start: int, found: Sequence[Hit]) -> int:
     """Where the list opened before `start` ends: after its last item, or at a clause."""
     if words[start - 1 : start] == ["by"]:
-        return _fields(words, start, found)
+        return fields_end(words, start, found)
     joined = False
     end = start
     while end < len(words):
@@ -129,7 +108,7 @@ def _items(words: Sequence[str], start: int, found: Sequence[Hit]) -> int:
         ending = words[end + 2] if end + 2 < len(words) else ""
         adjunct = followed in _ADJUNCT_HEADS and ending in {"", ",", ";", "and", "or"}
         verb = verb and not adjunct  # "tags and publish status.": a noun adjunct
-        if word in _LIST_ENDS or (word == "," and joined) or (joined and verb):
+        if word in LIST_ENDS or (word == "," and joined) or (joined and verb):
             break  # ", and send replies", "(e.g. the cart) and pay": a verb after its "and"
         if followed in _OBJECTS and word not in OBJECT_STARTS | _LIST_JOINS | {","}:
             break  # "and cancel the stale ones": a verb with its object
@@ -502,7 +481,7 @@ def rehearsed(words: Sequence[str], found: Sequence[Hit]) -> set[int]:
     width = rehearsal_width(words)
     out = set(range(width)) if width == 2 else set()  # "dry run": the verb is no run
     for i in range(width, len(words) if width else 0):
-        if words[i] in _CONJUNCTIONS or words[i] in _LIST_ENDS:
+        if words[i] in _CONJUNCTIONS or words[i] in LIST_ENDS:
             break
         if found[i] is None:
             continue
@@ -551,44 +530,6 @@ _FUNCTION_WORDS = frozenset(
     {"about", "at", "by", "for", "from", "in", "into", "of", "on", "per", "to", "with", "and"}
 )
 """Prepositions and joins, which no verb is."""
-
-
-_IRREGULAR = vocab.mapping("verbs", "irregular")
-_STATE_WORDS = frozenset({"ones", "state", "states", "status", "statuses"})
-"""Words after participles that make them values: "Sent, voided or completed status"."""
-_AUXILIARIES = _BE | {"has", "have", "had", "will", "would", "been"}
-"""Words after which a participle is a verb: "is deleted", "has sent", "will be charged"."""
-
-
-def _participle(word: str) -> bool:
-    """Whether a word may be a past participle ("deleted", "hidden", "sent")."""
-    if word in _IRREGULAR:
-        return True
-    if word.endswith("en"):
-        return only_a_verb(word)  # "hidden", "written"; not "open"
-    return word.endswith("ed") and (can_be_verb(word) or unknown_word(word))
-
-
-def before_its_plural(words: Sequence[str], i: int) -> bool:
-    """Whether the participle at `i` describes the plural after it, not what the call does.
-
-    "including expired and deleted ones", "hidden and dropped events", "markers for deleted
-    comments", "Saved cohorts": a participle before a plural noun (other participles and "and"
-    or "or" between) names which records. After "be" or "have" it is a verb ("are deleted",
-    "has deleted files"); a status after it names its values ("Sent, delivered or voided
-    status"); a singular after it may be an object ("Deleted file restored"), and a
-    plural after a comma may be a headline's next subject ("Doors locked, alarms armed").
-    """
-    if not _participle(words[i]) or (i and words[i - 1] in _AUXILIARIES):
-        return False
-    for j, following in enumerate(words[i + 1 :], start=i + 1):
-        listed = following == "," and j + 1 < len(words) and _participle(words[j + 1])
-        if following in ("and", "or") or listed or _participle(following):
-            continue  # "hidden, expired and deleted ones"; not "Doors locked, alarms armed"
-        plural = following.endswith("s") and not following.endswith("ss")
-        plural = plural and can_be_noun(following) and not singular_noun(following)
-        return following in _STATE_WORDS or plural
-    return False
 
 
 def not_acting(words: Sequence[str], found: Sequence[Hit]) -> set[int]:

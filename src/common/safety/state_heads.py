@@ -21,8 +21,8 @@ order's status. Such a name is read as a state's report when:
 from __future__ import annotations
 
 from common.safety import vocabulary as vocab
+from common.safety.choices import only_chooses
 from common.safety.names import own_words
-from common.safety.noun_reads import only_chooses
 from common.safety.parts import can_be_verb, unknown_word
 from common.safety.quiet import description_acts
 from common.safety.wording import stems, verb_of
