@@ -269,3 +269,84 @@ def test_converting_a_sum_given_only_computes() -> None:
         {"amount": {"type": "number"}, "from": S, "to": S},
     )
     assert not verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # A manner verb that runs a report, a query or a search gives back what it finds.
+        (
+            "Hr",
+            "hrRunEeocReport",
+            "Runs the EEOC summary report for a date range and returns aggregate counts.",
+            {"start_date": S},
+        ),
+        (
+            "Crm",
+            "CrmRunSoqlQuery",
+            "Executes a SOQL query and returns the matching records.",
+            {"query": S},
+        ),
+        (
+            "Crm",
+            "CrmRunReport",
+            "Runs a report synchronously and returns the summarized results.",
+            {"reportId": S},
+        ),
+        (
+            "Dash",
+            "dash_query_run",
+            "Runs a PromQL or LogQL query against a datasource and returns the data frames.",
+            {"expr": S},
+        ),
+        (
+            "Pager",
+            "pager.analytics.incidents.run",
+            "Runs an aggregated analytics query over incidents for a date range.",
+            {"start": S},
+        ),
+    ],
+)
+def test_running_a_report_a_query_or_a_search_reads(
+    server: str, name: str, description: str, props: dict[str, Any]
+) -> None:
+    verdict = verdict_beside_a_write(server, name, description, props)
+    assert not verdict["irreversible"], verdict["reason"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # What runs is no read, or the results go somewhere.
+        (
+            "X",
+            "run_payroll_report",
+            "Runs payroll for the period and returns the report.",
+            {"period": S},
+        ),
+        ("X", "run_report", "Runs the report and emails it to the finance team.", {"reportId": S}),
+        (
+            "X",
+            "daily_pipeline_report",
+            "Runs the pipeline report, but the results are emailed to the sales team.",
+            {"report_id": S},
+        ),
+        (
+            "X",
+            "daily_pipeline_report",
+            "Shows the pipeline report and does not change it, but the results are emailed.",
+            {"report_id": S},
+        ),
+        ("X", "x_cmd", "Run a shell command and query the result.", {"id": S}),
+        ("X", "x_cmd", "Run a migration to query tables.", {"id": S}),
+        ("X", "x_job_run", None, {"id": S}),
+        ("X", "x_payroll_run", None, {"id": S}),
+        ("X", "run_deployment", None, {"id": S}),
+        ("X", "run_search_reindex", None, {"id": S}),
+    ],
+)
+def test_running_anything_else_or_sending_the_results_stays_held(
+    server: str, name: str, description: str | None, props: dict[str, Any]
+) -> None:
+    verdict = verdict_beside_a_write(server, name, description, props)
+    assert verdict["irreversible"], verdict["reason"]

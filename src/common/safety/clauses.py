@@ -274,9 +274,9 @@ def later_change(description: str | None) -> str | None:
     sent") and a hypothetical ("would be sent") say nothing happens.
     """
     every = sentences(description)
-    # The first sentence's clauses after a semicolon are later too: "Lists open orders; stale
-    # ones are cancelled and restocked".
-    clauses = every[:1][0].split(";")[1:] if every else []
+    # The first sentence's clauses after a semicolon or "but" are later too: "Lists open orders;
+    # stale ones are cancelled", "Runs the report, but the results are emailed to the team".
+    clauses = re.split(r";|,?\s+but\s+", every[0])[1:] if every else []
     # A later sentence's clauses joined by "and" with a subject each: "the override is logged
     # and the privacy office is notified".
     parts = [part for sentence in every[1:] for part in _SUBCLAUSE.split(sentence)]
