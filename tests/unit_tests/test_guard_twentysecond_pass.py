@@ -350,3 +350,23 @@ def test_running_anything_else_or_sending_the_results_stays_held(
 ) -> None:
     verdict = verdict_beside_a_write(server, name, description, props)
     assert verdict["irreversible"], verdict["reason"]
+
+
+def test_a_cleared_query_runner_handed_a_write_is_held_for_that_call() -> None:
+    from common.safety.arguments import destructive_intent
+
+    schema = {"type": "object", "properties": {"query": S}}
+    description = "Executes a SOQL query and returns the matching records."
+    verdict = verdict_beside_a_write("Crm", "CrmRunSoqlQuery", description, {"query": S})
+    assert not verdict["irreversible"], verdict["reason"]
+    held = destructive_intent(
+        "CrmRunSoqlQuery", schema, {"query": "DELETE FROM Account"}, description=description
+    )
+    assert held is not None
+    assert "DELETE" in held
+    assert (
+        destructive_intent(
+            "CrmRunSoqlQuery", schema, {"query": "SELECT Id FROM Account"}, description=description
+        )
+        is None
+    )
