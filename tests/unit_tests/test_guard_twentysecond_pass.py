@@ -11,11 +11,14 @@ stay held: a destination, a verb that may be the call's act, a value among the a
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit_tests.guard_helpers import verdict_beside_a_write
+from tests.unit_tests.guard_helpers import attack_verdicts, verdict_beside_a_write
+
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 S = {"type": "string"}
 N = {"type": "integer"}
@@ -54,6 +57,13 @@ A = {"type": "array", "items": {"type": "string"}}
             {"start_date": S, "end_date": S, "warehouse": S},
         ),
         ("Cup", "CupScores", "Cupping scores recorded for a coffee.", {"bean_id": S}),
+        # A destructive participle before a plural, in a list of what is included.
+        (
+            "Vault",
+            "vault_cluster_backups",
+            "Backups for a cluster, including deleted ones.",
+            {"cluster_id": S},
+        ),
         # Whether something has been done is asked, not done.
         (
             "Find",
@@ -76,10 +86,9 @@ def test_a_description_naming_records_by_what_happened_to_them_reads(
         # An argument naming the container to look in chooses, like an id; an offset pages.
         ("Tasko", "tasko_users", {"workspace": S, "limit": N, "offset": S}),
         ("Quor", "quor_databases", {"database": S}),
-        # On a server named by a change word, a name headed by data is no act's object.
+        # After a brand whose change word is not its first, a name headed by data.
         ("BerthBook", "BerthBookBoatDetails", {"boat_id": S}),
-        ("Dispatch", "DispatchJobTimeline", {"job_id": S}),
-        ("Post", "post_user_profile", {"user_id": S}),
+        ("FerryBook", "FerryBookVesselDetails", {"vessel_id": S}),
     ],
 )
 def test_a_verbless_name_whose_arguments_only_choose_reads(
@@ -119,6 +128,25 @@ def test_a_verbless_name_whose_arguments_only_choose_reads(
             {"bucket": S},
         ),
         ("X", "x_files", "Expired and deleted files, purged on read.", {"bucket": S}),
+        # The thirteenth attack: a participle made at the call, a headline's acts, a cleanup's
+        # result, and "whether ... has been" joined to the call's own act.
+        ("Backup", "db_backups", "Backups created for the database by this call.", {"database": S}),
+        (
+            "Ops",
+            "cluster_security_patches",
+            "Security patches installed on the cluster.",
+            {"cluster": S},
+        ),
+        ("Loyalty", "member_points", "Bonus points added for the member.", {"member_id": S}),
+        ("CRM", "list_hygiene", "Merged and deleted contacts for a list.", {"list_id": S}),
+        ("Git", "stale_branches", "Returns the names of deleted branches.", {"repo": S}),
+        (
+            "Pay",
+            "check_invoice",
+            "Checks whether the invoice has been paid and debits the customer's wallet if not.",
+            {"invoice_id": S},
+        ),
+        ("AWS", "account_regions", "Regions for an account.", {"account": S, "region": S}),
         # "Whether ... has been" asks; a verb of the call's own still acts.
         (
             "X",
@@ -144,7 +172,15 @@ def test_the_same_shapes_that_may_act_stay_held(
         ("X", "x_quotas", {"project": S, "limit": N}),
         ("X", "x_webhooks", {"workspace": S, "url": S}),
         ("X", "x_users", {"workspace": S, "role": S}),
-        # The change word of the server's name before an object, not a head of data.
+        # The change word of the server's name in the verb's place, even before a head of data
+        # (the thirteenth attack: `delete_user_data` on gdpr-delete, `send_invoice_details`).
+        ("Dispatch", "DispatchJobTimeline", {"job_id": S}),
+        ("Post", "post_user_profile", {"user_id": S}),
+        ("gdpr-delete", "delete_user_data", {"user_id": S}),
+        ("Send", "send_invoice_details", {"invoice_id": S}),
+        ("Claim", "claim_reward_details", {"reward_id": S}),
+        # A bound beside a value-like head may set it, even with an offset.
+        ("Api", "project_quota", {"project": S, "limit": N, "offset": N}),
         ("Book", "book_room", {"room_id": S}),
         ("Charge", "charge_customers", {"customer_id": S}),
         ("Send", "send_message_details", {"message_id": S, "text": S}),
@@ -370,3 +406,22 @@ def test_a_cleared_query_runner_handed_a_write_is_held_for_that_call() -> None:
         )
         is None
     )
+
+
+def test_the_thirteenth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    """The thirteenth attack on this pass's first rules: 72 writes and doubtful tools cleared.
+
+    Mended: a brand's change word in the verb's place keeps the name held; the participles that
+    place records are only of verbs that record (`provenance_verbs`), never at the call ("by
+    this call", "now"); "whether ... has been" asks only when nothing joins the call's own act;
+    a container argument that names the head is its value; a bound beside a value-like head may
+    set it; joined participles leading a sentence may be a headline's acts; a destructive one
+    describes only in a list of what is included. 'debit', 'shred' (destructive), 'migrate',
+    'settle', 'reconcile', 'offboard' are acts now.
+    """
+    found = attack_verdicts(DATA / "guard_attack_thirteenth.txt")
+    assert found["W"] == set()
+    assert found["D"] == set()
+    # Older gaps (cleared by the guard before this pass too), named so that a change shows.
+    assert len(found["older"]) == 14
+    assert found["R held"] <= found["R"]

@@ -199,7 +199,7 @@ def test_the_tools_own_sentence_decides_and_a_leading_change_outranks_a_read_nam
     [
         "Liquidates the portfolio, converting every position to cash.",
         "Rebalances the portfolio and then checks the drift.",
-        "Reconciles the ledger, fetching the bank statement.",
+        "Amortizes the loan, fetching the bank statement.",
     ],
 )
 def test_a_read_verb_after_an_unknown_leading_verb_clears_nothing(description: str) -> None:

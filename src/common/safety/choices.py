@@ -52,8 +52,8 @@ def repeats_head(head: str, properties: dict[str, object], any_word: bool = Fals
     """The argument that is no selector and is named by `head` (its last word, or `any_word`)."""
     for key in properties:
         words = argument_words(key)
-        if not words or selects(words):
-            continue
+        if not words or (selects(words) and words[-1] not in _SCOPE_KEYS):
+            continue  # `account_regions(account, region)`: the region is the head, set
         if any(stems(w) & stems(head) for w in (words if any_word else words[-1:])):
             return str(key)
     return None

@@ -341,10 +341,13 @@ def _named_data(tool: Tool, server: str) -> str | None:
 
     Only when nothing after the opening says it also changes or records something.
     """
-    rest = own_words(server, tool.name)[1]
-    by_name = named_by_arguments(rest, tool.description, tool.input_schema)
+    prefix, rest = own_words(server, tool.name)
     product = product_verb(server, tool.name, tool.description)
-    if by_name is not None and (product is None or headed_by_data(rest)):
+    # `BerthBookBoatDetails`: a brand's later word, no verb's place; not `delete_user_data`
+    branded = len(prefix) > 1 and prefix[0] != product
+    by_name = named_by_arguments(rest, tool.description, tool.input_schema, branded)
+    branded = branded and headed_by_data(rest)
+    if by_name is not None and (product is None or branded):
         return f"its verbless name names data ({by_name!r}) and its arguments only choose it"
     data = described_as_data(rest, tool.description, tool.input_schema)
     asked = None if data is not None else asks_an_answerer(rest, tool.description)

@@ -44,17 +44,22 @@ def before_its_plural(words: Sequence[str], i: int) -> bool:
     or "or" between) names which records. After "be" or "have" it is a verb ("are deleted",
     "has deleted files"); a status after it names its values ("Sent, delivered or voided
     status"); a singular after it may be an object ("Deleted file restored"), and a
-    plural after a comma may be a headline's next subject ("Doors locked, alarms armed").
+    plural after a comma may be a headline's next subject ("Doors locked, alarms armed"), and
+    participles joined at a sentence's start may be a headline's acts ("Merged and deleted
+    contacts").
     """
     if not _participle(words[i]) or (i and words[i - 1] in _AUXILIARIES):
         return False
+    joined = False
     for j, following in enumerate(words[i + 1 :], start=i + 1):
         listed = following == "," and j + 1 < len(words) and _participle(words[j + 1])
+        joined = joined or following in ("and", "or") or listed
         if following in ("and", "or") or listed or _participle(following):
             continue  # "hidden, expired and deleted ones"; not "Doors locked, alarms armed"
         plural = following.endswith("s") and not following.endswith("ss")
         plural = plural and can_be_noun(following) and not singular_noun(following)
-        return following in _STATE_WORDS or plural
+        headline = joined and i == 0  # "Merged and deleted contacts for a list": acts
+        return following in _STATE_WORDS or (plural and not headline)
     return False
 
 

@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from common.safety import vocabulary as vocab
 from common.safety.choices import (
+    WINDOW_KEYS,
     a_value,
     argument_words,
     only_chooses,
@@ -219,6 +220,10 @@ def _participle(word: str) -> bool:
     return word.endswith("ed") and (can_be_verb(word) or unknown_word(word))
 
 
+_LISTING = frozenset({"including", "incl", "namely", "such"})
+"""Words that open a list of what a read includes ("including deleted ones")."""
+_CALL_TIMES = frozenset({"call", "called", "calling", "now", "immediately", "request"})
+"""Words that place a participle's act at the call ("by this call", "now"): the call's own."""
 _PLACES = frozenset(
     {"across", "at", "between", "by", "during", "for", "in", "on", "over", "per", "since", "within"}
 )
@@ -236,8 +241,8 @@ def _placed_records(words: list[str], end: int) -> bool:
     ("Invoices voided for a customer"), not a destination ("Payments sent to a friend"), not a
     singular ("Message posted in a channel" may be the post).
     """
-    if end < 2 or end >= len(words) or words[end] not in _PLACES:
-        return False
+    if end < 2 or end >= len(words) or words[end] not in _PLACES or _CALL_TIMES & set(words):
+        return False  # "Backups created for the database by this call": made now
     done = words[end - 1]
     return _participle(done) and bool(stems(done) & _PROVENANCE) and _plural(words[end - 2])
 
@@ -426,8 +431,9 @@ def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -
 def headed_by_data(name_words: tuple[str, ...]) -> bool:
     """Whether a name ends in a head nothing acts on: `boat_details`, `job_timeline`, `status`.
 
-    On a server named by a change word (Book, Dispatch, Post) such a name is no act's object
-    (`BerthBookBoatDetails`, `DispatchJobTimeline`); `book_room`, `charge_customers` may be.
+    On a server whose brand holds a change word after its first (BerthBook) such a name is no
+    act's object (`BerthBookBoatDetails`); where the change word leads, it may be the tool's
+    own verb (`delete_user_data` on gdpr-delete, `send_invoice_details` on Send).
     """
     return bool(name_words) and bool(stems(name_words[-1]) & (_ACCOUNTS | _HEADS))
 
@@ -469,7 +475,7 @@ def _acts_later(words: list[str], start: int, chosen: bool = False) -> bool:
                 return True  # ", texted to the roaster", "logged to the sheet", "increased by"
         if words[i + 1 : i + 2] in (["to"], ["into"]) and _verb_not_plural(words[i]):
             return True  # "with end-of-day sweep to savings": something goes somewhere
-        if not _changes(words[i]) or before_its_plural(words, i):
+        if not _changes(words[i]) or _describes(words, i):
             continue  # "including expired and deleted ones": which records, not an act
         if words[i].endswith("ed") and not _before_its_noun(words, i):
             return True  # "is fixed"; not "for a saved roast profile"
@@ -478,6 +484,18 @@ def _acts_later(words: list[str], start: int, chosen: bool = False) -> bool:
         if words[i].endswith("s") or not _after_preposition(words, i):
             return True
     return False
+
+
+def _describes(words: list[str], i: int) -> bool:
+    """Whether a participle past a verbless opening names which records, not the call's act.
+
+    A destructive one only in a list of what is included ("including expired and deleted
+    ones"): "Returns the names of deleted branches" may be what a cleanup gives back.
+    """
+    if not before_its_plural(words, i):
+        return False
+    hit = verb_of(words[i], False)
+    return hit is None or hit[0] != "destructive" or bool(_LISTING & set(words[:i]))
 
 
 def _verb_not_plural(word: str) -> bool:
@@ -530,7 +548,10 @@ def _plural(word: str) -> bool:
 
 
 def named_by_arguments(
-    name_words: tuple[str, ...], description: str | None, schema: dict[str, object] | None
+    name_words: tuple[str, ...],
+    description: str | None,
+    schema: dict[str, object] | None,
+    branded: bool = False,
 ) -> str | None:
     """The data a verbless name with no description names, when its arguments only choose it.
 
@@ -548,6 +569,9 @@ def named_by_arguments(
     listed = selects is None
     if listed and repeats_head(name_words[-1], properties_of(schema), any_word=True) is not None:
         return None  # `spending_limits(card_id, limit)`: the list's own word is the value set
+    bounded = any(set(argument_words(k)[-1:]) & WINDOW_KEYS for k in properties_of(schema))
+    if bounded and stems(name_words[-1]) & DATA_NOUNS:
+        return None  # `project_quota(project, limit, offset)`: the limit may be the quota
     if any(
         (_changes(w) if listed else act_noun(w) is not None) or not _modifier(w) or _paid_out(w)
         for w in name_words
@@ -557,7 +581,9 @@ def named_by_arguments(
     if unknown_word(name_words[0]) and len(name_words) > 1:
         return None  # `onboard_customers`: a word no lexicon knows may be the verb
     first, head = name_words[0], name_words[-1]
-    headed = len(name_words) > 1 and headed_by_data(name_words)  # `boat_details`
+    # `BerthBookBoatDetails` (`branded`: after a brand of two words) may open with a noun that
+    # is also a verb; `claim_reward_details` on Claim may be the claim of a reward.
+    headed = branded and len(name_words) > 1 and headed_by_data(name_words)
     bare = can_be_verb(first) and not _plural(first) and not first.endswith("ing")
     noun = verb_of(first, False) is None and can_be_noun(first)
     bare = bare and not ((listed or headed) and noun)

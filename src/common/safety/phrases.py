@@ -154,8 +154,13 @@ def possible(words: Sequence[str], i: int) -> bool:
     while before and (before[-1] in _LIST_JOINS | {","} or names_a_state([before[-1]])):
         before.pop()  # "were charged, refunded or disputed": each is what happened
     can_be = before[-2:-1] != [] and before[-1] == "be" and before[-2] in QUESTIONS
-    past = _past_of_a_noun(before) or _whether_done(before)
+    after = set(words[i + 1 :])
+    past = _past_of_a_noun(before) or (_whether_done(before) and not after & _CLAUSE_JOINS)
     return can_be or _would_be(before) or past or in_a_period(words, i)
+
+
+_CLAUSE_JOINS = frozenset({"and", "or", "but", ",", ";", "if", "then", "unless", "otherwise"})
+"""Words after "whether ... has been <done>" that may join the call's own act ("and debits")."""
 
 
 def _whether_done(before: list[str]) -> bool:
