@@ -369,4 +369,5 @@ def test_the_ninth_attack_finds_no_write_cleared_that_the_guard_before_held() ->
     assert cleared["D"] == set()
     # Cleared before the pass too: rehearsal and state names whose later sentence acts, a
     # label with one value ("Acknowledgement: automatic"), "calculate" and "validate" names.
-    assert len(cleared["older"]) == 13, cleared["older"]
+    # 13 until the twenty-second pass, whose later clauses hold `aws|simulate_az_failure`.
+    assert len(cleared["older"]) == 12, cleared["older"]

@@ -425,3 +425,53 @@ def test_the_thirteenth_attack_finds_no_write_cleared_that_the_guard_before_held
     # Older gaps (cleared by the guard before this pass too), named so that a change shows.
     assert len(found["older"]) == 14
     assert found["R held"] <= found["R"]
+
+
+@pytest.mark.parametrize(
+    ("server", "name", "description", "props"),
+    [
+        # Sets 28 and 29, held out, missed these five (the guard before the pass did too).
+        (
+            "Host",
+            "host-listing-unlist",
+            "Unlists a listing so it no longer appears in search.",
+            {"listing_id": S},
+        ),
+        (
+            "Host",
+            "host-thread-get",
+            "Gets a message thread. Opening a thread through this tool marks its messages as read.",
+            {"thread_id": S},
+        ),
+        (
+            "Mail",
+            "MailTestCampaign",
+            "Test a campaign message by delivering it to up to 10 test addresses.",
+            {"campaign_message_id": S, "emails": A},
+        ),
+        (
+            "Bill",
+            "bill_verify_payment_method",
+            "Verifies a customer's card. Uses a zero-amount authorization where supported; "
+            "otherwise charges 1.00 in the card currency and refunds it later.",
+            {"customer_id": S, "payment_source_id": S},
+        ),
+        ("X", "check_account", "Checks an account by creating a test record in it.", {"id": S}),
+    ],
+)
+def test_a_means_a_later_mark_or_an_otherwise_clause_that_acts_holds(
+    server: str, name: str, description: str, props: dict[str, Any]
+) -> None:
+    verdict = verdict_beside_a_write(server, name, description, props)
+    assert verdict["irreversible"], verdict["reason"]
+
+
+def test_a_later_clause_refusing_the_callers_input_changes_nothing() -> None:
+    verdict = verdict_beside_a_write(
+        "Db",
+        "db_read_query",
+        "Execute a read-only SQL query. Only SELECT statements are accepted; anything else is "
+        "rejected.",
+        {"query": S},
+    )
+    assert not verdict["irreversible"], verdict["reason"]

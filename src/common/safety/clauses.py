@@ -114,6 +114,8 @@ def also_changes(description: str | None) -> str | None:
     words = acting_words(_fields_dropped(description))
     found = found_verbs(words)
     for i, hit in enumerate(found):
+        if hit is not None and hit[0] != "read" and _by_means(words, i):
+            return hit[1]  # "Test a campaign by delivering it to ...": the means is a change
         if hit is None or hit[0] == "read" or i < 2 or words[i - 1] not in CONJUNCTIONS:
             continue
         criterion = words[i - 1] == "or" and words[i].endswith("ed") and hit[0] != "destructive"
@@ -130,6 +132,11 @@ def also_changes(description: str | None) -> str | None:
         if hit[0] == "destructive" or hit[1] not in NOUN_LIKE_CHANGES or clause:
             return hit[1]
     return None
+
+
+def _by_means(words: list[str], i: int) -> bool:
+    """Whether the word at `i` is a gerund after "by": how the tool does what it does."""
+    return i > 0 and words[i - 1] == "by" and words[i].endswith("ing")
 
 
 _IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
@@ -153,6 +160,8 @@ _PRONOUNS = frozenset({"it", "they", "this", "that"})
 """Subjects of a later sentence that name the tool's object or the tool ("It then sends ...")."""
 
 
+_INPUTS = frozenset({"anything", "everything", "others"})
+"""Subjects of a later clause that name what the caller sends ("anything else is rejected")."""
 _SUBORDINATE = frozenset(
     {"if", "once", "unless", "what", "when", "where", "whether", "which", "while", "who", "whose"}
 )
@@ -170,6 +179,8 @@ def _later_act(words: list[str]) -> str | None:
             continue
         subject = words[i - 1] if i else ""
         negated = subject in NEGATED_SUBJECTS or "no" in words[max(i - 2, 0) : i]
+        # "anything else is rejected", "Only SELECT statements are accepted": the caller's input
+        negated = negated or bool(_INPUTS & set(words[:i])) or words[:1] == ["only"]
         # "It is ..." (`sentences` drops a leading "It"), "The log is ...": the object's fate.
         opens = i <= 3 or (i <= 4 and words[0] in _SUBJECT_STARTS)
         if word in _BE_NOW and opens and not negated:
@@ -179,10 +190,13 @@ def _later_act(words: list[str]) -> str | None:
         hit = verb_of(rest[0], False)
         if word in _PRONOUNS and i == 0 and rest[0].endswith("s") and hit and hit[0] != "read":
             return hit[1]
-        if i == 0 and rest[0] in _DETERMINED | {"it", "them"} and word.endswith("s"):
+        counted = rest[0][:1].isdigit()  # "otherwise charges 1.00 in the card currency"
+        if i == 0 and (rest[0] in _DETERMINED | {"it", "them"} or counted) and word.endswith("s"):
             return _third_person_act(word, rest)  # "Sends a real test message ...": the tool
         if i == 0 and word in _ALSO and (also := _third_person_change(rest[0])) is not None:
             return also[1]  # "Also marks that admin as active": another act, whatever it acts on
+        if word == "marks" and "as" in rest[1:5]:
+            return "mark"  # "Opening a thread through this tool marks its messages as read"
     return None
 
 
@@ -282,7 +296,7 @@ def later_change(description: str | None) -> str | None:
     parts = [part for sentence in every[1:] for part in _SUBCLAUSE.split(sentence)]
     for sentence in [*clauses, *parts]:
         # A later sentence may name a field (`updated_at`): no verb of the tool's.
-        words = re.findall(r"[a-z]+", _IDENTIFIER.sub(" ", sentence.lower()))
+        words = re.findall(r"[a-z]+|\d[\d.,]*", _IDENTIFIER.sub(" ", sentence.lower()))
         found = _later_act(words)
         if found is not None:
             return found
@@ -290,7 +304,7 @@ def later_change(description: str | None) -> str | None:
 
 
 _SUBCLAUSE = re.compile(
-    r",?\s+(?:and|but)\s+(?=(?:the|a|an|it|they|its|their|each|every|this|these)\b)"
+    r";|,?\s+otherwise\b|,?\s+(?:and|but)\s+(?=(?:the|a|an|it|they|its|their|each|every|this|these)\b)"
 )
 """Where a later sentence's clause ends and another with its own subject begins."""
 
