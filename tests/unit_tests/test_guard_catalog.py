@@ -175,42 +175,44 @@ MAX_PREFIXED23_HELD = 0.13
 44: written during the twentieth pass, committed before the guard ran on it and read after the
 pass's rules and the tenth attack's mends: 0 missed, 11 of 86 reads held, 12.8%, the same as the
 guard before the pass; not tuned on)."""
-MAX_PREFIXED24_HELD = 0.16
+MAX_PREFIXED24_HELD = 0.17
 """At most this share of the twenty-fourth product-prefixed set's reversible tools waits (issue
 44: written at the twenty-first pass's start, committed before the guard ran on it, read after
 the pass's order rule: 1 missed (`ring_test_sms_delivery`: "Sends a real test message ..." in a
 later sentence), 18 of 86 reads held, 20.9%, the same as the guard before the pass; then SEEN
 for that one class, a later sentence led by a change in the third person, which holds it and
-costs no read on any labelled list; after the twenty-second pass, seen: 13 of 86)."""
-MAX_PREFIXED25_HELD = 0.18
+costs no read on any labelled list; after the twenty-second pass, seen: 14 of 86)."""
+MAX_PREFIXED25_HELD = 0.20
 """At most this share of the twenty-fifth product-prefixed set's reversible tools waits (issue
 44: written during the twenty-first pass, committed before the guard ran on it, read after the
 twelfth attack's mends: 2 missed (`ZentroGetMe`: "Also marks that admin as active";
 `lumio-identify-light`: "Blinks a light once"), 22 of 92 reads held, 23.9%, the same as the guard
 before the pass; then SEEN for those two: "Also" before a change holds, and "blink" is a change;
-no read newly held; after the twenty-second pass, seen: 16 of 92)."""
-MAX_PREFIXED26_HELD = 0.09
+no read newly held; after the twenty-second pass, seen: 18 of 92)."""
+MAX_PREFIXED26_HELD = 0.10
 """At most this share of the twenty-sixth product-prefixed set's reversible tools waits (issue
 44: written at the twenty-second pass's start, committed before the guard ran on it, read after
 the pass's first rules: 0 missed, 14 of 86 reads held, 16.3%, the same as the guard before the
 pass; then SEEN for its classes (participles listed before a status, the fields after "by", a
-record's quoted message, listed event names): 7 of 86, 8.1%)."""
-MAX_PREFIXED27_HELD = 0.19
+record's quoted message, listed event names): 8 of 86, 9.3%)."""
+MAX_PREFIXED27_HELD = 0.20
 """At most this share of the twenty-seventh set's reversible tools waits (issue 44: committed
 before the guard ran on it, read on the pass's first rules: 2 missed (`selvane_chart_get`, a
 later clause after "and" with its own subject; `wire_convert_balance`, money converted), 17 of
-89 held, 19.1%; the guard before the pass: 2 missed, 18 of 89; then SEEN for the two misses)."""
+89 held, 19.1%; the guard before the pass: 2 missed, 18 of 89; then SEEN for the two misses,
+and the run-read rule taken back: 17 of 89)."""
 MAX_PREFIXED28_HELD = 0.16
 """At most this share of the twenty-eighth set's reversible tools waits (issue 44: committed
 before the guard ran on it, read after the thirteenth attack's mends: 3 missed (`marovi-listing-
 unlist`, `marovi-thread-get`, `RallyTestCampaign`), 14 of 88 held, 15.9%; the guard before the
 pass: 3 missed, 16 of 88, 18.2%; then SEEN for the misses, no read newly held)."""
-MAX_PREFIXED29_HELD = 0.23
+MAX_PREFIXED29_HELD = 0.27
 """At most this share of the twenty-ninth set's reversible tools waits (issue 44: committed
 before the guard ran on it, read after the thirteenth attack's mends: 2 missed
 (`glimpseGetRecording`, a later "marks ... as"; `stitch_verify_payment_method`, "otherwise
 charges 1.00"), 18 of 80 held, 22.5%; the guard before the pass: 2 missed, 23 of 80, 28.7%;
-then SEEN for the misses, no read newly held)."""
+then SEEN for the misses, and the run-read rule, which that reading had, taken back: 21 of 80,
+26.2%)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""

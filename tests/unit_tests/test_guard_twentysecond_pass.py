@@ -257,12 +257,6 @@ def test_values_fields_and_quoted_messages_of_a_read_are_not_its_acts(
         # A quote of one or two words, or one dotted name, is still read; so is a verb outside.
         (
             "X",
-            "x_get_order",
-            "Gets an order and posts 'Order was viewed' to the timeline.",
-            {"id": S},
-        ),
-        (
-            "X",
             "x_events",
             "Events such as user.account.lock or user.account.delete; each is acknowledged.",
             {"id": S},
@@ -310,44 +304,20 @@ def test_converting_a_sum_given_only_computes() -> None:
 @pytest.mark.parametrize(
     ("server", "name", "description", "props"),
     [
-        # A manner verb that runs a report, a query or a search gives back what it finds.
-        (
-            "Hr",
-            "hrRunEeocReport",
-            "Runs the EEOC summary report for a date range and returns aggregate counts.",
-            {"start_date": S},
-        ),
-        (
-            "Crm",
-            "CrmRunSoqlQuery",
-            "Executes a SOQL query and returns the matching records.",
-            {"query": S},
-        ),
-        (
-            "Crm",
-            "CrmRunReport",
-            "Runs a report synchronously and returns the summarized results.",
-            {"reportId": S},
-        ),
-        (
-            "Dash",
-            "dash_query_run",
-            "Runs a PromQL or LogQL query against a datasource and returns the data frames.",
-            {"expr": S},
-        ),
-        (
-            "Pager",
-            "pager.analytics.incidents.run",
-            "Runs an aggregated analytics query over incidents for a date range.",
-            {"start": S},
-        ),
+        # "Running a report, a query or a search reads" was tried and taken back: the
+        # fourteenth attack found 36 writes it cleared, acts named by nouns beside the head.
+        ("Db", "run_deletion_query", "Runs the deletion query for a tenant.", {"tenant": S}),
+        ("Ana", "analytics_erasure_run", "Runs the erasure for a user.", {"user_id": S}),
+        ("Rep", "report_delivery_run", "Runs the report delivery.", {"report_id": S}),
+        ("Pay", "payroll_summary", "Runs payroll for the report period.", {"period": S}),
+        ("Rep", "fetch_report", "Runs the report delivery to all subscribers.", {"id": S}),
     ],
 )
-def test_running_a_report_a_query_or_a_search_reads(
+def test_running_a_named_act_beside_a_report_or_a_query_stays_held(
     server: str, name: str, description: str, props: dict[str, Any]
 ) -> None:
     verdict = verdict_beside_a_write(server, name, description, props)
-    assert not verdict["irreversible"], verdict["reason"]
+    assert verdict["irreversible"], verdict["reason"]
 
 
 @pytest.mark.parametrize(
@@ -392,20 +362,16 @@ def test_a_cleared_query_runner_handed_a_write_is_held_for_that_call() -> None:
     from common.safety.arguments import destructive_intent
 
     schema = {"type": "object", "properties": {"query": S}}
-    description = "Executes a SOQL query and returns the matching records."
-    verdict = verdict_beside_a_write("Crm", "CrmRunSoqlQuery", description, {"query": S})
+    description = "Execute a SELECT query and return the matching rows."
+    verdict = verdict_beside_a_write("Db", "read_query", description, {"query": S})
     assert not verdict["irreversible"], verdict["reason"]
     held = destructive_intent(
-        "CrmRunSoqlQuery", schema, {"query": "DELETE FROM Account"}, description=description
+        "read_query", schema, {"query": "DELETE FROM accounts"}, description=description
     )
     assert held is not None
     assert "DELETE" in held
-    assert (
-        destructive_intent(
-            "CrmRunSoqlQuery", schema, {"query": "SELECT Id FROM Account"}, description=description
-        )
-        is None
-    )
+    chosen = {"query": "SELECT id FROM accounts"}
+    assert destructive_intent("read_query", schema, chosen, description=description) is None
 
 
 def test_the_thirteenth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
@@ -475,3 +441,21 @@ def test_a_later_clause_refusing_the_callers_input_changes_nothing() -> None:
         {"query": S},
     )
     assert not verdict["irreversible"], verdict["reason"]
+
+
+def test_the_fourteenth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    """The fourteenth attack on the pass's later rules: 54 writes and doubtful tools cleared.
+
+    Mended: the run-read rules are taken back (36: `run_deletion_query`, "Runs payroll for the
+    report period"); a quoted span is set aside only as a listed value (after ":", ",", "(",
+    "or"), not a quote that opens the text or names a step (12); dotted names only after a log's
+    or an event's "such as" (2); a destructive word ends a "by" list ("collects it by charge to
+    the card": 4).
+    """
+    found = attack_verdicts(DATA / "guard_attack_fourteenth.txt")
+    assert found["W"] == set()
+    assert found["D"] == set()
+    # Older gaps, cleared by the guard before the pass too: search-and-replace under a read
+    # name, a reindex called a search, a query that materializes, a quoted command.
+    assert len(found["older"]) == 17
+    assert found["R held"] == {"Docs|envelope_state", "Mail|search_messages", "Obs|prom_query"}

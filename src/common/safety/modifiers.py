@@ -67,12 +67,13 @@ def fields_end(words: Sequence[str], start: int, found: Sequence[Hit]) -> int:
     """Where a list after "by" ends: fields a search matches ("by name, email, phone or tag").
 
     Its items are nouns: any inflected verb ends it ("by id, or cancelled when ..."), and so
-    does a change word after "and" ("by customer and cancel"); one after "or" is an item.
+    do a destructive word ("collects it by charge to the card") and a change word after "and"
+    ("by customer and cancel"); one after "or" is an item.
     """
     end = start
     while end < len(words):
         word, hit = words[end], found[end]
-        inflected = hit is not None and hit[1] != word
+        inflected = hit is not None and (hit[1] != word or hit[0] == "destructive")
         after_and = end > start and words[end - 1] == "and" and hit is not None
         if word in LIST_ENDS or inflected or word.endswith("ing") or after_and:
             break

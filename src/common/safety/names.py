@@ -90,8 +90,6 @@ ANSWERERS = vocab.words("names", "answerers")
 """What an asker may ask and still only read: an automated answerer (bot, assistant, model)."""
 PROBES = vocab.words("names", "probes")
 """What a leading manner verb may run and still only read (`run_latency_probe`)."""
-RUN_READS = vocab.words("names", "run_reads")
-"""Reads a manner verb may run: a report, a query, a search (`run_eeoc_report`)."""
 VALUE_MAKERS = vocab.words("names", "value_makers")
 """Verbs that make a value they return (`generate_uuid`)."""
 VALUES = vocab.words("names", "values")
@@ -348,10 +346,6 @@ def _rehearsal_described(words: tuple[str, ...], description: str | None) -> Rea
 
 def _verb_object(words: tuple[str, ...]) -> Reading | None:
     """The reading of a question, an answerer asked, a probe run or a value made, or None."""
-    ran = words[:-1]  # `glance_query_run`, `analytics_incidents_run`: a read, run
-    run = ran and words[-1] in MANNER_VERBS and any(stems(w) & RUN_READS for w in ran)
-    if run and not _changes(ran):
-        return Reading("read", words[-1], f"its name runs a read ({' '.join(words)!r})")
     lead = _lead(words)
     if lead is None or lead == len(words) - 1:
         return None
@@ -367,7 +361,6 @@ def _verb_object(words: tuple[str, ...]) -> Reading | None:
         (TRACKERS, TRACKED, "tracks a thing in transit"),
         (ASKERS, ANSWERERS, "asks an automated answerer"),
         (MANNER_VERBS, PROBES, "runs a probe"),
-        (MANNER_VERBS, RUN_READS, "runs a report, a query or a search"),
         (VALUE_MAKERS, VALUES, "makes a value nothing stores"),
     ):
         if stems(verb) & leads and stems(last) & objects:

@@ -193,18 +193,31 @@ _IDENTIFIERS = re.compile(rf"\b{_IDENTIFIER}(?:\s*(?:,|\bor\b|\band\b)\s*{_IDENT
 
 
 def without_quoted(text: str) -> str:
-    """Text without the messages it quotes and the dotted event names it lists.
+    """Text without the messages a record shows and the event names a log lists.
 
-    "Status of an upload: 'Your activity is still being processed.', ready, error": a record's
-    message says what happened to it, not what the call does; so does an event type's name
-    ("such as user.account.lock or app.user_membership.remove"). A quote of one or two words
-    ("use 'delete' to ...") and a lone dotted name ("calls charges.create") stay.
+    "Status of an upload: 'Your activity is still being processed.', ready, error": a quoted
+    message listed as a value (after ":", ",", "(", "or") says what happened to the record, not
+    what the call does; so do event types a log or an event lists ("System log events such as
+    user.account.lock or app.user_membership.remove"). A quote of one or two words, a quote
+    that opens the text or names a step ("performs its 'approve and pay' step"), and dotted
+    names anywhere else ("calls charges.create or customers.delete") stay: the fourteenth
+    attack found writes in each.
     """
 
     def quoted(found: re.Match[str]) -> str:
-        return " a literal " if len(found.group(2).split()) >= 3 else found.group(0)
+        before = text[: found.start()].rstrip()
+        listed = before.endswith((":", ",", "(")) or before.lower().endswith(" or")
+        return " a literal " if listed and len(found.group(2).split()) >= 3 else found.group(0)
 
-    return _IDENTIFIERS.sub(" identifiers ", _QUOTED.sub(quoted, text))
+    def events(found: re.Match[str]) -> str:
+        logged = _EVENTS.search(text[: found.start()]) is not None
+        return " identifiers " if logged else found.group(0)
+
+    return _IDENTIFIERS.sub(events, _QUOTED.sub(quoted, text))
+
+
+_EVENTS = re.compile(r"\b(?:events?|logs?|audit)\b[^.;:]*\b(?:such as|including|e\.g\.?)\s*$", re.I)
+"""An event or a log's list of types, just before the dotted names ("log events such as")."""
 
 
 _FIELD = re.compile(r"\b([a-z]+)(?:_[a-z0-9]+)*_(?:at|by|on|id|ids|time|date|ts|count)\b")

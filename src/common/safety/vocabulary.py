@@ -94,7 +94,6 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "askers": "words",
         "answerers": "words",
         "probes": "words",
-        "run_reads": "words",
         "value_makers": "words",
         "values": "words",
         "read_heads": "words",

@@ -42,7 +42,6 @@ by `common.safety.phrases`; a name on its own server by `common.safety.names`.
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -547,9 +546,8 @@ def _not_an_action(words: list[str], i: int, verb: str) -> bool:
     command", "Capture the payment" and "Post a message" act.
     """
     after = words[i + 1 : i + 5]
-    if verb in MANNER_VERBS:  # "Runs a PromQL or LogQL query": up to a clause's end
-        ran = list(itertools.takewhile(lambda w: w not in _CLAUSE_ENDS, words[i + 1 : i + 7]))
-        return bool(set(ran) & MANNER_OBJECTS)
+    if verb in MANNER_VERBS:
+        return bool(set(after) & MANNER_OBJECTS)
     following = after[0] if after else ""
     if following.endswith("ing") and verb_of(following, False) is not None:
         return False  # "Start monitoring the tank": the -ing form is the verb's object
@@ -560,9 +558,6 @@ def _not_an_action(words: list[str], i: int, verb: str) -> bool:
         return True
     noun_like = verb in NOUN_LIKE_CHANGES and not words[i].endswith("ing")
     return noun_like and following not in _OBJECT_STARTS and not following.isdigit()
-
-
-_CLAUSE_ENDS = frozenset({",", ";", "and", "then", "which", "that", "to", "into"})
 
 
 def _acting(words: list[str], i: int) -> bool:
