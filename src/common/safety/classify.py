@@ -346,8 +346,7 @@ def _named_data(tool: Tool, server: str) -> str | None:
     # `BerthBookBoatDetails`: a brand's later word, no verb's place; not `delete_user_data`
     branded = len(prefix) > 1 and prefix[0] != product
     by_name = named_by_arguments(rest, tool.description, tool.input_schema, branded)
-    branded = branded and headed_by_data(rest)
-    if by_name is not None and (product is None or branded):
+    if by_name is not None and (product is None or (branded and headed_by_data(rest))):
         return f"its verbless name names data ({by_name!r}) and its arguments only choose it"
     data = described_as_data(rest, tool.description, tool.input_schema)
     asked = None if data is not None else asks_an_answerer(rest, tool.description)

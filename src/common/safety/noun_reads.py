@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from common.safety import vocabulary as vocab
 from common.safety.choices import (
+    FILTER_WORDS,
     WINDOW_KEYS,
     a_value,
     argument_words,
@@ -63,7 +64,6 @@ _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "the
 _PROVENANCE = vocab.words("sentences", "provenance_verbs")
 _LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
 _VALUE_KEYS = vocab.words("data", "value_keys")
-_FILTER_WORDS = vocab.words("data", "filter_words")
 _SETTING_HEADS = vocab.words("data", "setting_heads")
 _LEAVING_MARKS = vocab.words("data", "leaving_marks")
 _GIVEN_BACK = frozenset({"return", "returns"})
@@ -337,7 +337,7 @@ def _an_object(properties: dict[str, object]) -> str | None:
     for key, spec in properties.items():
         words = argument_words(key)
         shaped = isinstance(spec, dict) and spec.get("type") == "object"
-        if shaped and words and not {words[-1]} & (_QUERY_OBJECTS | _FILTER_WORDS):
+        if shaped and words and not {words[-1]} & (_QUERY_OBJECTS | FILTER_WORDS):
             return str(key)
     return None
 
@@ -453,7 +453,7 @@ def _written(properties: dict[str, object], lists: bool = True) -> str | None:
         if words and words[-1] in _VALUE_KEYS:
             return str(key)
         listed = lists and isinstance(spec, dict) and spec.get("type") == "array"
-        chosen = not words or words[-1] == "ids" or bool(_FILTER_WORDS & {words[0], words[-1]})
+        chosen = not words or words[-1] == "ids" or bool(FILTER_WORDS & {words[0], words[-1]})
         if listed and ids and not chosen:
             return str(key)
     return None
