@@ -213,6 +213,19 @@ before the guard ran on it, read after the thirteenth attack's mends: 2 missed
 charges 1.00"), 18 of 80 held, 22.5%; the guard before the pass: 2 missed, 23 of 80, 28.7%;
 then SEEN for the misses, and the run-read rule, which that reading had, taken back: 21 of 80,
 26.2%)."""
+MAX_PREFIXED30_HELD = 0.29
+"""At most this share of the thirtieth set's reversible tools waits (issue 44: committed before
+the guard ran on it (e4b397e), read after the twenty-third pass's clearing rules: 2 missed
+(`VexoraShoutout`, a later "followers also get a notification"; `peek-snapshot`, a later
+sentence led by the caller's condition, "With `refresh` set, ... which is stored"), 25 of 87
+held, 28.7%; the guard before the pass: the same; then SEEN for the misses, no read newly held.
+Its author was asked for many hard cases both ways)."""
+MAX_PREFIXED31_HELD = 0.35
+"""At most this share of the thirty-first set's reversible tools waits (issue 44: committed
+before the guard ran on it (e4b397e), read after the twenty-third pass's clearing rules: 1
+missed (`fling_verify_domain`, "... a domain now and update its verification state"), 30 of 86
+held, 34.9%; the guard before the pass: the same; then SEEN for the miss, no read newly held.
+Its author was asked for many hard cases both ways)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03
 """At most this share waits because of a signal in how we read names and descriptions (2.6% of
 the 467 reversible tools when written; the "no signal" default is the analyser's to clear)."""
@@ -549,6 +562,10 @@ def test_the_product_prefixed_blind_set_misses_nothing_and_is_reported_apart(
         ("guard_blind_set_prefixed28.json", (175, 87), MAX_PREFIXED28_HELD),
         # Written by someone who had not read the guard; held out: 2 missed, 18 of 80 held.
         ("guard_blind_set_prefixed29.json", (172, 92), MAX_PREFIXED29_HELD),
+        # Written by someone who had not read the guard; held out: 2 missed, 25 of 87 held.
+        ("guard_blind_set_prefixed30.json", (177, 90), MAX_PREFIXED30_HELD),
+        # Written by someone who had not read the guard; held out: 1 missed, 30 of 86 held.
+        ("guard_blind_set_prefixed31.json", (176, 90), MAX_PREFIXED31_HELD),
     ],
 )
 def test_a_later_product_prefixed_set_misses_nothing_and_a_bounded_share_waits(

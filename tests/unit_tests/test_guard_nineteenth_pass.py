@@ -264,9 +264,10 @@ def test_the_eighth_attack_finds_no_write_cleared_that_the_guard_before_held() -
     # Cleared before this pass too, by the verb-led readings ("get", "access", a summary, a
     # history) or a verbless description whose later clause the old reading did not see.
     # `AWS|access_key` ("..., rotated on every call.") is held since the twenty-first pass,
-    # which knows "rotate" as a change.
+    # which knows "rotate" as a change; `Auth|whoami` ("... the admin gets a new-login alert")
+    # since the twenty-third, which reads a later "gets an alert" as something sent.
     assert cleared["older"] == {
-        "Auth|whoami", "Telegram|get_updates", "Slack|channels_history", "DO|droplet_backup",
+        "Telegram|get_updates", "Slack|channels_history", "DO|droplet_backup",
         "Escrow|deal_escrow", "Tax|filing_summary", "Plaid|item_access",
     }  # fmt: skip
     # Its reads: 19 of 22 were held before this pass.
@@ -369,5 +370,7 @@ def test_the_ninth_attack_finds_no_write_cleared_that_the_guard_before_held() ->
     assert cleared["D"] == set()
     # Cleared before the pass too: rehearsal and state names whose later sentence acts, a
     # label with one value ("Acknowledgement: automatic"), "calculate" and "validate" names.
-    # 13 until the twenty-second pass, whose later clauses hold `aws|simulate_az_failure`.
-    assert len(cleared["older"]) == 12, cleared["older"]
+    # 13 until the twenty-second pass, whose later clauses hold `aws|simulate_az_failure`; 12
+    # until the twenty-third pass, whose conditional lead holds `exports|export_status` ("If it
+    # has not been downloaded within a day, the link is emailed to the owner again").
+    assert len(cleared["older"]) == 11, cleared["older"]

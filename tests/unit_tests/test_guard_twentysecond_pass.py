@@ -456,6 +456,7 @@ def test_the_fourteenth_attack_finds_no_write_cleared_that_the_guard_before_held
     assert found["W"] == set()
     assert found["D"] == set()
     # Older gaps, cleared by the guard before the pass too: search-and-replace under a read
-    # name, a reindex called a search, a query that materializes, a quoted command.
-    assert len(found["older"]) == 17
+    # name, a reindex called a search, a query that materializes, a quoted command. 17 until
+    # the twenty-third pass, whose later "gets an alert" holds `Ehr|patient_chart_view`.
+    assert len(found["older"]) == 16
     assert found["R held"] == {"Docs|envelope_state", "Mail|search_messages", "Obs|prom_query"}

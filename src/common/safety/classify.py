@@ -319,6 +319,9 @@ def _by_words(
     if name.leaning == "read":
         return _read_name_verdict(tool, name.verb, name.why, server)
     if description.leaning is not None:
+        added = also_changes(tool.description) or later_change(tool.description)
+        if description.leaning == "read" and added is not None:  # "Shows ... Followers get ..."
+            return True, "heuristic", f"its description says it also changes something ({added!r})"
         return description.leaning != "read", "heuristic", description.why
     declared = declared_read_only(tool.description)
     if declared is not None:  # "Reports only.": nothing but the server's name says otherwise

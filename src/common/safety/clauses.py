@@ -123,8 +123,8 @@ def also_changes(description: str | None) -> str | None:
             continue  # "tasks ..., or assigned to a user"; not "or cancelled when cancel is true"
         clause = words[i - 1] in (";", "then")  # a new clause: "; archives old mail"
         clause = clause or words[i + 1 : i + 2] in (["it"], ["them"])  # "and email it"
-        if found[i - 2] is not None and not clause:
-            continue  # "view and edit restrictions"; not "Fetch new emails and move them"
+        if found[i - 2] is not None and words[i - 2] not in _WHEN_WORDS and not clause:
+            continue  # "view and edit restrictions"; not "Fetch new emails and move them", "now"
         after = words[i + 1] if i + 1 < len(words) else ""
         clause = clause or (words[i].endswith("s") and after in _OBJECT_STARTS - {"to"})
         # "... for a domain and update its verification state": a bare verb and its object.
@@ -144,6 +144,9 @@ _IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 _DETERMINED = _OBJECT_STARTS - {"to", "new", "one", "that", "it", "them", "some", "any"}
 """Determiners that open the object of a bare verb after "and" ("and update its state")."""
 _CONDITIONS = frozenset({"if", "unless", "when", "whenever"})
+_WHEN_WORDS = frozenset({"now", "again", "today", "first"})
+"""Adverbs the read vocabulary knows as names (`now`) that pair with no verb ("domain now and
+update its state")."""
 """Words after which a participle is what the call does on a condition, not a criterion."""
 _LATER_ADVERBS = frozenset(
     {"also", "then", "immediately", "automatically", "permanently", "afterwards", "instantly"}
@@ -294,6 +297,11 @@ def later_change(description: str | None) -> str | None:
     # A later sentence's clauses joined by "and" with a subject each: "the override is logged
     # and the privacy office is notified".
     parts = [part for sentence in every[1:] for part in _SUBCLAUSE.split(sentence)]
+    # "With `refresh` set, the camera is woken ...": what happens on the caller's condition.
+    parts += [m.group(1) for part in parts if (m := _CONDITIONAL_LEAD.match(part.strip()))]
+    warned = _warning([*clauses, *parts])
+    if warned is not None:
+        return warned
     for sentence in [*clauses, *parts]:
         # A later sentence may name a field (`updated_at`): no verb of the tool's.
         words = re.findall(r"[a-z]+|\d[\d.,]*", _IDENTIFIER.sub(" ", sentence.lower()))
@@ -303,8 +311,30 @@ def later_change(description: str | None) -> str | None:
     return None
 
 
+_LOSS_WARNINGS = vocab.pattern("sentences", "loss_warnings")
+_NOTIFIED = vocab.pattern("sentences", "notified")
+_CONDITIONAL_LEAD = re.compile(r"(?:with|when|if|once|whenever)\b[^,]{1,60},\s*(.+)", re.I | re.S)
+"""A later sentence that opens with the caller's condition: its main clause follows the comma."""
+
+
+def _warning(clauses: list[str]) -> str | None:
+    """A later clause's warning of a loss or of people notified, unless its subject is negated.
+
+    "Delivery is destructive", "This cannot be undone", "Followers also get a notification";
+    not "Nothing is permanent until ...".
+    """
+    for clause in clauses:
+        text = clause.lower()
+        for pattern in (_LOSS_WARNINGS, _NOTIFIED):
+            found = pattern.search(text)
+            if found is not None and not NEGATED_SUBJECTS & set(text[: found.start()].split()):
+                return found.group(0)
+    return None
+
+
 _SUBCLAUSE = re.compile(
     r";|,?\s+otherwise\b|,?\s+(?:and|but)\s+(?=(?:the|a|an|it|they|its|their|each|every|this|these)\b)"
+    r"|,\s*which\s+(?=(?:is|are|gets|get)\b)"  # "a new image, which is stored in the timeline"
 )
 """Where a later sentence's clause ends and another with its own subject begins."""
 

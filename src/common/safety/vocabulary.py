@@ -70,6 +70,8 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "past_be": "words",
         "recording_verbs": "words",
         "provenance_verbs": "words",
+        "loss_warnings": "pattern",
+        "notified": "pattern",
         "returned_back": "pattern",
         "destinations": "words",
         "elsewhere": "words",
