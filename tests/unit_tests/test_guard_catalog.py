@@ -215,15 +215,17 @@ then SEEN for the misses, and the run-read rule, which that reading had, taken b
 26.2%)."""
 MAX_PREFIXED30_HELD = 0.29
 """At most this share of the thirtieth set's reversible tools waits (issue 44: committed before
-the guard ran on it (e4b397e), read after the twenty-third pass's clearing rules: 2 missed
+the guard ran on it (e4b397e), read on the twenty-third pass's clearing rules (taken back after
+the fifteenth attack; the same figures without them): 2 missed
 (`VexoraShoutout`, a later "followers also get a notification"; `peek-snapshot`, a later
 sentence led by the caller's condition, "With `refresh` set, ... which is stored"), 25 of 87
 held, 28.7%; the guard before the pass: the same; then SEEN for the misses, no read newly held.
 Its author was asked for many hard cases both ways)."""
 MAX_PREFIXED31_HELD = 0.35
 """At most this share of the thirty-first set's reversible tools waits (issue 44: committed
-before the guard ran on it (e4b397e), read after the twenty-third pass's clearing rules: 1
-missed (`fling_verify_domain`, "... a domain now and update its verification state"), 30 of 86
+before the guard ran on it (e4b397e), read on the twenty-third pass's clearing rules (taken back
+after the fifteenth attack; the same figures without them): 1 missed (`fling_verify_domain`,
+"... a domain now and update its verification state"), 30 of 86
 held, 34.9%; the guard before the pass: the same; then SEEN for the miss, no read newly held.
 Its author was asked for many hard cases both ways)."""
 MAX_OVER_BLOCKED_BY_OUR_READING = 0.03

@@ -1,23 +1,27 @@
-"""Issue 44, the twenty-third pass: held-out sets 30 and 31, and the classes read from sets 1-29.
+"""Issue 44, the twenty-third pass: held-out sets 30 and 31, and a fifteenth attack.
 
 Sets 30 and 31 were committed (e4b397e) before the guard ran on them. Their three misses were
 writes that say so after a read's opening: a later sentence led by the caller's condition
 ("With `refresh` set, the camera ... which is stored"), people who "also get a notification",
-and a bare verb after "now and" ("... a domain now and update its verification state"). The
-classes cleared: a plural's present participle that says which records ("Users watching an
-issue"), an adjective's "to" ("Projects visible to the user"), an order of the list ("newest
-first"), an enumerated `state` filter of a plural read, a window's bound named like the head
-(`start_time` under "Busy times"), and "health" as data. Each beside a write of the same shape
-that stays held.
+and a bare verb after "now and" ("... a domain now and update its verification state"); all
+are held now, with a later warning of a loss ("Delivery is destructive").
+
+The pass's clearing rules (a plural's present participle, an adjective's "to", "newest first",
+an enumerated `state` as a filter, a window's bound, "health" as data) cleared 5 held reads of
+sets 1-29; the fifteenth attack (`tests/data/guard_attack_fifteenth.txt`) found 44 writes they
+cleared, and they are taken back: the verbless shapes below stay held.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.unit_tests.guard_helpers import held_by
+from tests.unit_tests.guard_helpers import attack_verdicts, held_by
+
+FIFTEENTH = Path(__file__).parents[1] / "data" / "guard_attack_fifteenth.txt"
 
 _S = {"type": "string"}
 _I = {"type": "integer"}
@@ -76,37 +80,6 @@ def test_a_write_said_after_a_read_opening_is_held(
 
 
 @pytest.mark.parametrize(
-    ("server", "name", "description", "arguments"),
-    [
-        ("Vantrix", "vantrix.issues.watchers", "Users watching an issue.", {"issue_key": _S}),
-        (
-            "Glimpse",
-            "glimpse_indexes",
-            "Indexes visible to the current user, with event counts and retention.",
-            {},
-        ),
-        (
-            "Velquor",
-            "velquor_incidents",
-            "Incidents, newest first.",
-            {"state": _STATES, "priority": {"type": "integer", "minimum": 1}, "limit": _I},
-        ),
-        (
-            "Glance",
-            "glance_silences",
-            "Active, pending and expired silences.",
-            {"state": {"type": "string", "enum": ["active", "pending", "expired"]}},
-        ),
-        ("K8s", "cluster_health", "Cluster health: status, node counts, unassigned shards.", {}),
-    ],
-)
-def test_a_verbless_read_of_these_shapes_is_cleared(
-    server: str, name: str, description: str, arguments: dict[str, Any]
-) -> None:
-    assert not held_by(server, name, description, **arguments)
-
-
-@pytest.mark.parametrize(
     "description",
     [
         "Lists messages on a queue. Reading is non-destructive.",
@@ -121,3 +94,27 @@ def test_a_read_led_description_that_names_no_later_act_stays_cleared() -> None:
     """A read verb's description with a later sentence that only describes stays cleared."""
     text = "Returns a pull request's diff and the patch the branch would apply to its base."
     assert not held_by("github", "get_pull_request", text, owner=_S, repo=_S, pull_number=_I)
+
+
+def test_the_fifteenth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    """82 tools written against the pass's clearing rules: 44 of its 53 writes were cleared by
+    them (`room_lights(room, state: on|off)`, "Nodes in an autoscaling node pool" (min_nodes,
+    max_nodes), "Members awaiting approval in a group" (decision), "Licenses available to a
+    team", "Service health ..., auto-healing unhealthy instances"). With the rules taken back
+    none is."""
+    found = attack_verdicts(FIFTEENTH)
+    assert found["W"] == set()
+    assert found["D"] == set()
+    # Older gaps, cleared by the guard before the pass too: a verbless list whose enumerated
+    # argument is a decision or a state to set ("Incidents on a service, newest first" with
+    # status acknowledged|resolved; "Users lacking MFA in an org" with enforcement), a
+    # from/to pair that moves records, a read-named price list with a `min_price`.
+    assert found["older"] == {
+        "Airbnb|listing_prices", "Club|season_members", "Expensify|expense_reports",
+        "GitHub|repo_access_requests", "Okta|org_users_without_mfa", "PagerDuty|service_incidents",
+        "Zendesk|reassignment_queue", "Zendesk|view_assignees", "Zoom|meeting_participants",
+    }  # fmt: skip
+    # Its reads: 21 of 29 held, one of them anew, by the later warning of a loss ("Messages in
+    # the spam folder. Removal after 30 days is permanent.").
+    assert (len(found["R held"]), len(found["R"])) == (21, 29)
+    assert found["R anew"] == {"Gmail|spam_messages"}

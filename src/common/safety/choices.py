@@ -24,10 +24,6 @@ FILTER_WORDS = vocab.words("data", "filter_words")
 _LIST_KEYS = vocab.words("data", "list_keys")
 _SWITCH_KEYS = vocab.words("data", "switch_keys")
 _NUMBERS = frozenset({"number", "integer"})
-VALUE_KEYS = vocab.words("data", "value_keys")
-"""Last words of arguments that carry what a call writes (`value`, `body`, `amount`)."""
-_BOUNDS = frozenset({"start", "end", "from", "to", "min", "max"})
-"""First words of an argument that bounds a window (`start_time`, `max_price`)."""
 
 
 def properties_of(schema: dict[str, object] | None) -> dict[str, object]:
@@ -58,23 +54,9 @@ def repeats_head(head: str, properties: dict[str, object], any_word: bool = Fals
         words = argument_words(key)
         if not words or (selects(words) and words[-1] not in _SCOPE_KEYS):
             continue  # `account_regions(account, region)`: the region is the head, set
-        if words[0] in _BOUNDS and len(words) > 1:
-            continue  # `busy_times(user, start_time, end_time)`: a window's bound, no value
         if any(stems(w) & stems(head) for w in (words if any_word else words[-1:])):
             return str(key)
     return None
-
-
-def state_filter(key: object, spec: object, properties: dict[str, object]) -> bool:
-    """Whether a `state` argument only picks which records a plural read lists.
-
-    `incidents(state: new|closed|..., priority)`: an enumerated state with no record's id beside
-    it chooses; `incident(incident_id, state)` may set one.
-    """
-    words = argument_words(key)
-    enumerated = isinstance(spec, dict) and isinstance(spec.get("enum"), list)
-    ided = any(argument_words(k)[-1:] in (["id"], ["ids"], ["uuid"]) for k in properties)
-    return words in (["state"], ["status"]) and enumerated and not ided
 
 
 def a_value(key: object, spec: object) -> bool:
@@ -137,43 +119,3 @@ def selects_only(schema: dict[str, object] | None) -> bool | None:
     if ids > 1 or (bounded and not shaped):
         return False  # a second id may be what the call links (`subscription_items`)
     return None if shaped else True
-
-
-_QUERY_OBJECTS = frozenset({"filter", "filters", "options", "params", "query", "where"})
-
-
-def an_object(properties: dict[str, object]) -> str | None:
-    """An object argument that is no query's filter: what a verbless description's call sets."""
-    for key, spec in properties.items():
-        words = argument_words(key)
-        shaped = isinstance(spec, dict) and spec.get("type") == "object"
-        if shaped and words and not {words[-1]} & (_QUERY_OBJECTS | FILTER_WORDS):
-            return str(key)
-    return None
-
-
-def written_value(
-    properties: dict[str, object], lists: bool = True, plural: bool = False
-) -> str | None:
-    """The argument that carries what a call writes, whatever the phrase names, or None.
-
-    One named as a payload (`[data] value_keys`: value, body, content, amount, state), or (with
-    `lists`) a list of things beside an id: `users` or `urls` beside the record they are added
-    to. A list of ids (`variant_ids`) or of filters (`fields`, `statuses`) chooses what is read.
-    A name read by its verb (`plan_estimate(plan_id, procedures)`) takes lists as its input, so
-    `named_value` leaves them out.
-    """
-    ids = [k for k in properties if argument_words(k)[-1:] in (["id"], ["uuid"])]
-    for key, spec in properties.items():
-        words = argument_words(key)
-        if (
-            words
-            and words[-1] in VALUE_KEYS
-            and not (plural and state_filter(key, spec, properties))
-        ):
-            return str(key)
-        listed = lists and isinstance(spec, dict) and spec.get("type") == "array"
-        chosen = not words or words[-1] == "ids" or bool(FILTER_WORDS & {words[0], words[-1]})
-        if listed and ids and not chosen:
-            return str(key)
-    return None

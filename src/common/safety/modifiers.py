@@ -8,17 +8,10 @@ readings of `common.safety.phrases` and `noun_reads` set them aside before they 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from common.safety import vocabulary as vocab
-from common.safety.parts import (
-    can_be_adjective,
-    can_be_noun,
-    can_be_verb,
-    only_a_verb,
-    singular_noun,
-    unknown_word,
-)
+from common.safety.parts import can_be_noun, can_be_verb, only_a_verb, singular_noun, unknown_word
 from common.safety.states import Hit
 
 _BE = vocab.words("sentences", "be")
@@ -88,53 +81,3 @@ def fields_end(words: Sequence[str], start: int, found: Sequence[Hit]) -> int:
             break
         end += 1
     return end
-
-
-def _pure_adjective(word: str) -> bool:
-    """Whether the word is an adjective and no verb ("visible", "available"; not "payment").
-
-    The lexicon lists adjectives by their inflections; one of "-ible" or "-able" that takes
-    none ("visible", "accessible") is known by its suffix.
-    """
-    adjective = can_be_adjective(word) or word.endswith(("ible", "able"))
-    return adjective and not can_be_verb(word)
-
-
-def adjective_before_to(words: Sequence[str], end: int) -> bool:
-    """Whether the phrase's "to" belongs to an adjective before it ("Projects visible to ...").
-
-    "Pager alerts to the on-call engineer" sends them; "Indexes visible to the current user"
-    says which indexes, and a word known only as an adjective takes no destination.
-    """
-    return words[end : end + 1] == ["to"] and end > 1 and _pure_adjective(words[end - 1])
-
-
-def participle_clause(words: Sequence[str], end: int, acts: Callable[[str], bool]) -> int:
-    """Where a present participle after a plural starts a clause on which records are meant.
-
-    "Users watching an issue", "Jobs running on a node": the participle of a verb that does not
-    act (`acts` says which do: "Users following a board" may follow) describes the plural before
-    it. Returns `end` when there is none before it.
-    """
-    for i in range(1, end):
-        word = words[i]
-        verb = word.endswith("ing") and can_be_verb(word) and not can_be_noun(word)
-        if verb and not acts(word) and _plural(words[i - 1]):
-            return i
-    return end
-
-
-_ORDERINGS = frozenset({"newest", "oldest", "latest", "earliest", "recent"})
-
-
-def ordering(words: Sequence[str], end: int) -> int:
-    """Where an order of the list starts ("Incidents, newest first"), or `end` if before none."""
-    for i in range(1, end):
-        if words[i] in _ORDERINGS and words[i + 1 : i + 2] in (["first"], ["last"]):
-            return i
-    return end
-
-
-def _plural(word: str) -> bool:
-    """Whether a word can be a plural noun ("users", "jobs")."""
-    return word.endswith("s") and not word.endswith("ss") and can_be_noun(word)

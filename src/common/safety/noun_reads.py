@@ -22,9 +22,9 @@ from functools import lru_cache
 
 from common.safety import vocabulary as vocab
 from common.safety.choices import (
+    FILTER_WORDS,
     WINDOW_KEYS,
     a_value,
-    an_object,
     argument_words,
     only_chooses,
     properties_of,
@@ -32,14 +32,8 @@ from common.safety.choices import (
     selects,
     selects_only,
     switch,
-    written_value,
 )
-from common.safety.modifiers import (
-    adjective_before_to,
-    before_its_plural,
-    ordering,
-    participle_clause,
-)
+from common.safety.modifiers import before_its_plural
 from common.safety.names import (
     ACTING_HEADS,
     READ_HEADS,
@@ -69,6 +63,7 @@ _CLAUSE_MARKS = frozenset({":", ";", "(", ")"})
 _DETERMINERS = frozenset({"a", "an", "the", "each", "every", "this", "its", "their", "your", "our"})
 _PROVENANCE = vocab.words("sentences", "provenance_verbs")
 _LEADING_ADJECTIVES = vocab.words("data", "leading_adjectives")
+_VALUE_KEYS = vocab.words("data", "value_keys")
 _SETTING_HEADS = vocab.words("data", "setting_heads")
 _LEAVING_MARKS = vocab.words("data", "leaving_marks")
 _GIVEN_BACK = frozenset({"return", "returns"})
@@ -90,11 +85,6 @@ def _changes(word: str) -> bool:
     """Whether the word is a change or destructive verb in any of its forms."""
     hit = verb_of(word, False)
     return hit is not None and hit[0] != "read"
-
-
-def _acting(word: str) -> bool:
-    """Whether a participle's verb changes or makes something ("following", "generating")."""
-    return _changes(word) or bool(stems(word) & VALUE_MAKERS)
 
 
 def _stem_candidates(stem: str) -> list[str]:
@@ -151,9 +141,6 @@ def _opening_phrase(
     while words[:1] and words[0] in _DETERMINERS:
         words = words[1:]  # "The account's watchlists."
     end = next((i for i, w in enumerate(words) if w in _STOPS or w in _CLAUSE_MARKS), len(words))
-    end = ordering(words, participle_clause(words, end, _acting))
-    if adjective_before_to(words, end):
-        end -= 1  # "Projects visible to the user": no destination
     if words[end : end + 1] == ["to"] or set(words[:end]) & _ACT_MARKS:
         return None  # "Pager alerts to the on-call engineer", "New discount codes": sent, made
     if chosen and _placed_records(words, end):
@@ -318,8 +305,8 @@ def described_as_data(
         return None  # a gerund names an activity: `tasting_notes`
     said = _TOKEN.findall(without_contents(first_sentence(description)).lower())
     words = _given_back(said, name_words)
-    chosen = selects_only(schema) is not False
     head = name_words[-1] if name_words else ""
+    chosen = selects_only(schema) is not False
     phrase = _opening_phrase(words, words is not said, head, chosen)
     if phrase is not None and said_later(description, name_words) is not None:
         return None  # "Backup data for an instance. A new backup is taken at call time."
@@ -340,6 +327,19 @@ def described_as_data(
     if lists_its_arguments(description, schema) is not None:
         return None  # "Video metadata: title, description" (video_id, title, description)
     return " ".join(phrase)
+
+
+_QUERY_OBJECTS = frozenset({"filter", "filters", "options", "params", "query", "where"})
+
+
+def _an_object(properties: dict[str, object]) -> str | None:
+    """An object argument that is no query's filter: what a verbless description's call sets."""
+    for key, spec in properties.items():
+        words = argument_words(key)
+        shaped = isinstance(spec, dict) and spec.get("type") == "object"
+        if shaped and words and not {words[-1]} & (_QUERY_OBJECTS | FILTER_WORDS):
+            return str(key)
+    return None
 
 
 def _heads(words: list[str]) -> set[str]:
@@ -374,14 +374,13 @@ def _sets_a_value(phrase: list[str], schema: dict[str, object] | None) -> str | 
     and so may a number for a series ("Soil moisture readings" (field_id, depth_cm)).
     """
     properties = properties_of(schema)
-    plural = _plural(phrase[-1])
-    repeated = repeats_head(phrase[-1], properties) or written_value(properties, plural=plural)
+    repeated = repeats_head(phrase[-1], properties) or _written(properties)
     if repeated is not None:
         return repeated
-    shaped = an_object(properties)  # "Notification preferences of the user" (prefs: object)
+    shaped = _an_object(properties)  # "Notification preferences of the user" (prefs: object)
     if shaped is not None:
         return shaped
-    gerund, single = phrase[0].endswith("ing"), not plural
+    gerund, single = phrase[0].endswith("ing"), not _plural(phrase[-1])
     numbers = [key for key, spec in properties.items() if a_value(key, spec)]
     if numbers and single and (gerund or len(numbers) < len(properties)):
         return numbers[0]
@@ -420,7 +419,7 @@ def named_value(name_words: tuple[str, ...], schema: dict[str, object] | None) -
     properties = properties_of(schema)
     head = name_words[-1]
     repeated = repeats_head(head, properties, any_word=True)
-    repeated = repeated or written_value(properties, False)
+    repeated = repeated or _written(properties, False)
     if repeated is None and stems(head) & _SETTING_HEADS:
         repeated = switch(properties)  # not `browser_snapshot(boxes)`: an option of a read
     if repeated is not None or not stems(head) & DATA_NOUNS:
@@ -437,6 +436,27 @@ def headed_by_data(name_words: tuple[str, ...]) -> bool:
     own verb (`delete_user_data` on gdpr-delete, `send_invoice_details` on Send).
     """
     return bool(name_words) and bool(stems(name_words[-1]) & (_ACCOUNTS | _HEADS))
+
+
+def _written(properties: dict[str, object], lists: bool = True) -> str | None:
+    """The argument that carries what a call writes, whatever the phrase names, or None.
+
+    One named as a payload (`[data] value_keys`: value, body, content, amount, state), or (with
+    `lists`) a list of things beside an id: `users` or `urls` beside the record they are added
+    to. A list of ids (`variant_ids`) or of filters (`fields`, `statuses`) chooses what is read.
+    A name read by its verb (`plan_estimate(plan_id, procedures)`) takes lists as its input, so
+    `named_value` leaves them out.
+    """
+    ids = [k for k in properties if argument_words(k)[-1:] in (["id"], ["uuid"])]
+    for key, spec in properties.items():
+        words = argument_words(key)
+        if words and words[-1] in _VALUE_KEYS:
+            return str(key)
+        listed = lists and isinstance(spec, dict) and spec.get("type") == "array"
+        chosen = not words or words[-1] == "ids" or bool(FILTER_WORDS & {words[0], words[-1]})
+        if listed and ids and not chosen:
+            return str(key)
+    return None
 
 
 def _acts_later(words: list[str], start: int, chosen: bool = False) -> bool:

@@ -151,11 +151,6 @@ def only_a_verb(word: str) -> bool:
     return "VERB" in lemmas and not {"NOUN", "ADJ", "PROPN"} & set(lemmas)
 
 
-def can_be_adjective(word: str) -> bool:
-    """Whether the word can be an adjective ("visible", "open"; not "payment")."""
-    return "ADJ" in _lemmas(word)
-
-
 def noun_or_adjective(word: str) -> bool:
     """Whether the word can be a noun or an adjective ("upcoming"; not "temporarily", "a")."""
     return bool({"NOUN", "ADJ"} & set(_lemmas(word)))
