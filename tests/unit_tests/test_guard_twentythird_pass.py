@@ -105,14 +105,18 @@ def test_the_fifteenth_attack_finds_no_write_cleared_that_the_guard_before_held(
     found = attack_verdicts(FIFTEENTH)
     assert found["W"] == set()
     assert found["D"] == set()
-    # Older gaps, cleared by the guard before the pass too: a verbless list whose enumerated
-    # argument is a decision or a state to set ("Incidents on a service, newest first" with
-    # status acknowledged|resolved; "Users lacking MFA in an org" with enforcement), a
-    # from/to pair that moves records, a read-named price list with a `min_price`.
+    # Older gaps, cleared by the guard before the pass too: a verbless list whose status
+    # filter may set one ("Incidents on a service, newest first" with status acknowledged|
+    # resolved), a from/to pair that moves records, a name led by a noun that is also a read
+    # verb (`listing_prices` with a `min_price`, `view_assignees`, `repo_access_requests`), a
+    # participle clause or a queue that hides the act. Two more were: a decision the call
+    # carries out is a value it sets (`[data] value_keys`: decision, enforcement, reminder,
+    # ...), so "Users lacking MFA in an org" (enforcement: suspend) and "Members owing dues"
+    # (reminder) are held.
     assert found["older"] == {
-        "Airbnb|listing_prices", "Club|season_members", "Expensify|expense_reports",
-        "GitHub|repo_access_requests", "Okta|org_users_without_mfa", "PagerDuty|service_incidents",
-        "Zendesk|reassignment_queue", "Zendesk|view_assignees", "Zoom|meeting_participants",
+        "Airbnb|listing_prices", "Expensify|expense_reports", "GitHub|repo_access_requests",
+        "PagerDuty|service_incidents", "Zendesk|reassignment_queue", "Zendesk|view_assignees",
+        "Zoom|meeting_participants",
     }  # fmt: skip
     # Its reads: 21 of 29 held, one of them anew, by the later warning of a loss ("Messages in
     # the spam folder. Removal after 30 days is permanent.").
