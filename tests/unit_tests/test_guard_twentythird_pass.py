@@ -66,6 +66,27 @@ _STATES = {"type": "string", "enum": ["new", "in_progress", "resolved", "closed"
             "emailed to the owner again.",
             {"export_id": _S},
         ),
+        # What the call itself does to what it returns (older gaps of the twelfth and ninth
+        # attacks), and a decision it carries out (the fifteenth's).
+        (
+            "Drip",
+            "drip_events",
+            "Pending webhook events, oldest first. Returned events vanish from the buffer.",
+            {"limit": _I},
+        ),
+        (
+            "Stripe",
+            "payout_status",
+            "Status of the payout. A payout that has not settled within 3 days is cancelled by "
+            "this call.",
+            {"payout_id": _S},
+        ),
+        (
+            "Okta",
+            "org_users_without_mfa",
+            "Users lacking MFA in an org.",
+            {"org": _S, "enforcement": {"type": "string", "enum": ["enroll", "suspend"]}},
+        ),
         # The same shapes as the reads below, with an act: the participle changes, a noun
         # before "to" is no adjective, a state beside a record's id may be set.
         ("Boards", "board_followers", "Users following a board.", {"board_id": _S}),
@@ -84,6 +105,9 @@ def test_a_write_said_after_a_read_opening_is_held(
     [
         "Lists messages on a queue. Reading is non-destructive.",
         "Lists messages on a queue. Nothing is permanent until the batch is committed elsewhere.",
+        "Lists messages on a queue. Nothing is deleted by this call.",
+        # A price per call is no effect the guard holds: set 24 labels a paid lookup a read.
+        "Lists messages on a queue. Each lookup is billed per request.",
     ],
 )
 def test_a_negated_warning_does_not_hold_a_read(description: str) -> None:

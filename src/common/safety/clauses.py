@@ -313,19 +313,21 @@ def later_change(description: str | None) -> str | None:
 
 _LOSS_WARNINGS = vocab.pattern("sentences", "loss_warnings")
 _NOTIFIED = vocab.pattern("sentences", "notified")
+_CALL_EFFECTS = vocab.pattern("sentences", "call_effects")
 _CONDITIONAL_LEAD = re.compile(r"(?:with|when|if|once|whenever)\b[^,]{1,60},\s*(.+)", re.I | re.S)
 """A later sentence that opens with the caller's condition: its main clause follows the comma."""
 
 
 def _warning(clauses: list[str]) -> str | None:
-    """A later clause's warning of a loss or of people notified, unless its subject is negated.
+    """A later clause's warning of a loss, of people notified or of the call's own effect.
 
-    "Delivery is destructive", "This cannot be undone", "Followers also get a notification";
-    not "Nothing is permanent until ...".
+    "Delivery is destructive", "This cannot be undone", "Followers also get a notification",
+    "Returned events vanish from the buffer", "torn down on return"; not when its subject is
+    negated ("Nothing is permanent until ...").
     """
     for clause in clauses:
         text = clause.lower()
-        for pattern in (_LOSS_WARNINGS, _NOTIFIED):
+        for pattern in (_LOSS_WARNINGS, _NOTIFIED, _CALL_EFFECTS):
             found = pattern.search(text)
             if found is not None and not NEGATED_SUBJECTS & set(text[: found.start()].split()):
                 return found.group(0)

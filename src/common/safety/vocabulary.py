@@ -72,6 +72,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "provenance_verbs": "words",
         "loss_warnings": "pattern",
         "notified": "pattern",
+        "call_effects": "pattern",
         "returned_back": "pattern",
         "destinations": "words",
         "elsewhere": "words",
