@@ -87,6 +87,27 @@ _STATES = {"type": "string", "enum": ["new", "in_progress", "resolved", "closed"
             "Users lacking MFA in an org.",
             {"org": _S, "enforcement": {"type": "string", "enum": ["enroll", "suspend"]}},
         ),
+        # A flag or an argument the caller passes to make the call act, and an act on fetch
+        # in the first sentence (older gaps of the fourth and fifth attacks).
+        (
+            "gmail",
+            "list_messages",
+            "List messages in the inbox, or archived when archive is true.",
+            {},
+        ),
+        (
+            "stripe",
+            "payment_status",
+            "Show a payment's status (captured if capture is true) for a payment intent.",
+            {"payment_intent": _S, "capture": {"type": "boolean"}},
+        ),
+        (
+            "stripe",
+            "get_subscription",
+            "Get a subscription; pass cancel_at to cancel it at that time.",
+            {"subscription_id": _S, "cancel_at": _I},
+        ),
+        ("gmail", "get_unread", "Get unread messages, marked read on fetch.", {}),
         # The same shapes as the reads below, with an act: the participle changes, a noun
         # before "to" is no adjective, a state beside a record's id may be set.
         ("Boards", "board_followers", "Users following a board.", {"board_id": _S}),
@@ -106,6 +127,8 @@ def test_a_write_said_after_a_read_opening_is_held(
         "Lists messages on a queue. Reading is non-destructive.",
         "Lists messages on a queue. Nothing is permanent until the batch is committed elsewhere.",
         "Lists messages on a queue. Nothing is deleted by this call.",
+        "Lists messages on a queue. Pass cursor to get the next page.",
+        "Lists messages on a queue, including deleted ones when include_deleted is true.",
         # A price per call is no effect the guard holds: set 24 labels a paid lookup a read.
         "Lists messages on a queue. Each lookup is billed per request.",
     ],

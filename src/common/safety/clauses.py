@@ -290,6 +290,9 @@ def later_change(description: str | None) -> str | None:
     messages. Received messages are deleted from the queue." A negated subject ("Nothing is
     sent") and a hypothetical ("would be sent") say nothing happens.
     """
+    switched = _switched_act(description)
+    if switched is not None:
+        return switched  # "List messages, or archived when archive is true"
     every = sentences(description)
     # The first sentence's clauses after a semicolon or "but" are later too: "Lists open orders;
     # stale ones are cancelled", "Runs the report, but the results are emailed to the team".
@@ -299,7 +302,7 @@ def later_change(description: str | None) -> str | None:
     parts = [part for sentence in every[1:] for part in _SUBCLAUSE.split(sentence)]
     # "With `refresh` set, the camera is woken ...": what happens on the caller's condition.
     parts += [m.group(1) for part in parts if (m := _CONDITIONAL_LEAD.match(part.strip()))]
-    warned = _warning([*clauses, *parts])
+    warned = _warning([*clauses, *parts]) or _call_effect(every[:1])
     if warned is not None:
         return warned
     for sentence in [*clauses, *parts]:
@@ -316,6 +319,46 @@ _NOTIFIED = vocab.pattern("sentences", "notified")
 _CALL_EFFECTS = vocab.pattern("sentences", "call_effects")
 _CONDITIONAL_LEAD = re.compile(r"(?:with|when|if|once|whenever)\b[^,]{1,60},\s*(.+)", re.I | re.S)
 """A later sentence that opens with the caller's condition: its main clause follows the comma."""
+
+
+_FLAG_CONDITION = re.compile(
+    r"\b(?:when|if|with)\s+`?([a-z][a-z_]*)`?\s+(?:is\s+|are\s+)?(?:set\s+to\s+)?"
+    r"(?:true|set|enabled|on|yes)\b"
+)
+"""A condition on a flag the caller passes: "when archive is true", "with turn_off true"."""
+_FILTER_WORDS = vocab.words("data", "filter_words")
+_PASS_TO = re.compile(r"\bpass(?:ing)?\s+`?[a-z][a-z_]*`?\s+(?:\w+\s+)?to\s+([a-z]+)")
+"""An argument the caller passes to make the call act: "pass cancel_at to end it"."""
+
+
+def _switched_act(description: str | None) -> str | None:
+    """The change a flag the caller may set switches on, named by the flag itself, or None.
+
+    "List messages in the inbox, or archived when archive is true", "Read a cover's position,
+    or opened when open is true", "(captured if capture is true)": the flag is the act, as is the
+    verb an argument is passed for ("pass cancel_at to end it"). Not a filter's flag ("including
+    completed ones when include_completed is true"), nor a read's ("pass cursor to get more").
+    """
+    text = (description or "").lower()
+    for passed in _PASS_TO.finditer(text):  # "pass cancel_at to end it at that time"
+        hit = verb_of(passed.group(1), False)
+        if hit is not None and hit[0] != "read":
+            return hit[1]
+    for found in _FLAG_CONDITION.finditer(text):
+        parts = found.group(1).split("_")
+        if parts[0] in _FILTER_WORDS:
+            continue
+        for part in parts:
+            hit = verb_of(part, False)
+            if hit is not None and hit[0] != "read":
+                return hit[1]
+    return None
+
+
+def _call_effect(first: list[str]) -> str | None:
+    """What the first sentence says the call does on its own return ("marked read on fetch")."""
+    found = _CALL_EFFECTS.search(first[0].lower()) if first else None
+    return None if found is None else found.group(0)
 
 
 def _warning(clauses: list[str]) -> str | None:
