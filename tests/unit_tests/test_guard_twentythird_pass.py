@@ -108,6 +108,12 @@ _STATES = {"type": "string", "enum": ["new", "in_progress", "resolved", "closed"
             {"subscription_id": _S, "cancel_at": _I},
         ),
         ("gmail", "get_unread", "Get unread messages, marked read on fetch.", {}),
+        (
+            "Check",
+            "verify_delivery",
+            "Verifies whether the parcel has been delivered and credits the customer if not.",
+            {"parcel_id": _S},
+        ),
         # The same shapes as the reads below, with an act: the participle changes, a noun
         # before "to" is no adjective, a state beside a record's id may be set.
         ("Boards", "board_followers", "Users following a board.", {"board_id": _S}),
@@ -128,6 +134,7 @@ def test_a_write_said_after_a_read_opening_is_held(
         "Lists messages on a queue. Nothing is permanent until the batch is committed elsewhere.",
         "Lists messages on a queue. Nothing is deleted by this call.",
         "Lists messages on a queue. Pass cursor to get the next page.",
+        "Lists messages on a queue and returns the default page if not set.",
         "Lists messages on a queue, including deleted ones when include_deleted is true.",
         # A price per call is no effect the guard holds: set 24 labels a paid lookup a read.
         "Lists messages on a queue. Each lookup is billed per request.",

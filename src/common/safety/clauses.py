@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from common.safety import vocabulary as vocab
 from common.safety.names import GIVING_BACK
-from common.safety.parts import only_a_verb
+from common.safety.parts import can_be_verb, only_a_verb
 from common.safety.phrases import NEGATED_SUBJECTS
 from common.safety.phrases import OBJECT_STARTS as _OBJECT_STARTS
 from common.safety.states import PAST_FORMS
@@ -327,6 +327,11 @@ _FLAG_CONDITION = re.compile(
 )
 """A condition on a flag the caller passes: "when archive is true", "with turn_off true"."""
 _FILTER_WORDS = vocab.words("data", "filter_words")
+_IF_NOT = re.compile(
+    r"\b(?:and|then)\s+([a-z]+s)\b[^.;]{0,80}?\bif\s+(?:not|it\s+(?:has|is)\s+not|they\s+"
+    r"(?:have|are)\s+not|so|needed|necessary)\b"
+)
+"""An act the call takes on what it checks: "and credits the customer if not", "then pages ..."."""
 _PASS_TO = re.compile(r"\bpass(?:ing)?\s+`?[a-z][a-z_]*`?\s+(?:\w+\s+)?to\s+([a-z]+)")
 """An argument the caller passes to make the call act: "pass cancel_at to end it"."""
 
@@ -344,6 +349,12 @@ def _switched_act(description: str | None) -> str | None:
         hit = verb_of(passed.group(1), False)
         if hit is not None and hit[0] != "read":
             return hit[1]
+    for then in _IF_NOT.finditer(text):  # "... has been delivered and credits the customer if not"
+        verb = then.group(1)
+        hit = verb_of(verb, False)
+        given = bool(stems(verb) & GIVING_BACK)  # "returns the default if not set"
+        if can_be_verb(verb) and not given and (hit is None or hit[0] != "read"):
+            return hit[1] if hit is not None else verb
     for found in _FLAG_CONDITION.finditer(text):
         parts = found.group(1).split("_")
         if parts[0] in _FILTER_WORDS:
