@@ -114,6 +114,19 @@ _STATES = {"type": "string", "enum": ["new", "in_progress", "resolved", "closed"
             "Verifies whether the parcel has been delivered and credits the customer if not.",
             {"parcel_id": _S},
         ),
+        # A flag named by a change verb alone (the twelfth attack's older gaps).
+        (
+            "Beacon",
+            "beacon_alerts",
+            "Firing alerts for a service, newest first.",
+            {"service_id": _S, "acknowledge": {"type": "boolean"}},
+        ),
+        (
+            "Gmail",
+            "get_draft",
+            "Returns a draft.",
+            {"draft_id": _S, "send": {"type": "boolean"}},
+        ),
         # The same shapes as the reads below, with an act: the participle changes, a noun
         # before "to" is no adjective, a state beside a record's id may be set.
         ("Boards", "board_followers", "Users following a board.", {"board_id": _S}),
@@ -176,3 +189,19 @@ def test_the_fifteenth_attack_finds_no_write_cleared_that_the_guard_before_held(
     # the spam folder. Removal after 30 days is permanent.").
     assert (len(found["R held"]), len(found["R"])) == (21, 29)
     assert found["R anew"] == {"Gmail|spam_messages"}
+
+
+def test_a_flag_that_names_what_a_calculation_counts_does_not_hold_it() -> None:
+    """`refund_shipping` on a calculation says what to count (set 16's `calculate_refund`);
+    a filter's flag and a state's are no acts either."""
+    assert not held_by(
+        "Shop",
+        "calculate_refund",
+        "Calculates the refund for an order's line items. Nothing is refunded.",
+        order_id=_S,
+        refundShipping={"type": "boolean"},
+    )
+    assert not held_by(
+        "Mail", "list_messages", "Lists messages.", include_deleted={"type": "boolean"}
+    )
+    assert not held_by("Mail", "list_messages", "Lists messages.", archived={"type": "boolean"})

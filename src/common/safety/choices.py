@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from common.safety import vocabulary as vocab
 from common.safety.arg_kinds import key_words
-from common.safety.wording import stems
+from common.safety.wording import stems, verb_of
 
 _SELECTOR_KEYS = vocab.words("data", "selector_keys")
 _SCOPE_KEYS = vocab.words("data", "scope_keys")
@@ -119,3 +119,21 @@ def selects_only(schema: dict[str, object] | None) -> bool | None:
     if ids > 1 or (bounded and not shaped):
         return False  # a second id may be what the call links (`subscription_items`)
     return None if shaped else True
+
+
+def acting_flag(schema: dict[str, object] | None) -> str | None:
+    """A boolean argument named by a change verb alone: the call acts when the caller sets it.
+
+    `kube_pods(namespace_id, evict)`, `beacon_alerts(service_id, acknowledge)`,
+    `gmail_drafts(draft_id, send)`: whatever the name and description say, the flag is an act.
+    Not a filter's flag (`include_deleted`, `show_archived`), nor a state (`archived`).
+    """
+    for key, spec in properties_of(schema).items():
+        words = argument_words(key)
+        flag = isinstance(spec, dict) and spec.get("type") == "boolean"
+        if not flag or len(words) != 1 or words[0] in FILTER_WORDS or words[0].endswith("ed"):
+            continue  # `refund_shipping` on a calculation: what to count, not an act
+        hit = verb_of(words[0], False)
+        if hit is not None and hit[0] != "read":
+            return str(key)
+    return None
