@@ -251,14 +251,16 @@ def _state_question(words: tuple[str, ...]) -> Reading | None:
     """The reading of a name that asks about a state (`is_recipient_verified`, `has_shipped`).
 
     What follows the question word is asked about: change words there are nouns or participles
-    ("deposit required", "on call"), but a destructive verb (`is_send_allowed`) keeps its verb.
+    ("deposit required", "on call"), but a destructive verb, bare or in its "-s" form
+    (`is_send_allowed`, `is_bans`), keeps its verb; its participle is asked about (`is_banned`).
     """
     if len(words) < 2 or words[0] not in STATE_QUESTIONS:
         return None
     for word in words[1:]:
         hit = verb_of(word, False)
-        if hit is not None and hit[0] == "destructive" and word in DESTRUCTIVE_VERBS:
-            return None
+        bare = word in DESTRUCTIVE_VERBS or (word.endswith("s") and not word.endswith("ss"))
+        if hit is not None and hit[0] == "destructive" and bare:
+            return None  # `is_send_allowed`, `is_bans`: a verb, not a participle asked about
     shown = " ".join(words)
     return Reading("read", words[0], f"its name asks about a state ({shown!r})")
 
