@@ -205,3 +205,6 @@ def test_a_flag_that_names_what_a_calculation_counts_does_not_hold_it() -> None:
         "Mail", "list_messages", "Lists messages.", include_deleted={"type": "boolean"}
     )
     assert not held_by("Mail", "list_messages", "Lists messages.", archived={"type": "boolean"})
+    # A stream's option after command-line conventions (the Kubernetes server's `kubectl_logs`).
+    logs = "Get logs from Kubernetes resources like pods, deployments, or jobs"
+    assert not held_by("kubernetes", "kubectl_logs", logs, pod=_S, follow={"type": "boolean"})

@@ -24,6 +24,7 @@ FILTER_WORDS = vocab.words("data", "filter_words")
 _LIST_KEYS = vocab.words("data", "list_keys")
 _SWITCH_KEYS = vocab.words("data", "switch_keys")
 _NUMBERS = frozenset({"number", "integer"})
+_STREAM_OPTIONS = vocab.words("data", "stream_options")
 
 
 def properties_of(schema: dict[str, object] | None) -> dict[str, object]:
@@ -126,13 +127,16 @@ def acting_flag(schema: dict[str, object] | None) -> str | None:
 
     `kube_pods(namespace_id, evict)`, `beacon_alerts(service_id, acknowledge)`,
     `gmail_drafts(draft_id, send)`: whatever the name and description say, the flag is an act.
-    Not a filter's flag (`include_deleted`, `show_archived`), nor a state (`archived`).
+    Not a filter's flag (`include_deleted`, `show_archived`), a state (`archived`), nor how a
+    read streams (`[data] stream_options`: `kubectl_logs(follow)`).
     """
     for key, spec in properties_of(schema).items():
         words = argument_words(key)
         flag = isinstance(spec, dict) and spec.get("type") == "boolean"
-        if not flag or len(words) != 1 or words[0] in FILTER_WORDS or words[0].endswith("ed"):
-            continue  # `refund_shipping` on a calculation: what to count, not an act
+        if not flag or len(words) != 1 or words[0] in FILTER_WORDS | _STREAM_OPTIONS:
+            continue  # `refund_shipping` on a calculation, `follow` on logs: no act
+        if words[0].endswith("ed"):
+            continue  # `archived`: a state
         hit = verb_of(words[0], False)
         if hit is not None and hit[0] != "read":
             return str(key)

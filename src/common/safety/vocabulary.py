@@ -125,6 +125,7 @@ SCHEMA: dict[str, dict[str, Shape]] = {
         "window_keys": "words",
         "list_keys": "words",
         "value_keys": "words",
+        "stream_options": "words",
         "filter_words": "words",
         "setting_heads": "words",
         "access_grants": "words",
