@@ -320,8 +320,10 @@ def _by_words(
     if name.leaning == "read":
         return _read_name_verdict(tool, name.verb, name.why, server)
     if description.leaning is not None:
-        added = also_changes(tool.description) or later_change(tool.description)
-        if description.leaning == "read" and added is not None:  # "Shows ... Followers get ..."
+        added = None
+        if description.leaning == "read":  # "Shows ... Followers also get a notification."
+            added = also_changes(tool.description) or later_change(tool.description)
+        if added is not None:
             return True, "heuristic", f"its description says it also changes something ({added!r})"
         return description.leaning != "read", "heuristic", description.why
     declared = declared_read_only(tool.description)

@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from common.safety import vocabulary as vocab
+from common.safety.choices import FILTER_WORDS
 from common.safety.names import GIVING_BACK
 from common.safety.parts import can_be_verb, only_a_verb
 from common.safety.phrases import NEGATED_SUBJECTS
@@ -144,10 +145,10 @@ _IDENTIFIER = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
 _DETERMINED = _OBJECT_STARTS - {"to", "new", "one", "that", "it", "them", "some", "any"}
 """Determiners that open the object of a bare verb after "and" ("and update its state")."""
 _CONDITIONS = frozenset({"if", "unless", "when", "whenever"})
+"""Words after which a participle is what the call does on a condition, not a criterion."""
 _WHEN_WORDS = frozenset({"now", "again", "today", "first"})
 """Adverbs the read vocabulary knows as names (`now`) that pair with no verb ("domain now and
 update its state")."""
-"""Words after which a participle is what the call does on a condition, not a criterion."""
 _LATER_ADVERBS = frozenset(
     {"also", "then", "immediately", "automatically", "permanently", "afterwards", "instantly"}
 )
@@ -286,6 +287,9 @@ def _changed(rest: list[str]) -> str | None:
 def later_change(description: str | None) -> str | None:
     """A change a sentence after the first says happens to what the tool handles, if any.
 
+    Anywhere in the text, a flag or an argument the caller may set to act counts too
+    (`_switched_act`: "or archived when archive is true").
+
     "Review an hour of the log. It is then locked and sent to the licensing body."; "Returns
     messages. Received messages are deleted from the queue." A negated subject ("Nothing is
     sent") and a hypothetical ("would be sent") say nothing happens.
@@ -326,14 +330,13 @@ _FLAG_CONDITION = re.compile(
     r"(?:true|set|enabled|on|yes)\b"
 )
 """A condition on a flag the caller passes: "when archive is true", "with turn_off true"."""
-_FILTER_WORDS = vocab.words("data", "filter_words")
 _IF_NOT = re.compile(
     r"\b(?:and|then)\s+([a-z]+s)\b[^.;]{0,80}?\bif\s+(?:not|it\s+(?:has|is)\s+not|they\s+"
     r"(?:have|are)\s+not|so|needed|necessary)\b"
 )
 """An act the call takes on what it checks: "and credits the customer if not", "then pages ..."."""
 _PASS_TO = re.compile(r"\bpass(?:ing)?\s+`?[a-z][a-z_]*`?\s+(?:\w+\s+)?to\s+([a-z]+)")
-"""An argument the caller passes to make the call act: "pass cancel_at to end it"."""
+"""An argument the caller passes to make the call act: "pass cancel_at to cancel it"."""
 
 
 def _switched_act(description: str | None) -> str | None:
@@ -341,11 +344,11 @@ def _switched_act(description: str | None) -> str | None:
 
     "List messages in the inbox, or archived when archive is true", "Read a cover's position,
     or opened when open is true", "(captured if capture is true)": the flag is the act, as is the
-    verb an argument is passed for ("pass cancel_at to end it"). Not a filter's flag ("including
+    verb an argument is passed for ("pass cancel_at to cancel it"). Not a filter's flag ("including
     completed ones when include_completed is true"), nor a read's ("pass cursor to get more").
     """
     text = (description or "").lower()
-    for passed in _PASS_TO.finditer(text):  # "pass cancel_at to end it at that time"
+    for passed in _PASS_TO.finditer(text):  # "pass cancel_at to cancel it at that time"
         hit = verb_of(passed.group(1), False)
         if hit is not None and hit[0] != "read":
             return hit[1]
@@ -357,7 +360,7 @@ def _switched_act(description: str | None) -> str | None:
             return hit[1] if hit is not None else verb
     for found in _FLAG_CONDITION.finditer(text):
         parts = found.group(1).split("_")
-        if parts[0] in _FILTER_WORDS:
+        if parts[0] in FILTER_WORDS:
             continue
         for part in parts:
             hit = verb_of(part, False)
