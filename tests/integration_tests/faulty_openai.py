@@ -37,7 +37,7 @@ SCHEMA_MISMATCH: Reply = {"content": '{"plan": "not a list", "completed": "maybe
 """JSON text that does not match the structured answer's schema."""
 
 
-STALL_S = 30.0
+STALL_S = 60.0
 """How long a stalled reply stalls unless a test says otherwise (far past any model timeout)."""
 
 
