@@ -25,6 +25,7 @@ _LIST_KEYS = vocab.words("data", "list_keys")
 _SWITCH_KEYS = vocab.words("data", "switch_keys")
 _NUMBERS = frozenset({"number", "integer"})
 _STREAM_OPTIONS = vocab.words("data", "stream_options")
+_ACT_KEYS = vocab.words("data", "act_keys")
 
 
 def properties_of(schema: dict[str, object] | None) -> dict[str, object]:
@@ -140,4 +141,25 @@ def acting_flag(schema: dict[str, object] | None) -> str | None:
         hit = verb_of(words[0], False)
         if hit is not None and hit[0] != "read":
             return str(key)
+    return None
+
+
+def acting_choice(schema: dict[str, object] | None) -> str | None:
+    """An enumerated argument named as what to do, one of whose values is an act.
+
+    `pods(namespace, op: restart|evict)`, `moderation_queue(verdict: keep|hide|delete)`,
+    `mailbox_threads(then: none|archive|trash)`: the call carries out the value chosen (`[data]
+    act_keys`). Not `type: charge|refund`, `channel: email|sms` nor `action: block|allow` on a
+    list of firewall rules: by other names, such values choose what is read.
+    """
+    for key, spec in properties_of(schema).items():
+        values = spec.get("enum") if isinstance(spec, dict) else None
+        words = argument_words(key)
+        if not isinstance(values, list) or not words or words[-1] not in _ACT_KEYS:
+            continue
+        for value in values:
+            first = key_words(str(value))[:1]
+            hit = verb_of(first[0], False) if first else None
+            if hit is not None and hit[0] != "read" and hit[1] == first[0]:
+                return str(key)
     return None

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Literal, TypedDict
 
 from common.mcp.config import ServerConfig
 from common.safety.answerers import asks_an_answerer
-from common.safety.choices import acting_flag
+from common.safety.choices import acting_choice, acting_flag
 from common.safety.clauses import (
     acts_on_its_record,
     also_changes,
@@ -468,9 +468,13 @@ def classify_tool(
     else:
         irreversible, source, reason = _decide(tool, cfg, server, verbs_last)
     flag = None if irreversible or source == "config" else acting_flag(tool.input_schema)
+    chosen = None if irreversible or source == "config" else acting_choice(tool.input_schema)
     if flag is not None and not cfg.trust_annotations:
         irreversible, source = True, "heuristic"
         reason = f"its argument {flag!r} switches on a change, whatever else it says"
+    elif chosen is not None and not cfg.trust_annotations:
+        irreversible, source = True, "heuristic"
+        reason = f"its argument {chosen!r} chooses an act to carry out, whatever else it says"
     return ToolVerdict(
         server=server,
         tool=tool.name,

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from common.safety import vocabulary as vocab
 from common.safety.arg_kinds import key_words
-from common.safety.choices import only_chooses, properties_of
+from common.safety.choices import argument_words, only_chooses, properties_of, shapes_a_list
 from common.safety.declarations import sent_elsewhere
 from common.safety.names import own_words
 from common.safety.quiet import description_acts, name_acts, written_argument
@@ -88,9 +88,12 @@ def paged_list(
     keys = _page_keys(properties)
     if not keys or written_argument(schema) is not None:
         return None
-    if len(keys) == 2 and not only_chooses(
-        {k: v for k, v in properties.items() if k not in keys and not _a_choice(v)}
-    ):
+    rest = {
+        k: v
+        for k, v in properties.items()
+        if k not in keys and not _a_choice(v) and not shapes_a_list(argument_words(k))
+    }
+    if len(keys) == 2 and not only_chooses(rest):
         return None  # `transfers(destination, amount_cents, limit, after)`: a weaker sign
     words = own_words(server, name)[1]
     if not words or _acting_word(words) is not None or name_acts(words) is not None:

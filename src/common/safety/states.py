@@ -146,13 +146,17 @@ def _kinds_dropped(found: re.Match[str]) -> str:
 def _values_dropped(found: re.Match[str]) -> str:
     """A status word without the values after it, when they are values: short items, listed.
 
-    "(open, on_hold, paid)", "(published / draft)"; not "(and set it to solved when solve is
-    true)", a clause about what the call does.
+    "(open, on_hold, paid)", "(published / draft)", "states for a team (Backlog, Done,
+    Canceled...)"; not "(and set it to solved when solve is true)", a clause about what the
+    call does.
     """
-    values = found.group(0)[len(found.group(1)) :].strip(" ():")
+    whole = found.group(0)
+    opened = min(i for i in (whole.find("("), whole.find(":")) if i >= 0)
+    kept = whole[:opened].rstrip()  # "states for a team (...)" keeps "states for a team"
+    values = whole[opened:].strip(" ():.").rstrip(".…")
     items = [item.split() for item in re.split(r"\s*(?:,|/|\bor\b)\s*", values) if item]
     listed = len(items) > 1 and all(len(item) <= 2 for item in items)
-    return found.group(1) if listed else found.group(0)
+    return kept if listed else whole
 
 
 _RELATIVE_OPENERS = frozenset({"that", "which", "who"})

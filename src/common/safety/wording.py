@@ -331,8 +331,13 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
         limit = None if read_within is None else (read_within if leaning == "read" else 3)
         if read_within is not None and verb in NOUN_LIKE_CHANGES and leaning == "change":
             limit = 1  # "Load emails from the account": a noun after an unknown verb
-        if what == "name" and leaning == "read" and any(map(only_a_verb, words[:index])):
-            limit = 0  # `generate_test_signal`: a verb no vocabulary knows leads, "test" is a noun
+        # `generate_test_signal`: a verb no vocabulary knows leads, "test" is a noun; a gerund
+        # before a read verb with its object names a part of the API (`sharing_list_links`,
+        # `billing_get_invoice`); not before a last read word (`billing_info` may set it)
+        objected = index < len(words) - 1
+        ahead = [w for w in words[:index] if not (objected and w.endswith("ing"))]
+        if what == "name" and leaning == "read" and any(map(only_a_verb, ahead)):
+            limit = 0
         if limit is None or index < limit:
             verbs.insert(0, (leaning, verb))
             led = True
