@@ -1,22 +1,26 @@
-"""Issue 44, the twenty-fourth pass: held-out sets 32 and 33, and a sixteenth attack.
+"""Issue 44, the twenty-fourth pass: held-out sets 32 and 33, and two attacks.
 
 Sets 32 and 33 were committed (97e18b2) before the guard ran on them; their authors were asked
 for lists as real servers write them. Held out, the guard missed no write and held 16 of 86 and
-19 of 83 reads. The pass reads six shapes of them: a declaration whose last participle is a
-general change ("Nothing is emailed or changed"), or that adds "elsewhere"; a one-sentence
-description that names data and hands it back in the response ("Raw events ..., returned as
-NDJSON in the response"); a page asked for by `continuation`, or by `after` and `first` beside a
-search query; a status word's values after a short phrase ("Workflow states for a team
-(Backlog, ..., Canceled...)"); and a gerund that names a part of an API before a read verb
-with its object (`sharing.list_links`).
+19 of 83 reads. The pass reads four shapes of them: a page asked for by `continuation` (or
+`next_marker`, `scroll_id`), or by `after` and `first` beside a search query; a status word's
+values after a short phrase ("Workflow states for a team (Backlog, ..., Canceled...)"); and a
+gerund that names a part of an API before a listing verb with its object
+(`sharing.list_links`).
 
 The sixteenth attack (`tests/data/guard_attack_sixteenth.txt`) found 61 writes the first
-versions cleared: a declaration of one act not done vouched for others ("Nothing is charged"
-after "keeps the chosen seats"), a data phrase whose participle no lexicon knows ("Idle VMs,
-powered off"), an unknown plural in a name (`backfills`), "returned by this call" as no effect,
-and paged lists acting on each record of their page. Those versions are taken back or narrowed;
-what a paged call does to "each ... on the page" is an effect, and an enumerated argument named
-as what to do (`op`, `verdict`, `then`) whose values are acts holds the tool.
+versions of the pass's rules cleared, the seventeenth (`guard_attack_seventeenth.txt`) 42 more
+in the narrowed versions. Two rules are taken back whole: a declaration closed by a general
+change ("Nothing is emailed or changed", which vouched for acts said before it in words no
+vocabulary knows: "pings the team's Slack channel with it") and a one-sentence data phrase
+handed back in the response ("Idle VMs, powered off", "Old branches, after pruning them"). An
+unknown plural in a name stays its possible verb, "returned by this call" stays an effect, a
+gerund before `get` stays held (`impersonating_get_token`), and a bare verb in a status list
+after a phrase is kept ("by state for the agent (solve, escalate, close)"). What a paged call
+does to "each ... on the page" is an effect; a paged list whose description opens by naming an
+act ("Deletion of messages ...") or that takes an enumeration of acts (`move: solve|close`,
+`advance: pick|pack|ship`) is no list; and anywhere, an enumerated argument named as what to
+do (`op`, `verdict`, `then`) whose values are acts holds the tool.
 """
 
 from __future__ import annotations
@@ -29,34 +33,17 @@ import pytest
 from tests.unit_tests.guard_helpers import attack_verdicts, held_by
 
 SIXTEENTH = Path(__file__).parents[1] / "data" / "guard_attack_sixteenth.txt"
+SEVENTEENTH = Path(__file__).parents[1] / "data" / "guard_attack_seventeenth.txt"
 
 _S = {"type": "string"}
 _I = {"type": "integer"}
 _STATUS = {"type": "string", "enum": ["active", "all"]}
+_ADVANCE = {"type": "string", "enum": ["pick", "pack", "ship"]}
 
 
 @pytest.mark.parametrize(
     ("server", "name", "description", "arguments"),
     [
-        (
-            "Ledgerly",
-            "ledgerly.invoices.pdf",
-            "Returns the invoice rendered as a PDF (base64). Nothing is emailed or changed.",
-            {"invoice_id": _S},
-        ),
-        (
-            "Metrica",
-            "metrica_events",
-            "Raw events for a date range. Streamed back to the caller; nothing is stored or "
-            "sent elsewhere.",
-            {"from_date": _S, "to_date": _S},
-        ),
-        (
-            "Metrica",
-            "metrica_events_export",
-            "Raw events for a date range, returned as NDJSON in the response (max 50,000 events).",
-            {"from_date": _S, "to_date": _S, "limit": _I},
-        ),
         (
             "Ticketo",
             "ticketo_orders",
@@ -76,7 +63,6 @@ _STATUS = {"type": "string", "enum": ["active", "all"]}
             {"team_id": _S},
         ),
         ("Boxo", "boxo.sharing.list_links", "Shared links, optionally for one path.", {"path": _S}),
-        ("Boxo", "boxo.billing.get_invoice", "", {"invoice_id": _S}),
     ],
 )
 def test_a_read_of_the_held_out_shapes_is_cleared(
@@ -132,6 +118,36 @@ def test_a_read_of_the_held_out_shapes_is_cleared(
             "Pods in a namespace for a deployment.",
             {"namespace": _S, "op": {"type": "string", "enum": ["restart", "evict"]}},
         ),
+        # The seventeenth attack: a declaration closed by a general change, a data phrase
+        # handed back, an act named before "of", an enumeration of acts beside a page, an
+        # issued thing after a gerund.
+        (
+            "Standup",
+            "standup_digest",
+            "Generates a standup digest from yesterday's commits and pings the team's Slack "
+            "channel with it. Nothing is stored or modified.",
+            {"repo": _S, "channel": _S},
+        ),
+        (
+            "Git",
+            "old_branches",
+            "Old feature branches in a repository after pruning them, returned as JSON in the "
+            "response.",
+            {"repo": _S},
+        ),
+        (
+            "Mail",
+            "mailbox_deletions",
+            "Deletion of messages matching a search, one page per call.",
+            {"query": _S, "first": _I, "after": _S},
+        ),
+        (
+            "Orders",
+            "orders",
+            "Orders for a warehouse.",
+            {"warehouse": _S, "advance": _ADVANCE, "scroll_id": _S},
+        ),
+        ("Auth", "impersonating_get_token", "", {"user_id": _S}),
         # A word no lexicon knows that leads a name stays its possible verb.
         ("Warehouse", "backfills", "Backfills a warehouse table.", {"table": _S, "cursor": _S}),
         # A gerund before a read word that ends the name may be what it sets.
@@ -166,5 +182,20 @@ def test_the_sixteenth_attack_finds_no_write_cleared_that_the_guard_before_held(
     # "Nothing is sent" after a redline the call files elsewhere; a verbless list "each one
     # collected against the card on file": older gaps.
     assert found["older"] == {"Billing|overdue_invoices", "Legal|contract_redline"}
-    assert (len(found["R held"]), len(found["R"])) == (9, 17)
+    assert (len(found["R held"]), len(found["R"])) == (10, 17)
+    assert found["R anew"] == set()
+
+
+def test_the_seventeenth_attack_finds_no_write_cleared_that_the_guard_before_held() -> None:
+    """71 tools written against the narrowed rules: 42 of their writes and doubtful tools were
+    cleared by them. None is now; 17 were cleared before the pass too (older gaps: an action
+    enumerated on a read-named tool, `search_messages(on_match: archive|trash)`; a gerund
+    before `get` that issues, `resetting_get_link`; a verbless phrase that hides a sale,
+    "Clearance lots ... sold at clearance")."""
+    found = attack_verdicts(SEVENTEENTH)
+    assert found["W"] == set()
+    assert found["D"] == set()
+    assert len(found["older"]) == 17
+    assert "Mail|search_messages" in found["older"]
+    assert (len(found["R held"]), len(found["R"])) == (10, 13)
     assert found["R anew"] == set()

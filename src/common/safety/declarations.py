@@ -17,8 +17,7 @@ import re
 from common.safety import vocabulary as vocab
 from common.safety.clauses import also_changes, later_change, used_up
 from common.safety.names import ASKERS, GIVING_BACK, ISSUED_THINGS, VALUE_MAKERS
-from common.safety.noun_reads import opens_with_data
-from common.safety.parts import can_be_verb, only_a_verb, unknown_word
+from common.safety.parts import only_a_verb, unknown_word
 from common.safety.quiet import said_later
 from common.safety.wording import first_sentence, own_description, stems, verb_of
 
@@ -36,16 +35,10 @@ RETURNED_BACK = vocab.pattern("sentences", "returned_back", re.IGNORECASE)
 """A first sentence's closing "and returns it": its object goes back to the caller."""
 HANDED_BACK = vocab.pattern("sentences", "handed_back", re.IGNORECASE)
 """Words that put the content in the call's own result ("as base64", "returned inline")."""
-IN_THE_RESULT = vocab.pattern("sentences", "in_the_result", re.IGNORECASE)
-"""A one-sentence description's close that hands data back ("returned as text")."""
 DESTINATIONS = vocab.words("sentences", "destinations")
 """Prepositions that name where a sentence's object goes ("to Mailchimp", "into Xero")."""
 ISSUED = vocab.words("data", "act_marks")
 """Words of things a call makes or hands out ("credentials", "token", "new")."""
-_FUNCTION_WORDS = vocab.words("data", "stops") | frozenset(
-    {"a", "an", "and", "each", "every", "its", "or", "our", "the", "their", "this", "your"}
-)
-"""Words a lexicon may not know that are no act: prepositions, determiners, joins."""
 _NOT_KEPT = frozenset({"saved", "stored", "kept", "written", "filed"})
 """The participles by which a declaration says the made thing itself is not kept."""
 ADVICE_VERBS = vocab.words("sentences", "advice_verbs")
@@ -67,12 +60,7 @@ def declared_read_only(description: str | None) -> str | None:
     if found:
         return found.group(0).strip(" .;!?") if _vouched(words, sentence) else None
     made = bool(words) and _makes_and_returns(words, sentence)
-    if not words or also_changes(description):
-        return None
-    result = _in_the_result(description, sentence, words)
-    if result is not None:
-        return result
-    if not (made or _gives_back(words[0])):
+    if not words or not (made or _gives_back(words[0])) or also_changes(description):
         return None
     if later_change(description):
         return None
@@ -90,40 +78,6 @@ def declared_read_only(description: str | None) -> str | None:
     if handed and not set(words) & DESTINATIONS and _nothing_else(description):
         return handed.group(0).strip(" .;!?")
     return None
-
-
-def _in_the_result(description: str | None, sentence: str, words: list[str]) -> str | None:
-    """The close of a one-sentence description that hands data back in the call's result.
-
-    "Raw events for a date range, returned as NDJSON in the response (max 50,000 events).":
-    a phrase naming data with no act, or a verb that gives back ("Export a zone's records as a
-    BIND zone file (returned as text)."), and nothing else said. Not "Door state after
-    unlocking", "Idle VMs, powered off, ...", "Fresh access tokens for a user" (issued), nor a
-    clause or a sentence after the close ("... and file it with the agency").
-    """
-    text = own_description(description).strip()
-    close = IN_THE_RESULT.search(sentence)
-    if close is None or text.rstrip(".") != sentence.strip().rstrip("."):
-        return None
-    if set(words) & (ISSUED | ISSUED_THINGS | DESTINATIONS) or "now" in words:
-        return None
-    before = re.findall(r"[a-z][a-z'-]+", sentence[: close.start()].lower())
-    if _gives_back(words[0]) and not unknown_word(words[0]):
-        before = before[1:]  # "Export": the verb that hands it back
-    elif can_be_verb(words[0]) or unknown_word(words[0]) or not opens_with_data(words):
-        return None  # "Texts the given phone number ...": a verb no lexicon knows
-    if not all(map(_no_act, before)) or not _nothing_else(description):
-        return None
-    return re.sub(r"\s*\([^()]*\)\s*\.?\s*$", "", close.group(0)).strip(" ().;")
-
-
-def _no_act(word: str) -> bool:
-    """Whether a word of a data phrase can be no act: no change verb, participle or unknown."""
-    hit = verb_of(word, False)
-    if hit is not None and hit[0] != "read":
-        return False
-    participle = word.endswith(("ed", "en")) and (can_be_verb(word) or unknown_word(word))
-    return not participle and (not unknown_word(word) or word in _FUNCTION_WORDS)
 
 
 def _vouched(words: list[str], sentence: str) -> bool:

@@ -590,9 +590,3 @@ def named_by_arguments(
     if bare or not (_plural(head) or stems(head) & DATA_NOUNS or headed):
         return None  # `export_report`, `user_report`: the verb may be the first or last word
     return " ".join(name_words)
-
-
-def opens_with_data(words: list[str]) -> bool:
-    """Whether a sentence's words open with a phrase naming data and no imperative's object."""
-    phrase = _opening_phrase(words)
-    return phrase is not None and any(_names_data(w) for w in phrase)

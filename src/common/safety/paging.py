@@ -26,13 +26,23 @@ Stripe-, QuickBooks- and Twitter-like lists take them: alone, `after` may be a d
 
 from __future__ import annotations
 
+import re
+
 from common.safety import vocabulary as vocab
 from common.safety.arg_kinds import key_words
-from common.safety.choices import argument_words, only_chooses, properties_of, shapes_a_list
+from common.safety.choices import (
+    FILTER_WORDS,
+    argument_words,
+    only_chooses,
+    properties_of,
+    shapes_a_list,
+)
 from common.safety.declarations import sent_elsewhere
-from common.safety.names import own_words
+from common.safety.names import READ_HEADS, own_words
+from common.safety.noun_reads import DATA_NOUNS, act_noun
+from common.safety.parts import can_be_verb
 from common.safety.quiet import description_acts, name_acts, written_argument
-from common.safety.wording import verb_of
+from common.safety.wording import first_sentence, stems, verb_of
 
 _TOKENS = vocab.words("data", "paging_tokens")
 _NUMBERS = vocab.words("data", "paging_numbers")
@@ -71,6 +81,57 @@ def paging_argument(schema: dict[str, object] | None) -> str | None:
     return keys[0] if keys else None
 
 
+_KINDS = vocab.words("data", "kind_keys")
+_ACT_KEYS = vocab.words("data", "act_keys")
+_OPENING = re.compile(r"^\W*(?:(?:the|a|an)\s+)?([a-z-]+)\s+(of|for)\b", re.IGNORECASE)
+_READ_NOUNS = READ_HEADS | DATA_NOUNS | vocab.words("data", "data_heads")
+
+
+def _acting_choice(properties: dict[str, object]) -> str | None:
+    """An enumerated argument, no filter by its name, one of whose values is an act.
+
+    Beside a page, `move: solve|escalate|close`, `action: ack|resolve` or `advance:
+    pick|pack|ship` (a key that is itself a change verb, values that may be verbs) is done to
+    each record returned; `type: charge|refund` and `status: open|closed` (`[data] kind_keys`)
+    choose them.
+    """
+    for key, spec in properties.items():
+        values = spec.get("enum") if isinstance(spec, dict) else None
+        words = argument_words(key)
+        if not isinstance(values, list) or not words or set(words) & (_KINDS | FILTER_WORDS):
+            continue
+        named = _changes(words[-1]) or words[-1] in _ACT_KEYS  # `advance: pick|pack|ship`
+        for value in values:
+            first = key_words(str(value))[:1]
+            hit = verb_of(first[0], False) if first else None
+            if hit is not None and hit[0] != "read" and hit[1] == first[0]:
+                return str(key)
+            if named and first and can_be_verb(first[0]):
+                return str(key)
+    return None
+
+
+def _changes(word: str) -> bool:
+    """Whether a word is a change or destructive verb in its own form (`move`, `advance`)."""
+    hit = verb_of(word, False)
+    return hit is not None and hit[0] != "read" and hit[1] == word
+
+
+def _act_named(description: str | None) -> bool:
+    """Whether a description opens by naming an act: a singular noun before "of" or "for".
+
+    "Deletion of messages matching a search", "Cleanup of blurry photos", "Markdown of
+    products": the act done to the page; not "History of a filing" nor "Status for a job".
+    """
+    found = _OPENING.match(first_sentence(description))
+    if found is None:
+        return False
+    noun = found.group(1).lower()
+    if noun.endswith("s") or stems(noun) & _READ_NOUNS:
+        return False
+    return found.group(2).lower() == "of" or act_noun(noun) is not None
+
+
 def _acting_word(words: tuple[str, ...]) -> str | None:
     """A word of the name that is a change verb in its own form (`update`, not `updates`)."""
     for word in words:
@@ -98,6 +159,8 @@ def paged_list(
     words = own_words(server, name)[1]
     if not words or _acting_word(words) is not None or name_acts(words) is not None:
         return None
+    if _acting_choice(properties) is not None or _act_named(description):
+        return None  # `tickets(move: solve|close, ...)`, "Deletion of messages ...": acts
     if description_acts(description, words) or sent_elsewhere(words, description):
         return None  # "Exports contacts ... to the Mailchimp audience": a page sent on
     return keys[0]

@@ -148,7 +148,7 @@ def _values_dropped(found: re.Match[str]) -> str:
 
     "(open, on_hold, paid)", "(published / draft)", "states for a team (Backlog, Done,
     Canceled...)"; not "(and set it to solved when solve is true)", a clause about what the
-    call does.
+    call does, nor bare verbs after a phrase ("by state for the agent (solve, escalate)").
     """
     whole = found.group(0)
     opened = min(i for i in (whole.find("("), whole.find(":")) if i >= 0)
@@ -156,7 +156,15 @@ def _values_dropped(found: re.Match[str]) -> str:
     values = whole[opened:].strip(" ():.").rstrip(".…")
     items = [item.split() for item in re.split(r"\s*(?:,|/|\bor\b)\s*", values) if item]
     listed = len(items) > 1 and all(len(item) <= 2 for item in items)
+    if kept != found.group(1) and any(map(_bare_act, items)):
+        return whole  # "by state for the agent (solve, escalate, close)": acts, not states
     return kept if listed else whole
+
+
+def _bare_act(item: list[str]) -> bool:
+    """Whether a list item is a bare verb ("solve", "escalate"), no state's participle."""
+    word = item[0].lower()
+    return only_a_verb(word) and not word.endswith(("ed", "en", "ing", "s"))
 
 
 _RELATIVE_OPENERS = frozenset({"that", "which", "who"})

@@ -69,6 +69,7 @@ MANNER_OBJECTS = vocab.words("verbs", "manner_objects")
 HEAD_NOUNS = vocab.words("verbs", "head_nouns")
 """Nouns after which a leading noun-like verb is a noun ("Order details", "Release notes")."""
 NOUN_LIKE_READS = vocab.words("verbs", "noun_like_reads")
+_LISTING_VERBS = vocab.words("names", "listing_verbs")
 """Read words that are also nouns (`status_update`): after them a bare change verb still counts."""
 NOUN_LIKE_CHANGES = vocab.words("verbs", "noun_like_changes")
 """Change verbs that are also common nouns (`list_pull_requests`): after a noun-like read word
@@ -332,9 +333,10 @@ def _read_words(words: list[str], what: str, read_within: int | None = None) -> 
         if read_within is not None and verb in NOUN_LIKE_CHANGES and leaning == "change":
             limit = 1  # "Load emails from the account": a noun after an unknown verb
         # `generate_test_signal`: a verb no vocabulary knows leads, "test" is a noun; a gerund
-        # before a read verb with its object names a part of the API (`sharing_list_links`,
-        # `billing_get_invoice`); not before a last read word (`billing_info` may set it)
-        objected = index < len(words) - 1
+        # before a listing verb with its object names a part of the API (`sharing_list_links`);
+        # not before `get` (`impersonating_get_token` issues one) nor a last read word
+        # (`billing_info` may set it)
+        objected = index < len(words) - 1 and verb in _LISTING_VERBS
         ahead = [w for w in words[:index] if not (objected and w.endswith("ing"))]
         if what == "name" and leaning == "read" and any(map(only_a_verb, ahead)):
             limit = 0
