@@ -155,11 +155,14 @@ def acting_choice(schema: dict[str, object] | None) -> str | None:
     for key, spec in properties_of(schema).items():
         values = spec.get("enum") if isinstance(spec, dict) else None
         words = argument_words(key)
-        if not isinstance(values, list) or not words or words[-1] not in _ACT_KEYS:
-            continue
-        for value in values:
-            first = key_words(str(value))[:1]
-            hit = verb_of(first[0], False) if first else None
-            if hit is not None and hit[0] != "read" and hit[1] == first[0]:
-                return str(key)
+        named = isinstance(values, list) and bool(words) and words[-1] in _ACT_KEYS
+        if named and any(an_act(value) for value in values or ()):
+            return str(key)
     return None
+
+
+def an_act(value: object) -> bool:
+    """Whether an enumerated value leads with a change verb in its own form (`restart`)."""
+    first = key_words(str(value))[:1]
+    hit = verb_of(first[0], False) if first else None
+    return hit is not None and hit[0] != "read" and hit[1] == first[0]

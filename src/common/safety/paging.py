@@ -32,6 +32,7 @@ from common.safety import vocabulary as vocab
 from common.safety.arg_kinds import key_words
 from common.safety.choices import (
     FILTER_WORDS,
+    an_act,
     argument_words,
     only_chooses,
     properties_of,
@@ -100,21 +101,12 @@ def _acting_choice(properties: dict[str, object]) -> str | None:
         words = argument_words(key)
         if not isinstance(values, list) or not words or set(words) & (_KINDS | FILTER_WORDS):
             continue
-        named = _changes(words[-1]) or words[-1] in _ACT_KEYS  # `advance: pick|pack|ship`
+        named = an_act(words[-1]) or words[-1] in _ACT_KEYS  # `advance: pick|pack|ship`
         for value in values:
             first = key_words(str(value))[:1]
-            hit = verb_of(first[0], False) if first else None
-            if hit is not None and hit[0] != "read" and hit[1] == first[0]:
-                return str(key)
-            if named and first and can_be_verb(first[0]):
+            if an_act(value) or (named and first and can_be_verb(first[0])):
                 return str(key)
     return None
-
-
-def _changes(word: str) -> bool:
-    """Whether a word is a change or destructive verb in its own form (`move`, `advance`)."""
-    hit = verb_of(word, False)
-    return hit is not None and hit[0] != "read" and hit[1] == word
 
 
 def _act_named(description: str | None) -> bool:

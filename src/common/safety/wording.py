@@ -69,8 +69,8 @@ MANNER_OBJECTS = vocab.words("verbs", "manner_objects")
 HEAD_NOUNS = vocab.words("verbs", "head_nouns")
 """Nouns after which a leading noun-like verb is a noun ("Order details", "Release notes")."""
 NOUN_LIKE_READS = vocab.words("verbs", "noun_like_reads")
-_LISTING_VERBS = vocab.words("names", "listing_verbs")
 """Read words that are also nouns (`status_update`): after them a bare change verb still counts."""
+_LISTING_VERBS = vocab.words("names", "listing_verbs")
 NOUN_LIKE_CHANGES = vocab.words("verbs", "noun_like_changes")
 """Change verbs that are also common nouns (`list_pull_requests`): after a noun-like read word
 they count only as the name's last word."""
