@@ -33,6 +33,24 @@ LEVEL = 6
 KEEP_RATIO = 0.9
 """A value is stored compressed only when that takes at most this share of its bytes."""
 
+LOOKAHEAD = 262
+"""How far short of its window deflate can reach back (zlib's MIN_LOOKAHEAD)."""
+
+
+def window_bits(size: int) -> int:
+    """The smallest zlib window (9-15 bits) from which deflate reaches back over `size` bytes.
+
+    Why not zlib's default 15: most values are 0.3-3 KB, and zlib clears its window and hash
+    tables on every call, which for such a value costs more than compressing it (about half of
+    the call, issue 45). A window that spans the whole value finds every match the default one
+    would, so the bytes inside are the same; only the header names the smaller window, and
+    `zlib.decompress` reads any window up to 15 bits.
+    """
+    bits = 9
+    while bits < 15 and (1 << bits) - LOOKAHEAD < size:
+        bits += 1
+    return bits
+
 
 class CompressedSerializer(JsonPlusSerializer):
     """LangGraph's serializer, with values of `MIN_BYTES` or more stored zlib-compressed.
@@ -47,7 +65,7 @@ class CompressedSerializer(JsonPlusSerializer):
         type_, data = super().dumps_typed(obj)
         if len(data) < MIN_BYTES or "+" in type_:
             return type_, data
-        packed = zlib.compress(data, LEVEL)
+        packed = zlib.compress(data, LEVEL, window_bits(len(data)))
         if len(packed) > KEEP_RATIO * len(data):
             return type_, data
         return f"{type_}+{SUFFIX}", packed

@@ -252,18 +252,36 @@ def _init_model(spec: str, provider: str, name: str, kwargs: dict[str, Any]) -> 
 
     # Built here, not in the cache key's kwargs: each model gets clients of its own.
     kwargs = {**kwargs, **checked_clients(provider)}
-    if provider == "openai" and "base_url" in kwargs:
-        # Imported here for the same reason: only an OpenAI-compatible server needs it.
-        from common.openai_compatible import CompatibleChatOpenAI
-
-        return CompatibleChatOpenAI(model=name, **kwargs)
     try:
-        model: BaseChatModel = init_chat_model(name, model_provider=provider, **kwargs)
+        model: BaseChatModel = (
+            _openai_model(provider, name, kwargs)
+            if provider in ("openai", "azure_openai")
+            else init_chat_model(name, model_provider=provider, **kwargs)
+        )
     except ImportError as exc:
         raise ModelConfigError(missing_package_problem(spec, provider, exc)) from exc
     except _build_errors() as exc:
         raise ModelConfigError(build_problem(spec, exc)) from exc
     return model
+
+
+def _openai_model(provider: str, name: str, kwargs: dict[str, Any]) -> BaseChatModel:
+    """`init_chat_model`'s (Azure)ChatOpenAI, as the subclass that sends messages as body data.
+
+    An OpenAI-compatible server (`base_url`) gets the subclass that also shapes requests for it
+    (`common.openai_compatible`).
+    """
+    # Imported here for the same reason as `init_chat_model`: only OpenAI models need it.
+    from common.openai_compatible import (
+        BodyAzureChatOpenAI,
+        BodyChatOpenAI,
+        CompatibleChatOpenAI,
+    )
+
+    if provider == "azure_openai":
+        return BodyAzureChatOpenAI(model=name, **kwargs)
+    model_class = CompatibleChatOpenAI if "base_url" in kwargs else BodyChatOpenAI
+    return model_class(model=name, **kwargs)
 
 
 def _build_errors() -> tuple[type[Exception], ...]:

@@ -13,6 +13,9 @@ LM Studio's, several others):
   know (it ignores it and generates to the context limit); `max_tokens`, which every
   compatible server takes, is sent instead.
 
+Every `openai:` and `azure_openai:` model (a compatible server's too) is built from these
+classes: its messages reach the openai client as body data (`messages_as_body`), the same JSON.
+
 A subclass rather than a wrapper: the payload is built inside `ChatOpenAI`, after the messages
 are converted, and `_get_request_payload` is the one hook langchain-openai gives for it.
 """
@@ -22,11 +25,14 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.language_models import LanguageModelInput
-from langchain_openai import ChatOpenAI
+from langchain_openai import AzureChatOpenAI, ChatOpenAI
+
+_JSON_LEAVES = (str, int, float, bool, type(None))
+"""Values a request body holds as they are (JSON's own)."""
 
 
-class CompatibleChatOpenAI(ChatOpenAI):
-    """`ChatOpenAI` whose requests an OpenAI-compatible server (llama.cpp, LM Studio) takes."""
+class MessagesAsBody:
+    """Sends a langchain-openai model's converted messages to the openai client as body data."""
 
     def _get_request_payload(
         self,
@@ -35,9 +41,63 @@ class CompatibleChatOpenAI(ChatOpenAI):
         stop: list[str] | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
+        """langchain-openai's request body, shaped (`_shaped`), its messages as body data."""
+        payload: dict[str, Any] = super()._get_request_payload(  # type: ignore[misc]
+            input_, stop=stop, **kwargs
+        )
+        return messages_as_body(self._shaped(payload))
+
+    def _shaped(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """The body as this model's server takes it: OpenAI's own, unchanged."""
+        return payload
+
+
+class BodyChatOpenAI(MessagesAsBody, ChatOpenAI):
+    """`ChatOpenAI` whose converted messages reach the openai client as body data."""
+
+
+class BodyAzureChatOpenAI(MessagesAsBody, AzureChatOpenAI):
+    """`AzureChatOpenAI` whose converted messages reach the openai client as body data."""
+
+
+class CompatibleChatOpenAI(BodyChatOpenAI):
+    """`ChatOpenAI` whose requests an OpenAI-compatible server (llama.cpp, LM Studio) takes."""
+
+    def _shaped(self, payload: dict[str, Any]) -> dict[str, Any]:
         """The request body, with empty content for tool-call messages and `max_tokens`."""
-        payload: dict[str, Any] = super()._get_request_payload(input_, stop=stop, **kwargs)
         return compatible_payload(payload)
+
+
+def messages_as_body(payload: dict[str, Any]) -> dict[str, Any]:
+    """`payload` with its chat messages moved into `extra_body` (in place; returned).
+
+    Why: the openai client's `create` walks every typed parameter through its request transform
+    (`_async_transform_recursive`), checking each message against a union of TypedDicts; for
+    messages that are JSON already (langchain-openai converts them to dicts of strings) its
+    output equals its input, and it costs about 1 ms of CPU per call of a planner's prompt
+    (issue 45). `extra_body` is merged over the transformed body key by key, so `messages`
+    keeps its place and the JSON sent is the same to the byte (`test_openai_body.py`). Messages
+    holding anything but JSON values (a file object, a date) keep the typed path, where the
+    transform formats them; so does a body whose `extra_body` names messages already.
+    """
+    messages = payload.get("messages")
+    extra = payload.get("extra_body") or {}
+    if not isinstance(messages, list) or not isinstance(extra, dict) or "messages" in extra:
+        return payload
+    if not _json_only(messages):
+        return payload
+    payload["extra_body"] = {"messages": messages, **extra}
+    payload["messages"] = []
+    return payload
+
+
+def _json_only(value: Any) -> bool:
+    """Whether `value` is made of dicts with string keys, lists and JSON leaves only."""
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _json_only(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_json_only(v) for v in value)
+    return type(value) in _JSON_LEAVES
 
 
 def compatible_payload(payload: dict[str, Any]) -> dict[str, Any]:

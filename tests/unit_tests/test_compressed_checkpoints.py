@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-from common.compressed_serde import MIN_BYTES, SUFFIX, CompressedSerializer
+from common.compressed_serde import LEVEL, MIN_BYTES, SUFFIX, CompressedSerializer, window_bits
 from common.mcp.registry import shutdown_pool
 from strategies.with_planner.conversation import read_history
 from tests.unit_tests.helpers import bench_script
@@ -119,3 +120,17 @@ def test_every_value_reads_back_as_written_compressed_or_not(text: str, copies: 
         assert (type_, data) == (plain_type, plain)
     # A value written before compression (no suffix) reads as it did.
     assert serde.loads_typed((plain_type, plain)) == value
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.binary(max_size=300), st.integers(min_value=1, max_value=200))
+def test_a_value_is_compressed_as_small_as_zlibs_default_window_makes_it(
+    chunk: bytes, copies: int
+) -> None:
+    # The fitted window only saves time: the stored deflate stream is the default window's
+    # (only the two-byte header names the window), and zlib's default reader takes it.
+    data = (chunk + bytes(range(copies % 256))) * copies
+    fitted = zlib.compress(data, LEVEL, window_bits(len(data)))
+    default = zlib.compress(data, LEVEL)
+    assert fitted[2:] == default[2:]
+    assert zlib.decompress(fitted) == data

@@ -63,7 +63,7 @@ def test_both_spellings_load_the_same_openai_model(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-real")
     model = load_chat_model(spec)
-    assert type(model).__name__ == "ChatOpenAI"
+    assert type(model).__name__ == "BodyChatOpenAI"
     assert getattr(model, "model_name", None) == "gpt-4o-mini"
 
 
@@ -135,3 +135,15 @@ def test_a_provider_whose_package_is_missing_says_what_to_install(
         "is not installed: run `pip install langchain-mistralai`, or set MODEL (or --model) to "
         "another provider:model."
     )
+
+
+def test_every_openai_model_sends_its_messages_as_body_data(
+    requests_allowed: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from common.openai_compatible import BodyChatOpenAI, CompatibleChatOpenAI
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert type(load_chat_model("openai:gpt-4o-mini")) is BodyChatOpenAI
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    get_settings.cache_clear()
+    assert type(load_chat_model("openai:local")) is CompatibleChatOpenAI
