@@ -244,6 +244,7 @@ bench: install-dev
 	$(PY) bench/bench_parallel.py
 	$(PY) bench/bench_perf.py --no-check
 	$(PY) bench/bench_http.py --no-check
+	$(PY) bench/bench_skeleton.py
 	$(PY) bench/bench_long_thread.py --no-check
 	$(PY) bench/bench_long_thread.py --realistic --no-check
 	$(PY) bench/bench_perception.py
