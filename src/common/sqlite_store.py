@@ -19,8 +19,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from langgraph.store.base import Op, Result
-from langgraph.store.sqlite.aio import AsyncSqliteStore
-from langgraph.store.sqlite.base import SqliteStore
+
+from common.lazy_modules import defer
+
+# LangGraph's SQLite store imports sqlite_vec, and it numpy, for vector indexes we never make.
+defer("sqlite_vec")
+
+from langgraph.store.sqlite.aio import AsyncSqliteStore  # noqa: E402
+from langgraph.store.sqlite.base import SqliteStore  # noqa: E402
 
 
 class OneTripSqliteStore(AsyncSqliteStore):

@@ -278,3 +278,39 @@ def test_the_guards_lexicon_is_preloaded_once_in_a_worker_thread() -> None:
     )
 
     assert result.stdout.split() == ["False", "1", "True", "True", "True"], result.stderr
+
+
+STORE_PROBE = """
+import asyncio, sys
+from pathlib import Path
+from common.persistence import sqlite_store
+
+async def main(folder):
+    async with sqlite_store(Path(folder) / "store.sqlite") as store:
+        await store.aput(("runs",), "r1", {"text": "stock of WID-1"})
+        found = await store.aget(("runs",), "r1")
+    print(found.value["text"], "numpy" in sys.modules)
+    # What a store with a vector index calls: the whole module, numpy's helper included.
+    import sqlite_vec
+    print(sqlite_vec.serialize_float32([1.0]).hex(), callable(sqlite_vec.register_numpy))
+
+asyncio.run(main(sys.argv[1]))
+"""
+
+
+def test_the_sqlite_store_opens_without_numpy_and_sqlite_vec_loads_at_its_first_use(
+    tmp_path: Path,
+) -> None:
+    # LangGraph's SQLite store imports sqlite_vec, which imports numpy for a helper no store
+    # of ours uses: deferred to its first use, a cold start's first run skips it (issue 45).
+    result = subprocess.run(
+        [sys.executable, "-c", STORE_PROBE, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+    assert result.stdout.split() == ["stock", "of", "WID-1", "False", "0000803f", "True"], (
+        result.stderr
+    )
