@@ -309,6 +309,8 @@ def missing_package_problem(spec: str, provider: str, exc: ImportError) -> str:
 
 _CLIENT_ENV_MARKS = ("API_KEY", "BASE_URL", "API_BASE", "ENDPOINT", "PROXY", "ORGANIZATION")
 """Parts of environment variable names that provider clients read when a model is built."""
+_CLIENT_ENV = re.compile("|".join(map(re.escape, _CLIENT_ENV_MARKS)))
+"""Any of `_CLIENT_ENV_MARKS` in a name (one scan of it, not one per mark)."""
 
 
 def _client_env(provider: str) -> str:
@@ -319,9 +321,7 @@ def _client_env(provider: str) -> str:
     """
     prefix = provider.upper().split("_")[0] + "_"
     seen = sorted(
-        (k, v)
-        for k, v in os.environ.items()
-        if k.startswith(prefix) or any(mark in k for mark in _CLIENT_ENV_MARKS)
+        (k, v) for k, v in os.environ.items() if k.startswith(prefix) or _CLIENT_ENV.search(k)
     )
     return hashlib.sha256(json.dumps(seen).encode()).hexdigest()
 

@@ -29,6 +29,8 @@ def _shown(char: str) -> str:
 
 def one_line(text: str) -> str:
     """`text` on one line: line breaks, controls and invisible characters written as escapes."""
+    if text.isprintable():  # every character shown as itself: the common case, in C
+        return text
     return "".join(_shown(c) for c in text)
 
 
