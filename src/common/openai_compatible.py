@@ -1,8 +1,8 @@
-"""The chat model for OpenAI-compatible servers (`openai:` with `OPENAI_BASE_URL`).
+"""The OpenAI chat models: messages sent as body data, and requests compatible servers take.
 
-langchain-openai writes requests for OpenAI's own API, and two of its choices are refused or
-ignored by servers that implement the older shape of the chat-completions API (llama.cpp's,
-LM Studio's, several others):
+For OpenAI-compatible servers (`openai:` with `OPENAI_BASE_URL`): langchain-openai writes
+requests for OpenAI's own API, and two of its choices are refused or ignored by servers that
+implement the older shape of the chat-completions API (llama.cpp's, LM Studio's, others):
 - an assistant message with `tool_calls` and no text is sent with `content: null`, which
   llama-cpp-python's server refuses (HTTP 500, "Input should be a valid string") and which
   mlx-openai-server and mistral-common's OpenAI endpoint also reject or drop; `""` is what those
