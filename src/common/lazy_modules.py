@@ -31,16 +31,27 @@ class _Deferred(ModuleType):
     """A module whose code has not run yet; the first missing attribute read runs it."""
 
     def __getattr__(self, attr: str) -> Any:
-        """The attribute, once the module's own code has run (dunders not set stay missing)."""
-        if attr.startswith("__") and attr.endswith("__"):
+        """The attribute, once the module's own code has run (import probes stay missing)."""
+        if attr in _IMPORT_PROBES:
             raise AttributeError(attr)
         with _LOCK:
             if type(self) is _Deferred:
                 if self.__dict__.get(_LOADING):
                     # Read while its own code runs (an import inside it asking): not there yet.
                     raise AttributeError(attr)
-                _load(self)
+                if "__builtins__" in self.__dict__:
+                    # Its code ran already (`importlib.reload`): an ordinary module now.
+                    self.__class__ = ModuleType  # type: ignore[assignment]
+                else:
+                    _load(self)
         return getattr(self, attr)
+
+
+_IMPORT_PROBES = frozenset(
+    {"__path__", "__file__", "__cached__", "__loader__", "__package__", "__spec__", "__name__"}
+)
+"""What the import system reads of a module without using it: set, or missing, not loaded.
+Any other name (`__version__`, `__all__` included) loads the module."""
 
 
 _LOADING = "_deferred_loading"

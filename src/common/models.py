@@ -271,12 +271,18 @@ def _openai_model(provider: str, name: str, kwargs: dict[str, Any]) -> BaseChatM
     An OpenAI-compatible server (`base_url`) gets the subclass that also shapes requests for it
     (`common.openai_compatible`).
     """
-    # Imported here for the same reason as `init_chat_model`: only OpenAI models need it.
-    from common.openai_compatible import (
-        BodyAzureChatOpenAI,
-        BodyChatOpenAI,
-        CompatibleChatOpenAI,
-    )
+    try:
+        # Imported here for the same reason as `init_chat_model`: only OpenAI models need it.
+        from common.openai_compatible import (
+            BodyAzureChatOpenAI,
+            BodyChatOpenAI,
+            CompatibleChatOpenAI,
+        )
+    except ImportError as exc:  # in `init_chat_model`'s words, so the advice names the package
+        raise ImportError(
+            "Unable to import langchain_openai. Please install with `pip install -U "
+            "langchain-openai`"
+        ) from exc
 
     if provider == "azure_openai":
         return BodyAzureChatOpenAI(model=name, **kwargs)

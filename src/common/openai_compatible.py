@@ -51,6 +51,23 @@ class MessagesAsBody:
         """The body as this model's server takes it: OpenAI's own, unchanged."""
         return payload
 
+    @classmethod
+    def _stock(cls) -> type[Any]:
+        """The langchain-openai class this one subclasses (ChatOpenAI, AzureChatOpenAI)."""
+        return next(k for k in cls.__mro__ if k.__module__.startswith("langchain_openai"))
+
+    def get_name(self, suffix: str | None = None, *, name: str | None = None) -> str:
+        """The stock class's name, as traces, Studio and event streams have always shown it."""
+        own = name or getattr(self, "name", None) or self._stock().__name__
+        stock_name: str = super().get_name(suffix, name=own)  # type: ignore[misc]
+        return stock_name
+
+    @classmethod
+    def lc_id(cls) -> list[str]:
+        """The stock class's serialization id: a serialized model loads as LangChain's own."""
+        stock_id: list[str] = cls._stock().lc_id()
+        return stock_id
+
 
 class BodyChatOpenAI(MessagesAsBody, ChatOpenAI):
     """`ChatOpenAI` whose converted messages reach the openai client as body data."""

@@ -60,3 +60,37 @@ def test_a_deferred_module_that_fails_raises_and_is_not_left_half_made(
 def test_a_module_that_cannot_be_found_is_not_deferred() -> None:
     assert defer("no_such_module_anywhere") is False
     assert "no_such_module_anywhere" not in sys.modules
+
+
+def test_a_name_the_module_defines_loads_it_even_a_dunder_and_a_reload_ends_the_deferral(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib
+
+    _package(
+        tmp_path,
+        "deferred_c",
+        "import sys\nsys.deferred_c_runs += 1\n__version__ = '1.0'\nVALUE = 7\n",
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(sys, "deferred_c_runs", 0, raising=False)
+    try:
+        assert defer("deferred_c") is True
+        import deferred_c
+
+        assert not hasattr(deferred_c, "__path__")  # an import probe: no load
+        assert sys.deferred_c_runs == 0  # type: ignore[attr-defined]
+        assert deferred_c.__version__ == "1.0"
+        assert sys.deferred_c_runs == 1  # type: ignore[attr-defined]
+        sys.modules.pop("deferred_c")
+        assert defer("deferred_c") is True
+        import deferred_c as again
+
+        importlib.reload(again)
+        assert sys.deferred_c_runs == 2  # type: ignore[attr-defined]
+        assert again.VALUE == 7
+        with pytest.raises(AttributeError):
+            _ = again.MISSING
+        assert sys.deferred_c_runs == 2  # type: ignore[attr-defined]
+    finally:
+        sys.modules.pop("deferred_c", None)

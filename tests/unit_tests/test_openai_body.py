@@ -146,3 +146,16 @@ def test_the_clients_transform_renames_no_key_of_a_chat_message() -> None:
     # Why skipping the transform changes nothing for JSON values: it only renames aliased keys
     # and formats files and dates, and no chat message type has an alias.
     assert _aliases(ChatCompletionMessageParam, set()) == []
+
+
+def test_traces_show_and_serialize_the_stock_class() -> None:
+    plain = BodyChatOpenAI(model="gpt-4o-mini", api_key="k")
+    azure = BodyAzureChatOpenAI(
+        azure_deployment="d", azure_endpoint="http://127.0.0.1:9", api_version="v", api_key="k"
+    )
+    assert plain.get_name() == "ChatOpenAI"
+    assert BodyChatOpenAI(model="m", api_key="k", name="planner").get_name() == "planner"
+    assert azure.get_name() == "AzureChatOpenAI"
+    assert BodyChatOpenAI.lc_id() == ChatOpenAI.lc_id()
+    assert CompatibleChatOpenAI.lc_id() == ChatOpenAI.lc_id()
+    assert BodyAzureChatOpenAI.lc_id() == AzureChatOpenAI.lc_id()

@@ -21,10 +21,8 @@ import difflib
 import hashlib
 import json
 import os
-from collections.abc import Mapping
-from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -162,17 +160,6 @@ class ServerConfig(BaseModel):
 
     def fingerprint(self) -> str:
         """Hash of what identifies the connection, so identical servers share one session."""
-        return self._fingerprint
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        """A copy, its fingerprint computed afresh (pydantic would carry the kept one over)."""
-        copied = super().model_copy(update=update, deep=deep)
-        copied.__dict__.pop("_fingerprint", None)
-        return copied
-
-    @cached_property
-    def _fingerprint(self) -> str:
-        # Kept on the (frozen) config: a run asks it of a server several times per tool call.
         keys = ("command", "args", "env", "cwd", "url", "headers", "inprocess", "protocol")
         raw = json.dumps({k: getattr(self, k) for k in keys}, sort_keys=True)
         return hashlib.sha256(f"{self.resolved_transport}|{raw}".encode()).hexdigest()[:16]

@@ -36,7 +36,12 @@ logger = logging.getLogger(__name__)
 def default_cache_dir() -> Path:
     """`$XDG_CACHE_HOME/mcp-planner/tools`, `~/.cache/mcp-planner/tools` without it."""
     # os.path, not pathlib: every tool call of a run asks (a tenth of a millisecond in pathlib).
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        home = os.path.expanduser("~")
+        if home.startswith("~"):  # as `Path.home()`: no home directory is an error
+            raise RuntimeError("Could not determine home directory.")
+        base = os.path.join(home, ".cache")
     return Path(os.path.join(base, "mcp-planner", "tools"))
 
 
