@@ -108,12 +108,18 @@ def messages_as_body(payload: dict[str, Any]) -> dict[str, Any]:
     return payload
 
 
-def _json_only(value: Any) -> bool:
+MAX_DEPTH = 64
+"""Nesting past which messages keep the typed path (a sender's content is not walked deeper)."""
+
+
+def _json_only(value: Any, depth: int = 0) -> bool:
     """Whether `value` is made of dicts with string keys, lists and JSON leaves only."""
+    if depth > MAX_DEPTH:
+        return False
     if isinstance(value, dict):
-        return all(isinstance(k, str) and _json_only(v) for k, v in value.items())
+        return all(isinstance(k, str) and _json_only(v, depth + 1) for k, v in value.items())
     if isinstance(value, list):
-        return all(_json_only(v) for v in value)
+        return all(_json_only(v, depth + 1) for v in value)
     return type(value) in _JSON_LEAVES
 
 

@@ -118,6 +118,11 @@ def test_messages_holding_other_than_json_keep_the_typed_path(tmp_path: Path) ->
     assert messages_as_body(dict(odd)) == odd
     named = {"messages": [{"role": "user", "content": "hi"}], "extra_body": {"messages": []}}
     assert messages_as_body(dict(named)) == named
+    deep: Any = "hi"
+    for _ in range(5000):  # a sender's nesting is not walked to the interpreter's limit
+        deep = [deep]
+    nested = {"messages": [{"role": "user", "content": deep}], "model": "m"}
+    assert messages_as_body(dict(nested)) == nested
     moved = messages_as_body({"messages": [{"role": "user", "content": "hi"}], "model": "m"})
     assert moved["messages"] == []
     assert moved["extra_body"] == {"messages": [{"role": "user", "content": "hi"}]}
